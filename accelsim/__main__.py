@@ -1,0 +1,5 @@
+import sys
+
+from accelsim.cli import main
+
+sys.exit(main())

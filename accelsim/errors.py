@@ -1,0 +1,19 @@
+"""Simulator-side errors; the root class is shared with the compiler."""
+
+from compiler.diagnostics import AccelsimError, DiagnosticError
+
+
+class ConfigError(AccelsimError):
+    """A hardware or sweep description with a bad key or value; names the key and the range."""
+
+
+class CapacityError(DiagnosticError):
+    """A buffer does not fit in its memory."""
+
+
+class HazardError(DiagnosticError):
+    """A race or misuse the real hardware would not report: names the op and the cycle."""
+
+
+class InputError(AccelsimError):
+    """Bad arrays or arguments given to a run."""

@@ -1,0 +1,60 @@
+"""All op classes, importable from one place."""
+
+from compiler.ir.ops.affine import (
+    AffineApplyOp,
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AffineIfOp,
+    AffineLoadOp,
+    AffineMaxOp,
+    AffineMinOp,
+    AffineStoreOp,
+    AffineYieldOp,
+)
+from compiler.ir.ops.arith import (
+    BINARY_OPS,
+    CAST_OPS,
+    UNARY_OPS,
+    AbsFOp,
+    AddFOp,
+    AddIOp,
+    BinaryOp,
+    CastOp,
+    CmpFOp,
+    CmpIOp,
+    ConstantOp,
+    DivFOp,
+    DivSIOp,
+    ExpOp,
+    ExtFOp,
+    FPToSIOp,
+    IndexCastOp,
+    MaximumFOp,
+    MaxSIOp,
+    MinimumFOp,
+    MinSIOp,
+    MulFOp,
+    MulIOp,
+    NegFOp,
+    RemSIOp,
+    SelectOp,
+    SIToFPOp,
+    SqrtOp,
+    SubFOp,
+    SubIOp,
+    TruncFOp,
+    UnaryOp,
+)
+from compiler.ir.ops.func import CallOp, FuncOp, ModuleOp, ReturnOp
+from compiler.ir.ops.memref import AllocaOp, AllocOp, DeallocOp
+
+__all__ = [
+    "AbsFOp", "AddFOp", "AddIOp", "AffineApplyOp", "AffineDmaStartOp", "AffineDmaWaitOp",
+    "AffineForOp", "AffineIfOp", "AffineLoadOp", "AffineMaxOp", "AffineMinOp", "AffineStoreOp",
+    "AffineYieldOp", "AllocOp", "AllocaOp", "BINARY_OPS", "BinaryOp", "CAST_OPS", "CallOp",
+    "CastOp", "CmpFOp", "CmpIOp", "ConstantOp", "DeallocOp", "DivFOp", "DivSIOp", "ExpOp",
+    "ExtFOp", "FPToSIOp", "FuncOp", "IndexCastOp", "MaxSIOp", "MaximumFOp", "MinSIOp",
+    "MinimumFOp", "ModuleOp", "MulFOp", "MulIOp", "NegFOp", "RemSIOp", "ReturnOp", "SIToFPOp",
+    "SelectOp", "SqrtOp", "SubFOp", "SubIOp", "TruncFOp", "UNARY_OPS", "UnaryOp",
+]
