@@ -1,0 +1,92 @@
+"""Each numpy reference against a naive pure-Python loop nest written from the kernel's
+definition (PolyBench/C 4.2 for the PolyBench kernels), on tiny sizes, in float64.
+
+The naive versions index plain nested lists and share no code with the references, so a
+wrong transpose, a missed alpha or an off-by-one boundary in a reference fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import workloads
+
+Lists = dict[str, Any]
+NAIVE: dict[str, Callable[..., Lists]] = {}
+
+
+def naive(name: str) -> Callable[[Callable[..., Lists]], Callable[..., Lists]]:
+    def register(fn: Callable[..., Lists]) -> Callable[..., Lists]:
+        NAIVE[name] = fn
+        return fn
+    return register
+
+
+@naive("gemm")
+def _gemm(a: Lists, M: int, N: int, K: int, **_: Any) -> Lists:
+    C = a["C"]
+    for i in range(M):
+        for j in range(N):
+            acc = C[i][j]
+            for k in range(K):
+                acc += a["A"][i][k] * a["B"][k][j]
+            C[i][j] = acc
+    return {"C": C}
+
+
+@naive("batched_gemm")
+def _batched_gemm(a: Lists, batch: int, M: int, N: int, K: int, **_: Any) -> Lists:
+    C = a["C"]
+    for n in range(batch):
+        for i in range(M):
+            for j in range(N):
+                C[n][i][j] += sum(a["A"][n][i][k] * a["B"][n][k][j] for k in range(K))
+    return {"C": C}
+
+
+@naive("vector_add")
+def _vector_add(a: Lists, N: int, **_: Any) -> Lists:
+    return {"z": [a["x"][i] + a["y"][i] for i in range(N)]}
+
+
+@naive("saxpy")
+def _saxpy(a: Lists, N: int, a_: float, **_: Any) -> Lists:
+    return {"y": [a_ * a["x"][i] + a["y"][i] for i in range(N)]}
+
+
+# Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
+TINY: dict[str, list[str]] = {
+    "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
+    "batched_gemm": ["batched_gemm:batch=1,M=2,N=3,K=5", "batched_gemm:batch=3,M=5,N=1,K=2"],
+    "vector_add": ["vector_add:N=1", "vector_add:N=13"],
+    "saxpy": ["saxpy:N=1", "saxpy:N=11,a=-1.25"],
+}
+
+
+def _cases() -> list[str]:
+    return [spec for name in workloads.names() for spec in TINY.get(name, [])]
+
+
+def test_every_workload_has_a_naive_version_and_tiny_sizes() -> None:
+    assert sorted(NAIVE) == workloads.names()
+    assert sorted(TINY) == workloads.names()
+
+
+@pytest.mark.parametrize("spec", _cases())
+def test_reference_matches_naive_loops(spec: str) -> None:
+    w = workloads.get(spec + ",dtype=f64")
+    inputs = w.random_inputs(seed=11)
+    expected = w.reference(inputs)
+    lists = {k: v.tolist() for k, v in inputs.items()}
+    params = {("a_" if k == "a" else k): v for k, v in w.params.items()}
+    got = NAIVE[w.name](lists, **params)
+    assert got, "naive version returned nothing"
+    assert set(got) == set(w.outputs)
+    for name, value in got.items():
+        np.testing.assert_allclose(expected[name], np.array(value), rtol=1e-12, atol=1e-12, err_msg=name)
+    for name in set(inputs) - set(w.outputs):
+        np.testing.assert_array_equal(expected[name], inputs[name], err_msg=f"{name} is not an output")

@@ -1,0 +1,283 @@
+"""What a workload is: typed parameters, a builder, a numpy reference and a tolerance.
+
+A `Workload` describes a kernel family member once; `Workload.bind(values)` checks a set of
+parameter values and returns a `BoundWorkload`, the thing callers use (build the module,
+make inputs, compute the expected outputs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from compiler.diagnostics import AccelsimError
+from compiler.ir import F32, F64, ElementType, FuncOp, MemRefType, ModuleOp
+
+ParamValue = int | float | ElementType
+ParamKind = Literal["int", "float", "dtype"]
+
+DTYPES: dict[str, ElementType] = {"f32": F32, "f64": F64}
+
+
+class WorkloadError(AccelsimError):
+    """An unknown workload or parameter, a malformed spec, or a value out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter: an integer size, a float scalar (alpha, beta), or the element type."""
+
+    name: str
+    default: ParamValue
+    doc: str
+    kind: ParamKind = "int"
+    lo: int | None = 1
+    hi: int | None = 1 << 16
+
+    def parse(self, text: str, workload: str) -> ParamValue:
+        """The value written in a spec (`"512"`, `"1.5"`, `"f64"`), range-checked."""
+        text = text.strip()
+        if self.kind == "dtype":
+            if text not in DTYPES:
+                raise WorkloadError(f"{workload}: dtype must be one of {', '.join(DTYPES)}, got '{text}'")
+            return DTYPES[text]
+        if self.kind == "float":
+            try:
+                value = float(text)
+            except ValueError:
+                raise WorkloadError(f"{workload}: {self.name} must be a number, got '{text}'")
+            if not math.isfinite(value):
+                raise WorkloadError(f"{workload}: {self.name} must be finite, got '{text}'")
+            return value
+        try:
+            number = int(text, 10)
+        except ValueError:
+            raise WorkloadError(f"{workload}: {self.name} must be an integer, got '{text}'")
+        self.check_range(number, workload)
+        return number
+
+    def check_range(self, value: int, workload: str) -> None:
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise WorkloadError(
+                f"{workload}: {self.name}={value} is out of range; allowed {self.range_text()}")
+
+    def range_text(self) -> str:
+        if self.kind == "dtype":
+            return " | ".join(DTYPES)
+        if self.kind == "float":
+            return "any finite number"
+        lo = "" if self.lo is None else f"{self.lo} <= "
+        hi = "" if self.hi is None else f" <= {self.hi}"
+        return f"{lo}{self.name}{hi}"
+
+
+def dtype_param() -> Param:
+    return Param("dtype", F32, "element type of every array", kind="dtype", lo=None, hi=None)
+
+
+def size(name: str, default: int, doc: str, lo: int = 1, hi: int = 1 << 16) -> Param:
+    return Param(name, default, doc, "int", lo, hi)
+
+
+def scalar(name: str, default: float, doc: str) -> Param:
+    return Param(name, default, doc, "float", None, None)
+
+
+Tolerance = tuple[float, float]
+
+
+def accumulation_tolerance(dtype: ElementType, terms: int) -> Tolerance:
+    """(rtol, atol) for results that sum `terms` products of values in [-1, 1).
+
+    Rounding error of a sequential sum grows about like sqrt(terms) ulps of the partial sums,
+    so atol scales with sqrt(terms); 1000 ulps leaves room for a different summation order.
+    """
+    eps = float(np.finfo(dtype.numpy_dtype).eps)
+    return 1000 * eps, 1000 * eps * math.sqrt(max(1, terms))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One kernel: how to build it, what it computes, and how exactly it must match.
+
+    `build(**params)` returns an unverified module with one function `func_name`;
+    `reference(**arrays, **params)` takes float64 copies of every argument and returns the
+    arrays of `outputs` after the math; `tolerance(params)` gives (rtol, atol), and
+    `tolerance_reason` says in one line why. `check(params)` returns an error message when
+    sizes are inconsistent with each other (e.g. a filter larger than the image).
+    """
+
+    name: str
+    func_name: str
+    summary: str
+    params: tuple[Param, ...]
+    build: Callable[..., ModuleOp]
+    reference: Callable[..., Mapping[str, np.ndarray]]
+    outputs: tuple[str, ...]
+    tolerance: Callable[[Mapping[str, ParamValue]], Tolerance]
+    tolerance_reason: str
+    check: Callable[[Mapping[str, ParamValue]], str | None] = field(default=lambda p: None)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise WorkloadError(f"{self.name} has no parameter '{name}'; parameters: {self.param_names()}")
+
+    def param_names(self) -> str:
+        return ", ".join(p.name for p in self.params)
+
+    def bind(self, values: Mapping[str, str | ParamValue] | None = None) -> BoundWorkload:
+        """Defaults for what is missing; strings are parsed, other values range-checked."""
+        given = dict(values or {})
+        params: dict[str, ParamValue] = {}
+        for name in given:
+            self.param(name)  # raises for an unknown name
+        for p in self.params:
+            if p.name not in given:
+                params[p.name] = p.default
+                continue
+            v = given[p.name]
+            if isinstance(v, str):
+                params[p.name] = p.parse(v, self.name)
+            else:
+                params[p.name] = _check_value(p, v, self.name)
+        problem = self.check(params)
+        if problem is not None:
+            raise WorkloadError(f"{self.name}: {problem}")
+        return BoundWorkload(self, params)
+
+
+def _check_value(p: Param, v: object, workload: str) -> ParamValue:
+    if p.kind == "dtype":
+        if isinstance(v, ElementType) and v in DTYPES.values():
+            return v
+        raise WorkloadError(f"{workload}: dtype must be one of {', '.join(DTYPES)}, got {v!r}")
+    if p.kind == "float":
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+            return float(v)
+        raise WorkloadError(f"{workload}: {p.name} must be a finite number, got {v!r}")
+    if not isinstance(v, int | np.integer) or isinstance(v, bool):
+        raise WorkloadError(f"{workload}: {p.name} must be an integer, got {v!r}")
+    p.check_range(int(v), workload)
+    return int(v)
+
+
+@dataclass(frozen=True)
+class BoundWorkload:
+    """A workload at concrete sizes: the API the CLI, backend tests and the simulator use."""
+
+    workload: Workload
+    params: dict[str, ParamValue]
+
+    @property
+    def name(self) -> str:
+        return self.workload.name
+
+    @property
+    def func_name(self) -> str:
+        return self.workload.func_name
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return self.workload.outputs
+
+    @property
+    def dtype(self) -> ElementType:
+        dt = self.params["dtype"]
+        assert isinstance(dt, ElementType)
+        return dt
+
+    @property
+    def rtol(self) -> float:
+        return self.workload.tolerance(self.params)[0]
+
+    @property
+    def atol(self) -> float:
+        return self.workload.tolerance(self.params)[1]
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec string, every parameter written out: `gemm:M=4,N=4,K=4,dtype=f32`."""
+        parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()]
+        return f"{self.name}:{','.join(parts)}"
+
+    def module(self, verify: bool = True) -> ModuleOp:
+        """A fresh module (passes mutate modules, so every call builds a new one)."""
+        module = self.workload.build(**self.params)
+        if verify:
+            _verify(module)
+        return module
+
+    def func(self, module: ModuleOp | None = None) -> FuncOp:
+        m = module if module is not None else self.module(verify=False)
+        f = m.lookup(self.func_name)
+        assert f is not None, f"builder of {self.name} made no function '{self.func_name}'"
+        return f
+
+    def arg_types(self) -> dict[str, MemRefType]:
+        """Argument name -> memref type, in signature order."""
+        f = self.func()
+        out: dict[str, MemRefType] = {}
+        for name, t in zip(f.arg_names(), f.function_type.inputs, strict=True):
+            assert isinstance(t, MemRefType)
+            out[name] = t
+        return out
+
+    def random_inputs(self, seed: int = 0) -> dict[str, np.ndarray]:
+        """Deterministic inputs: one generator seeded with `seed`, arguments drawn in signature
+        order, each uniform in [-1, 1) in float64 and then cast to the element type."""
+        rng = np.random.default_rng(seed)
+        out: dict[str, np.ndarray] = {}
+        for name, t in self.arg_types().items():
+            shape = tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
+            out[name] = rng.uniform(-1.0, 1.0, size=shape).astype(t.element.numpy_dtype)
+        return out
+
+    def reference(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every memref argument after the kernel ran on `inputs` (which are not modified).
+
+        The math is done in float64 and the outputs rounded to the element type once, so the
+        reference is closer to the exact result than any f32 kernel can be.
+        """
+        types = self.arg_types()
+        missing = [n for n in types if n not in inputs]
+        if missing:
+            raise WorkloadError(f"{self.name}: inputs lack {', '.join(missing)}; expected {', '.join(types)}")
+        arrays: dict[str, np.ndarray] = {}
+        for name, t in types.items():
+            a = np.asarray(inputs[name])
+            if a.shape != t.shape:
+                raise WorkloadError(f"{self.name}: input '{name}' has shape {a.shape}, expected {t.shape}")
+            arrays[name] = a.astype(np.float64, copy=True)
+        scalars = {k: _round_scalar(v, self.dtype) for k, v in self.params.items()}
+        clash = set(arrays) & set(scalars)
+        assert not clash, f"{self.name}: argument and parameter names clash: {clash}"
+        results = self.workload.reference(**arrays, **scalars)
+        out = {name: np.array(inputs[name], dtype=t.element.numpy_dtype, copy=True)
+               for name, t in types.items()}
+        for name, value in results.items():
+            out[name] = np.asarray(value).astype(types[name].element.numpy_dtype)
+        return out
+
+
+def _round_scalar(v: ParamValue, dtype: ElementType) -> ParamValue:
+    """Float parameters become arith.constant in the element type; round them the same way."""
+    if isinstance(v, float):
+        return float(dtype.numpy_dtype.type(v))
+    return v
+
+
+def _verify(module: ModuleOp) -> None:
+    # TODO(workloads): drop the guard once compiler.ir.verifier (TEXT helper) has landed.
+    try:
+        from compiler.ir.verifier import verify
+    except ModuleNotFoundError as e:
+        if e.name != "compiler.ir.verifier":
+            raise
+        return
+    verify(module)
