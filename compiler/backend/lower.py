@@ -1,0 +1,673 @@
+"""Lower an affine-IR module to LLVM IR with llvmlite.ir's builder.
+
+Calling convention (one LLVM function per `func.func`, named `__accel_<sym>`):
+- a memref argument is a bare pointer to its first element, followed by one i64 per dynamic
+  (`?`) extent, in order; the layout is row-major and contiguous;
+- index/integer/float scalars are passed as themselves (index = i64);
+- a function returns void, its single result, or a literal struct of its results.
+
+Memory spaces mean nothing on the host: every `memref.alloc`/`memref.alloca` is zero-filled,
+64-byte aligned heap memory (`aligned_alloc`), `memref.dealloc` is `free`, an alloca is freed
+at the end of its block. `affine.dma_start` is the strided copy it describes (CONTRACTS.md),
+`affine.dma_wait` does nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from compiler.backend.errors import LoweringError
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops import (
+    AbsFOp,
+    AddFOp,
+    AddIOp,
+    AffineApplyOp,
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AffineIfOp,
+    AffineLoadOp,
+    AffineMaxOp,
+    AffineMinOp,
+    AffineStoreOp,
+    AffineYieldOp,
+    AllocaOp,
+    AllocOp,
+    CallOp,
+    CmpFOp,
+    CmpIOp,
+    ConstantOp,
+    DeallocOp,
+    DivFOp,
+    DivSIOp,
+    ExpOp,
+    ExtFOp,
+    FPToSIOp,
+    FuncOp,
+    IndexCastOp,
+    MaximumFOp,
+    MaxSIOp,
+    MinimumFOp,
+    MinSIOp,
+    ModuleOp,
+    MulFOp,
+    MulIOp,
+    NegFOp,
+    RemSIOp,
+    ReturnOp,
+    SelectOp,
+    SIToFPOp,
+    SqrtOp,
+    SubFOp,
+    SubIOp,
+    TruncFOp,
+)
+from compiler.ir.types import ElementType, FunctionType, MemRefType, Type
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+ALIGN = 64
+
+
+def symbol_name(sym: str) -> str:
+    """LLVM name of a func.func; prefixed so no kernel name can clash with a libc symbol."""
+    return f"__accel_{sym}"
+
+
+def scalar_type(t: ElementType) -> ir.Type:
+    """Register type of a scalar."""
+    if t.is_float:
+        return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bitwidth]
+    return ir.IntType(t.bitwidth)
+
+
+def memory_type(t: ElementType) -> ir.Type:
+    """In-memory type of a memref element: i1 is stored as a byte, like numpy's bool."""
+    return I8 if t.bitwidth == 1 and not t.is_float else scalar_type(t)
+
+
+def _i64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+@dataclass(frozen=True, slots=True)
+class LoweringOptions:
+    """`noalias`: memref parameters are declared not to overlap (the caller checks this).
+    `fast_math`: float ops get LLVM's `fast` flags (reassociation: results change bits)."""
+
+    noalias: bool = True
+    fast_math: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemRefHandle:
+    """A memref in registers: its base pointer and one i64 per extent."""
+
+    ptr: ir.Value
+    sizes: tuple[ir.Value, ...]
+    type: MemRefType
+
+
+def llvm_param_types(t: Type) -> list[ir.Type]:
+    if isinstance(t, MemRefType):
+        return [PTR] + [I64 for d in t.shape if d is None]
+    if isinstance(t, ElementType):
+        return [scalar_type(t)]
+    raise LoweringError(f"cannot pass a value of type {t} to a host function")
+
+
+def llvm_return_type(ft: FunctionType) -> ir.Type:
+    types = []
+    for t in ft.results:
+        if not isinstance(t, ElementType):
+            raise LoweringError(f"host functions return scalars only, found a result of type {t}")
+        types.append(scalar_type(t))
+    if not types:
+        return ir.VoidType()
+    if len(types) == 1:
+        return types[0]
+    return ir.LiteralStructType(types)
+
+
+def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
+                 name: str = "accelsim") -> ir.Module:
+    """Build the LLVM module for every function of `module`."""
+    options = options if options is not None else LoweringOptions()
+    llmod = ir.Module(name=name)
+    funcs: dict[str, tuple[FuncOp, ir.Function]] = {}
+    for f in module.funcs:
+        params: list[ir.Type] = []
+        for t in f.function_type.inputs:
+            params += llvm_param_types(t)
+        fnty = ir.FunctionType(llvm_return_type(f.function_type), params)
+        llf = ir.Function(llmod, fnty, name=symbol_name(f.sym_name))
+        funcs[f.sym_name] = (f, llf)
+    noalias_ok = _noalias_safe_params(module) if options.noalias else {}
+    for sym, (f, llf) in funcs.items():
+        if f.is_declaration:
+            continue
+        _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set())).run()
+    for sym, (f, _) in funcs.items():
+        if f.is_declaration:
+            raise LoweringError(f"function @{sym} is only declared; the host backend needs its body",
+                                f.loc)
+    return llmod
+
+
+def _noalias_safe_params(module: ModuleOp) -> dict[str, set[int]]:
+    """Memref params that may be `noalias`: no call site in the module passes one SSA value to two
+    memref params of the callee. Distinct SSA memrefs never overlap in the noalias variant
+    (arguments are checked by the caller at run time, allocations are distinct)."""
+    safe = {f.sym_name: {i for i, t in enumerate(f.function_type.inputs) if isinstance(t, MemRefType)}
+            for f in module.funcs}
+    for op in module.walk():
+        if isinstance(op, CallOp) and op.callee in safe:
+            seen: dict[int, int] = {}
+            for i, v in enumerate(op.operands):
+                if isinstance(v.type, MemRefType):
+                    if id(v) in seen:
+                        safe[op.callee].discard(i)
+                        safe[op.callee].discard(seen[id(v)])
+                    seen[id(v)] = i
+    return safe
+
+
+# ---- affine expressions with MLIR's exact integer semantics -------------------------------
+
+def emit_floordiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
+    """floor(a / d) for any signs: truncating quotient minus one when the remainder's sign
+    differs from the divisor's."""
+    q = b.sdiv(a, d)
+    r = b.srem(a, d)
+    zero = _i64(0)
+    adjust = b.and_(b.icmp_signed("!=", r, zero),
+                    b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero)))
+    return b.sub(q, b.zext(adjust, I64))
+
+
+def emit_ceildiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
+    q = b.sdiv(a, d)
+    r = b.srem(a, d)
+    zero = _i64(0)
+    same_sign = b.icmp_unsigned("==", b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero))
+    adjust = b.and_(b.icmp_signed("!=", r, zero), same_sign)
+    return b.add(q, b.zext(adjust, I64))
+
+
+def emit_mod(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
+    """Remainder with the divisor's sign (non-negative for a positive divisor), as MLIR."""
+    r = b.srem(a, d)
+    zero = _i64(0)
+    fix = b.and_(b.icmp_signed("!=", r, zero),
+                 b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero)))
+    return b.select(fix, b.add(r, d), r)
+
+
+def emit_expr(b: ir.IRBuilder, e: AffineExpr, dims: Sequence[ir.Value],
+              syms: Sequence[ir.Value]) -> ir.Value:
+    if isinstance(e, Const):
+        return _i64(e.value)
+    if isinstance(e, Dim):
+        return dims[e.pos]
+    if isinstance(e, Sym):
+        return syms[e.pos]
+    assert isinstance(e, Binary)
+    lhs = emit_expr(b, e.lhs, dims, syms)
+    rhs = emit_expr(b, e.rhs, dims, syms)
+    if e.kind == "add":
+        return b.add(lhs, rhs, flags=("nsw",))
+    if e.kind == "mul":
+        return b.mul(lhs, rhs, flags=("nsw",))
+    if e.kind == "floordiv":
+        return emit_floordiv(b, lhs, rhs)
+    if e.kind == "ceildiv":
+        return emit_ceildiv(b, lhs, rhs)
+    return emit_mod(b, lhs, rhs)
+
+
+def fold_minmax(b: ir.IRBuilder, values: Sequence[ir.Value], pred: str) -> ir.Value:
+    """Signed min (`pred="<"`) or max (`pred=">"`) of one or more i64 values."""
+    acc = values[0]
+    for v in values[1:]:
+        acc = b.select(b.icmp_signed(pred, v, acc), v, acc)
+    return acc
+
+
+# ---- one function ---------------------------------------------------------------------------
+
+_CMPF = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o", "<"),
+         "ole": ("o", "<="), "one": ("o", "!="), "ord": ("o", "ord"), "ueq": ("u", "=="),
+         "ugt": ("u", ">"), "uge": ("u", ">="), "ult": ("u", "<"), "ule": ("u", "<="),
+         "une": ("u", "!="), "uno": ("u", "uno")}
+_CMPI = {"eq": (True, "=="), "ne": (True, "!="), "slt": (True, "<"), "sle": (True, "<="),
+         "sgt": (True, ">"), "sge": (True, ">="), "ult": (False, "<"), "ule": (False, "<="),
+         "ugt": (False, ">"), "uge": (False, ">=")}
+_FLOAT_SUFFIX = {16: "f16", 32: "f32", 64: "f64"}
+
+
+class _FunctionLowering:
+    """Walks one func.func's ops in order, emitting LLVM IR at the builder's position."""
+
+    def __init__(self, llmod: ir.Module, func: FuncOp, llfunc: ir.Function,
+                 funcs: dict[str, tuple[FuncOp, ir.Function]], options: LoweringOptions,
+                 noalias_params: set[int]):
+        self.llmod = llmod
+        self.func = func
+        self.llfunc = llfunc
+        self.funcs = funcs
+        self.options = options
+        self.noalias_params = noalias_params
+        self.values: dict[Value, object] = {}
+        self.b = ir.IRBuilder(llfunc.append_basic_block("entry"))
+        self.fmf: tuple[str, ...] = ("fast",) if options.fast_math else ()
+        self.dispatch: dict[type, Callable[[Operation], None]] = {
+            ConstantOp: self.constant, AffineForOp: self.for_, AffineIfOp: self.if_,
+            AffineApplyOp: self.apply, AffineMinOp: self.minmax, AffineMaxOp: self.minmax,
+            AffineLoadOp: self.load, AffineStoreOp: self.store,
+            AffineDmaStartOp: self.dma_start, AffineDmaWaitOp: self.nothing,
+            AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
+            CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
+            NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
+            AbsFOp: self.intrinsic1,
+            IndexCastOp: self.int_cast, SIToFPOp: self.sitofp, FPToSIOp: self.fptosi,
+            ExtFOp: self.fpext, TruncFOp: self.fptrunc,
+        }
+        float_bin = {AddFOp: "fadd", SubFOp: "fsub", MulFOp: "fmul", DivFOp: "fdiv"}
+        for cls, meth in float_bin.items():
+            self.dispatch[cls] = self._float_binary(meth)
+        int_bin = {AddIOp: "add", SubIOp: "sub", MulIOp: "mul", DivSIOp: "sdiv", RemSIOp: "srem"}
+        for cls, meth in int_bin.items():
+            self.dispatch[cls] = self._int_binary(meth)
+        self.dispatch[MaximumFOp] = self._float_intrinsic2("llvm.maximum")
+        self.dispatch[MinimumFOp] = self._float_intrinsic2("llvm.minimum")
+        self.dispatch[MaxSIOp] = self._int_minmax(">")
+        self.dispatch[MinSIOp] = self._int_minmax("<")
+
+    # ---- driver -----------------------------------------------------------------------
+    def run(self) -> None:
+        args = iter(self.llfunc.args)
+        for k, (arg, t) in enumerate(zip(self.func.args, self.func.function_type.inputs, strict=True)):
+            if isinstance(t, MemRefType):
+                ptr = next(args)
+                ptr.name = _llvm_name(arg.name_hint, k)
+                if k in self.noalias_params:
+                    ptr.add_attribute("noalias")
+                sizes = [_i64(d) if d is not None else next(args) for d in t.shape]
+                self.values[arg] = MemRefHandle(ptr, tuple(sizes), t)
+            else:
+                v = next(args)
+                v.name = _llvm_name(arg.name_hint, k)
+                self.values[arg] = v
+        self.block(self.func.body)
+
+    def block(self, block: Block) -> list[ir.Value]:
+        """Lower a block's ops; return the operands of its terminator (yield/return)."""
+        allocas: list[ir.Value] = []
+        for op in block.ops:
+            if isinstance(op, AffineYieldOp):
+                self._free(allocas)
+                return [self.scalar(v) for v in op.operands]
+            if isinstance(op, ReturnOp):
+                self._free(allocas)
+                self.ret(op)
+                return []
+            handler = self.dispatch.get(type(op))
+            if handler is None:
+                raise LoweringError(f"the host backend cannot lower '{op.NAME}'", op.loc)
+            handler(op)
+            if isinstance(op, AllocaOp):
+                allocas.append(self.memref(op.result).ptr)
+        self._free(allocas)
+        return []
+
+    def _free(self, ptrs: list[ir.Value]) -> None:
+        for p in ptrs:
+            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [p])
+        ptrs.clear()
+
+    def scalar(self, v: Value) -> ir.Value:
+        x = self.values[v]
+        assert isinstance(x, ir.Value), f"{v} is not a scalar"
+        return x
+
+    def memref(self, v: Value) -> MemRefHandle:
+        x = self.values[v]
+        assert isinstance(x, MemRefHandle), f"{v} is not a memref"
+        return x
+
+    def _libc(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
+        fn = self.llmod.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.llmod, ir.FunctionType(ret, params), name=name)
+        return fn  # type: ignore[return-value]
+
+    def _intrinsic(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
+        return self._libc(name, ret, params)
+
+    # ---- affine --------------------------------------------------------------------------
+    def map_results(self, m: AffineMap | IntegerSet, operands: Sequence[Value]) -> list[ir.Value]:
+        ins = [self.scalar(v) for v in operands]
+        dims, syms = ins[: m.num_dims], ins[m.num_dims:]
+        exprs = m.results if isinstance(m, AffineMap) else m.constraints
+        return [emit_expr(self.b, e, dims, syms) for e in exprs]
+
+    def for_(self, op: Operation) -> None:
+        assert isinstance(op, AffineForOp)
+        b = self.b
+        lb = fold_minmax(b, self.map_results(op.lower_map, op.lower_operands), ">")
+        ub = fold_minmax(b, self.map_results(op.upper_map, op.upper_operands), "<")
+        inits = [self.scalar(v) for v in op.inits]
+        pre = b.block
+        header = self.llfunc.append_basic_block("for.header")
+        body = self.llfunc.append_basic_block("for.body")
+        exit_ = self.llfunc.append_basic_block("for.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        iv = b.phi(I64, name="iv")
+        iv.add_incoming(lb, pre)
+        carried = []
+        for init in inits:
+            phi = b.phi(init.type)
+            phi.add_incoming(init, pre)
+            carried.append(phi)
+        b.cbranch(b.icmp_signed("<", iv, ub), body, exit_)
+        b.position_at_end(body)
+        self.values[op.iv] = iv
+        for v, phi in zip(op.region_iter_args, carried, strict=True):
+            self.values[v] = phi
+        yielded = self.block(op.body)
+        nxt = b.add(iv, _i64(op.step), name="iv.next", flags=("nsw",))
+        latch = b.block
+        b.branch(header)
+        iv.add_incoming(nxt, latch)
+        for phi, y in zip(carried, yielded, strict=True):
+            phi.add_incoming(y, latch)
+        b.position_at_end(exit_)
+        for r, phi in zip(op.results, carried, strict=True):
+            self.values[r] = phi
+
+    def if_(self, op: Operation) -> None:
+        assert isinstance(op, AffineIfOp)
+        b = self.b
+        cond: ir.Value = ir.Constant(I1, 1)
+        exprs = self.map_results(op.condition, op.operands)
+        for e, is_eq in zip(exprs, op.condition.eq_flags, strict=True):
+            c = b.icmp_signed("==" if is_eq else ">=", e, _i64(0))
+            cond = b.and_(cond, c)
+        then_bb = self.llfunc.append_basic_block("if.then")
+        else_bb = self.llfunc.append_basic_block("if.else")
+        merge = self.llfunc.append_basic_block("if.end")
+        b.cbranch(cond, then_bb, else_bb)
+        b.position_at_end(then_bb)
+        then_vals = self.block(op.then_block)
+        then_end = b.block
+        b.branch(merge)
+        b.position_at_end(else_bb)
+        else_vals = self.block(op.else_block) if op.else_block.ops else []
+        else_end = b.block
+        b.branch(merge)
+        b.position_at_end(merge)
+        if op.results and len(else_vals) != len(op.results):
+            raise LoweringError("affine.if with results needs an else block yielding them", op.loc)
+        for r, tv, ev in zip(op.results, then_vals, else_vals):
+            phi = b.phi(tv.type)
+            phi.add_incoming(tv, then_end)
+            phi.add_incoming(ev, else_end)
+            self.values[r] = phi
+
+    def apply(self, op: Operation) -> None:
+        assert isinstance(op, AffineApplyOp)
+        (v,) = self.map_results(op.map, op.operands)
+        self.values[op.result] = v
+
+    def minmax(self, op: Operation) -> None:
+        assert isinstance(op, AffineMinOp | AffineMaxOp)
+        vals = self.map_results(op.map, op.operands)
+        self.values[op.result] = fold_minmax(self.b, vals, "<" if isinstance(op, AffineMinOp) else ">")
+
+    def element_ptr(self, h: MemRefHandle, indices: Sequence[ir.Value]) -> ir.Value:
+        """Row-major address of `h[indices]` (Horner form over the extents)."""
+        return self.b.gep(h.ptr, [self.linear_index(h, indices)], inbounds=True,
+                          source_etype=memory_type(h.type.element))
+
+    def linear_index(self, h: MemRefHandle, indices: Sequence[ir.Value]) -> ir.Value:
+        if len(indices) != len(h.sizes):
+            raise LoweringError(f"{len(indices)} indices for a rank-{len(h.sizes)} memref")
+        if not indices:
+            return _i64(0)
+        lin = indices[0]
+        for size, idx in zip(h.sizes[1:], indices[1:]):
+            lin = self.b.add(self.b.mul(lin, size, flags=("nsw",)), idx, flags=("nsw",))
+        return lin
+
+    def load(self, op: Operation) -> None:
+        assert isinstance(op, AffineLoadOp)
+        h = self.memref(op.memref)
+        ptr = self.element_ptr(h, self.map_results(op.map, op.indices))
+        v = self.b.load(ptr, typ=memory_type(h.type.element))
+        if h.type.element.bitwidth == 1 and not h.type.element.is_float:
+            v = self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
+        self.values[op.result] = v
+
+    def store(self, op: Operation) -> None:
+        assert isinstance(op, AffineStoreOp)
+        h = self.memref(op.memref)
+        v = self.scalar(op.value)
+        if h.type.element.bitwidth == 1 and not h.type.element.is_float:
+            v = self.b.zext(v, I8)
+        self.b.store(v, self.element_ptr(h, self.map_results(op.map, op.indices)))
+
+    def dma_start(self, op: Operation) -> None:
+        """The copy MLIR's dma_start describes; see CONTRACTS.md for the strided form."""
+        assert isinstance(op, AffineDmaStartOp)
+        b = self.b
+        src, dst = self.memref(op.src), self.memref(op.dst)
+        if src.type.element != dst.type.element:
+            raise LoweringError(f"dma_start between {src.type} and {dst.type}: element types differ",
+                                op.loc)
+        etype = memory_type(src.type.element)
+        esize = _i64(src.type.element.byte_width)
+        src_ptr = self.element_ptr(src, self.map_results(op.src_map, op.src_indices))
+        dst_ptr = self.element_ptr(dst, self.map_results(op.dst_map, op.dst_indices))
+        n = self.scalar(op.num_elements)
+        memmove = self.llmod.declare_intrinsic("llvm.memmove", [PTR, PTR, I64])
+        if not op.is_strided:
+            count = b.select(b.icmp_signed(">", n, _i64(0)), n, _i64(0))
+            b.call(memmove, [dst_ptr, src_ptr, b.mul(count, esize), ir.Constant(I1, 0)])
+            return
+        assert op.stride is not None and op.elements_per_stride is not None
+        stride = self.scalar(op.stride)
+        per = self.scalar(op.elements_per_stride)
+        src_strided = src.type.memory_space <= dst.type.memory_space
+        # chunks = ceildiv(n, per); chunk c moves min(per, n - c*per) elements.
+        pre = b.block
+        header = self.llfunc.append_basic_block("dma.header")
+        body = self.llfunc.append_basic_block("dma.body")
+        done = self.llfunc.append_basic_block("dma.done")
+        valid = b.and_(b.icmp_signed(">", per, _i64(0)), b.icmp_signed(">", n, _i64(0)))
+        b.cbranch(valid, header, done)
+        b.position_at_end(header)
+        moved = b.phi(I64, name="dma.moved")
+        chunk = b.phi(I64, name="dma.chunk")
+        moved.add_incoming(_i64(0), pre)
+        chunk.add_incoming(_i64(0), pre)
+        b.cbranch(b.icmp_signed("<", moved, n), body, done)
+        b.position_at_end(body)
+        left = b.sub(n, moved)
+        length = b.select(b.icmp_signed("<", left, per), left, per)
+        strided_off = b.mul(chunk, stride)
+        s_off, d_off = (strided_off, moved) if src_strided else (moved, strided_off)
+        s = b.gep(src_ptr, [s_off], source_etype=etype)
+        d = b.gep(dst_ptr, [d_off], source_etype=etype)
+        b.call(memmove, [d, s, b.mul(length, esize), ir.Constant(I1, 0)])
+        moved.add_incoming(b.add(moved, length), body)
+        chunk.add_incoming(b.add(chunk, _i64(1)), body)
+        b.branch(header)
+        b.position_at_end(done)
+
+    def nothing(self, op: Operation) -> None:
+        """dma_wait: copies are synchronous on the host."""
+
+    # ---- memory ---------------------------------------------------------------------------
+    def alloc(self, op: Operation) -> None:
+        assert isinstance(op, AllocOp)
+        t = op.memref_type
+        dyn = iter(self.scalar(v) for v in op.operands)
+        sizes = tuple(_i64(d) if d is not None else next(dyn) for d in t.shape)
+        b = self.b
+        nbytes: ir.Value = _i64(t.element.byte_width)
+        for s in sizes:
+            nbytes = b.mul(nbytes, s)
+        # aligned_alloc wants a multiple of the alignment; never ask for 0 bytes.
+        rounded = b.mul(b.udiv(b.add(nbytes, _i64(ALIGN - 1)), _i64(ALIGN)), _i64(ALIGN))
+        rounded = b.select(b.icmp_unsigned("==", rounded, _i64(0)), _i64(ALIGN), rounded)
+        fn = self._libc("aligned_alloc", PTR, [I64, I64])
+        ptr = b.call(fn, [_i64(ALIGN), rounded], name=op.result.name_hint or "")
+        memset = self.llmod.declare_intrinsic("llvm.memset", [PTR, I64])
+        b.call(memset, [ptr, ir.Constant(I8, 0), rounded, ir.Constant(I1, 0)])
+        self.values[op.result] = MemRefHandle(ptr, sizes, t)
+
+    def dealloc(self, op: Operation) -> None:
+        assert isinstance(op, DeallocOp)
+        self.b.call(self._libc("free", ir.VoidType(), [PTR]), [self.memref(op.memref).ptr])
+
+    # ---- calls ----------------------------------------------------------------------------
+    def call(self, op: Operation) -> None:
+        assert isinstance(op, CallOp)
+        if op.callee not in self.funcs:
+            raise LoweringError(f"call to unknown function @{op.callee}", op.loc)
+        callee, llcallee = self.funcs[op.callee]
+        args: list[ir.Value] = []
+        for v, t in zip(op.operands, callee.function_type.inputs, strict=True):
+            if isinstance(t, MemRefType):
+                h = self.memref(v)
+                args.append(h.ptr)
+                args += [s for s, d in zip(h.sizes, t.shape) if d is None]
+            else:
+                args.append(self.scalar(v))
+        res = self.b.call(llcallee, args)
+        if len(op.results) == 1:
+            self.values[op.results[0]] = res
+        else:
+            for i, r in enumerate(op.results):
+                self.values[r] = self.b.extract_value(res, i)
+
+    def ret(self, op: ReturnOp) -> None:
+        vals = [self.scalar(v) for v in op.operands]
+        if not vals:
+            self.b.ret_void()
+        elif len(vals) == 1:
+            self.b.ret(vals[0])
+        else:
+            agg: ir.Value = ir.Constant(self.llfunc.function_type.return_type, ir.Undefined)
+            for i, v in enumerate(vals):
+                agg = self.b.insert_value(agg, v, i)
+            self.b.ret(agg)
+
+    # ---- arith / math ------------------------------------------------------------------
+    def constant(self, op: Operation) -> None:
+        assert isinstance(op, ConstantOp)
+        t = op.result.type
+        assert isinstance(t, ElementType)
+        self.values[op.result] = ir.Constant(scalar_type(t), op.value)
+
+    def _float_binary(self, meth: str) -> Callable[[Operation], None]:
+        def lower(op: Operation) -> None:
+            fn = getattr(self.b, meth)
+            self.values[op.results[0]] = fn(self.scalar(op.operands[0]), self.scalar(op.operands[1]),
+                                            flags=self.fmf)
+        return lower
+
+    def _int_binary(self, meth: str) -> Callable[[Operation], None]:
+        def lower(op: Operation) -> None:
+            fn = getattr(self.b, meth)
+            self.values[op.results[0]] = fn(self.scalar(op.operands[0]), self.scalar(op.operands[1]))
+        return lower
+
+    def _float_intrinsic2(self, base: str) -> Callable[[Operation], None]:
+        def lower(op: Operation) -> None:
+            a, c = self.scalar(op.operands[0]), self.scalar(op.operands[1])
+            t = op.results[0].type
+            assert isinstance(t, ElementType)
+            fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[t.bitwidth]}", a.type, [a.type, a.type])
+            self.values[op.results[0]] = self.b.call(fn, [a, c])
+        return lower
+
+    def _int_minmax(self, pred: str) -> Callable[[Operation], None]:
+        def lower(op: Operation) -> None:
+            a, c = self.scalar(op.operands[0]), self.scalar(op.operands[1])
+            self.values[op.results[0]] = self.b.select(self.b.icmp_signed(pred, a, c), a, c)
+        return lower
+
+    def intrinsic1(self, op: Operation) -> None:
+        base = {ExpOp: "llvm.exp", SqrtOp: "llvm.sqrt", AbsFOp: "llvm.fabs"}[type(op)]
+        a = self.scalar(op.operands[0])
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[t.bitwidth]}", a.type, [a.type])
+        self.values[op.results[0]] = self.b.call(fn, [a], fastmath=self.fmf)
+
+    def negf(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)
+
+    def cmpf(self, op: Operation) -> None:
+        assert isinstance(op, CmpFOp)
+        a, c = self.scalar(op.operands[0]), self.scalar(op.operands[1])
+        if op.predicate in ("false", "true"):
+            self.values[op.result] = ir.Constant(I1, int(op.predicate == "true"))
+            return
+        kind, pred = _CMPF[op.predicate]
+        fn = self.b.fcmp_ordered if kind == "o" else self.b.fcmp_unordered
+        self.values[op.result] = fn(pred, a, c)
+
+    def cmpi(self, op: Operation) -> None:
+        assert isinstance(op, CmpIOp)
+        signed, pred = _CMPI[op.predicate]
+        fn = self.b.icmp_signed if signed else self.b.icmp_unsigned
+        self.values[op.result] = fn(pred, self.scalar(op.operands[0]), self.scalar(op.operands[1]))
+
+    def select(self, op: Operation) -> None:
+        c, x, y = (self.scalar(v) for v in op.operands)
+        self.values[op.results[0]] = self.b.select(c, x, y)
+
+    def _result_type(self, op: Operation) -> ir.Type:
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        return scalar_type(t)
+
+    def int_cast(self, op: Operation) -> None:
+        v = self.scalar(op.operands[0])
+        to = self._result_type(op)
+        if to.width > v.type.width:
+            r = self.b.sext(v, to)
+        elif to.width < v.type.width:
+            r = self.b.trunc(v, to)
+        else:
+            r = v
+        self.values[op.results[0]] = r
+
+    def sitofp(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.sitofp(self.scalar(op.operands[0]), self._result_type(op))
+
+    def fptosi(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.fptosi(self.scalar(op.operands[0]), self._result_type(op))
+
+    def fpext(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.fpext(self.scalar(op.operands[0]), self._result_type(op))
+
+    def fptrunc(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.fptrunc(self.scalar(op.operands[0]), self._result_type(op))
+
+
+def _llvm_name(hint: str | None, k: int) -> str:
+    if hint and hint.replace("_", "").isalnum():
+        return hint
+    return f"arg{k}"

@@ -1,0 +1,183 @@
+"""A compiled module and how Python calls into it with numpy arrays."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from compiler.backend.errors import ArgumentError
+from compiler.backend.jit import Engine, jit
+from compiler.backend.lower import LoweringOptions, lower_module, symbol_name
+from compiler.backend.signature import Signature, ctype_of, default_function, signatures
+from compiler.ir.ops import ModuleOp
+from compiler.ir.types import ElementType, MemRefType
+
+Args = Sequence[object] | Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class _Native:
+    """A ctypes entry point plus the engine that keeps its code alive."""
+
+    fn: ctypes._CFuncPtr
+    engine: Engine
+
+
+class CompiledModule:
+    """Native code for every function of a module.
+
+    Two variants exist: the default declares memref parameters `noalias` (faster loops, no
+    runtime alias checks), the other does not and is compiled only if a call passes
+    overlapping arrays. Both are built from LLVM IR lowered once here.
+    """
+
+    def __init__(self, module: ModuleOp, key: str, options: LoweringOptions | None = None):
+        options = options if options is not None else LoweringOptions()
+        self.key = key
+        self.options = options
+        self.signatures: dict[str, Signature] = signatures(module)
+        try:
+            self.default_func: str | None = default_function(module).sym_name
+        except ArgumentError as exc:
+            self.default_func = None
+            self._no_default = str(exc)
+        t0 = time.perf_counter()
+        self._ir: dict[bool, ir.Module] = {options.noalias: lower_module(module, options, f"m{key[:12]}")}
+        needs_safe = options.noalias and any(len(s.memref_args) > 1 for s in self.signatures.values())
+        if needs_safe:
+            safe = LoweringOptions(noalias=False, fast_math=options.fast_math)
+            self._ir[False] = lower_module(module, safe, f"m{key[:12]}_alias")
+        self._engines: dict[bool, Engine] = {}
+        self._natives: dict[tuple[str, bool], _Native] = {}
+        self._engine(options.noalias)
+        self.compile_seconds = time.perf_counter() - t0
+
+    # ---- compilation ----------------------------------------------------------------------
+    def _engine(self, noalias: bool) -> Engine:
+        if noalias not in self._engines:
+            self._engines[noalias] = jit(self._ir[noalias])
+        return self._engines[noalias]
+
+    def _native(self, name: str, noalias: bool) -> _Native:
+        key = (name, noalias)
+        if key not in self._natives:
+            sig = self.signatures[name]
+            engine = self._engine(noalias)
+            argtypes: list[type] = []
+            for a in sig.args:
+                if isinstance(a.type, MemRefType):
+                    argtypes.append(ctypes.c_void_p)
+                    argtypes += [ctypes.c_int64] * sum(d is None for d in a.type.shape)
+                else:
+                    argtypes.append(ctype_of(a.type))
+            if len(sig.results) > 1:
+                raise ArgumentError(f"@{name} returns {len(sig.results)} values; only functions "
+                                    "with at most one result can be called from Python")
+            restype = ctype_of(sig.results[0]) if sig.results else None
+            proto = ctypes.CFUNCTYPE(restype, *argtypes)
+            self._natives[key] = _Native(proto(engine.address(symbol_name(name))), engine)
+        return self._natives[key]
+
+    def optimized_ir(self, noalias: bool | None = None) -> str:
+        return self._engine(self.options.noalias if noalias is None else noalias).optimized_ir
+
+    # ---- calling ------------------------------------------------------------------------------
+    def signature(self, func: str | None = None) -> Signature:
+        name = func if func is not None else self.default_func
+        if name is None:
+            raise ArgumentError(self._no_default)
+        if name not in self.signatures:
+            known = ", ".join("@" + n for n in self.signatures) or "none"
+            raise ArgumentError(f"no function @{name} in the module (functions: {known})")
+        return self.signatures[name]
+
+    def call(self, func: str | None, args: Args) -> object:
+        """Run `func` in place on `args` (arrays for memrefs, numbers for scalars).
+
+        Returns the function's scalar result, or None."""
+        sig = self.signature(func)
+        ordered = _order_args(sig, args)
+        cargs: list[object] = []
+        arrays: list[tuple[np.ndarray, bool]] = []
+        for spec, value in zip(sig.args, ordered, strict=True):
+            if isinstance(spec.type, MemRefType):
+                arr = _check_array(sig, spec.name, spec.type, value, spec.written)
+                arrays.append((arr, spec.written))
+                cargs.append(arr.ctypes.data)
+                cargs += [arr.shape[k] for k, d in enumerate(spec.type.shape) if d is None]
+            else:
+                cargs.append(_check_scalar(sig, spec.name, spec.type, value))
+        noalias = self.options.noalias and not _overlap(arrays)
+        return self._native(sig.name, noalias).fn(*cargs)
+
+
+def _order_args(sig: Signature, args: Args) -> list[object]:
+    if isinstance(args, Mapping):
+        by_index: dict[int, object] = {}
+        for key, value in args.items():
+            spec = sig.lookup(key)
+            if spec is None:
+                names = ", ".join(a.name for a in sig.args)
+                raise ArgumentError(f"@{sig.name} has no argument {key!r} (arguments: {names})")
+            if spec.index in by_index:
+                raise ArgumentError(f"argument {spec.name!r} of @{sig.name} given twice "
+                                    f"(as {spec.name!r} and arg{spec.index})")
+            by_index[spec.index] = value
+        missing = [a.name for a in sig.args if a.index not in by_index]
+        if missing:
+            raise ArgumentError(f"@{sig.name} is missing argument(s) {', '.join(map(repr, missing))}")
+        return [by_index[a.index] for a in sig.args]
+    values = list(args)
+    if len(values) != len(sig.args):
+        raise ArgumentError(f"@{sig.name} takes {len(sig.args)} arguments, got {len(values)}")
+    return values
+
+
+def _check_array(sig: Signature, name: str, t: MemRefType, value: object,
+                 written: bool) -> np.ndarray:
+    where = f"argument {name!r} of @{sig.name}"
+    if not isinstance(value, np.ndarray):
+        raise ArgumentError(f"{where}: expected a numpy array for {t}, got {type(value).__name__}")
+    want = t.element.numpy_dtype
+    if value.dtype != want:
+        raise ArgumentError(f"{where}: expected dtype {want} for {t}, got {value.dtype}")
+    if value.ndim != t.rank or any(d is not None and d != s for d, s in zip(t.shape, value.shape)):
+        shape = "x".join("?" if d is None else str(d) for d in t.shape)
+        raise ArgumentError(f"{where}: expected shape {shape} for {t}, got {'x'.join(map(str, value.shape))}"
+                            if value.ndim else f"{where}: expected shape {shape}, got a 0-d array")
+    if not value.flags.c_contiguous:
+        raise ArgumentError(f"{where}: expected a C-contiguous array, got strides {value.strides}")
+    if written and not value.flags.writeable:
+        raise ArgumentError(f"{where}: the function writes this array but it is read-only")
+    return value
+
+
+def _check_scalar(sig: Signature, name: str, t: ElementType, value: object) -> object:
+    where = f"argument {name!r} of @{sig.name}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ArgumentError(f"{where}: expected a {t} scalar, got an array of shape {value.shape}")
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if t.is_float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise ArgumentError(f"{where}: expected a {t} number, got {type(value).__name__}")
+        return float(value)
+    if not isinstance(value, int | bool):
+        raise ArgumentError(f"{where}: expected an integer for {t}, got {type(value).__name__}")
+    return int(value)
+
+
+def _overlap(arrays: list[tuple[np.ndarray, bool]]) -> bool:
+    """Could two arrays, one of them written, share memory? (bounds check, cheap)."""
+    for i, (a, wa) in enumerate(arrays):
+        for b, wb in arrays[i + 1:]:
+            if (wa or wb) and np.may_share_memory(a, b):
+                return True
+    return False
