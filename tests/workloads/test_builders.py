@@ -21,6 +21,9 @@ AWKWARD: dict[str, list[str]] = {
     "batched_gemm": ["batch=1,M=1,N=1,K=1", "batch=7,M=13,N=17,K=19"],
     "vector_add": ["N=1", "N=1000003", "N=16777216"],
     "saxpy": ["N=1", "N=65537,a=0", "N=7,dtype=f64"],
+    "row_sum": ["M=1,N=1", "M=1,N=4099", "M=331,N=7"],
+    "row_sum_iter": ["M=1,N=1", "M=1,N=4099", "M=331,N=7,dtype=f64"],
+    "softmax": ["M=1,N=1", "M=127,N=1", "M=3,N=1021"],
 }
 
 # Tiny sizes the interpreter can run in milliseconds.
@@ -29,6 +32,9 @@ RUN: dict[str, list[str]] = {
     "batched_gemm": ["batch=2,M=3,N=2,K=5"],
     "vector_add": ["N=1", "N=7"],
     "saxpy": ["N=5,a=-0.75"],
+    "row_sum": ["M=1,N=1", "M=3,N=5"],
+    "row_sum_iter": ["M=1,N=1", "M=3,N=5"],
+    "softmax": ["M=1,N=1", "M=2,N=1", "M=3,N=5"],
 }
 
 

@@ -7,6 +7,7 @@ wrong transpose, a missed alpha or an off-by-one boundary in a reference fails h
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -58,12 +59,40 @@ def _saxpy(a: Lists, N: int, a_: float, **_: Any) -> Lists:
     return {"y": [a_ * a["x"][i] + a["y"][i] for i in range(N)]}
 
 
+@naive("row_sum")
+def _row_sum(a: Lists, M: int, N: int, **_: Any) -> Lists:
+    sums = []
+    for i in range(M):
+        total = 0.0
+        for j in range(N):
+            total += a["A"][i][j]
+        sums.append(total)
+    return {"sums": sums}
+
+
+NAIVE["row_sum_iter"] = _row_sum
+
+
+@naive("softmax")
+def _softmax(a: Lists, M: int, N: int, **_: Any) -> Lists:
+    Y = []
+    for i in range(M):
+        row = a["X"][i]
+        biggest = max(row)
+        exps = [math.exp(v - biggest) for v in row]
+        Y.append([e / math.fsum(exps) for e in exps])
+    return {"Y": Y}
+
+
 # Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
 TINY: dict[str, list[str]] = {
     "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
     "batched_gemm": ["batched_gemm:batch=1,M=2,N=3,K=5", "batched_gemm:batch=3,M=5,N=1,K=2"],
     "vector_add": ["vector_add:N=1", "vector_add:N=13"],
     "saxpy": ["saxpy:N=1", "saxpy:N=11,a=-1.25"],
+    "row_sum": ["row_sum:M=1,N=1", "row_sum:M=5,N=3"],
+    "row_sum_iter": ["row_sum_iter:M=1,N=1", "row_sum_iter:M=3,N=7"],
+    "softmax": ["softmax:M=1,N=1", "softmax:M=4,N=7", "softmax:M=3,N=2"],
 }
 
 
