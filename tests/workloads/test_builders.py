@@ -24,6 +24,9 @@ AWKWARD: dict[str, list[str]] = {
     "row_sum": ["M=1,N=1", "M=1,N=4099", "M=331,N=7"],
     "row_sum_iter": ["M=1,N=1", "M=1,N=4099", "M=331,N=7,dtype=f64"],
     "softmax": ["M=1,N=1", "M=127,N=1", "M=3,N=1021"],
+    "conv2d": ["N=1,C=1,H=1,W=1,K=1,R=1,S=1", "N=3,C=5,H=31,W=29,K=7,R=5,S=3,stride=2",
+               "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2"],
+    "depthwise_conv2d": ["N=1,C=1,H=1,W=1,R=1,S=1", "N=2,C=13,H=17,W=19,R=3,S=5,stride=3"],
 }
 
 # Tiny sizes the interpreter can run in milliseconds.
@@ -35,6 +38,8 @@ RUN: dict[str, list[str]] = {
     "row_sum": ["M=1,N=1", "M=3,N=5"],
     "row_sum_iter": ["M=1,N=1", "M=3,N=5"],
     "softmax": ["M=1,N=1", "M=2,N=1", "M=3,N=5"],
+    "conv2d": ["N=1,C=2,H=5,W=4,K=2,R=2,S=3,stride=1", "N=2,C=1,H=7,W=6,K=1,R=3,S=2,stride=2"],
+    "depthwise_conv2d": ["N=1,C=2,H=5,W=6,R=3,S=2,stride=2"],
 }
 
 

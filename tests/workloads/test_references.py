@@ -84,6 +84,37 @@ def _softmax(a: Lists, M: int, N: int, **_: Any) -> Lists:
     return {"Y": Y}
 
 
+@naive("conv2d")
+def _conv2d(a: Lists, N: int, C: int, H: int, W: int, K: int, R: int, S: int, stride: int,
+            **_: Any) -> Lists:
+    out = a["output"]
+    P, Q = len(out[0][0]), len(out[0][0][0])
+    assert ((H - R) // stride + 1, (W - S) // stride + 1) == (P, Q)
+    for n in range(N):
+        for k in range(K):
+            for p in range(P):
+                for q in range(Q):
+                    for c in range(C):
+                        for r in range(R):
+                            for s in range(S):
+                                y, x = p * stride + r, q * stride + s
+                                out[n][k][p][q] += a["input"][n][c][y][x] * a["filter"][k][c][r][s]
+    return {"output": out}
+
+
+@naive("depthwise_conv2d")
+def _depthwise(a: Lists, N: int, C: int, R: int, S: int, stride: int, **_: Any) -> Lists:
+    out = a["output"]
+    for n in range(N):
+        for c in range(C):
+            for p in range(len(out[n][c])):
+                for q in range(len(out[n][c][p])):
+                    window = [a["input"][n][c][p * stride + r][q * stride + s] * a["filter"][c][r][s]
+                              for r in range(R) for s in range(S)]
+                    out[n][c][p][q] += sum(window)
+    return {"output": out}
+
+
 # Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
 TINY: dict[str, list[str]] = {
     "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
@@ -93,6 +124,13 @@ TINY: dict[str, list[str]] = {
     "row_sum": ["row_sum:M=1,N=1", "row_sum:M=5,N=3"],
     "row_sum_iter": ["row_sum_iter:M=1,N=1", "row_sum_iter:M=3,N=7"],
     "softmax": ["softmax:M=1,N=1", "softmax:M=4,N=7", "softmax:M=3,N=2"],
+    "conv2d": ["conv2d:N=1,C=1,H=1,W=1,K=1,R=1,S=1",
+               "conv2d:N=2,C=3,H=7,W=5,K=2,R=3,S=2,stride=1",
+               "conv2d:N=1,C=2,H=8,W=7,K=3,R=3,S=2,stride=2",
+               "conv2d:N=1,C=1,H=5,W=4,K=1,R=5,S=4,stride=3"],
+    "depthwise_conv2d": ["depthwise_conv2d:N=1,C=1,H=1,W=1,R=1,S=1",
+                         "depthwise_conv2d:N=2,C=3,H=6,W=7,R=3,S=2,stride=2",
+                         "depthwise_conv2d:N=1,C=2,H=5,W=5,R=2,S=3,stride=1"],
 }
 
 

@@ -62,6 +62,8 @@ def test_unknown_parameter_lists_parameters() -> None:
     ("gemm:dtype=f16", "gemm: dtype must be one of f32, f64, got 'f16'"),
     ("saxpy:a=fast", "saxpy: a must be a number, got 'fast'"),
     ("saxpy:a=inf", "saxpy: a must be finite, got 'inf'"),
+    ("conv2d:H=2,R=3", "conv2d: the filter (3x3) must fit in the image (2x34): need R <= H and S <= W"),
+    ("conv2d:stride=0", "conv2d: stride=0 is out of range; allowed 1 <= stride <= 16"),
 ])
 def test_bad_values_are_rejected(spec: str, message: str) -> None:
     with pytest.raises(WorkloadError, match=re.escape(message)):
