@@ -106,7 +106,8 @@ class Workload:
 
     `build(**params)` returns an unverified module with one function `func_name`;
     `reference(**arrays, **params)` takes float64 copies of every argument and returns the
-    arrays of `outputs` after the math; `tolerance(params)` gives (rtol, atol), and
+    arrays of `outputs` after the math; `outputs` are the arguments the kernel writes (a
+    function of the parameters when that depends on them); `tolerance(params)` gives (rtol, atol), and
     `tolerance_reason` says in one line why. `check(params)` returns an error message when
     sizes are inconsistent with each other (e.g. a filter larger than the image).
     """
@@ -117,7 +118,7 @@ class Workload:
     params: tuple[Param, ...]
     build: Callable[..., ModuleOp]
     reference: Callable[..., Mapping[str, np.ndarray]]
-    outputs: tuple[str, ...]
+    outputs: tuple[str, ...] | Callable[[Mapping[str, ParamValue]], tuple[str, ...]]
     tolerance: Callable[[Mapping[str, ParamValue]], Tolerance]
     tolerance_reason: str
     check: Callable[[Mapping[str, ParamValue]], str | None] = field(default=lambda p: None)
@@ -184,7 +185,8 @@ class BoundWorkload:
 
     @property
     def outputs(self) -> tuple[str, ...]:
-        return self.workload.outputs
+        outs = self.workload.outputs
+        return outs if isinstance(outs, tuple) else outs(self.params)
 
     @property
     def dtype(self) -> ElementType:
@@ -258,6 +260,7 @@ class BoundWorkload:
         clash = set(arrays) & set(scalars)
         assert not clash, f"{self.name}: argument and parameter names clash: {clash}"
         results = self.workload.reference(**arrays, **scalars)
+        assert set(results) == set(self.outputs), f"{self.name}: reference gave {sorted(results)}"
         out = {name: np.array(inputs[name], dtype=t.element.numpy_dtype, copy=True)
                for name, t in types.items()}
         for name, value in results.items():
@@ -265,11 +268,14 @@ class BoundWorkload:
         return out
 
 
+def in_dtype(value: float, dtype: ElementType) -> float:
+    """`value` as the element type stores it (0.2 in f32 is 0.20000000298...)."""
+    return float(dtype.numpy_dtype.type(value))
+
+
 def _round_scalar(v: ParamValue, dtype: ElementType) -> ParamValue:
     """Float parameters become arith.constant in the element type; round them the same way."""
-    if isinstance(v, float):
-        return float(dtype.numpy_dtype.type(v))
-    return v
+    return in_dtype(v, dtype) if isinstance(v, float) else v
 
 
 def _verify(module: ModuleOp) -> None:

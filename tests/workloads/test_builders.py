@@ -27,6 +27,7 @@ AWKWARD: dict[str, list[str]] = {
     "conv2d": ["N=1,C=1,H=1,W=1,K=1,R=1,S=1", "N=3,C=5,H=31,W=29,K=7,R=5,S=3,stride=2",
                "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2"],
     "depthwise_conv2d": ["N=1,C=1,H=1,W=1,R=1,S=1", "N=2,C=13,H=17,W=19,R=3,S=5,stride=3"],
+    "jacobi-2d": ["N=3", "N=2048", "N=97,T=2", "N=13,T=7,dtype=f64"],
 }
 
 # Tiny sizes the interpreter can run in milliseconds.
@@ -40,6 +41,7 @@ RUN: dict[str, list[str]] = {
     "softmax": ["M=1,N=1", "M=2,N=1", "M=3,N=5"],
     "conv2d": ["N=1,C=2,H=5,W=4,K=2,R=2,S=3,stride=1", "N=2,C=1,H=7,W=6,K=1,R=3,S=2,stride=2"],
     "depthwise_conv2d": ["N=1,C=2,H=5,W=6,R=3,S=2,stride=2"],
+    "jacobi-2d": ["N=3,T=1", "N=6,T=1", "N=5,T=2", "N=5,T=3"],
 }
 
 

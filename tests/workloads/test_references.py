@@ -115,6 +115,22 @@ def _depthwise(a: Lists, N: int, C: int, R: int, S: int, stride: int, **_: Any) 
     return {"output": out}
 
 
+@naive("jacobi-2d")
+def _jacobi_2d(a: Lists, N: int, T: int, **_: Any) -> Lists:
+    # PolyBench/C 4.2 kernel_jacobi_2d with TSTEPS = T // 2, plus one A -> B sweep if T is odd.
+    A, B = a["A"], a["B"]
+    for step in range(T // 2 + T % 2):
+        for i in range(1, N - 1):
+            for j in range(1, N - 1):
+                B[i][j] = 0.2 * (A[i][j] + A[i][j - 1] + A[i][1 + j] + A[1 + i][j] + A[i - 1][j])
+        if step == T // 2:
+            break  # the odd last sweep
+        for i in range(1, N - 1):
+            for j in range(1, N - 1):
+                A[i][j] = 0.2 * (B[i][j] + B[i][j - 1] + B[i][1 + j] + B[1 + i][j] + B[i - 1][j])
+    return {"A": A, "B": B} if T >= 2 else {"B": B}
+
+
 # Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
 TINY: dict[str, list[str]] = {
     "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
@@ -128,6 +144,7 @@ TINY: dict[str, list[str]] = {
                "conv2d:N=2,C=3,H=7,W=5,K=2,R=3,S=2,stride=1",
                "conv2d:N=1,C=2,H=8,W=7,K=3,R=3,S=2,stride=2",
                "conv2d:N=1,C=1,H=5,W=4,K=1,R=5,S=4,stride=3"],
+    "jacobi-2d": ["jacobi-2d:N=3,T=1", "jacobi-2d:N=7,T=1", "jacobi-2d:N=5,T=2", "jacobi-2d:N=6,T=5"],
     "depthwise_conv2d": ["depthwise_conv2d:N=1,C=1,H=1,W=1,R=1,S=1",
                          "depthwise_conv2d:N=2,C=3,H=6,W=7,R=3,S=2,stride=2",
                          "depthwise_conv2d:N=1,C=2,H=5,W=5,R=2,S=3,stride=1"],
