@@ -1,0 +1,22 @@
+"""Design-space exploration: sweep specs, local/Dask runners, the SQLite store, Pareto fronts.
+
+    from accelsim import dse
+    sweep = dse.Sweep(workloads=["gemm:M=128,N=128,K=128"],
+                      hardware={"sram.capacity_kib": [64, 128, 256]},
+                      compiler={"stages": [1, 2]})
+    dse.run_sweep(sweep, "results.sqlite")          # local processes, one per core
+    df = dse.load("results.sqlite")                 # pandas DataFrame, one row per point
+    front = dse.pareto_front(df, ["cycles", "energy_pj"])
+"""
+
+from accelsim.dse.constraints import Constraint, ConstraintError
+from accelsim.dse.pareto import non_dominated_sort, pareto_front, pareto_mask
+from accelsim.dse.runners import SweepSummary, run_point, run_sweep
+from accelsim.dse.spec import COMPILER_OPTIONS, FIDELITIES, Point, Sweep, from_dict, load_spec
+from accelsim.dse.store import Outcome, ResultStore, load
+
+__all__ = [
+    "COMPILER_OPTIONS", "FIDELITIES", "Constraint", "ConstraintError", "Outcome", "Point",
+    "ResultStore", "Sweep", "SweepSummary", "from_dict", "load", "load_spec", "non_dominated_sort",
+    "pareto_front", "pareto_mask", "run_point", "run_sweep",
+]

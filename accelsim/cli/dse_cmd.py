@@ -1,0 +1,173 @@
+"""`accelsim dse`: run sweeps, export results, extract Pareto fronts, autotune one workload.
+
+    accelsim dse run SPEC.toml [--db results.sqlite] [--workers N] [--scheduler tcp://HOST:PORT]
+    accelsim dse export DB (--csv OUT | --parquet OUT)
+    accelsim dse pareto DB --objectives cycles,energy_pj [--plot out.png]
+    accelsim dse tune WORKLOAD --config NAME
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from accelsim.errors import ConfigError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("dse", help="design-space exploration: sweeps, results, Pareto fronts, tuning",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    dsub = p.add_subparsers(dest="dse_command", required=True)
+
+    r = dsub.add_parser("run", help="run a sweep spec (TOML); resumes, skipping stored points")
+    r.add_argument("spec", help="sweep spec, a TOML file")
+    r.add_argument("--db", default="results.sqlite", help="SQLite results file (default: %(default)s)")
+    r.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: one per core; 0 = in this process)")
+    r.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    r.add_argument("--retry-failed", action="store_true", help="re-run points stored with an error")
+    r.add_argument("--dry-run", action="store_true", help="validate the spec and count its points only")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    r.add_argument("--evaluator", default=None, metavar="MODULE:FUNCTION",
+                   help="evaluate points with this function instead of the simulator")
+    r.set_defaults(handler=cmd_run)
+
+    e = dsub.add_parser("export", help="export a results database to CSV and/or Parquet")
+    e.add_argument("db")
+    e.add_argument("--csv", default=None, metavar="OUT")
+    e.add_argument("--parquet", default=None, metavar="OUT")
+    e.set_defaults(handler=cmd_export)
+
+    q = dsub.add_parser("pareto", help="print (and plot) the Pareto front of 2 or 3 objectives")
+    q.add_argument("db")
+    q.add_argument("--objectives", default="cycles,energy_pj",
+                   help="comma-separated columns to minimize (default: %(default)s)")
+    q.add_argument("--plot", default=None, metavar="OUT", help="write the Pareto plot (PNG/SVG/PDF)")
+    q.add_argument("--workload", default=None, help="only rows of this workload name or spec")
+    q.add_argument("--fidelity", default=None, choices=("analytic", "event"),
+                   help="only rows of this fidelity")
+    q.set_defaults(handler=cmd_pareto)
+
+    t = dsub.add_parser("tune", help="search tile sizes and stages for one workload and config")
+    t.add_argument("workload", help="workload spec, e.g. gemm:M=256,N=256,K=256")
+    t.add_argument("--config", default="default", help="hardware preset or TOML path (default: %(default)s)")
+    t.add_argument("--db", default=None, help="also keep every evaluated point in this results file")
+    t.add_argument("--top", type=int, default=4, help="event-fidelity runs on the best analytic candidates")
+    t.add_argument("--stages", default="1,2,3", help="pipeline stages to try (default: %(default)s)")
+    t.add_argument("--max-candidates", type=int, default=48,
+                   help="tile-size candidates (default: %(default)s)")
+    t.add_argument("--workers", type=int, default=None, help="local worker processes")
+    t.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    t.add_argument("--no-progress", action="store_true")
+    t.set_defaults(handler=cmd_tune)
+
+
+def _evaluator(text: str | None) -> Any:
+    if text is None:
+        return None
+    mod, sep, fn = text.partition(":")
+    if not sep or not mod or not fn:
+        raise ConfigError(f"--evaluator: expected MODULE:FUNCTION, found '{text}'")
+    try:
+        func = getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"--evaluator: cannot load '{text}': {exc}")
+    if not callable(func):
+        raise ConfigError(f"--evaluator: '{text}' is not a function")
+    return func
+
+
+def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from accelsim.dse import load_spec, run_sweep
+
+    sweep = load_spec(args.spec)  # every spec error surfaces here, before any point runs
+    points = sweep.points()
+    if args.dry_run:
+        print(f"{args.spec}: {len(points)} points ({sweep.size} before constraints)")
+        return 0
+    summary = run_sweep(points, args.db, evaluate=_evaluator(args.evaluator), workers=args.workers,
+                        scheduler=args.scheduler, progress=not args.no_progress,
+                        retry_failed=args.retry_failed)
+    print(f"{args.db}: {summary}", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from accelsim.dse import load
+
+    if not args.csv and not args.parquet:
+        raise ConfigError("dse export: give --csv OUT and/or --parquet OUT")
+    df = load(args.db)
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+    if args.parquet:
+        try:
+            df.to_parquet(args.parquet, index=False)
+        except ImportError as exc:
+            raise ConfigError(f"--parquet needs pyarrow (pip install 'accelsim[dse]'): {exc}")
+    print(f"{args.db}: exported {len(df)} rows", file=sys.stderr)
+    return 0
+
+
+def cmd_pareto(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from accelsim.dse import load, pareto_front
+
+    objectives = [o.strip() for o in args.objectives.split(",") if o.strip()]
+    df = load(args.db)
+    if args.workload:
+        if ":" in args.workload:  # a full spec: compare canonical forms
+            import workloads
+
+            df = df[df["workload"] == workloads.get(args.workload).spec]
+        else:  # a name: every size of it
+            df = df[df["workload"].str.partition(":")[0] == args.workload]
+    if args.fidelity:
+        df = df[df["fidelity"] == args.fidelity]
+    front = pareto_front(df, objectives)
+    shown = [c for c in ("workload", "fidelity") if c in front.columns]
+    varying = [c for c in front.columns if c not in shown and c not in objectives and _is_input(c)
+               and df[c].nunique(dropna=False) > 1]
+    with _pandas_wide():
+        print(front[[*shown, *varying, *objectives]].to_string(index=False))
+    ok = int((df["status"] == "ok").sum()) if "status" in df.columns else len(df)
+    print(f"{len(front)} of {ok} points on the front of {', '.join(objectives)}", file=sys.stderr)
+    if args.plot:
+        from plots.pareto import plot_pareto
+
+        plot_pareto(df, objectives, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _is_input(column: str) -> bool:
+    from accelsim.dse.spec import COMPILER_OPTIONS
+
+    return "." in column or column in COMPILER_OPTIONS or column in ("config",)
+
+
+class _pandas_wide:
+    def __enter__(self) -> None:
+        import pandas as pd
+
+        self._ctx = pd.option_context("display.width", 200, "display.max_columns", 50)
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ctx.__exit__(*exc)
+
+
+def cmd_tune(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from accelsim.dse.autotune import autotune
+
+    try:
+        stages = tuple(int(s) for s in args.stages.split(",") if s.strip())
+    except ValueError:
+        raise ConfigError(f"--stages: expected comma-separated integers, found '{args.stages}'")
+    result = autotune(args.workload, args.config, stages=stages, top_k=args.top,
+                      max_candidates=args.max_candidates, db=args.db, workers=args.workers,
+                      scheduler=args.scheduler, progress=not args.no_progress)
+    print(result.summary())
+    return 0

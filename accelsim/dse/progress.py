@@ -1,0 +1,89 @@
+"""A plain-text progress bar on stderr: points done, failed, rate and ETA.
+
+On a terminal it redraws one line with `\\r`; otherwise (a log file, CI) it prints a full line
+at most every `log_interval_s` seconds, and always the final line, so logs stay short.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+
+def format_duration(seconds: float) -> str:
+    if seconds != seconds or seconds == float("inf"):
+        return "--:--"
+    s = round(seconds)
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    """Call `advance(ok)` once per finished point, `close()` at the end."""
+
+    def __init__(self, total: int, skipped: int = 0, stream: TextIO | None = None, width: int = 24,
+                 min_redraw_s: float = 0.1, log_interval_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.total = total
+        self.skipped = skipped
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.done = 0
+        self.failed = 0
+        self.clock = clock
+        self.start = clock()
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.min_redraw_s = min_redraw_s if self.tty else log_interval_s
+        self._last_draw = -float("inf")
+
+    @property
+    def rate(self) -> float:
+        """Points per second finished by this run (stored points skipped are not counted)."""
+        elapsed = self.clock() - self.start
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float:
+        remaining = self.total - self.done
+        if remaining <= 0:
+            return 0.0
+        r = self.rate
+        return remaining / r if r > 0 else float("inf")
+
+    def line(self) -> str:
+        frac = self.done / self.total if self.total else 1.0
+        filled = round(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        text = (f"[{bar}] {self.done}/{self.total} points, {self.failed} failed, "
+                f"{self.rate:.2f} pts/s, ETA {format_duration(self.eta_s)}")
+        if self.skipped:
+            text += f" ({self.skipped} already stored)"
+        return text
+
+    def advance(self, ok: bool) -> None:
+        self.done += 1
+        if not ok:
+            self.failed += 1
+        self.draw(force=self.done == self.total)
+
+    def draw(self, force: bool = False) -> None:
+        now = self.clock()
+        if not force and now - self._last_draw < self.min_redraw_s:
+            return
+        self._last_draw = now
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\x1b[K")
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.draw(force=True)
+            self.stream.write("\n")
+            self.stream.flush()
+        elif self.done != self.total or self.total == 0:
+            self.draw(force=True)  # the final state always reaches the log

@@ -1,0 +1,236 @@
+"""Run a sweep's points: local worker processes (default) or a Dask cluster.
+
+Both runners only move points out and outcomes back; the parent process writes each outcome to
+the store the moment it arrives, so what is stored is exactly what finished. The evaluation
+function is a parameter (default: the simulator, `accelsim.dse.evaluate.evaluate_point`); it must
+be importable by the workers (a module-level function), as with any process pool.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import socket
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from accelsim.dse.progress import Progress
+from accelsim.dse.spec import Point, Scalar, Sweep
+from accelsim.dse.store import STATUS_ERROR, STATUS_OK, Outcome, ResultStore
+from accelsim.errors import ConfigError
+
+EvalFn = Callable[[Point], Mapping[str, Scalar | None]]
+MAX_ERROR_CHARS = 4000
+
+
+def run_point(evaluate: EvalFn, point: Point) -> Outcome:
+    """Evaluate one point in the worker; any exception becomes the point's stored error."""
+    from accelsim import __version__
+
+    start = time.perf_counter()
+    try:
+        figures = dict(evaluate(point))
+        status, error = STATUS_OK, None
+    except Exception as exc:  # a failing point must never stop the sweep
+        figures, status = {}, STATUS_ERROR
+        error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+    return Outcome(point=point, status=status, figures=figures, error=error,
+                   accelsim_version=__version__, wall_s=time.perf_counter() - start,
+                   worker=f"{socket.gethostname()}:{os.getpid()}")
+
+
+def _crashed(point: Point, why: str) -> Outcome:
+    from accelsim import __version__
+
+    return Outcome(point=point, status=STATUS_ERROR, error=why, accelsim_version=__version__)
+
+
+# ---------------------------------------------------------------------------------------------
+# local processes
+
+def default_mp_context() -> str:
+    """forkserver: workers fork from a clean single-threaded server with the simulator preloaded."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
+                   mp_context: str | None = None) -> Iterator[Outcome]:
+    """Outcomes in completion order. `workers=0` evaluates in this process (for debugging)."""
+    if workers <= 0:
+        for p in points:
+            yield run_point(evaluate, p)
+        return
+    method = mp_context or default_mp_context()
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        preload = [m for m in (getattr(evaluate, "__module__", None), "accelsim.dse.runners") if m]
+        ctx.set_forkserver_preload(preload)
+    queue: deque[Point] = deque(points)
+    # Points that were in flight when a worker died: rerun alone so only the culprit is blamed.
+    suspects: deque[Point] = deque()
+    while queue or suspects:
+        if suspects:
+            p = suspects.popleft()
+            with ProcessPoolExecutor(1, mp_context=ctx) as solo:
+                try:
+                    yield solo.submit(run_point, evaluate, p).result()
+                except BrokenProcessPool:
+                    yield _crashed(p, "worker process died while evaluating this point")
+            continue
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        inflight: dict[Future[Outcome], Point] = {}
+        try:
+            while queue or inflight:
+                while queue and len(inflight) < 2 * workers:
+                    p = queue.popleft()
+                    inflight[pool.submit(run_point, evaluate, p)] = p
+                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    p = inflight.pop(fut)
+                    try:
+                        yield fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        suspects.append(p)
+                if broken:
+                    suspects.extend(inflight.values())
+                    inflight.clear()
+                    break
+        finally:
+            pool.shutdown(wait=not inflight, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask
+
+def connect(scheduler: str, timeout_s: float = 20.0) -> Any:
+    """A `distributed.Client` for `tcp://host:port`; a clear ConfigError if nobody answers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError("--scheduler needs dask.distributed (pip install 'accelsim[dse]')")
+    try:
+        return Client(scheduler, timeout=f"{timeout_s}s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
+
+
+def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any,
+                  window: int | None = None) -> Iterator[Outcome]:
+    """Outcomes in completion order from a Dask cluster; at most `window` tasks in flight."""
+    from distributed import as_completed
+
+    if window is None:
+        nthreads = sum(client.nthreads().values()) or 1
+        window = 4 * nthreads
+    queue: deque[Point] = deque(points)
+    inflight: dict[str, Point] = {}
+
+    def submit() -> Any:
+        p = queue.popleft()
+        fut = client.submit(run_point, evaluate, p, pure=False)
+        inflight[fut.key] = p
+        return fut
+
+    first = [submit() for _ in range(min(window, len(queue)))]
+    pending = as_completed(first)
+    try:
+        for fut in pending:
+            p = inflight.pop(fut.key)
+            if fut.status == "finished":
+                yield fut.result()
+            else:  # infrastructure failure (e.g. KilledWorker): the point's error, not the sweep's
+                exc = fut.exception()
+                yield _crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
+            fut.release()
+            if queue:
+                pending.add(submit())
+    finally:
+        for f in list(pending.futures):
+            f.cancel()
+
+
+# ---------------------------------------------------------------------------------------------
+# the sweep
+
+@dataclass(frozen=True, slots=True)
+class SweepSummary:
+    total: int  # points of the sweep after constraints
+    skipped: int  # already stored before this run
+    ran: int  # evaluated by this run
+    failed: int  # of those, stored with an error
+    wall_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.ran / self.wall_s if self.wall_s > 0 else 0.0
+
+    def __str__(self) -> str:
+        return (f"{self.ran} points evaluated ({self.failed} failed), {self.skipped} already stored, "
+                f"{self.total} in the sweep; {self.wall_s:.1f} s, {self.rate:.2f} points/s")
+
+
+def default_evaluator() -> EvalFn:
+    from accelsim.dse.evaluate import evaluate_point
+
+    return evaluate_point
+
+
+def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
+              evaluate: EvalFn | None = None, workers: int | None = None,
+              scheduler: str | Any | None = None, progress: bool | TextIO = True,
+              retry_failed: bool = False, mp_context: str | None = None) -> SweepSummary:
+    """Evaluate every point not yet in `db` and store each outcome as it completes.
+
+    `workers`: local processes (default one per core; 0 = in this process). `scheduler`: a
+    Dask address `tcp://host:port` or a `distributed.Client`; when given, `workers` is unused.
+    `retry_failed`: re-run points stored with an error (their rows are replaced).
+    """
+    evaluate = evaluate or default_evaluator()
+    points = sweep.points() if isinstance(sweep, Sweep) else list(sweep)
+    points = list({p.key: p for p in points}.values())
+    store = db if isinstance(db, ResultStore) else ResultStore(db)
+    try:
+        done_keys = store.keys("ok") if retry_failed else store.keys()
+        todo = [p for p in points if p.key not in done_keys]
+        if isinstance(sweep, Sweep):
+            store.record_sweep(sweep.name, sweep.to_dict())
+        stream = progress if not isinstance(progress, bool) else sys.stderr
+        bar = Progress(len(todo), skipped=len(points) - len(todo), stream=stream) if progress else None
+
+        client, own_client = None, False
+        if scheduler is not None and todo:
+            own_client = isinstance(scheduler, str)
+            client = connect(scheduler) if own_client else scheduler
+        start = time.perf_counter()
+        ran = failed = 0
+        try:
+            if client is not None:
+                outcomes = dask_outcomes(evaluate, todo, client)
+            else:
+                n = (os.cpu_count() or 1) if workers is None else workers
+                outcomes = local_outcomes(evaluate, todo, min(n, len(todo)) if n > 0 else 0, mp_context)
+            for outcome in outcomes:
+                store.put(outcome)
+                ran += 1
+                failed += not outcome.ok
+                if bar is not None:
+                    bar.advance(outcome.ok)
+        finally:
+            if bar is not None:
+                bar.close()
+            if own_client:
+                client.close()
+        return SweepSummary(total=len(points), skipped=len(points) - len(todo), ran=ran, failed=failed,
+                            wall_s=time.perf_counter() - start)
+    finally:
+        if not isinstance(db, ResultStore):
+            store.close()

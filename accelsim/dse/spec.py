@@ -1,0 +1,449 @@
+"""Sweep specifications: workloads x hardware keys x compiler options x fidelity, with constraints.
+
+The same `Sweep` value comes from TOML (`load_spec(path)`) or from Python
+(`Sweep(workloads=[...], hardware={"sram.capacity_kib": [64, 128]})`). Everything is checked
+when the sweep is built, before any point runs: unknown keys, empty ranges, values of the
+wrong type, hardware keys the config schema rejects, constraints that do not parse or that
+fail on some point. Each error is a ConfigError naming the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accelsim.dse.constraints import Constraint
+from accelsim.errors import ConfigError
+from compiler.diagnostics import AccelsimError
+
+Scalar = int | float | str | bool
+FIDELITIES = ("analytic", "event")
+TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
+                  "constraints")
+
+
+# ---------------------------------------------------------------------------------------------
+# compiler options: name -> (default, canonicalizer raising ValueError with "expected ...")
+
+def _tile_sizes(v: Any) -> str:
+    """"auto" (chosen for the SRAM capacity), "none" (no tiling), N, or [N, N, N] -> text."""
+    if isinstance(v, str) and v in ("auto", "none"):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 1:
+        return str(v)
+    if isinstance(v, list | tuple) and v and all(isinstance(x, int) and not isinstance(x, bool)
+                                                 and x >= 1 for x in v):
+        return ",".join(str(x) for x in v)
+    raise ValueError('expected "auto", "none", a positive integer or a list of positive integers')
+
+
+def _positive_int(v: Any) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 1:
+        return v
+    raise ValueError("expected an integer >= 1")
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    raise ValueError("expected true or false")
+
+
+@dataclass(frozen=True, slots=True)
+class CompilerOption:
+    default: Scalar
+    canonical: Callable[[Any], Scalar]
+    doc: str
+
+
+COMPILER_OPTIONS: dict[str, CompilerOption] = {
+    "tile_sizes": CompilerOption("auto", _tile_sizes,
+                                 "affine-loop-tile sizes per loop of the band, or auto / none"),
+    "stages": CompilerOption(2, _positive_int,
+                             "affine-pipeline-data-transfer stages (1 = no pipelining)"),
+    "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
+    "data_copy": CompilerOption(True, _bool, "affine-data-copy-generate with DMA into SRAM"),
+}
+
+
+def tile_sizes_value(text: str) -> str | tuple[int, ...]:
+    """The canonical tile text back as a tuple (or "auto"/"none"), e.g. for constraints."""
+    if text in ("auto", "none"):
+        return text
+    return tuple(int(x) for x in text.split(","))
+
+
+# ---------------------------------------------------------------------------------------------
+# workload spec strings
+
+_WL_RE = re.compile(r"^\s*([A-Za-z0-9][\w\-]*)\s*(?::(.*))?$")
+
+
+def canonical_workload(spec: str) -> str:
+    """`gemm:N=48, M=64` -> `gemm:M=64,N=48` so one point has one key."""
+    name, params = parse_workload(spec)
+    if not params:
+        return name
+    return name + ":" + ",".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def parse_workload(spec: str) -> tuple[str, dict[str, Scalar]]:
+    if not isinstance(spec, str):
+        raise ValueError(f"expected a workload spec string like 'gemm:M=64,N=64,K=64', found {spec!r}")
+    m = _WL_RE.match(spec)
+    if m is None:
+        raise ValueError(f"expected 'name' or 'name:key=value,...', found {spec!r}")
+    params: dict[str, Scalar] = {}
+    for item in filter(None, (s.strip() for s in (m.group(2) or "").split(","))):
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"expected key=value in workload spec {spec!r}, found {item!r}")
+        params[key.strip()] = _number(raw.strip())
+    return m.group(1), params
+
+
+def _number(raw: str) -> Scalar:
+    for conv in (int, float):
+        try:
+            return conv(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+# ---------------------------------------------------------------------------------------------
+# points
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One design point. `key` is a hash of the canonical point: the store's primary key."""
+
+    workload: str
+    config: str = "default"
+    hardware: tuple[tuple[str, Scalar], ...] = ()
+    compiler: tuple[tuple[str, Scalar], ...] = ()
+    fidelity: str = "analytic"
+    functional: bool = False
+
+    def canonical(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "config": self.config,
+            "hardware": dict(sorted(self.hardware)),
+            "compiler": dict(sorted(self.compiler)),
+            "fidelity": self.fidelity,
+            "functional": self.functional,
+        }
+
+    @property
+    def key(self) -> str:
+        text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    @property
+    def hw(self) -> dict[str, Scalar]:
+        return dict(self.hardware)
+
+    @property
+    def options(self) -> dict[str, Scalar]:
+        opts = {name: o.default for name, o in COMPILER_OPTIONS.items()}
+        opts.update(self.compiler)
+        return opts
+
+    def params(self) -> dict[str, Scalar]:
+        """The input columns of this point's row: one per parameter, flat."""
+        row: dict[str, Scalar] = {"workload": self.workload, "config": self.config,
+                                  "fidelity": self.fidelity, "functional": self.functional}
+        row.update(self.hardware)
+        row.update(self.options)
+        return row
+
+    def env(self) -> dict[str, Any]:
+        """Names a constraint can use: parameters, workload params (M, N, ...), `kernel`."""
+        name, wl_params = parse_workload(self.workload)
+        env: dict[str, Any] = dict(wl_params)
+        env["kernel"] = name
+        env.update(self.params())
+        env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
+        return env
+
+    @staticmethod
+    def from_canonical(data: Mapping[str, Any]) -> Point:
+        return Point(
+            workload=data["workload"],
+            config=data["config"],
+            hardware=tuple(sorted(data["hardware"].items())),
+            compiler=tuple(sorted(data["compiler"].items())),
+            fidelity=data["fidelity"],
+            functional=bool(data["functional"]),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# the sweep
+
+def _as_range(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """TOML `[hardware] sram.capacity_kib = [..]` is a nested table; sweep keys are dotted."""
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A validated sweep. Build it directly or with `load_spec`; iterate `points()`."""
+
+    workloads: Sequence[str]
+    hardware: Mapping[str, Sequence[Scalar] | Scalar] = field(default_factory=dict)
+    compiler: Mapping[str, Sequence[Any] | Any] = field(default_factory=dict)
+    fidelity: Sequence[str] | str = ("analytic",)
+    config: Sequence[str] | str = ("default",)
+    constraints: Sequence[str] = ()
+    functional: bool = False
+    name: str = "sweep"
+    source: str = "<python>"
+    check_registry: bool = True
+
+    def __post_init__(self) -> None:
+        src = self.source
+        wls = _as_range(self.workloads)
+        if not wls:
+            raise ConfigError(f"{src}: key 'workloads': empty range (expected at least one workload)")
+        canon: list[str] = []
+        for i, w in enumerate(wls):
+            try:
+                canon.append(self._canonical_workload(w))
+            except (AccelsimError, ValueError, KeyError) as exc:
+                raise ConfigError(f"{src}: key 'workloads[{i}]': {exc}")
+        object.__setattr__(self, "workloads", tuple(dict.fromkeys(canon)))
+
+        configs = _as_range(self.config)
+        if not configs or not all(isinstance(c, str) and c for c in configs):
+            raise ConfigError(f"{src}: key 'config': expected a preset name or path (or a non-empty "
+                              f"list of them), found {self.config!r}")
+        object.__setattr__(self, "config", tuple(dict.fromkeys(configs)))
+
+        fids = _as_range(self.fidelity)
+        if not fids:
+            raise ConfigError(f"{src}: key 'fidelity': empty range (expected some of {FIDELITIES})")
+        for f in fids:
+            if f not in FIDELITIES:
+                raise ConfigError(f"{src}: key 'fidelity': expected one of {FIDELITIES}, found {f!r}")
+        object.__setattr__(self, "fidelity", tuple(dict.fromkeys(fids)))
+
+        if not isinstance(self.functional, bool):
+            raise ConfigError(f"{src}: key 'functional': expected true or false, found {self.functional!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise ConfigError(f"{src}: key 'name': expected a non-empty string, found {self.name!r}")
+
+        object.__setattr__(self, "hardware", self._check_hardware(_flatten(self.hardware)))
+        object.__setattr__(self, "compiler", self._check_compiler(dict(self.compiler)))
+
+        cons: list[Constraint] = []
+        for i, text in enumerate(_as_range(self.constraints)):
+            try:
+                cons.append(Constraint.parse(text))
+            except ConfigError as exc:
+                raise ConfigError(f"{src}: key 'constraints[{i}]': {exc}")
+        object.__setattr__(self, "constraints", tuple(c.text for c in cons))
+        object.__setattr__(self, "_parsed", tuple(cons))
+        self._check_constraint_names()
+        if self.check_registry:
+            self._check_against_schema()
+
+    # -- validation -----------------------------------------------------------------------
+
+    def _check_hardware(self, flat: Mapping[str, Any]) -> dict[str, tuple[Scalar, ...]]:
+        out: dict[str, tuple[Scalar, ...]] = {}
+        for key, value in flat.items():
+            where = f"{self.source}: key 'hardware.{key}'"
+            if "." not in key:
+                raise ConfigError(f"{where}: expected a dotted config key like 'sram.capacity_kib'")
+            values = _as_range(value)
+            if not values:
+                raise ConfigError(f"{where}: empty range (expected at least one value)")
+            kinds = set()
+            for v in values:
+                if not isinstance(v, int | float | str | bool):
+                    raise ConfigError(f"{where}: expected numbers, strings or booleans, found {v!r}")
+                kinds.add("bool" if isinstance(v, bool) else "number" if isinstance(v, int | float)
+                          else "str")
+            if len(kinds) > 1:
+                raise ConfigError(f"{where}: values of mixed types {sorted(kinds)}: {values!r}")
+            out[key] = tuple(dict.fromkeys(values))
+        return out
+
+    def _check_compiler(self, table: Mapping[str, Any]) -> dict[str, tuple[Scalar, ...]]:
+        out: dict[str, tuple[Scalar, ...]] = {}
+        for key, value in table.items():
+            where = f"{self.source}: key 'compiler.{key}'"
+            if key not in COMPILER_OPTIONS:
+                known = ", ".join(COMPILER_OPTIONS)
+                raise ConfigError(f"{where}: unknown compiler option (known: {known})")
+            # A bare list of ints for tile_sizes is one choice, not a range of choices.
+            if key == "tile_sizes" and isinstance(value, list | tuple) and value and all(
+                    isinstance(v, int) for v in value):
+                values = [value]
+            else:
+                values = _as_range(value)
+            if not values:
+                raise ConfigError(f"{where}: empty range (expected at least one value)")
+            canon = []
+            for v in values:
+                try:
+                    canon.append(COMPILER_OPTIONS[key].canonical(v))
+                except ValueError as exc:
+                    raise ConfigError(f"{where}: {exc}, found {v!r}")
+            out[key] = tuple(dict.fromkeys(canon))
+        return out
+
+    def _check_constraint_names(self) -> None:
+        known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
+                                                               "functional", "kernel"}
+        for w in self.workloads:
+            known |= set(parse_workload(w)[1])
+        for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
+            for n in sorted(c.names - known - {f for f in _function_names()}):
+                raise ConfigError(f"{self.source}: key 'constraints[{i}]': unknown name '{n}' in "
+                                  f"{c.text!r} (known: {', '.join(sorted(known))})")
+
+    def _check_against_schema(self) -> None:
+        """Each config loads and accepts each swept value alone; the SIM's schema decides."""
+        if importlib.util.find_spec("accelsim.config") is None:
+            return
+        from accelsim.config import load_config
+
+        for cfg in self.config:
+            try:
+                base = load_config(cfg)
+            except ConfigError as exc:
+                raise ConfigError(f"{self.source}: key 'config': {exc}")
+            for key, values in self.hardware.items():
+                for v in values:
+                    try:
+                        base.with_overrides({key: v})
+                    except ConfigError as exc:
+                        raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
+
+    def _canonical_workload(self, spec: str) -> str:
+        """With the registry: its canonical spec (every parameter, defaults included), so
+        `gemm` and `gemm:M=<default>` are one point. Without: sorted `key=value` pairs."""
+        if self.check_registry and importlib.util.find_spec("workloads") is not None:
+            import workloads
+
+            if not isinstance(spec, str):
+                raise ValueError(f"expected a workload spec string like 'gemm:M=64', found {spec!r}")
+            return str(workloads.get(spec).spec)
+        return canonical_workload(spec)
+
+    # -- points -----------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """Points before constraints."""
+        n = len(self.workloads) * len(self.config) * len(self.fidelity)
+        for values in (*self.hardware.values(), *self.compiler.values()):
+            n *= len(values)
+        return n
+
+    def iter_all(self) -> Iterator[Point]:
+        hw_keys, cc_keys = list(self.hardware), list(self.compiler)
+        for wl, cfg in itertools.product(self.workloads, self.config):
+            for hw in itertools.product(*(self.hardware[k] for k in hw_keys)):
+                for cc in itertools.product(*(self.compiler[k] for k in cc_keys)):
+                    opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
+                    opts.update(zip(cc_keys, cc))
+                    for fid in self.fidelity:
+                        yield Point(workload=wl, config=cfg,
+                                    hardware=tuple(sorted(zip(hw_keys, hw))),
+                                    compiler=tuple(sorted(opts.items())),
+                                    fidelity=fid, functional=self.functional)
+
+    def points(self) -> list[Point]:
+        """Every point that satisfies all constraints (a constraint error names itself)."""
+        out = []
+        for p in self.iter_all():
+            env = p.env()
+            for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
+                try:
+                    ok = c(env)
+                except ConfigError as exc:
+                    raise ConfigError(f"{self.source}: key 'constraints[{i}]': {exc} (at point {p.params()})")
+                if not ok:
+                    break
+            else:
+                out.append(p)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "config": list(self.config),
+            "workloads": list(self.workloads),
+            "hardware": {k: list(v) for k, v in self.hardware.items()},
+            "compiler": {k: list(v) for k, v in self.compiler.items()},
+            "fidelity": list(self.fidelity),
+            "functional": self.functional,
+            "constraints": list(self.constraints),
+        }
+
+
+def _function_names() -> set[str]:
+    from accelsim.dse.constraints import FUNCTIONS
+
+    return set(FUNCTIONS)
+
+
+def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: bool = True) -> Sweep:
+    """A sweep from the parsed TOML table (or any mapping of the same shape)."""
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise ConfigError(f"{source}: unknown key '{key}' (known: {', '.join(TOP_LEVEL_KEYS)})")
+    if "workloads" not in data:
+        raise ConfigError(f"{source}: key 'workloads' is required (e.g. workloads = [\"gemm:M=64\"])")
+    for table in ("hardware", "compiler"):
+        if table in data and not isinstance(data[table], Mapping):
+            raise ConfigError(f"{source}: key '{table}': expected a table, found {data[table]!r}")
+    return Sweep(
+        workloads=data["workloads"],
+        hardware=data.get("hardware", {}),
+        compiler=data.get("compiler", {}),
+        fidelity=data.get("fidelity", ("analytic",)),
+        config=data.get("config", ("default",)),
+        constraints=data.get("constraints", ()),
+        functional=data.get("functional", False),
+        name=data.get("name", Path(source).stem if source.endswith(".toml") else "sweep"),
+        source=source,
+        check_registry=check_registry,
+    )
+
+
+def load_spec(path: str | Path, check_registry: bool = True) -> Sweep:
+    """Parse and validate a TOML sweep file; nothing runs here."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read sweep spec: {exc.strerror}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}")
+    return from_dict(data, source=str(path), check_registry=check_registry)

@@ -1,0 +1,82 @@
+"""Pareto plots of DSE results: every point in grey, the non-dominated front highlighted.
+
+Two objectives: one scatter with the front drawn as a staircase (the region it dominates).
+Three objectives: the three pairwise projections side by side, the 3-D front highlighted in
+each (a point on the 3-D front need not be on a 2-D projection's front, which is the point).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from accelsim.dse.pareto import check_objectives, pareto_mask
+
+FRONT_COLOR = "#d62728"
+OTHER_COLOR = "#9e9e9e"
+FRONT_LABEL = "Pareto front"
+OTHER_LABEL = "dominated"
+
+
+def _label(name: str) -> str:
+    return {"cycles": "cycles", "energy_pj": "energy (pJ)", "sram_peak_bytes": "SRAM peak (bytes)",
+            "dram_bytes": "DRAM traffic (bytes)"}.get(name, name)
+
+
+def _use_log(values: np.ndarray) -> bool:
+    v = values[values > 0]
+    return v.size == values.size and v.size > 1 and v.max() / v.min() >= 100
+
+
+def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = None, *,
+                title: str | None = None) -> Any:
+    """Draw the front of `objectives` (minimized) over the ok rows of a results DataFrame.
+
+    Returns the matplotlib Figure; saves it to `out` (PNG/SVG/PDF by extension) when given.
+    The front's scatter artist has the label "Pareto front" so a test can read its points back.
+    """
+    check_objectives(df, objectives)
+    data = df[df["status"] == "ok"] if "status" in df.columns else df
+    data = data.dropna(subset=list(objectives))
+    values = data[list(objectives)].to_numpy(dtype=float)
+    mask = pareto_mask(values) if len(values) else np.zeros(0, dtype=bool)
+    pairs = [(0, 1)] if len(objectives) == 2 else [(0, 1), (0, 2), (1, 2)]
+    # A bare Figure (no pyplot): renders with Agg, touches no global backend state.
+    fig = Figure(figsize=(5.5 * len(pairs), 4.5))
+    axes = fig.subplots(1, len(pairs), squeeze=False)
+    for ax, (a, b) in zip(axes[0], pairs):
+        x, y = values[:, a], values[:, b]
+        ax.scatter(x[~mask], y[~mask], s=14, c=OTHER_COLOR, alpha=0.7, label=OTHER_LABEL, zorder=2)
+        ax.scatter(x[mask], y[mask], s=36, c=FRONT_COLOR, edgecolors="black", linewidths=0.5,
+                   label=FRONT_LABEL, zorder=3)
+        if len(pairs) == 1 and mask.any():
+            order = np.argsort(x[mask], kind="stable")
+            ax.step(x[mask][order], y[mask][order], where="post", color=FRONT_COLOR, lw=1.2, zorder=1)
+        ax.set_xlabel(_label(objectives[a]))
+        ax.set_ylabel(_label(objectives[b]))
+        if _use_log(x):
+            ax.set_xscale("log")
+        if _use_log(y):
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    n_front = int(mask.sum())
+    fig.suptitle(title or f"Pareto front of {', '.join(objectives)}: {n_front} of {len(values)} points "
+                          "(lower is better)")
+    fig.tight_layout()
+    if out is not None:
+        fig.savefig(out, dpi=120)
+    return fig
+
+
+def front_points(fig: Any, panel: int = 0) -> np.ndarray:
+    """The (x, y) points drawn as the front in one panel, read back from the figure."""
+    ax = fig.axes[panel]
+    for coll in ax.collections:
+        if coll.get_label() == FRONT_LABEL:
+            return np.asarray(coll.get_offsets(), dtype=float)
+    raise LookupError("no Pareto front in this panel")
