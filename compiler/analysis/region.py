@@ -1,0 +1,323 @@
+"""Memory regions: the elements of each memref touched by a sequence of ops, and their box.
+
+The region is parameterized by the IVs of the loops enclosing the ops' block (or only the
+loops the caller names, the others projected out) and by the function's symbols, so a copy
+generated at that depth can use its bounding box directly: per dimension a lower bound that
+is an affine function of those values and, where one exists, a constant extent (the maximum
+over all parameter values of `max - lower + 1`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+
+from compiler.analysis.access import accesses_in, relation_in_frame
+from compiler.analysis.domain import domain_in_frame, enclosing_loops
+from compiler.analysis.isl_bridge import (
+    CTX,
+    AnalysisError,
+    Frame,
+    _val,
+    aff_to_index_expr,
+    isl_name,
+    pw_single_aff,
+    val_to_int,
+)
+from compiler.ir.builder import IndexExpr
+from compiler.ir.core import Operation, Value
+from compiler.ir.ops import AffineForOp
+from compiler.ir.types import MemRefType
+
+
+@dataclass(frozen=True, slots=True)
+class MemRefRegion:
+    """Elements of `memref` accessed inside some ops, as a function of the outer IVs/symbols.
+
+    `exact` and `written_set` live in `[params] -> { M[a0, ...] }`. `lower[d]` and
+    `extents[d]` describe the bounding box; `box` is that box as an isl set and
+    `clipped[d]` says whether the box can leave the memref's shape along dim d (a partial
+    tile: the copy must then be clipped with `min(lower + extent, size)`, see `clipped_box`).
+    """
+
+    memref: Value
+    read: bool
+    written: bool
+    exact: isl.Set
+    written_set: isl.Set
+    params: tuple[Value, ...]
+    lower: tuple[IndexExpr, ...]
+    extents: tuple[int | None, ...]
+    symbolic_extents: tuple[IndexExpr | None, ...]
+    box: isl.Set
+    clipped_box: isl.Set
+    clipped: tuple[bool, ...]
+    exact_ranges: bool = True
+
+    @property
+    def rank(self) -> int:
+        return len(self.lower)
+
+    @property
+    def element_bytes(self) -> int:
+        mt = self.memref.type
+        assert isinstance(mt, MemRefType)
+        return mt.element.byte_width
+
+    @property
+    def num_elements(self) -> int | None:
+        """Elements in the bounding box (an upper bound on the exact set's size)."""
+        if any(e is None for e in self.extents):
+            return None
+        return math.prod(self.extents)  # type: ignore[arg-type]
+
+    def size_bytes(self) -> int | None:
+        n = self.num_elements
+        return None if n is None else n * self.element_bytes
+
+    @property
+    def is_clipped(self) -> bool:
+        return any(self.clipped)
+
+    def upper_bounds(self, d: int) -> list[IndexExpr]:
+        """Exclusive upper bounds of the clipped box along dim d; their min is the bound."""
+        ext = self.extents[d]
+        if ext is None:
+            raise ValueError(f"dim {d} of the region of %{self.memref.name_hint} has no constant extent")
+        ubs = [self.lower[d] + ext]
+        mt = self.memref.type
+        assert isinstance(mt, MemRefType)
+        if self.clipped[d] and mt.shape[d] is not None:
+            ubs.append(IndexExpr.of(int(mt.shape[d])))  # type: ignore[arg-type]
+        return ubs
+
+
+def _block_of(ops: Sequence[Operation]) -> None:
+    if not ops:
+        raise ValueError("memref_regions needs at least one op")
+    blk = ops[0].parent_block
+    for op in ops:
+        if op.parent_block is not blk:
+            raise ValueError(f"{op.NAME} at {op.loc} is not in the block of the first op")
+
+
+def _to_params(obj, dim_type, positions: list[int]):  # type: ignore[no-untyped-def]
+    """Move the given dims (ascending positions) to the end of the parameters."""
+    for pos in sorted(positions, reverse=True):
+        obj = obj.move_dims(isl.dim_type.param, obj.dim(isl.dim_type.param), dim_type, pos, 1)
+    return obj
+
+
+def region_context(ops: Sequence[Operation], param_loops: Sequence[AffineForOp]) -> tuple[isl.Set, Frame]:
+    """Constraints on the parameters: the outer loops' domain (and ifs) around the block."""
+    outer = enclosing_loops(ops[0])
+    frame = Frame([lp.iv for lp in outer])
+    dom = domain_in_frame(ops[0], frame)
+    keep = [k for k, lp in enumerate(outer) if any(lp is p for p in param_loops)]
+    dom = _to_params(dom, isl.dim_type.set, keep)
+    # [symbols, outer IVs] -> { [other outer IVs] }  ->  params only
+    return dom.params(), frame
+
+
+def memref_regions(ops: Sequence[Operation],
+                   depth_ops: Sequence[AffineForOp] | None = None) -> dict[Value, MemRefRegion]:
+    """Every memref accessed inside `ops` (consecutive ops of one block, nested included).
+
+    Parameters are the IVs of the loops enclosing that block (only `depth_ops` when given;
+    the other IVs are projected out) and the symbols.
+    """
+    _block_of(ops)
+    outer = enclosing_loops(ops[0])
+    param_loops = list(outer) if depth_ops is None else list(depth_ops)
+    for lp in param_loops:
+        if not any(lp is o for o in outer):
+            raise ValueError(f"depth op {lp.NAME} at {lp.loc} does not enclose the ops")
+    n_outer = len(outer)
+    keep = [k for k, lp in enumerate(outer) if any(lp is p for p in param_loops)]
+    ctx, ctx_frame = region_context(ops, param_loops)
+    names: dict[str, Value] = {isl_name(lp.iv): lp.iv for lp in outer}
+    names.update(ctx_frame.params)
+
+    reads: dict[int, isl.Set] = {}
+    writes: dict[int, isl.Set] = {}
+    memrefs: dict[int, Value] = {}
+    exact_ranges: dict[int, bool] = {}
+    frames: dict[int, tuple[Frame, isl.Set]] = {}
+    for root in ops:
+        for acc in accesses_in(root):
+            fk = id(acc.op)
+            if fk not in frames:
+                frame = Frame([lp.iv for lp in enclosing_loops(acc.op)])
+                frames[fk] = (frame, domain_in_frame(acc.op, frame))
+            frame, dom = frames[fk]
+            rel = relation_in_frame(acc.op, acc.side, frame, dom)
+            names.update(frame.params)
+            # [symbols] -> { [outer IVs, inner IVs] -> M[a] }
+            rel = _to_params(rel, isl.dim_type.in_, [k for k in keep if k < n_outer])
+            # [symbols, kept outer IVs] -> { [other IVs] -> M[a] }
+            elems = rel.range()
+            # [symbols, kept outer IVs] -> { M[a] }
+            key = id(acc.memref)
+            memrefs[key] = acc.memref
+            table = writes if acc.is_write else reads
+            table[key] = elems if key not in table else table[key].union(elems)
+            if acc.side in ("src", "dst"):
+                from compiler.analysis.access import is_exact_side
+                exact_ranges[key] = exact_ranges.get(key, True) and is_exact_side(acc.op, acc.side)
+
+    out: dict[Value, MemRefRegion] = {}
+    for key, memref in memrefs.items():
+        r, w = reads.get(key), writes.get(key)
+        parts = [s for s in (r, w) if s is not None]
+        exact = parts[0] if len(parts) == 1 else parts[0].union(parts[1])
+        exact = exact.intersect_params(ctx).coalesce()
+        if w is not None:
+            written = w.intersect_params(ctx).coalesce()
+        else:
+            written = isl.Set.empty(exact.get_space())
+        out[memref] = _make_region(memref, r is not None, w is not None, exact, written, names,
+                                   exact_ranges.get(key, True))
+    return out
+
+
+def _make_region(memref: Value, read: bool, written: bool, exact: isl.Set, written_set: isl.Set,
+                 names: dict[str, Value], exact_ranges: bool) -> MemRefRegion:
+    mt = memref.type
+    assert isinstance(mt, MemRefType)
+    exact, written_set = _canonical_params(exact, written_set, names)
+    space = exact.get_space()
+    rank = exact.dim(isl.dim_type.set)
+    params = tuple(names[exact.get_dim_name(isl.dim_type.param, k)]
+                   for k in range(exact.dim(isl.dim_type.param)))
+    lowers: list[IndexExpr] = []
+    extents: list[int | None] = []
+    sym_extents: list[IndexExpr | None] = []
+    lo_list = isl.PwAffList.alloc(CTX, rank)
+    hi_list = isl.PwAffList.alloc(CTX, rank)
+    for d in range(rank):
+        lo_pw, hi_pw, lo_ie, ext, sym = _dim_box(exact, d, names)
+        lowers.append(lo_ie)
+        extents.append(ext)
+        sym_extents.append(sym)
+        lo_list = lo_list.add(lo_pw)
+        hi_list = hi_list.add(hi_pw)
+    box = isl.Set.universe(space)
+    if rank:
+        # [params] -> { M[a] : lower(params) <= a <= lower(params) + extent - 1 }
+        box = box.lower_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, lo_list))
+        box = box.upper_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, hi_list))
+    box = box.intersect_params(exact.params()).coalesce()
+    clipped: list[bool] = []
+    shape = isl.Set.universe(space)
+    for d, size in enumerate(mt.shape):
+        along = isl.Set.universe(space).lower_bound_val(isl.dim_type.set, d, _val(0))
+        if size is not None:
+            along = along.upper_bound_val(isl.dim_type.set, d, _val(int(size) - 1))
+        shape = shape.intersect(along)
+        clipped.append(not box.subtract(along).is_empty())
+    return MemRefRegion(memref, read, written, exact, written_set, params, tuple(lowers),
+                        tuple(extents), tuple(sym_extents), box, box.intersect(shape).coalesce(),
+                        tuple(clipped), exact_ranges)
+
+
+def _canonical_params(exact: isl.Set, written: isl.Set, names: dict[str, Value]
+                      ) -> tuple[isl.Set, isl.Set]:
+    """Order the parameters: loop IVs outer -> inner first, then symbols, by first appearance."""
+    found = [exact.get_dim_name(isl.dim_type.param, k) for k in range(exact.dim(isl.dim_type.param))]
+    found += [n for n in (written.get_dim_name(isl.dim_type.param, k)
+                          for k in range(written.dim(isl.dim_type.param))) if n not in found]
+    order = list(names)  # insertion order: outer IVs first (outer -> inner), then symbols
+    ivs = [n for n in order if n in found and _is_loop_iv(names[n])]
+    rest = [n for n in found if n not in ivs]
+    model = isl.Space.create_from_names(CTX, set=[], params=ivs + rest).params()
+    return exact.align_params(model), written.align_params(model)
+
+
+def _is_loop_iv(v: Value) -> bool:
+    from compiler.ir.core import BlockArgument
+    return isinstance(v, BlockArgument) and isinstance(v.block.parent_op, AffineForOp)
+
+
+def _candidates(proj: isl.Set, lo: isl.PwAff) -> list[isl.Aff]:
+    """Lower-bound candidates: pieces of the minimum, and unit lower-bound constraints."""
+    cands: list[isl.Aff] = []
+    seen: set[str] = set()
+
+    def add(a: isl.Aff) -> None:
+        key = str(a)
+        if key not in seen:
+            seen.add(key)
+            cands.append(a)
+
+    for bset in proj.get_basic_sets():
+        for c in bset.get_constraints():
+            coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
+            if coef == 1 or (c.is_equality() and coef == -1):
+                aff = c.get_bound(isl.dim_type.set, 0)
+                if aff.dim(isl.dim_type.div) == 0:
+                    add(aff)
+    for dom, aff in lo.get_pieces():
+        add(aff.gist(dom))
+    return cands
+
+
+def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
+             ) -> tuple[isl.PwAff, isl.PwAff, IndexExpr, int | None, IndexExpr | None]:
+    """Lower bound (pw, IndexExpr), inclusive upper bound pw, constant and symbolic extent."""
+    rank = exact.dim(isl.dim_type.set)
+    # [params] -> { M[a_d] }
+    proj = exact.project_out(isl.dim_type.set, d + 1, rank - d - 1).project_out(isl.dim_type.set, 0, d)
+    if proj.is_empty():
+        zero = isl.PwAff.val_on_domain(isl.Set.universe(proj.params().get_space()), _val(0))
+        return zero, zero.add(_param_const(zero, -1)), IndexExpr.of(0), 0, None
+    lo = proj.dim_min(0)
+    hi = proj.dim_max(0)
+    dom = lo.domain()
+    best: tuple[tuple[int, int], isl.PwAff, isl.Aff, int | None] | None = None
+    for aff in _candidates(proj, lo):
+        # The candidate as a parameter-only function (the basic-set bound lives on [x] -> []).
+        cand = _param_aff(aff, dom)
+        if cand is None:
+            continue
+        slack = lo.sub(cand).min_val()
+        if slack.is_neginfty() or slack.is_nan() or (slack.is_int() and slack.is_neg()):
+            continue  # not a lower bound for every parameter value
+        span = hi.sub(cand).max_val()
+        ext = val_to_int(span)
+        ext = None if ext is None else ext + 1
+        rank_key = (0 if ext is not None else 1, ext if ext is not None else 0)
+        rank_key = (rank_key[0], rank_key[1] * 2 + (1 if cand.dim(isl.dim_type.div) else 0))
+        if best is None or rank_key < best[0]:
+            best = (rank_key, cand, aff, ext)
+    if best is None:
+        raise AnalysisError(f"no affine lower bound for dim {d} of region {exact}")
+    _, cand, _, ext = best
+    single = pw_single_aff(cand)
+    assert single is not None
+    lo_ie = aff_to_index_expr(single, names)
+    sym: IndexExpr | None = None
+    if ext is None:
+        diff = pw_single_aff(hi.sub(cand).coalesce())
+        if diff is not None and diff.dim(isl.dim_type.div) == 0:
+            sym = aff_to_index_expr(diff, names) + 1
+    upper = hi if ext is None else cand.add(_param_const(cand, ext - 1))
+    return cand, upper, lo_ie, ext, sym
+
+
+def _param_const(like: isl.PwAff, n: int) -> isl.PwAff:
+    return isl.PwAff.val_on_domain(like.domain(), _val(n))
+
+
+def _param_aff(aff: isl.Aff, dom: isl.Set) -> isl.PwAff | None:
+    """`aff` (over params, maybe with an unused set dim) as a PwAff on the parameter set `dom`."""
+    n_in = aff.dim(isl.dim_type.in_)
+    for k in range(n_in):
+        if not aff.get_coefficient_val(isl.dim_type.in_, k).is_zero():
+            return None
+    if n_in or not aff.get_domain_space().is_params():
+        aff = aff.project_domain_on_params()
+    # [params] -> { [(f)] } on the parameter domain of the region's minimum
+    return isl.PwAff.from_aff(aff).intersect_params(dom)
