@@ -14,14 +14,24 @@ _LOCK = threading.Lock()
 
 
 @functools.cache
-def target_machine() -> llvm.TargetMachine:
-    """The host CPU with all its features (what gcc -march=native would target)."""
+def _host() -> tuple[str, str]:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def new_target_machine() -> llvm.TargetMachine:
+    """The host CPU with all its features (what gcc -march=native targets). A fresh one each
+    time: an MCJIT engine takes ownership of (and frees) the machine it is given."""
+    cpu, features = _host()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
-                                        opt=3, codemodel="jitdefault")
+    return target.create_target_machine(cpu=cpu, features=features, opt=3, codemodel="jitdefault")
+
+
+@functools.cache
+def target_machine() -> llvm.TargetMachine:
+    """Shared machine for data layout and the optimization pipeline (never given to an engine)."""
+    return new_target_machine()
 
 
 def parse_and_verify(module: ir.Module) -> llvm.ModuleRef:
@@ -55,7 +65,7 @@ class Engine:
 
     def __init__(self, ref: llvm.ModuleRef):
         with _LOCK:
-            self._engine = llvm.create_mcjit_compiler(ref, target_machine())
+            self._engine = llvm.create_mcjit_compiler(ref, new_target_machine())
             self._engine.finalize_object()
             self._engine.run_static_constructors()
         self.module = ref
