@@ -28,6 +28,11 @@ AWKWARD: dict[str, list[str]] = {
                "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2"],
     "depthwise_conv2d": ["N=1,C=1,H=1,W=1,R=1,S=1", "N=2,C=13,H=17,W=19,R=3,S=5,stride=3"],
     "jacobi-2d": ["N=3", "N=2048", "N=97,T=2", "N=13,T=7,dtype=f64"],
+    "2mm": ["NI=1,NJ=1,NK=1,NL=1", "NI=31,NJ=37,NK=41,NL=43", "NI=180,NJ=190,NK=210,NL=220,dtype=f64"],
+    "atax": ["M=1,N=1", "M=389,N=401"],
+    "bicg": ["M=1,N=1", "M=389,N=401"],
+    "mvt": ["N=1", "N=397"],
+    "syrk": ["N=1,M=1", "N=239,M=199,dtype=f64"],
 }
 
 # Tiny sizes the interpreter can run in milliseconds.
@@ -42,6 +47,11 @@ RUN: dict[str, list[str]] = {
     "conv2d": ["N=1,C=2,H=5,W=4,K=2,R=2,S=3,stride=1", "N=2,C=1,H=7,W=6,K=1,R=3,S=2,stride=2"],
     "depthwise_conv2d": ["N=1,C=2,H=5,W=6,R=3,S=2,stride=2"],
     "jacobi-2d": ["N=3,T=1", "N=6,T=1", "N=5,T=2", "N=5,T=3"],
+    "2mm": ["NI=2,NJ=3,NK=5,NL=4,alpha=0.5,beta=-1.5"],
+    "atax": ["M=3,N=5"],
+    "bicg": ["M=3,N=5"],
+    "mvt": ["N=4"],
+    "syrk": ["N=1,M=1", "N=5,M=3,alpha=0.25,beta=2"],
 }
 
 

@@ -131,6 +131,75 @@ def _jacobi_2d(a: Lists, N: int, T: int, **_: Any) -> Lists:
     return {"A": A, "B": B} if T >= 2 else {"B": B}
 
 
+# PolyBench/C 4.2, transcribed from the kernel_* functions.
+
+@naive("2mm")
+def _2mm(a: Lists, NI: int, NJ: int, NK: int, NL: int, alpha: float, beta: float, **_: Any) -> Lists:
+    tmp, A, B, C, D = a["tmp"], a["A"], a["B"], a["C"], a["D"]
+    for i in range(NI):
+        for j in range(NJ):
+            tmp[i][j] = 0.0
+            for k in range(NK):
+                tmp[i][j] += alpha * A[i][k] * B[k][j]
+    for i in range(NI):
+        for j in range(NL):
+            D[i][j] *= beta
+            for k in range(NJ):
+                D[i][j] += tmp[i][k] * C[k][j]
+    return {"tmp": tmp, "D": D}
+
+
+@naive("atax")
+def _atax(a: Lists, M: int, N: int, **_: Any) -> Lists:
+    A, x, y, tmp = a["A"], a["x"], a["y"], a["tmp"]
+    for i in range(N):
+        y[i] = 0.0
+    for i in range(M):
+        tmp[i] = 0.0
+        for j in range(N):
+            tmp[i] = tmp[i] + A[i][j] * x[j]
+        for j in range(N):
+            y[j] = y[j] + A[i][j] * tmp[i]
+    return {"y": y, "tmp": tmp}
+
+
+@naive("bicg")
+def _bicg(a: Lists, M: int, N: int, **_: Any) -> Lists:
+    A, s, q, p, r = a["A"], a["s"], a["q"], a["p"], a["r"]
+    for i in range(M):
+        s[i] = 0.0
+    for i in range(N):
+        q[i] = 0.0
+        for j in range(M):
+            s[j] = s[j] + r[i] * A[i][j]
+            q[i] = q[i] + A[i][j] * p[j]
+    return {"s": s, "q": q}
+
+
+@naive("mvt")
+def _mvt(a: Lists, N: int, **_: Any) -> Lists:
+    x1, x2, y_1, y_2, A = a["x1"], a["x2"], a["y_1"], a["y_2"], a["A"]
+    for i in range(N):
+        for j in range(N):
+            x1[i] = x1[i] + A[i][j] * y_1[j]
+    for i in range(N):
+        for j in range(N):
+            x2[i] = x2[i] + A[j][i] * y_2[j]
+    return {"x1": x1, "x2": x2}
+
+
+@naive("syrk")
+def _syrk(a: Lists, N: int, M: int, alpha: float, beta: float, **_: Any) -> Lists:
+    C, A = a["C"], a["A"]
+    for i in range(N):
+        for j in range(i + 1):
+            C[i][j] *= beta
+        for k in range(M):
+            for j in range(i + 1):
+                C[i][j] += alpha * A[i][k] * A[j][k]
+    return {"C": C}
+
+
 # Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
 TINY: dict[str, list[str]] = {
     "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
@@ -144,6 +213,11 @@ TINY: dict[str, list[str]] = {
                "conv2d:N=2,C=3,H=7,W=5,K=2,R=3,S=2,stride=1",
                "conv2d:N=1,C=2,H=8,W=7,K=3,R=3,S=2,stride=2",
                "conv2d:N=1,C=1,H=5,W=4,K=1,R=5,S=4,stride=3"],
+    "2mm": ["2mm:NI=1,NJ=1,NK=1,NL=1", "2mm:NI=2,NJ=3,NK=5,NL=7", "2mm:NI=3,NJ=2,NK=1,NL=4,alpha=-2,beta=0"],
+    "atax": ["atax:M=1,N=1", "atax:M=3,N=5", "atax:M=6,N=2"],
+    "bicg": ["bicg:M=1,N=1", "bicg:M=3,N=5", "bicg:M=7,N=2"],
+    "mvt": ["mvt:N=1", "mvt:N=5"],
+    "syrk": ["syrk:N=1,M=1", "syrk:N=5,M=3", "syrk:N=4,M=7,alpha=0.5,beta=-3"],
     "jacobi-2d": ["jacobi-2d:N=3,T=1", "jacobi-2d:N=7,T=1", "jacobi-2d:N=5,T=2", "jacobi-2d:N=6,T=5"],
     "depthwise_conv2d": ["depthwise_conv2d:N=1,C=1,H=1,W=1,R=1,S=1",
                          "depthwise_conv2d:N=2,C=3,H=6,W=7,R=3,S=2,stride=2",
