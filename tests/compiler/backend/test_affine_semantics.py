@@ -97,15 +97,15 @@ def test_max_lower_and_min_upper_bounds_with_steps():
 def test_zero_trip_loops_run_nothing_and_yield_their_inits():
     b = Builder()
     with b.func("k", out=memref((4,), F32)) as (out,):
-        for i in b.range(5, 5):
+        for _i in b.range(5, 5):
             out[0] = 1.0
-        for i in b.range(7, 3):
+        for _i in b.range(7, 3):
             out[1] = 1.0
         init = b.constant(2.5, F32)
         with b.loop(9, 2, 1, iter_args=[init]) as loop:
             b.yield_([b.add(loop.region_iter_args[0], 1.0)])
         out[2] = loop.results[0]
-        for i in b.range(0, 1):  # one trip, for contrast
+        for _i in b.range(0, 1):  # one trip, for contrast
             out[3] = 4.0
     got = run_host(b.module, {"out": np.zeros(4, np.float32)})["out"]
     np.testing.assert_array_equal(got, [0.0, 0.0, 2.5, 4.0])
@@ -184,6 +184,7 @@ def test_affine_min_max_apply_with_symbols():
             out[i, 0] = mn
             out[i, 1] = mx
             out[i, 2] = b.apply(i * 3 + n - 3)
-    want = np.array([[min(2 * x - 7, 11, 20 - x), max(x - 15, 11 // 2 - x), x * 3 + 11 - 3] for x in range(30)])
+    want = np.array([[min(2 * x - 7, 11, 20 - x), max(x - 15, 11 // 2 - x), x * 3 + 11 - 3]
+                     for x in range(30)])
     got = run_host(b.module, {"n": 11, "out": np.zeros((30, 3), np.int64)})["out"]
     np.testing.assert_array_equal(got, want)

@@ -36,7 +36,8 @@ def _raises(compiled, args, *fragments):
 
 
 def test_wrong_dtype_names_the_argument(compiled):
-    _raises(compiled, {"x": np.zeros(16, np.float64), "y": np.zeros(16, np.float32)}, "'x'", "float32", "float64")
+    _raises(compiled, {"x": np.zeros(16, np.float64), "y": np.zeros(16, np.float32)},
+            "'x'", "float32", "float64")
 
 
 def test_wrong_shape_names_the_argument(compiled):
@@ -45,7 +46,8 @@ def test_wrong_shape_names_the_argument(compiled):
 
 
 def test_non_contiguous_and_read_only_are_refused(compiled):
-    _raises(compiled, {"x": np.zeros(32, np.float32)[::2], "y": np.zeros(16, np.float32)}, "'x'", "C-contiguous")
+    _raises(compiled, {"x": np.zeros(32, np.float32)[::2], "y": np.zeros(16, np.float32)},
+            "'x'", "C-contiguous")
     y = np.zeros(16, np.float32)
     y.flags.writeable = False
     _raises(compiled, {"x": np.zeros(16, np.float32), "y": y}, "'y'", "read-only")
@@ -97,7 +99,8 @@ def test_same_module_compiles_once_and_names_do_not_matter():
     assert structural_hash(saxpy()) == structural_hash(saxpy(names=("u", "v")))
 
 
-@pytest.mark.parametrize("other", [lambda: saxpy(n=17), lambda: saxpy(a=3.0), lambda: saxpy(a=2.0000001), shift],
+@pytest.mark.parametrize("other", [lambda: saxpy(n=17), lambda: saxpy(a=3.0), lambda: saxpy(a=2.0000001),
+                                   shift],
                          ids=["size", "constant", "last-bit", "kernel"])
 def test_different_modules_hash_differently(other):
     assert structural_hash(other()) != structural_hash(saxpy())
@@ -123,7 +126,7 @@ def test_compiled_functions_are_cached_per_module(compiled):
 
 def test_random_inputs_are_seeded_and_typed():
     b = Builder()
-    with b.func("k", a=memref((5, 3), F64), m=memref((4,), I32), s=F32) as (a, m, s):
+    with b.func("k", a=memref((5, 3), F64), m=memref((4,), I32), s=F32) as (a, _m, _s):
         a[0, 0] = a[0, 0]
     f = b.module.funcs[0]
     one, two, other = random_inputs(f, 1), random_inputs(f, 1), random_inputs(f, 2)

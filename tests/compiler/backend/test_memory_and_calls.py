@@ -99,7 +99,7 @@ def test_alloc_in_space_one_is_zeroed_aligned_heap_memory_and_alloca_in_a_loop()
     b = Builder()
     with b.func("k", x=memref((16,), F32), out=memref((16,), F32)) as (x, out):
         acc = b.alloc(memref((16,), F32, 1))
-        for r in b.range(3):
+        for _r in b.range(3):
             tmp = b.insert(AllocaOp(memref((16,), F32, 1))).result  # freed at the end of each trip
             for i in b.range(16):
                 tmp[i] = x[i] * 2.0
