@@ -1,0 +1,392 @@
+"""`affine-pipeline-data-transfer`: overlap DMA transfers with computation.
+
+MLIR's algorithm (PipelineDataTransfer.cpp): in each loop, pair every incoming
+`affine.dma_start` with its `affine.dma_wait` through the tag; give the fast buffer and the tag
+a leading dimension indexed by `(iv floordiv step) mod N`; skew the body so the start for
+iteration i + N - 1 is issued before the computation of iteration i (prologue, steady state,
+epilogue). Inner loops are done first.
+
+Beyond MLIR (off with `mlir-compat`):
+- `stages=N`: N buffers, N - 1 transfers in flight (MLIR: 2).
+- symbolic trip counts are pipelined with guards (MLIR refuses); zero and short trip counts
+  are exact (MLIR v19 runs its epilogue for iterations that do not exist).
+- `pipeline-copy-out`: outgoing DMAs also get N buffers, and their wait moves one iteration
+  later, so the write-back of tile t overlaps the computation of tile t + 1.
+- conflicts between incoming and outgoing DMAs come from dependence analysis when it is
+  available, not from memref identity.
+- `fast-mem-capacity` (KiB): the multiplied buffers are counted; stages are lowered (with a
+  remark) until every live copy fits.
+- `cross-tile-prefetch`: see compiler/transforms/cross_tile.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.diagnostics import Location
+from compiler.ir.builder import IndexExpr
+from compiler.ir.core import Operation, Value
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AllocOp,
+    DeallocOp,
+    FuncOp,
+    ModuleOp,
+)
+from compiler.transforms.copy_ir import (
+    PURE_INDEX_OPS,
+    affine_map_of,
+    ancestor_in_block,
+    erase_dead_alloc,
+    map_exprs,
+    memref_type,
+    rewrite_memref,
+    users,
+)
+from compiler.transforms.fast_memory import buffer_bytes, peak_live_bytes
+from compiler.transforms.pass_base import Pass
+from compiler.transforms.registry import register
+from compiler.transforms.skew import SkewError, skew_loop, trip_count
+
+
+@dataclass(frozen=True)
+class Options:
+    stages: int = 2
+    pipeline_copy_out: bool = True
+    cross_tile_prefetch: bool = True
+    mlir_compat: bool = False
+    fast_mem_capacity: int | None = None   # KiB; None = unlimited (extension)
+    fast_mem_space: int = 1
+
+    def __post_init__(self) -> None:
+        if self.stages < 2:
+            raise ValueError(f"stages must be >= 2 (2 = double buffering), got {self.stages}")
+        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
+            raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+
+
+@dataclass(frozen=True, slots=True)
+class DmaPair:
+    start: AffineDmaStartOp
+    wait: AffineDmaWaitOp
+
+    @property
+    def fast_buffer(self) -> Value:
+        s = self.start
+        return s.dst if is_incoming(s) else s.src
+
+    @property
+    def tag(self) -> Value:
+        return self.start.tag
+
+
+def is_incoming(op: AffineDmaStartOp) -> bool:
+    return memref_type(op.dst).memory_space > memref_type(op.src).memory_space
+
+
+def is_outgoing(op: AffineDmaStartOp) -> bool:
+    return memref_type(op.src).memory_space > memref_type(op.dst).memory_space
+
+
+def _same_index(m1, ops1, m2, ops2) -> bool:  # type: ignore[no-untyped-def]
+    a = affine_map_of(map_exprs(m1, ops1))
+    b = affine_map_of(map_exprs(m2, ops2))
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
+
+
+def tags_match(start: AffineDmaStartOp, wait: AffineDmaWaitOp) -> bool:
+    return start.tag is wait.tag and _same_index(start.tag_map, start.tag_indices,
+                                                 wait.tag_map, wait.tag_indices)
+
+
+@register
+class PipelineDataTransfer(Pass):
+    name = "affine-pipeline-data-transfer"
+    summary = "Pipeline non-blocking data transfers between memory levels (multi-buffering)"
+    Options = Options
+
+    def run(self, module: ModuleOp) -> None:
+        for func in module.funcs:
+            if func.is_declaration:
+                continue
+            loops = [op for op in func.walk() if isinstance(op, AffineForOp)]
+            for loop in reversed(loops):          # inner loops first
+                if loop.parent_block is not None and _in_func(loop, func):
+                    self.run_on_loop(loop, func)
+
+    # ---- one loop ---------------------------------------------------------------------
+    def run_on_loop(self, loop: AffineForOp, func: FuncOp) -> None:
+        opts = self.options
+        compat = opts.mlir_compat
+        body_dma = [op for op in loop.body.ops if isinstance(op, AffineDmaStartOp | AffineDmaWaitOp)]
+        if not body_dma:
+            return
+        T = trip_count(loop)
+        if T is None and compat:
+            self.remark(loop.loc, "won't pipeline: unknown trip count")
+            return
+        if T is None and (len(loop.lower_map.results) != 1 or len(loop.upper_map.results) != 1):
+            self.remark(loop.loc, "won't pipeline: unknown trip count and a bound that is a max/min "
+                                  "of several expressions (cannot guard it)")
+            return
+        in_pairs = self.find_incoming_pairs(loop, func)
+        if not in_pairs:
+            self.remark(loop.loc, "won't pipeline: no DMA start/wait pairs to overlap")
+            return
+        out_pairs: list[DmaPair] = []
+        if not compat and opts.pipeline_copy_out:
+            out_pairs = self.find_outgoing_pairs(loop, func, in_pairs)
+        stages = 2 if compat else opts.stages
+        stages = self.fit_stages(loop, func, in_pairs + out_pairs, stages)
+        if stages < 2:
+            return
+        S = stages - 1
+        # Multi-buffer data buffers, then tags (MLIR order).
+        buffers: list[Value] = []
+        tags: list[Value] = []
+        for p in in_pairs + out_pairs:
+            if not any(p.fast_buffer is b for b in buffers):
+                buffers.append(p.fast_buffer)
+        for p in in_pairs + out_pairs:
+            if not any(p.tag is t for t in tags):
+                tags.append(p.tag)
+        for old in buffers + tags:
+            multi_buffer(old, loop, func, stages)
+        # Shifts: incoming starts 0, outgoing waits S + 1, everything else S.
+        in_starts = {id(p.start) for p in in_pairs}
+        out_waits = {id(p.wait) for p in out_pairs}
+        shift_of = {}
+        for op in loop.body.ops:
+            if op.IS_TERMINATOR:
+                continue
+            if id(op) in in_starts:
+                shift_of[id(op)] = 0
+            elif id(op) in out_waits:
+                shift_of[id(op)] = S + 1
+            else:
+                shift_of[id(op)] = S
+        _privatize_pure_operands(loop, shift_of)
+        shifts = [shift_of.get(id(op), 0) for op in loop.body.ops]
+        legal = _shift_is_valid(loop, shifts)
+        if legal is False:
+            self.remark(loop.loc, "won't pipeline: skewing the body would break a dependence "
+                                  "(is_valid_shift)")
+            return
+        try:
+            res = skew_loop(loop, shifts, allow_guards=not compat)
+        except SkewError as exc:
+            self.remark(loop.loc, f"won't pipeline: {exc}")
+            return
+        if res.guarded:
+            self.remark(loop.loc, "pipelined with a symbolic trip count: prologue and epilogue guarded")
+        if stages != opts.stages and not compat:
+            pass  # remark already given by fit_stages
+        if opts.cross_tile_prefetch and not compat and res.steady is not None:
+            from compiler.transforms.cross_tile import try_cross_tile_prefetch
+
+            try_cross_tile_prefetch(self, res, stages)
+
+    # ---- pairing ------------------------------------------------------------------------
+    def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
+        body = loop.body.ops
+        outgoing = [op for op in body if isinstance(op, AffineDmaStartOp) and is_outgoing(op)]
+        waits = [op for op in body if isinstance(op, AffineDmaWaitOp)]
+        pairs: list[DmaPair] = []
+        for op in body:
+            if not isinstance(op, AffineDmaStartOp) or not is_incoming(op):
+                continue
+            conflict = next((o for o in outgoing if self.conflicts(o, op, loop)), None)
+            if conflict is not None:
+                self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(op.src)}, which the "
+                                    f"outgoing DMA at {conflict.loc} writes")
+                continue
+            if escapes(op.dst, loop, func):
+                self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(op.dst)} is used "
+                                    "outside the loop")
+                continue
+            wait = next((w for w in waits if tags_match(op, w)), None)
+            if wait is None:
+                self.remark(op.loc, "won't pipeline this DMA: no matching dma_wait in the loop body")
+                continue
+            pairs.append(DmaPair(op, wait))
+        return pairs
+
+    def find_outgoing_pairs(self, loop: AffineForOp, func: FuncOp,
+                            in_pairs: list[DmaPair]) -> list[DmaPair]:
+        body = loop.body.ops
+        waits = [op for op in body if isinstance(op, AffineDmaWaitOp)]
+        incoming_srcs = [op.src for op in body if isinstance(op, AffineDmaStartOp) and is_incoming(op)]
+        pairs: list[DmaPair] = []
+        for op in body:
+            if not isinstance(op, AffineDmaStartOp) or not is_outgoing(op):
+                continue
+            if any(op.dst is s for s in incoming_srcs) or _accessed_directly(loop, op.dst):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(op.dst)} is also read in the loop, "
+                                    "so its write-back must finish within the iteration")
+                continue
+            if escapes(op.src, loop, func):
+                self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(op.src)} is used "
+                                    "outside the loop")
+                continue
+            wait = next((w for w in waits if tags_match(op, w)), None)
+            if wait is None or body.index(wait) < body.index(op):
+                continue
+            if any(p.tag is op.tag for p in in_pairs):
+                continue
+            if any(p.fast_buffer is op.src for p in in_pairs):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(op.src)} is refilled by an incoming "
+                                    "DMA, so its write-back must finish within the iteration")
+                continue
+            pairs.append(DmaPair(op, wait))
+        return pairs
+
+    def conflicts(self, out: AffineDmaStartOp, inc: AffineDmaStartOp, loop: AffineForOp) -> bool:
+        """Does the outgoing DMA write what the incoming one reads (in any iteration)?"""
+        if out.dst is not inc.src:
+            return False
+        if self.options.mlir_compat:
+            return True
+        dep = _dma_dependence(out, inc, loop)
+        return True if dep is None else dep
+
+    # ---- capacity -----------------------------------------------------------------------
+    def fit_stages(self, loop: AffineForOp, func: FuncOp, pairs: list[DmaPair], stages: int) -> int:
+        cap_kib = self.options.fast_mem_capacity
+        if cap_kib is None or self.options.mlir_compat:
+            return stages
+        cap = cap_kib * 1024
+        space = self.options.fast_mem_space
+        seen: list[Value] = []
+        extra_unit = 0
+        for p in pairs:
+            b = p.fast_buffer
+            if any(b is s for s in seen):
+                continue
+            seen.append(b)
+            t = memref_type(b)
+            if t.memory_space == space:
+                extra_unit += buffer_bytes(t)
+        base = peak_live_bytes(func, space)
+        n = stages
+        while n >= 2 and base + (n - 1) * extra_unit > cap:
+            n -= 1
+        if n < 2:
+            self.remark(loop.loc, f"won't pipeline: double buffering needs {base + extra_unit} bytes of "
+                                  f"fast memory, {cap} available")
+            return 1
+        if n != stages:
+            self.remark(loop.loc, f"pipelined with {n} stages instead of {stages}: {stages} would need "
+                                  f"{base + (stages - 1) * extra_unit} bytes of fast memory, {cap} available")
+        return n
+
+
+# ---- multi-buffering -------------------------------------------------------------------------
+
+def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
+                 slot: IndexExpr | None = None) -> Value:
+    """Give `old` a leading dimension of `n`, indexed by `(iv floordiv step) mod n` (or by
+    `slot`) at every use inside `loop`; alloc before the loop, dealloc after it."""
+    t = memref_type(old)
+    new_t = t.with_shape((n, *t.shape))
+    block = loop.parent_block
+    assert block is not None
+    alloc = AllocOp(new_t, loc=loop.loc, name_hint=(old.name_hint + "_mb") if old.name_hint else None)
+    block.insert_before(loop, alloc)
+    dealloc = DeallocOp(alloc.result, loc=loop.loc)
+    block.insert_after(loop, dealloc)
+    index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
+    rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
+    erase_dead_alloc(func, old)
+    return alloc.result
+
+
+def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
+    for u in users(func, buf):
+        if isinstance(u, DeallocOp):
+            continue
+        if ancestor_in_block(u, loop.body) is None:
+            return True
+    return False
+
+
+def _accessed_directly(loop: AffineForOp, memref: Value) -> bool:
+    """Any load/store of `memref` in the loop (not through a DMA)."""
+    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
+
+    return any(isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
+               for op in loop.walk())
+
+
+def _privatize_pure_operands(loop: AffineForOp, shift_of: dict[int, int]) -> None:
+    """An op must only use body values computed at its own shift: clone pure index ops
+    (constants, affine.apply/min/max) next to each user whose shift differs."""
+    body = loop.body
+    for op in list(body.ops):
+        if op.IS_TERMINATOR or isinstance(op, PURE_INDEX_OPS):
+            continue
+        d = shift_of[id(op)]
+        for inner in op.walk():
+            for k, v in enumerate(inner.operands):
+                owner = getattr(v, "owner", None)
+                if owner is None or owner.parent_block is not body or shift_of.get(id(owner)) == d:
+                    continue
+                if not isinstance(owner, PURE_INDEX_OPS):
+                    continue
+                clone = _clone_chain(owner, body, op, d, shift_of)
+                inner.operands[k] = clone.results[v.index]  # type: ignore[attr-defined]
+
+
+def _clone_chain(pure: Operation, body, before: Operation, d: int,  # type: ignore[no-untyped-def]
+                 shift_of: dict[int, int]) -> Operation:
+    c = pure.clone({})
+    for k, v in enumerate(c.operands):
+        owner = getattr(v, "owner", None)
+        if owner is not None and owner.parent_block is body and isinstance(owner, PURE_INDEX_OPS) \
+                and shift_of.get(id(owner)) != d:
+            cc = _clone_chain(owner, body, before, d, shift_of)
+            c.operands[k] = cc.results[v.index]  # type: ignore[attr-defined]
+    body.insert_before(before, c)
+    shift_of[id(c)] = d
+    return c
+
+
+def _shift_is_valid(loop: AffineForOp, shifts: list[int]) -> bool | None:
+    """The analysis' verdict, or None when the analysis is not available."""
+    try:
+        from compiler.analysis import is_valid_shift  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return bool(is_valid_shift(loop, shifts))
+
+
+def _dma_dependence(out: AffineDmaStartOp, inc: AffineDmaStartOp, loop: AffineForOp) -> bool | None:
+    """True/False when the analysis can tell whether the outgoing DMA's writes reach the
+    incoming DMA's reads at any depth; None when it cannot."""
+    try:
+        from compiler.analysis import dependences  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    depth = sum(1 for a in loop.ancestors() if isinstance(a, AffineForOp)) + 1
+    try:
+        for d in range(1, depth + 2):
+            if dependences(out, inc, d) is not None or dependences(inc, out, d) is not None:
+                return True
+    except Exception:  # the analysis does not model this access: stay conservative
+        return None
+    return False
+
+
+def _name(v: Value) -> str:
+    return f"%{v.name_hint}" if v.name_hint else str(v.type)
+
+
+def _in_func(op: Operation, func: FuncOp) -> bool:
+    return any(a is func for a in op.ancestors())
+
+
+__all__ = ["DmaPair", "Options", "PipelineDataTransfer", "escapes", "is_incoming", "is_outgoing",
+           "multi_buffer", "tags_match"]
+
+_ = Location
