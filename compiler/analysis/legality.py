@@ -7,6 +7,7 @@ carrying values through iter_args, is treated as a dependence.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from compiler.analysis.access import op_accesses
 from compiler.analysis.dependence import (
@@ -46,7 +47,7 @@ def band_violation(loops: Sequence[AffineForOp]) -> Dependence | None:
     """
     if not loops:
         return None
-    for outer, inner in zip(loops, loops[1:], strict=False):
+    for outer, inner in pairwise(loops):
         if inner.parent_block is not outer.body:
             raise ValueError(f"loops do not form a nested band: {inner.NAME} at {inner.loc} is "
                              f"not directly in the body of the loop at {outer.loc}")
