@@ -183,10 +183,6 @@ class PipelineDataTransfer(Pass):
             self.remark(loop.loc, "pipelined with a symbolic trip count: prologue and epilogue guarded")
         if stages != opts.stages and not compat:
             pass  # remark already given by fit_stages
-        if opts.cross_tile_prefetch and not compat and res.steady is not None:
-            from compiler.transforms.cross_tile import try_cross_tile_prefetch
-
-            try_cross_tile_prefetch(self, res, stages)
 
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
