@@ -14,6 +14,7 @@ from compiler.analysis.dependence import (
     loop_depth,
 )
 from compiler.analysis.domain import enclosing_loops, iteration_domain
+from compiler.analysis.footprint import footprint_bytes
 from compiler.analysis.isl_bridge import AnalysisError, isl_name
 from compiler.analysis.legality import (
     band_violation,
@@ -27,6 +28,6 @@ from compiler.analysis.region import MemRefRegion, memref_regions
 __all__ = [
     "Access", "AnalysisError", "Dependence", "MemRefRegion", "access_relation", "accesses_in",
     "all_dependences", "band_violation", "common_loops", "dependence_list", "dependences",
-    "enclosing_loops", "is_band_permutable", "is_parallel", "is_valid_shift", "isl_name",
+    "enclosing_loops", "footprint_bytes", "is_band_permutable", "is_parallel", "is_valid_shift", "isl_name",
     "iteration_domain", "loop_depth", "memref_regions", "op_accesses", "shift_violation",
 ]
