@@ -1,0 +1,148 @@
+"""Shared by CLI commands that run a kernel: load the program, its inputs, describe outputs."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from accelsim.errors import InputError
+from compiler.ir.ops import FuncOp, ModuleOp
+from compiler.ir.types import ElementType, MemRefType
+
+
+@dataclass(frozen=True)
+class Program:
+    """What to run: a module, the function in it, and the workload it came from (if any)."""
+
+    source: str
+    module: ModuleOp
+    func: FuncOp
+    workload: Any = None  # workloads.BoundWorkload when INPUT was a spec
+
+    @property
+    def func_name(self) -> str:
+        return self.func.sym_name
+
+
+def load_program(source: str, func: str | None = None) -> Program:
+    """INPUT is a `.mlir` file (or `-` for stdin) or a workload spec `gemm:M=64,N=64,K=64`."""
+    import workloads
+
+    workload = None
+    if source == "-" or source.endswith(".mlir") or os.path.exists(source):
+        from compiler.text import parse_file
+
+        module = parse_file(source)
+        _verify(module)
+    elif workloads.is_workload_spec(source):
+        workload = workloads.get(source)
+        module = workload.module()
+    else:
+        name = source.partition(":")[0]
+        if ":" in source or not os.path.splitext(source)[1]:
+            workloads.get(source)  # raises a WorkloadError naming what exists
+        raise InputError(f"INPUT {name!r} is neither an existing .mlir file nor a workload spec "
+                         f"(workloads: {', '.join(workloads.names())})")
+    if func is None and workload is not None:
+        func = workload.func_name
+    return Program(source, module, pick_function(module, func), workload)
+
+
+def _verify(module: ModuleOp) -> None:
+    from compiler.ir.verifier import verify
+
+    verify(module)
+
+
+def pick_function(module: ModuleOp, name: str | None) -> FuncOp:
+    defined = [f for f in module.funcs if not f.is_declaration]
+    if name is not None:
+        f = module.lookup(name)
+        if f is None or f.is_declaration:
+            known = ", ".join("@" + g.sym_name for g in defined) or "none"
+            raise InputError(f"no function @{name} in the input (functions: {known})")
+        return f
+    from compiler.backend.signature import default_function
+
+    try:
+        return default_function(module)
+    except Exception as exc:  # ArgumentError from the backend: same message, CLI's class
+        raise InputError(f"{exc}; use --func") from None
+
+
+def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str, np.ndarray]:
+    """Arrays for every argument of the function, keyed by argument name.
+
+    From `npz` (keys: argument names as written, or arg0, arg1, ...), else generated from
+    `seed` (default 0): a workload's own generator, or uniform [-1, 1) floats."""
+    func = program.func
+    if npz is None:
+        seed = 0 if seed is None else seed
+        if program.workload is not None:
+            return program.workload.random_inputs(seed)
+        from compiler.backend import random_inputs
+
+        return random_inputs(func, seed)
+    if seed is not None:
+        raise InputError("give either --inputs or --seed, not both")
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            raw = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read inputs from {npz}: {exc}") from None
+    return match_inputs(func, raw, npz)
+
+
+def match_inputs(func: FuncOp, raw: Mapping[str, np.ndarray], where: str) -> dict[str, np.ndarray]:
+    names = func.arg_names()
+    by_key: dict[str, str] = {}
+    for i, n in enumerate(names):
+        by_key[n] = n
+        by_key[f"arg{i}"] = n
+    out: dict[str, np.ndarray] = {}
+    for key, value in raw.items():
+        if key not in by_key:
+            raise InputError(f"{where}: unexpected input {key!r}; @{func.sym_name} takes "
+                             f"{', '.join(names)} (or arg0..arg{len(names) - 1})")
+        name = by_key[key]
+        if name in out:
+            raise InputError(f"{where}: argument {name!r} given twice (key {key!r})")
+        out[name] = value
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise InputError(f"{where}: missing input(s) {', '.join(map(repr, missing))} "
+                         f"for @{func.sym_name}")
+    for name, t in zip(names, func.function_type.inputs, strict=True):
+        out[name] = _check(where, name, t, out[name])
+    return out
+
+
+def _check(where: str, name: str, t: object, value: np.ndarray) -> np.ndarray:
+    if isinstance(t, MemRefType):
+        want = t.element.numpy_dtype
+        if value.ndim != t.rank or any(d is not None and d != s for d, s in zip(t.shape, value.shape)):
+            raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected "
+                             f"{tuple('?' if d is None else d for d in t.shape)} for {t}")
+    elif isinstance(t, ElementType):
+        want = t.numpy_dtype
+        if value.ndim != 0:
+            raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected a {t} scalar")
+    else:
+        raise InputError(f"{where}: argument {name!r} has unsupported type {t}")
+    if value.dtype != want:
+        raise InputError(f"{where}: input {name!r} has dtype {value.dtype}, expected {want}")
+    return np.ascontiguousarray(value)
+
+
+def describe_array(a: np.ndarray) -> dict[str, Any]:
+    """Shape, dtype and checksums (exact: sha256 of the bytes; readable: float64 sum)."""
+    total = float(np.sum(a, dtype=np.float64)) if a.dtype != np.bool_ else float(np.count_nonzero(a))
+    return {"shape": list(a.shape), "dtype": str(a.dtype),
+            "sha256": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest(),
+            "sum": total if math.isfinite(total) else str(total)}

@@ -1,0 +1,183 @@
+"""`accelsim run INPUT --target host`: run a kernel and report (or save) its outputs.
+
+    accelsim run gemm:M=512,N=512,K=512 --target host --json
+    accelsim run kernel.mlir --func main --inputs in.npz --save out.npz
+    accelsim run gemm:M=64,N=64,K=64 --affine-loop-tile="tile-size=16" --check
+
+INPUT is a `.mlir` file (`-` = stdin) or a workload spec. Inputs come from `--inputs in.npz`
+(keys: argument names as written, `%A` -> `A`, or arg0, arg1, ...) or are generated from
+`--seed` (default 0; floats uniform in [-1, 1)). Pass flags (`--affine-loop-tile=...`) are
+applied, in order, before running. `--save` writes every memref argument after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accelsim.cli.common import Program, describe_array, load_inputs, load_program
+from accelsim.errors import InputError
+
+# Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
+# use, so a target with heavy dependencies costs nothing when not chosen.
+TARGETS: dict[str, str] = {
+    "host": "accelsim.cli.run_cmd:run_on_host",
+}
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    program: Program
+    inputs: dict[str, np.ndarray]
+    args: argparse.Namespace  # every option, for target-specific ones (e.g. --fast-math)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """`arrays`: every memref argument after the run, by argument name. `extra` goes to --json."""
+
+    arrays: dict[str, np.ndarray]
+    wall_seconds: float
+    compile_seconds: float
+    outputs: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def run_on_host(req: RunRequest) -> RunOutcome:
+    from compiler.backend import CACHE, compile_module
+
+    hits = CACHE.info().hits
+    t0 = time.perf_counter()
+    compiled = compile_module(req.program.module, fast_math=req.args.fast_math)
+    compile_seconds = time.perf_counter() - t0
+    sig = compiled.signature(req.program.func_name)
+    arrays = {k: np.array(v, copy=True) for k, v in req.inputs.items()}
+    t1 = time.perf_counter()
+    result = compiled.call(sig.name, arrays)
+    wall = time.perf_counter() - t1
+    extra: dict[str, Any] = {"cached": CACHE.info().hits > hits}
+    if result is not None:
+        extra["result"] = result
+    memrefs = {a.name: arrays[a.name] for a in sig.memref_args}
+    return RunOutcome(memrefs, wall, compile_seconds, sig.outputs, extra)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="run a kernel on a target and report its outputs",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help=".mlir file, '-' for stdin, or a workload spec such as gemm:M=64")
+    p.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
+    p.add_argument("--func", default=None, help="function to run (default: the entry function)")
+    p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
+    p.add_argument("--seed", type=int, default=None, help="seed for generated inputs (default 0)")
+    p.add_argument("--save", default=None, metavar="OUT.npz",
+                   help="write every memref argument after the run")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--check", action="store_true",
+                   help="workload specs only: compare with the numpy reference; exit 1 on mismatch")
+    p.add_argument("--fast-math", action="store_true",
+                   help="host: let LLVM reassociate float math (faster, results change bits)")
+    p.set_defaults(handler=cmd_run, accepts_extra=True)
+
+
+def resolve_target(name: str) -> Callable[[RunRequest], RunOutcome]:
+    if name not in TARGETS:
+        raise InputError(f"unknown target {name!r}; targets: {', '.join(TARGETS)}")
+    module, _, func = TARGETS[name].partition(":")
+    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+
+
+def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    target = resolve_target(args.target)
+    program = load_program(args.input, args.func)
+    if extra:
+        _apply_passes(program, extra)
+    inputs = load_inputs(program, args.inputs, args.seed)
+    outcome = target(RunRequest(program, inputs, args))
+    if args.save:
+        try:
+            np.savez(args.save, **outcome.arrays)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.save}: {exc.strerror}") from None
+    report = _report(args, program, outcome)
+    status = 0
+    if args.check:
+        report["check"], ok = _check(program, inputs, outcome.arrays)
+        status = 0 if ok else 1
+    if args.json:
+        print(json.dumps(report, default=_json_default))
+    else:
+        _print_text(report)
+    return status
+
+
+def _apply_passes(program: Program, flags: list[str]) -> None:
+    from compiler.transforms.registry import PassManager, is_pass_flag
+
+    unknown = [f for f in flags if not is_pass_flag(f)]
+    if unknown:
+        raise InputError(f"unrecognized arguments: {' '.join(unknown)} (not options of 'run' nor passes)")
+    pm = PassManager.from_flags(flags)
+    pm.run(program.module)
+    for remark in pm.remarks:
+        print(remark, file=sys.stderr)
+
+
+def _report(args: argparse.Namespace, program: Program, outcome: RunOutcome) -> dict[str, Any]:
+    outputs = outcome.outputs
+    if program.workload is not None:
+        outputs = tuple(program.workload.outputs)
+    return {
+        "target": args.target,
+        "input": program.source,
+        "func": program.func_name,
+        "wall_seconds": outcome.wall_seconds,
+        "compile_seconds": outcome.compile_seconds,
+        "outputs": {name: describe_array(outcome.arrays[name]) for name in outputs if name in outcome.arrays},
+        **outcome.extra,
+    }
+
+
+def _check(program: Program, inputs: Mapping[str, np.ndarray],
+           arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, Any], bool]:
+    w = program.workload
+    if w is None:
+        raise InputError("--check needs a workload spec as INPUT (a .mlir file has no reference)")
+    expected = w.reference(inputs)
+    worst: dict[str, float] = {}
+    ok = True
+    for name in w.outputs:
+        got, want = arrays[name].astype(np.float64), expected[name].astype(np.float64)
+        worst[name] = float(np.max(np.abs(got - want), initial=0.0))
+        ok &= bool(np.allclose(got, want, rtol=w.rtol, atol=w.atol))
+    return {"ok": ok, "rtol": w.rtol, "atol": w.atol, "max_abs_error": worst}, ok
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    print(f"target {report['target']}  func @{report['func']}  "
+          f"run {report['wall_seconds'] * 1e3:.3f} ms  compile {report['compile_seconds'] * 1e3:.1f} ms")
+    for name, d in report["outputs"].items():
+        shape = "x".join(map(str, d["shape"])) or "scalar"
+        print(f"  {name}: {shape} {d['dtype']}  sum {d['sum']}  sha256 {d['sha256'][:16]}")
+    if "result" in report:
+        print(f"  result: {report['result']}")
+    if "check" in report:
+        c = report["check"]
+        verdict = "OK" if c["ok"] else "MISMATCH"
+        errs = ", ".join(f"{k} {v:.3g}" for k, v in c["max_abs_error"].items())
+        print(f"  check vs reference: {verdict} (max abs error: {errs}; rtol {c['rtol']:.3g}, "
+              f"atol {c['atol']:.3g})")
