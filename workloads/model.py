@@ -16,6 +16,7 @@ import numpy as np
 
 from compiler.diagnostics import AccelsimError
 from compiler.ir import F32, F64, ElementType, FuncOp, MemRefType, ModuleOp
+from compiler.ir.verifier import verify as verify_module
 
 ParamValue = int | float | ElementType
 ParamKind = Literal["int", "float", "dtype"]
@@ -212,7 +213,7 @@ class BoundWorkload:
         """A fresh module (passes mutate modules, so every call builds a new one)."""
         module = self.workload.build(**self.params)
         if verify:
-            _verify(module)
+            verify_module(module)
         return module
 
     def func(self, module: ModuleOp | None = None) -> FuncOp:
@@ -276,14 +277,3 @@ def in_dtype(value: float, dtype: ElementType) -> float:
 def _round_scalar(v: ParamValue, dtype: ElementType) -> ParamValue:
     """Float parameters become arith.constant in the element type; round them the same way."""
     return in_dtype(v, dtype) if isinstance(v, float) else v
-
-
-def _verify(module: ModuleOp) -> None:
-    # TODO(workloads): drop the guard once compiler.ir.verifier (TEXT helper) has landed.
-    try:
-        from compiler.ir.verifier import verify
-    except ModuleNotFoundError as e:
-        if e.name != "compiler.ir.verifier":
-            raise
-        return
-    verify(module)
