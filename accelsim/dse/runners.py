@@ -88,11 +88,15 @@ def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
         inflight: dict[Future[Outcome], Point] = {}
         try:
             while queue or inflight:
-                while queue and len(inflight) < 2 * workers:
-                    p = queue.popleft()
-                    inflight[pool.submit(run_point, evaluate, p)] = p
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 broken = False
+                while queue and len(inflight) < 2 * workers:
+                    try:
+                        fut = pool.submit(run_point, evaluate, queue[0])
+                    except BrokenProcessPool:
+                        broken = True
+                        break
+                    inflight[fut] = queue.popleft()
+                done = wait(inflight, return_when=FIRST_COMPLETED)[0] if inflight else set()
                 for fut in done:
                     p = inflight.pop(fut)
                     try:

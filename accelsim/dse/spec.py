@@ -267,6 +267,9 @@ class Sweep:
         self._check_constraint_names()
         if self.check_registry:
             self._check_against_schema()
+        # Constraints run on every point now, so a constraint that fails on some point is a
+        # spec error raised before anything runs.
+        object.__setattr__(self, "_points", tuple(self._filter()))
 
     # -- validation -----------------------------------------------------------------------
 
@@ -377,7 +380,10 @@ class Sweep:
                                     fidelity=fid, functional=self.functional)
 
     def points(self) -> list[Point]:
-        """Every point that satisfies all constraints (a constraint error names itself)."""
+        """Every point that satisfies all constraints, in a stable order."""
+        return list(self._points)  # type: ignore[attr-defined]
+
+    def _filter(self) -> list[Point]:
         out = []
         for p in self.iter_all():
             env = p.env()

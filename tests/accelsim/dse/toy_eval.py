@@ -1,0 +1,42 @@
+"""Closed-form evaluation functions for testing the sweep machinery without the simulator.
+
+They are pure functions of the point, so two runners must store identical figures for them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from accelsim.dse import Point
+
+
+def closed_form(point: Point) -> dict[str, float | int | str]:
+    """cycles fall and energy rises with SRAM; stages trade cycles for SRAM."""
+    hw, opts = point.hw, point.options
+    sram = int(hw.get("sram.capacity_kib", 256))
+    engines = int(hw.get("dma.engines", 1))
+    stages = int(opts["stages"])
+    cycles = 100_000 // sram + 5_000 // (engines * stages)
+    return {"cycles": cycles, "energy_pj": 3.0 * sram + 7.5 * engines + 0.25 * stages,
+            "sram_peak_bytes": sram * 1024 * stages // 4, "note": f"{sram}x{engines}x{stages}"}
+
+
+def failing(point: Point) -> dict[str, float | int | str]:
+    """Raises for 32 KiB of SRAM (a point-level error), else the closed form."""
+    if point.hw.get("sram.capacity_kib") == 32:
+        raise ValueError("SRAM of 32 KiB cannot hold the tile buffers")
+    return closed_form(point)
+
+
+def crashing(point: Point) -> dict[str, float | int | str]:
+    """Kills its worker process for dma.engines == 3 (like a segfault in native code)."""
+    if point.hw.get("dma.engines") == 3:
+        os._exit(17)
+    return closed_form(point)
+
+
+def slow(point: Point) -> dict[str, float | int | str]:
+    """The closed form after a short sleep, so a sweep can be killed mid-way."""
+    time.sleep(float(os.environ.get("TOY_SLEEP_S", "0.05")))
+    return closed_form(point)
