@@ -133,6 +133,19 @@ class Workload:
     def param_names(self) -> str:
         return ", ".join(p.name for p in self.params)
 
+    def describe(self) -> str:
+        """A few lines for humans: signature, parameters with defaults and ranges, tolerance."""
+        bound = self.bind()
+        args = ", ".join(f"{n}: {t}" for n, t in bound.arg_types().items())
+        lines = [f"{self.name}  (@{self.func_name}) — {self.summary}",
+                 f"  default: @{self.func_name}({args})",
+                 f"  writes: {', '.join(bound.outputs)}"]
+        for p in self.params:
+            default = p.default.name if isinstance(p.default, ElementType) else p.default
+            lines.append(f"  {p.name:<7} = {default!s:<8} {p.doc}; {p.range_text()}")
+        lines.append(f"  tolerance: {self.tolerance_reason}")
+        return "\n".join(lines)
+
     def bind(self, values: Mapping[str, str | ParamValue] | None = None) -> BoundWorkload:
         """Defaults for what is missing; strings are parsed, other values range-checked."""
         given = dict(values or {})

@@ -149,3 +149,27 @@ def test_every_workload_describes_itself() -> None:
         assert bound.outputs and set(bound.outputs) <= set(bound.arg_types())
         assert 0 < bound.rtol < 1e-2 and 0 < bound.atol < 1e-1
         assert [p.name for p in w.params][-1] == "dtype"
+
+
+def test_random_inputs_agree_with_the_backend_generator() -> None:
+    """`accelsim run SPEC --seed N` (backend generator) and the workload see the same inputs."""
+    from compiler.backend import random_inputs
+
+    for name in workloads.names():
+        w = workloads.get(name + ":dtype=f64") if name != "vector_add" else workloads.get("vector_add:N=9")
+        ours, theirs = w.random_inputs(5), random_inputs(w.func(), 5)
+        assert ours.keys() == theirs.keys()
+        for k in ours:
+            np.testing.assert_array_equal(ours[k], theirs[k], err_msg=f"{name}: {k}")
+
+
+def test_describe_lists_parameters_defaults_and_ranges(capsys: pytest.CaptureFixture[str]) -> None:
+    from workloads.__main__ import main
+
+    assert main(["gemm", "jacobi_2d"]) == 0
+    out = capsys.readouterr().out
+    assert "default: @gemm(A: memref<256x256xf32>, B: memref<256x256xf32>, C: memref<256x256xf32>)" in out
+    assert "K       = 256      columns of A, rows of B; 1 <= K <= 65536" in out
+    assert "jacobi-2d  (@jacobi_2d)" in out and "writes: B\n" in out
+    assert main(["nope"]) == 1
+    assert "unknown workload 'nope'; known: 2mm" in capsys.readouterr().err
