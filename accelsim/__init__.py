@@ -1,3 +1,9 @@
 """accelsim: an accelerator simulator with a DMA and memory-hierarchy model."""
 
 __version__ = "0.1.0"
+
+from accelsim.config import HardwareConfig, load_config
+from accelsim.simulate import SimResult, simulate
+from accelsim.trace import Trace, TraceRecord
+
+__all__ = ["HardwareConfig", "SimResult", "Trace", "TraceRecord", "load_config", "simulate"]

@@ -17,3 +17,7 @@ class HazardError(DiagnosticError):
 
 class InputError(AccelsimError):
     """Bad arrays or arguments given to a run."""
+
+
+class SimulationError(DiagnosticError):
+    """A program the simulator cannot execute (an unsupported op, a missing kernel)."""

@@ -1,0 +1,81 @@
+"""Kernel cycles from exact op counts: ops / unit throughput, bounded below by SRAM bandwidth,
+plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are flagged.
+
+- matrix unit, matmul-like nest (a `acc + a*b` reduction at depth >= 3): MACs go to the
+  `rows x cols` array; its operands stream once per kernel, so SRAM traffic is the footprint
+  (bounding boxes of the accessed elements), not one access per MAC.
+- otherwise: every arithmetic op is one lane-op on `lanes` lanes; exp/div/sqrt cost
+  `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from accelsim.config import HardwareConfig
+from compiler.analysis.counting import OpCounts, access_boxes, count_ops
+from compiler.ir.ops import FuncOp
+from compiler.ir.types import MemRefType
+
+
+@dataclass(frozen=True, slots=True)
+class KernelCost:
+    cycles: int
+    compute_cycles: int      # ops / throughput, without fill/drain and memory bounds
+    sram_cycles: int         # SRAM-bandwidth lower bound
+    dram_direct_cycles: int  # latency charged to direct slow-memory accesses
+    counts: OpCounts
+    sram_bytes: int
+    on_matrix: bool
+
+    @property
+    def touches_dram(self) -> bool:
+        return self.dram_direct_cycles > 0
+
+
+class CostModel:
+    """Cached per (kernel, index arguments): a tile loop calls the same kernel many times."""
+
+    def __init__(self, config: HardwareConfig):
+        self.config = config
+        self._cache: dict[tuple[int, tuple[int | None, ...]], KernelCost] = {}
+
+    def kernel(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
+        key = (id(func), tuple(args))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self._cost(func, args)
+        return hit
+
+    def _cost(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
+        cfg = self.config
+        cc = cfg.compute
+        counts = count_ops(func, args)
+        on_matrix = cc.kind == "matrix" and counts.matmul_like
+        special = counts.special * cc.special_op_cycles
+        if on_matrix:
+            compute = (math.ceil(counts.mac / (cc.rows * cc.cols))
+                       + math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes))
+            sram_bytes = self._footprint_bytes(func, args, cfg.spaces.sram)
+        else:
+            compute = math.ceil((counts.vector_ops + special) / cc.lanes)
+            sram_bytes = counts.bytes_in(cfg.spaces.sram)
+        sram_cycles = math.ceil(sram_bytes / cfg.sram.bytes_per_cycle)
+        dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
+        busy = max(compute, sram_cycles)
+        cycles = (cc.fill_cycles + busy + cc.drain_cycles if busy else 0) + dram_direct
+        return KernelCost(cycles, compute, sram_cycles, dram_direct, counts, sram_bytes, on_matrix)
+
+    @staticmethod
+    def _footprint_bytes(func: FuncOp, args: Sequence[int | None], space: int) -> int:
+        total = 0
+        for ab in access_boxes(func, args):
+            t = func.args[ab.arg].type
+            assert isinstance(t, MemRefType)
+            if t.memory_space != space:
+                continue
+            n = math.prod(hi - lo + 1 for lo, hi in ab.box)
+            total += n * t.element.byte_width * (2 if ab.read and ab.written else 1)
+        return total

@@ -1,0 +1,719 @@
+"""The control processor's program walk: executes a compiled module on the machine.
+
+Control (loops, ifs, index arithmetic, alloc/dealloc, DMA start/wait, calls) is interpreted
+here in program order inside one SimPy process; time passes only through the hardware
+components (`yield`). Kernels (`func.call`) take the cost model's cycles on the compute unit
+and, in functional mode, run natively on the numpy buffers (host backend) or, when the
+backend is not available, through this interpreter.
+
+Every misuse real hardware would corrupt silently is a `HazardError` naming the op, its
+location and the simulated cycle; SRAM overflow is a `CapacityError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accelsim.config import HardwareConfig
+from accelsim.cost_model import CostModel, KernelCost
+from accelsim.errors import HazardError, InputError, SimulationError
+from accelsim.hw.dma import Descriptor
+from accelsim.hw.tags import PendingTransfer
+from accelsim.machine import Machine
+from accelsim.regions import Region, box_regions, strides_of
+from compiler.analysis.counting import access_boxes, compile_map, compile_set
+from compiler.ir import ops as O
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.types import ElementType, MemRefType
+
+Gen = Generator[Any, Any, Any]
+
+
+class Buffer:
+    """A memref value at run time: its array (functional mode) and in-flight DMA regions."""
+
+    __slots__ = (
+        "alive",
+        "array",
+        "ebytes",
+        "flat",
+        "handle",
+        "inflight",
+        "name",
+        "numel",
+        "shape",
+        "space",
+        "strides",
+        "type",
+    )
+
+    def __init__(self, name: str, type: MemRefType, shape: tuple[int, ...], array: np.ndarray | None):
+        self.name = name
+        self.type = type
+        self.shape = shape
+        self.space = type.memory_space
+        self.numel = math.prod(shape)
+        self.ebytes = type.element.byte_width
+        self.strides = strides_of(shape)
+        self.array = array
+        self.flat = array.reshape(-1) if array is not None else None
+        self.inflight: list[InFlight] = []
+        self.handle: int | None = None
+        self.alive = True
+
+    def __repr__(self) -> str:
+        return f"<Buffer {self.name} {self.type}>"
+
+
+@dataclass(slots=True, eq=False)
+class InFlight:
+    op: Operation
+    issued: int
+    region: Region
+    writes: bool
+    label: str
+
+
+@dataclass(slots=True)
+class RunStats:
+    """Counters for the report (event counts, not clocks)."""
+
+    dma_ops: int = 0
+    kernel_calls: int = 0
+    macs: int = 0
+    alu_ops: int = 0
+    special_ops: int = 0
+    kernel_sram_bytes: int = 0
+    dma_sram_bytes: int = 0
+    ideal_compute_cycles: int = 0
+    flags: list[str] = field(default_factory=list)
+    unwaited: list[str] = field(default_factory=list)
+
+
+KernelRunner = Callable[[str, list[Any]], None]
+
+
+def _loc(op: Operation) -> str:
+    return str(op.loc)
+
+
+def _name(v: Value, fallback: str) -> str:
+    return v.name_hint or fallback
+
+
+class Executor:
+    def __init__(self, module: O.ModuleOp, config: HardwareConfig, functional: bool = True,
+                 kernel_runner: KernelRunner | None = None):
+        self.module = module
+        self.config = config
+        self.functional = functional
+        self.machine = Machine(config)
+        self.env = self.machine.env
+        self.trace = self.machine.trace
+        self.cost = CostModel(config)
+        self.stats = RunStats()
+        self.kernel_runner = kernel_runner
+        self._plans: dict[Operation, Any] = {}
+        self._boxes: dict[tuple[int, tuple], list] = {}
+        self._funcs = {f.sym_name: f for f in module.funcs}
+        self._in_kernel = False
+        self._tmp = 0
+        sp = config.spaces
+        self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
+
+    # ---- entry ---------------------------------------------------------------------------
+    def run(self, func: O.FuncOp, inputs: Mapping[str, np.ndarray] | None) -> dict[str, Buffer]:
+        args: list[Any] = []
+        bufs: dict[str, Buffer] = {}
+        for a, name in zip(func.args, func.arg_names(), strict=True):
+            t = a.type
+            if isinstance(t, MemRefType):
+                if not t.has_static_shape:
+                    raise InputError(f"argument %{name}: dynamic shape {t} is not supported")
+                arr = None
+                if self.functional:
+                    arr = self._input_array(name, t, inputs)
+                buf = Buffer(name, t, tuple(t.shape), arr)  # type: ignore[arg-type]
+                if t.memory_space == self.sram_space:
+                    buf.handle = self.machine.sram.allocate(name, t.size_bytes, func.loc,
+                                                            "function argument", 0)
+                bufs[name] = buf
+                args.append(buf)
+            else:
+                if inputs is None or name not in inputs:
+                    raise InputError(f"scalar argument %{name} needs a value in inputs")
+                args.append(int(inputs[name]))
+        vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
+        self.env.process(self._main(func, vals))
+        self.env.run()
+        for slot in self.machine.tags.slots.values():
+            self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
+                                       f"{slot.issued}) was never waited on")
+        return bufs
+
+    def _input_array(self, name: str, t: MemRefType, inputs: Mapping[str, np.ndarray] | None
+                     ) -> np.ndarray:
+        dtype = t.element.numpy_dtype
+        if inputs is None or name not in inputs:
+            return np.zeros(t.shape, dtype=dtype)  # type: ignore[arg-type]
+        arr = np.asarray(inputs[name])
+        if arr.shape != tuple(t.shape):
+            raise InputError(f"input '{name}': expected shape {tuple(t.shape)} for {t}, got {arr.shape}")
+        if arr.dtype != dtype:
+            raise InputError(f"input '{name}': expected dtype {dtype} for {t}, got {arr.dtype}")
+        return np.array(arr, dtype=dtype, order="C", copy=True)
+
+    def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> Gen:
+        yield from self._block(func.body, vals)
+
+    # ---- walking -------------------------------------------------------------------------
+    def _block(self, block: Block, vals: dict[Value, Any]) -> Gen:
+        sync, asyn = _SYNC, _ASYNC
+        for op in block.ops:
+            t = type(op)
+            h = sync.get(t)
+            if h is not None:
+                h(self, op, vals)
+                continue
+            g = asyn.get(t)
+            if g is not None:
+                yield from g(self, op, vals)
+                continue
+            if t is O.AffineYieldOp:
+                return [vals[v] for v in op.operands]
+            if t is O.ReturnOp:
+                return None
+            raise SimulationError(f"the simulator does not execute '{op.NAME}' here "
+                                  f"(control ops, DMA, alloc, calls and scalar ops only)", op.loc)
+        return None
+
+    def _plan(self, op: Operation) -> Any:
+        p = self._plans.get(op)
+        if p is None:
+            p = self._plans[op] = _make_plan(op)
+        return p
+
+    # ---- control -------------------------------------------------------------------------
+    def _for(self, op: O.AffineForOp, vals: dict[Value, Any]) -> Gen:
+        lo_fn, lo_ops, hi_fn, hi_ops = self._plan(op)
+        lo = max(lo_fn([vals[v] for v in lo_ops]))
+        hi = min(hi_fn([vals[v] for v in hi_ops]))
+        iters = [vals[v] for v in op.inits]
+        body = op.body
+        iv = op.iv
+        iargs = op.region_iter_args
+        for i in range(lo, hi, op.step):
+            vals[iv] = i
+            for a, x in zip(iargs, iters):
+                vals[a] = x
+            r = yield from self._block(body, vals)
+            if iargs:
+                iters = r
+        for res, x in zip(op.results, iters):
+            vals[res] = x
+
+    def _if(self, op: O.AffineIfOp, vals: dict[Value, Any]) -> Gen:
+        fn = self._plan(op)
+        cond = fn([vals[v] for v in op.operands])
+        blk = op.then_block if cond else op.else_block
+        r = None
+        if blk.ops:
+            r = yield from self._block(blk, vals)
+        for res, x in zip(op.results, r or ()):
+            vals[res] = x
+
+    def _apply(self, op: O.AffineApplyOp, vals: dict[Value, Any]) -> None:
+        vals[op.results[0]] = self._plan(op)([vals[v] for v in op.operands])[0]
+
+    def _min(self, op: O.AffineMinOp, vals: dict[Value, Any]) -> None:
+        vals[op.results[0]] = min(self._plan(op)([vals[v] for v in op.operands]))
+
+    def _max(self, op: O.AffineMaxOp, vals: dict[Value, Any]) -> None:
+        vals[op.results[0]] = max(self._plan(op)([vals[v] for v in op.operands]))
+
+    # ---- memory --------------------------------------------------------------------------
+    def _alloc(self, op: O.AllocOp, vals: dict[Value, Any]) -> None:
+        t = op.memref_type
+        dyn = iter(vals[v] for v in op.operands)
+        shape = tuple(d if d is not None else next(dyn) for d in t.shape)
+        self._tmp += 1
+        name = _name(op.results[0], f"buf{self._tmp}")
+        arr = np.zeros(shape, dtype=t.element.numpy_dtype) if self.functional else None
+        buf = Buffer(name, t, shape, arr)
+        if t.memory_space == self.sram_space:
+            buf.handle = self.machine.sram.allocate(name, buf.numel * buf.ebytes, op.loc, op.NAME,
+                                                    self.env.now)
+        vals[op.results[0]] = buf
+
+    def _dealloc(self, op: O.DeallocOp, vals: dict[Value, Any]) -> None:
+        buf: Buffer = vals[op.memref]
+        if buf.inflight:
+            f = buf.inflight[0]
+            raise HazardError(
+                f"memref.dealloc of {buf.name} at cycle {self.env.now} while a DMA "
+                f"{'into' if f.writes else 'out of'} it is in flight ({f.op.NAME} at {f.op.loc}, "
+                f"issued at cycle {f.issued})", op.loc)
+        if buf.handle is not None:
+            self.machine.sram.free(buf.handle)
+            buf.handle = None
+        buf.alive = False
+
+    def _check_alive(self, buf: Buffer, op: Operation) -> None:
+        if not buf.alive:
+            raise HazardError(f"{op.NAME} uses {buf.name} after its memref.dealloc "
+                              f"(cycle {self.env.now})", op.loc)
+
+    def _indices(self, op: Operation, buf: Buffer, idx: tuple[int, ...], what: str) -> int:
+        for d, (i, n) in enumerate(zip(idx, buf.shape)):
+            if not 0 <= i < n:
+                raise HazardError(
+                    f"{op.NAME} {what}{list(idx)} is outside {buf.type} ({buf.name}): index {i} "
+                    f"of dimension {d} not in [0, {n - 1}] (cycle {self.env.now})", op.loc)
+        return sum(i * s for i, s in zip(idx, buf.strides))
+
+    def _load(self, op: O.AffineLoadOp, vals: dict[Value, Any]) -> None:
+        fn, idx_ops = self._plan(op)
+        buf: Buffer = vals[op.memref]
+        idx = fn([vals[v] for v in idx_ops])
+        if self._in_kernel:
+            vals[op.results[0]] = buf.array[idx]  # type: ignore[index]
+            return
+        self._check_alive(buf, op)
+        lin = self._indices(op, buf, idx, f"{buf.name}")
+        self._scalar_hazard(op, buf, lin, writes=False)
+        vals[op.results[0]] = buf.flat[lin] if buf.flat is not None else _zero(op.results[0].type)
+
+    def _store(self, op: O.AffineStoreOp, vals: dict[Value, Any]) -> None:
+        fn, idx_ops = self._plan(op)
+        buf: Buffer = vals[op.memref]
+        idx = fn([vals[v] for v in idx_ops])
+        if self._in_kernel:
+            buf.array[idx] = vals[op.value]  # type: ignore[index]
+            return
+        self._check_alive(buf, op)
+        lin = self._indices(op, buf, idx, f"{buf.name}")
+        self._scalar_hazard(op, buf, lin, writes=True)
+        if buf.flat is not None:
+            buf.flat[lin] = vals[op.value]
+
+    def _scalar_hazard(self, op: Operation, buf: Buffer, lin: int, writes: bool) -> None:
+        for f in buf.inflight:
+            if (writes or f.writes) and f.region.hits(lin, lin + 1):
+                self._race(op, "writes" if writes else "reads", buf, f, lin)
+
+    def _race(self, op: Operation, verb: str, buf: Buffer, f: InFlight, lin: int | None) -> None:
+        where = ""
+        if lin is not None:
+            where = f" element {list(np.unravel_index(lin, buf.shape))}" if buf.shape else ""
+        direction = "into" if f.writes else "out of"
+        raise HazardError(
+            f"{op.NAME} {verb} {buf.name}{where} at cycle {self.env.now} while a DMA {direction} "
+            f"it is in flight ({f.label}, {f.op.NAME} at {f.op.loc}, issued at cycle {f.issued}): "
+            f"a dma_wait on its tag must come first", op.loc)
+
+    # ---- DMA -----------------------------------------------------------------------------
+    def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> Gen:
+        p = self._plan(op)
+        src: Buffer = vals[op.src]
+        dst: Buffer = vals[op.dst]
+        tag: Buffer = vals[op.tag]
+        for b in (src, dst, tag):
+            self._check_alive(b, op)
+        s_idx = p.src_fn([vals[v] for v in p.src_ops])
+        d_idx = p.dst_fn([vals[v] for v in p.dst_ops])
+        t_idx = p.tag_fn([vals[v] for v in p.tag_ops])
+        s0 = self._indices(op, src, s_idx, f"source {src.name}")
+        d0 = self._indices(op, dst, d_idx, f"destination {dst.name}")
+        t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+        key = (id(tag), t0)
+        tags = self.machine.tags
+        prev = tags.pending(key)
+        if prev is not None:
+            raise HazardError(
+                f"affine.dma_start reuses tag {tag.name}{list(t_idx)} at cycle {self.env.now} while "
+                f"the transfer it signals is not yet waited on ({prev.label}, issued at cycle "
+                f"{prev.issued} by the dma_start at {prev.op.loc})", op.loc)
+        n = vals[p.num]
+        if n < 0:
+            raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
+        eb = src.ebytes
+        if p.stride is None:
+            sreg = Region.contiguous(s0, n)
+            dreg = Region.contiguous(d0, n)
+            nchunks, per, last = (1 if n else 0), n, n
+        else:
+            stride, per = vals[p.stride], vals[p.per]
+            if per <= 0 or stride <= 0:
+                raise HazardError(f"affine.dma_start with stride {stride} and {per} elements per "
+                                  "stride: both must be positive", op.loc)
+            nchunks = -(-n // per)
+            last = n - (nchunks - 1) * per if nchunks else 0
+            src_strided = src.space <= dst.space
+            sreg = Region(s0, stride if src_strided else per, per, nchunks, last)
+            dreg = Region(d0, per if src_strided else stride, per, nchunks, last)
+        self._dma_bounds(op, src, sreg, s_idx, "source", p.stride is not None)
+        self._dma_bounds(op, dst, dreg, d_idx, "destination", p.stride is not None)
+        label = f"{src.name}->{dst.name}"
+        for f in src.inflight:
+            if f.writes and f.region.overlaps(sreg):
+                self._race(op, "reads", src, f, sreg.first_common(f.region))
+        for f in dst.inflight:
+            if f.region.overlaps(dreg):
+                self._race(op, "overwrites", dst, f, dreg.first_common(f.region))
+        # cost: bursts on the DRAM side(s), bytes through the SRAM port
+        dram = self.machine.dram
+        dram_bytes = 0
+        for b, reg in ((src, sreg), (dst, dreg)):
+            if b.space == self.dram_space and nchunks:
+                if reg.stride == reg.per or reg.count == 1:
+                    dram_bytes += dram.burst_bytes(n * eb)
+                else:
+                    dram_bytes += dram.burst_bytes(per * eb, nchunks - 1) + dram.burst_bytes(last * eb)
+        sram_bytes = n * eb * ((src.space == self.sram_space) + (dst.space == self.sram_space))
+        cyc = dram.transfer_cycles(dram_bytes)
+        cyc = max(cyc, -(-sram_bytes // self.machine.sram.bytes_per_cycle))
+        kind = ("read" if src.space == self.dram_space and dst.space != self.dram_space
+                else "write" if dst.space == self.dram_space and src.space != self.dram_space
+                else "copy")
+        rs = InFlight(op, self.env.now, sreg, False, label)
+        rd = InFlight(op, self.env.now, dreg, True, label)
+        src.inflight.append(rs)
+        dst.inflight.append(rd)
+        functional = self.functional
+
+        def on_done() -> None:
+            if functional:
+                _copy(src, sreg, dst, dreg, nchunks)
+            src.inflight.remove(rs)
+            dst.inflight.remove(rd)
+
+        done = self.env.event()
+        desc = Descriptor(cyc, dram_bytes, n * eb, kind, label, _loc(op), done, on_done)
+        tags.signal_on(key, PendingTransfer(done, op, self.env.now, label))
+        self.stats.dma_ops += 1
+        self.stats.dma_sram_bytes += sram_bytes
+        yield from self.machine.cp.enqueue(desc)
+
+    def _dma_bounds(self, op: Operation, buf: Buffer, reg: Region, idx: tuple[int, ...],
+                    side: str, strided: bool) -> None:
+        """Linear overrun past the memref's end, or a strided row chunk past its row's end."""
+        if not reg.count:
+            return
+        pos: list[int] | None = None
+        if reg.end > buf.numel:
+            bad = max(buf.numel, reg.start)
+            lead = bad // buf.strides[0] if buf.shape else bad
+            rest = bad % buf.strides[0] if buf.shape else 0
+            pos = [int(lead)] + [int(x) for x in np.unravel_index(rest, buf.shape[1:])]
+        elif strided and len(buf.shape) > 1 and reg.stride != reg.per:
+            inner = buf.shape[-1]
+            if reg.stride % inner == 0 and (reg.start % inner) + reg.per > inner:
+                pos = [int(x) for x in np.unravel_index(reg.start, buf.shape)]
+                pos[-1] += reg.per - 1
+        if pos is None:
+            return
+        dim = next((d for d, (i, n) in enumerate(zip(pos, buf.shape)) if not 0 <= i < n),
+                   len(pos) - 1)
+        raise HazardError(
+            f"affine.dma_start {side} {buf.name}{list(idx)} runs outside {buf.type} at cycle "
+            f"{self.env.now}: the transfer ({reg.count} chunk(s) of {reg.per} elements, stride "
+            f"{reg.stride}) reaches element {pos}, index {pos[dim]} of dimension {dim} not in "
+            f"[0, {buf.shape[dim] - 1}]", op.loc)
+
+    def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> Gen:
+        p = self._plan(op)
+        tag: Buffer = vals[op.tag]
+        t_idx = p[0]([vals[v] for v in p[1]])
+        t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+        pend = self.machine.tags.take((id(tag), t0))
+        if pend is None:
+            raise HazardError(
+                f"affine.dma_wait on {tag.name}{list(t_idx)} at cycle {self.env.now}: no DMA in "
+                f"flight signals this tag, so the wait would never return (deadlock)", op.loc)
+        yield from self.machine.cp.wait(pend.done, f"wait {pend.label}", _loc(op))
+
+    # ---- kernels -------------------------------------------------------------------------
+    def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen:
+        func = self._funcs.get(op.callee)
+        if func is None or func.is_declaration:
+            raise SimulationError(f"func.call to @{op.callee}: no function body in the module", op.loc)
+        args = [vals[v] for v in op.operands]
+        idx_args = tuple(None if isinstance(a, Buffer) else int(a) for a in args)
+        if self._in_kernel:
+            yield from self._interpret(func, args)
+            return
+        for a in args:
+            if isinstance(a, Buffer):
+                self._check_alive(a, op)
+        self._kernel_checks(op, func, args, idx_args)
+        cost = self.cost.kernel(func, idx_args)
+        self._account(op, cost)
+        if self.functional:
+            self._run_kernel(op, func, args)
+        yield from self.machine.cp.issue(op.callee, _loc(op))
+        yield from self.machine.compute.run(cost.cycles, op.callee, _loc(op), cost.sram_bytes)
+
+    def _account(self, op: O.CallOp, cost: KernelCost) -> None:
+        s = self.stats
+        c = cost.counts
+        s.kernel_calls += 1
+        s.macs += c.mac
+        s.alu_ops += c.mul + c.add + c.other
+        s.special_ops += c.special
+        s.kernel_sram_bytes += cost.sram_bytes
+        s.ideal_compute_cycles += cost.compute_cycles
+        if cost.touches_dram and len(s.flags) < 20:
+            msg = (f"kernel @{op.callee} called at {op.loc} accesses slow memory directly "
+                   f"({c.accesses_in(self.dram_space)} accesses, {cost.dram_direct_cycles} cycles "
+                   "of DRAM latency charged)")
+            if msg not in s.flags:
+                s.flags.append(msg)
+
+    def _kernel_checks(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
+                       idx_args: tuple[int | None, ...]) -> None:
+        key = (id(func), idx_args)
+        boxes = self._boxes.get(key)
+        if boxes is None:
+            boxes = self._boxes[key] = access_boxes(func, idx_args)
+            for ab in boxes:
+                buf = args[ab.arg]
+                if any(lo < 0 or hi >= n for (lo, hi), n in zip(ab.box, buf.shape)):
+                    self._exact_oob(op, func, args, idx_args)
+        for ab in boxes:
+            buf = args[ab.arg]
+            if not buf.inflight:
+                continue
+            regions = box_regions(ab.box, buf.shape)
+            for f in buf.inflight:
+                if not (ab.written or f.writes):
+                    continue
+                for r in regions:
+                    if r.overlaps(f.region):
+                        verb = ("reads and writes" if ab.read and ab.written
+                                else "writes" if ab.written else "reads")
+                        self._race(op, f"(kernel @{op.callee}) {verb}", buf, f,
+                                   r.first_common(f.region))
+
+    def _exact_oob(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
+                   idx_args: tuple[int | None, ...]) -> None:
+        """The interval box left the bounds: find a real out-of-bounds access, if any."""
+        found = _find_oob(func, idx_args, limit=2_000_000)
+        if found is None:
+            return
+        acc, idx, exact = found
+        buf = args[next(i for i, a in enumerate(func.args) if a is acc.memref)]
+        how = "" if exact else " (bounding box; the kernel is too large to check point by point)"
+        raise HazardError(
+            f"kernel @{op.callee} called at cycle {self.env.now}: {acc.NAME} at {acc.loc} accesses "
+            f"{buf.name}{list(idx)} outside {buf.type}{how}", op.loc)
+
+    def _run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[Any]) -> None:
+        if self.kernel_runner is not None:
+            self.kernel_runner(op.callee, [a.array if isinstance(a, Buffer) else a for a in args])
+            return
+        for _ in self._interpret(func, args):
+            raise SimulationError(f"kernel @{op.callee} contains DMA or timing ops", op.loc)
+
+    def _interpret(self, func: O.FuncOp, args: list[Any]) -> Gen:
+        saved = self._in_kernel
+        self._in_kernel = True
+        try:
+            vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
+            yield from self._block(func.body, vals)
+        finally:
+            self._in_kernel = saved
+
+    # ---- scalars -------------------------------------------------------------------------
+    def _constant(self, op: O.ConstantOp, vals: dict[Value, Any]) -> None:
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        v = op.value
+        vals[op.results[0]] = int(v) if t.is_index else t.numpy_dtype.type(v)
+
+    def _scalar(self, op: Operation, vals: dict[Value, Any]) -> None:
+        fn = _SCALAR[type(op)]
+        vals[op.results[0]] = fn(op, *[vals[v] for v in op.operands])
+
+
+# ---- per-op plans --------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _DmaPlan:
+    src_fn: Any
+    src_ops: list[Value]
+    dst_fn: Any
+    dst_ops: list[Value]
+    tag_fn: Any
+    tag_ops: list[Value]
+    num: Value
+    stride: Value | None
+    per: Value | None
+
+
+def _make_plan(op: Operation) -> Any:
+    if isinstance(op, O.AffineForOp):
+        return (compile_map(op.lower_map), op.lower_operands,
+                compile_map(op.upper_map), op.upper_operands)
+    if isinstance(op, O.AffineIfOp):
+        return compile_set(op.condition)
+    if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
+        return compile_map(op.map)
+    if isinstance(op, O.AffineLoadOp | O.AffineStoreOp):
+        return compile_map(op.map), op.indices
+    if isinstance(op, O.AffineDmaStartOp):
+        return _DmaPlan(compile_map(op.src_map), op.src_indices, compile_map(op.dst_map),
+                        op.dst_indices, compile_map(op.tag_map), op.tag_indices,
+                        op.num_elements, op.stride, op.elements_per_stride)
+    if isinstance(op, O.AffineDmaWaitOp):
+        return compile_map(op.tag_map), op.tag_indices
+    raise AssertionError(op.NAME)
+
+
+def _copy(src: Buffer, sreg: Region, dst: Buffer, dreg: Region, nchunks: int) -> None:
+    sf, df = src.flat, dst.flat
+    assert sf is not None and df is not None
+    if nchunks == 0:
+        return
+    if nchunks == 1:
+        n = sreg.last
+        df[dreg.start: dreg.start + n] = sf[sreg.start: sreg.start + n]
+        return
+    full = nchunks - 1
+    per = sreg.per
+    isz = sf.itemsize
+    sv = np.lib.stride_tricks.as_strided(sf[sreg.start:], shape=(full, per),
+                                         strides=(sreg.stride * isz, isz), writeable=False)
+    dv = np.lib.stride_tricks.as_strided(df[dreg.start:], shape=(full, per),
+                                         strides=(dreg.stride * df.itemsize, df.itemsize))
+    dv[...] = sv
+    s_last = sreg.start + full * sreg.stride
+    d_last = dreg.start + full * dreg.stride
+    df[d_last: d_last + sreg.last] = sf[s_last: s_last + sreg.last]
+
+
+def _zero(t: Any) -> Any:
+    if isinstance(t, ElementType):
+        return 0 if t.is_index else t.numpy_dtype.type(0)
+    return 0
+
+
+def _find_oob(func: O.FuncOp, args: Sequence[int | None], limit: int
+              ) -> tuple[Operation, list[int], bool] | None:
+    """First load/store of a memref argument that leaves its bounds, walking point by point."""
+    env: dict[Value, int] = {a: v for a, v in zip(func.args, args, strict=True) if v is not None}
+    shapes = {a: a.type.shape for a in func.args if isinstance(a.type, MemRefType)}
+    budget = [limit]
+
+    def walk(block: Block) -> tuple[Operation, list[int], bool] | None:
+        for op in block.ops:
+            if isinstance(op, O.AffineForOp):
+                lo = max(compile_map(op.lower_map)([env[v] for v in op.lower_operands]))
+                hi = min(compile_map(op.upper_map)([env[v] for v in op.upper_operands]))
+                for i in range(lo, hi, op.step):
+                    env[op.iv] = i
+                    r = walk(op.body)
+                    if r is not None:
+                        return r
+                    if budget[0] <= 0:
+                        return None
+            elif isinstance(op, O.AffineIfOp):
+                c = compile_set(op.condition)([env[v] for v in op.operands])
+                r = walk(op.then_block if c else op.else_block)
+                if r is not None:
+                    return r
+            elif isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
+                res = compile_map(op.map)([env[v] for v in op.operands])
+                env[op.results[0]] = (res[0] if isinstance(op, O.AffineApplyOp)
+                                      else min(res) if isinstance(op, O.AffineMinOp) else max(res))
+            elif isinstance(op, O.ConstantOp) and isinstance(op.value, int):
+                env[op.results[0]] = op.value
+            elif isinstance(op, O.AffineLoadOp | O.AffineStoreOp):
+                budget[0] -= 1
+                shape = shapes.get(op.memref)
+                if shape is None:
+                    continue
+                idx = compile_map(op.map)([env[v] for v in op.indices])
+                if any(not 0 <= i < n for i, n in zip(idx, shape)):
+                    return op, list(idx), True
+        return None
+
+    return walk(func.body)
+
+
+def _fdiv(op: Operation, a: Any, b: Any) -> Any:
+    if isinstance(a, np.floating):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
+    if b == 0:
+        raise SimulationError("integer division by zero", op.loc)
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _rem(op: Operation, a: Any, b: Any) -> Any:
+    if b == 0:
+        raise SimulationError("integer remainder by zero", op.loc)
+    return a - b * _fdiv(op, a, b)
+
+
+_CMP = {
+    "oeq": lambda a, b: a == b, "ogt": lambda a, b: a > b, "oge": lambda a, b: a >= b,
+    "olt": lambda a, b: a < b, "ole": lambda a, b: a <= b, "one": lambda a, b: a < b or a > b,
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b, "ugt": lambda a, b: a > b,
+    "uge": lambda a, b: a >= b, "ueq": lambda a, b: a == b or a != a or b != b,
+    "une": lambda a, b: a != b, "ord": lambda a, b: a == a and b == b,
+    "uno": lambda a, b: a != a or b != b, "true": lambda a, b: True, "false": lambda a, b: False,
+}
+
+
+def _cast(op: Operation, a: Any) -> Any:
+    t = op.results[0].type
+    assert isinstance(t, ElementType)
+    if t.is_index:
+        return int(a)
+    return t.numpy_dtype.type(a)
+
+
+def _fmax(op: Operation, a: Any, b: Any) -> Any:
+    return a if (a != a or a > b) else b if b == b and b > a else a if a == b else b
+
+
+def _fmin(op: Operation, a: Any, b: Any) -> Any:
+    return a if (a != a or a < b) else b if b == b and b < a else a if a == b else b
+
+
+_SCALAR: dict[type, Callable[..., Any]] = {
+    O.AddFOp: lambda op, a, b: a + b, O.SubFOp: lambda op, a, b: a - b,
+    O.MulFOp: lambda op, a, b: a * b, O.DivFOp: _fdiv,
+    O.AddIOp: lambda op, a, b: a + b, O.SubIOp: lambda op, a, b: a - b,
+    O.MulIOp: lambda op, a, b: a * b, O.DivSIOp: _fdiv, O.RemSIOp: _rem,
+    O.MaxSIOp: lambda op, a, b: max(a, b), O.MinSIOp: lambda op, a, b: min(a, b),
+    O.MaximumFOp: _fmax, O.MinimumFOp: _fmin,
+    O.NegFOp: lambda op, a: -a, O.AbsFOp: lambda op, a: abs(a),
+    O.ExpOp: lambda op, a: np.exp(a), O.SqrtOp: lambda op, a: np.sqrt(a),
+    O.CmpFOp: lambda op, a, b: bool(_CMP[op.predicate](a, b)),
+    O.CmpIOp: lambda op, a, b: bool(_CMP[op.predicate](a, b)),
+    O.SelectOp: lambda op, c, a, b: a if c else b,
+    O.IndexCastOp: _cast, O.SIToFPOp: _cast, O.FPToSIOp: _cast, O.ExtFOp: _cast,
+    O.TruncFOp: _cast,
+}
+
+_SYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], None]] = {
+    O.AffineApplyOp: Executor._apply, O.AffineMinOp: Executor._min, O.AffineMaxOp: Executor._max,
+    O.AffineLoadOp: Executor._load, O.AffineStoreOp: Executor._store,
+    O.AllocOp: Executor._alloc, O.AllocaOp: Executor._alloc, O.DeallocOp: Executor._dealloc,
+    O.ConstantOp: Executor._constant,
+    **{t: Executor._scalar for t in _SCALAR},
+}
+_ASYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], Gen]] = {
+    O.AffineForOp: Executor._for, O.AffineIfOp: Executor._if,
+    O.AffineDmaStartOp: Executor._dma_start, O.AffineDmaWaitOp: Executor._dma_wait,
+    O.CallOp: Executor._call,
+}

@@ -1,0 +1,34 @@
+"""Tag semaphores: one slot per tag-memref element; a DMA completion signals its slot,
+`dma_wait` consumes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import simpy
+
+from compiler.ir.core import Operation
+
+
+@dataclass(slots=True)
+class PendingTransfer:
+    """A started DMA whose tag has not been waited on yet."""
+
+    done: simpy.Event
+    op: Operation
+    issued: int
+    label: str
+
+
+class TagFile:
+    def __init__(self) -> None:
+        self.slots: dict[tuple[int, int], PendingTransfer] = {}
+
+    def pending(self, key: tuple[int, int]) -> PendingTransfer | None:
+        return self.slots.get(key)
+
+    def signal_on(self, key: tuple[int, int], pending: PendingTransfer) -> None:
+        self.slots[key] = pending
+
+    def take(self, key: tuple[int, int]) -> PendingTransfer | None:
+        return self.slots.pop(key, None)

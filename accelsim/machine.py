@@ -1,0 +1,24 @@
+"""The machine: one SimPy environment and every hardware component, built from a config."""
+
+from __future__ import annotations
+
+import simpy
+
+from accelsim.config import HardwareConfig
+from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngine, Dram, Sram, TagFile
+from accelsim.trace import Trace
+
+
+class Machine:
+    def __init__(self, config: HardwareConfig, trace: Trace | None = None):
+        self.config = config
+        self.env = simpy.Environment()
+        self.trace = trace if trace is not None else Trace()
+        self.dram = Dram(self.env, config.dram, self.trace)
+        self.sram = Sram(config.sram)
+        self.engines = [DmaEngine(self.env, k, config.dma.queue_depth, config.dma.setup_cycles,
+                                  config.dram.latency_cycles, self.dram, self.trace)
+                        for k in range(config.dma.engines)]
+        self.tags = TagFile()
+        self.compute = ComputeUnit(self.env, 0, self.trace)
+        self.cp = ControlProcessor(self.env, self.engines, config.control.issue_cycles, self.trace)

@@ -1,0 +1,87 @@
+"""`accelsim.simulate`: run a compiled module on the machine and collect trace and outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accelsim.config import HardwareConfig, load_config
+from accelsim.errors import InputError
+from accelsim.executor import Executor, KernelRunner, RunStats
+from accelsim.trace import Trace
+from compiler.ir.ops import FuncOp, ModuleOp
+
+
+@dataclass(slots=True)
+class SimResult:
+    trace: Trace
+    outputs: dict[str, np.ndarray] | None
+    cycles: int
+    config: HardwareConfig
+    stats: RunStats
+    sram_peak_bytes: int
+    func: str
+    fidelity: str = "event"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / (self.config.clock_ghz * 1e9)
+
+    @property
+    def flags(self) -> list[str]:
+        return self.stats.flags + self.stats.unwaited
+
+
+def pick_func(module: ModuleOp, func: str | None) -> FuncOp:
+    """The named function, else the only public function with a body, else the last one."""
+    if func is not None:
+        f = module.lookup(func)
+        if f is None or f.is_declaration:
+            names = ", ".join(g.sym_name for g in module.funcs)
+            raise InputError(f"no function @{func} in the module (functions: {names})")
+        return f
+    public = [f for f in module.funcs if not f.private and not f.is_declaration]
+    if not public:
+        raise InputError("the module has no public function with a body to simulate")
+    return public[-1] if len(public) > 1 and _called(module, public) else public[0]
+
+
+def _called(module: ModuleOp, funcs: list[FuncOp]) -> bool:
+    from compiler.ir.ops import CallOp
+
+    callees = {op.callee for op in module.walk() if isinstance(op, CallOp)}
+    return any(f.sym_name in callees for f in funcs)
+
+
+def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
+             inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
+             functional: bool = True, kernel_runner: KernelRunner | None = None,
+             outline: bool = True) -> SimResult:
+    """Execute `module` on the machine `config` (a HardwareConfig or preset name/path).
+
+    Functional by default: inputs (missing ones are zeros) are copied, DMAs move the data, and
+    kernels run natively (host backend when available). `functional=False` skips all data.
+    Loop nests outside kernels are outlined first (`outline-kernels`) when `outline` is true.
+    """
+    cfg = load_config(config) if isinstance(config, str) else config
+    if outline:
+        from accelsim.kernels import ensure_outlined
+
+        module = ensure_outlined(module)
+    f = pick_func(module, func)
+    runner = kernel_runner
+    if functional and runner is None:
+        from accelsim.kernels import backend_runner
+
+        runner = backend_runner(module)
+    ex = Executor(module, cfg, functional=functional, kernel_runner=runner)
+    bufs = ex.run(f, inputs)
+    outputs = {k: b.array for k, b in bufs.items()} if functional else None  # type: ignore[misc]
+    cycles = int(ex.env.now)
+    ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
+                             functional=functional, cycles=cycles)
+    return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, ex.machine.sram.peak, f.sym_name)

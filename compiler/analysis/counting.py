@@ -1,0 +1,426 @@
+"""Exact op counts and access boxes of a kernel for given values of its index arguments.
+
+The cost model needs, per call of a kernel, how many times each kind of op runs. islpy here
+has no barvinok `card`, so counts are exact by construction instead: a loop whose body's
+control does not depend on its induction variable contributes `trip * count(body)` (closed
+form for rectangular nests); a loop whose inner bounds or conditions depend on it (triangular
+nests, partial tiles) is walked value by value at that level only. `isl_count` gives an
+independent isl cross-check (`Set.count_val`) for tests.
+
+Access boxes (per memref argument, the per-dimension interval of the indices touched) come
+from interval arithmetic over the same walk and bound hazards and SRAM traffic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.core import Block, OpResult, Value
+from compiler.ir.ops import (
+    AddFOp,
+    AffineApplyOp,
+    AffineForOp,
+    AffineIfOp,
+    AffineLoadOp,
+    AffineMaxOp,
+    AffineMinOp,
+    AffineStoreOp,
+    AffineYieldOp,
+    CmpFOp,
+    CmpIOp,
+    ConstantOp,
+    DivFOp,
+    ExpOp,
+    FuncOp,
+    MaximumFOp,
+    MinimumFOp,
+    MulFOp,
+    NegFOp,
+    SelectOp,
+    SqrtOp,
+    SubFOp,
+)
+from compiler.ir.types import MemRefType
+
+# ---- map evaluation ------------------------------------------------------------------------
+
+
+def _src(e: AffineExpr, nd: int) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Dim):
+        return f"v[{e.pos}]"
+    if isinstance(e, Sym):
+        return f"v[{nd + e.pos}]"
+    assert isinstance(e, Binary)
+    a, b = _src(e.lhs, nd), _src(e.rhs, nd)
+    if e.kind == "add":
+        return f"({a} + {b})"
+    if e.kind == "mul":
+        return f"({a} * {b})"
+    if e.kind == "floordiv":
+        return f"({a} // {b})"
+    if e.kind == "ceildiv":
+        return f"(-((-{a}) // {b}))"
+    return f"({a} % {b})"
+
+
+@cache
+def compile_map(m: AffineMap) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """`fn(operand_values) -> results` for a map whose operands are (dims..., symbols...)."""
+    body = ", ".join(_src(r, m.num_dims) for r in m.results)
+    return eval(f"lambda v: ({body},)")
+
+
+@cache
+def compile_set(s: IntegerSet) -> Callable[[Sequence[int]], bool]:
+    parts = [f"{_src(c, s.num_dims)} {'==' if eq else '>='} 0"
+             for c, eq in zip(s.constraints, s.eq_flags, strict=True)]
+    return eval(f"lambda v: {' and '.join(parts) or 'True'}")
+
+
+# ---- intervals -----------------------------------------------------------------------------
+
+Interval = tuple[int, int]  # inclusive [lo, hi]
+
+
+def interval_of(e: AffineExpr, dims: Sequence[Interval], syms: Sequence[Interval]) -> Interval:
+    """A sound enclosure of `e` over the box `dims x syms`."""
+    if isinstance(e, Const):
+        return (e.value, e.value)
+    if isinstance(e, Dim):
+        return dims[e.pos]
+    if isinstance(e, Sym):
+        return syms[e.pos]
+    assert isinstance(e, Binary)
+    a = interval_of(e.lhs, dims, syms)
+    b = interval_of(e.rhs, dims, syms)
+    if e.kind == "add":
+        return (a[0] + b[0], a[1] + b[1])
+    if e.kind == "mul":
+        c = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
+        return (min(c), max(c))
+    if b[0] != b[1] or b[0] <= 0:
+        raise ValueError(f"cannot bound {e}: divisor is not a positive constant")
+    d = b[0]
+    if e.kind == "floordiv":
+        return (a[0] // d, a[1] // d)
+    if e.kind == "ceildiv":
+        return (-((-a[0]) // d), -((-a[1]) // d))
+    if a[0] // d == a[1] // d:  # within one period mod is monotone
+        return (a[0] % d, a[1] % d)
+    return (0, d - 1)
+
+
+def map_intervals(m: AffineMap, operands: Sequence[Interval]) -> list[Interval]:
+    dims, syms = operands[: m.num_dims], operands[m.num_dims:]
+    return [interval_of(r, dims, syms) for r in m.results]
+
+
+# ---- op classes ----------------------------------------------------------------------------
+
+CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
+_SPECIAL = (DivFOp, ExpOp, SqrtOp)
+_OTHER = (MaximumFOp, MinimumFOp, CmpFOp, CmpIOp, SelectOp, NegFOp)
+
+
+@dataclass(frozen=True, slots=True)
+class OpCounts:
+    """Dynamic op counts of one kernel call. `mac` = an add/sub fed by a multiply (fma-able)."""
+
+    mac: int = 0
+    mul: int = 0
+    add: int = 0
+    special: int = 0
+    other: int = 0
+    load: int = 0
+    store: int = 0
+    bytes_by_space: tuple[tuple[int, int], ...] = ()   # (memory space, bytes loaded+stored)
+    accesses_by_space: tuple[tuple[int, int], ...] = ()
+    matmul_like: bool = False
+    max_depth: int = 0
+
+    def bytes_in(self, space: int) -> int:
+        return dict(self.bytes_by_space).get(space, 0)
+
+    def accesses_in(self, space: int) -> int:
+        return dict(self.accesses_by_space).get(space, 0)
+
+    @property
+    def vector_ops(self) -> int:
+        return self.mac + self.mul + self.add + self.other
+
+
+@dataclass(slots=True)
+class _Static:
+    """Per-function facts that do not depend on argument values."""
+
+    op_class: dict[int, str] = field(default_factory=dict)  # id(op) -> class
+    iterate: set[int] = field(default_factory=set)           # id(for op) walked value by value
+    matmul_like: bool = False
+    max_depth: int = 0
+
+
+_STATIC: dict[int, tuple[FuncOp, _Static]] = {}
+
+
+def _static(func: FuncOp) -> _Static:
+    hit = _STATIC.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    st = _Static()
+    paired: set[int] = set()
+    for op in func.walk():
+        if isinstance(op, AddFOp | SubFOp):
+            for v in op.operands:
+                d = v.owner if isinstance(v, OpResult) else None
+                if isinstance(d, MulFOp) and id(d) not in paired:
+                    paired.add(id(d))
+                    st.op_class[id(op)] = "mac"
+                    if _is_reduction(op, v):
+                        st.matmul_like = True
+                    break
+            else:
+                st.op_class[id(op)] = "add"
+        elif isinstance(op, _SPECIAL):
+            st.op_class[id(op)] = "special"
+        elif isinstance(op, _OTHER):
+            st.op_class[id(op)] = "other"
+        elif isinstance(op, AffineLoadOp):
+            st.op_class[id(op)] = "load"
+        elif isinstance(op, AffineStoreOp):
+            st.op_class[id(op)] = "store"
+    for op in func.walk():
+        if isinstance(op, MulFOp) and id(op) not in paired:
+            st.op_class[id(op)] = "mul"
+        if isinstance(op, AffineForOp):
+            depth = 1 + sum(1 for a in op.ancestors() if isinstance(a, AffineForOp))
+            st.max_depth = max(st.max_depth, depth)
+            if _controls(op):
+                st.iterate.add(id(op))
+    if st.max_depth < 3:
+        st.matmul_like = False
+    _STATIC[id(func)] = (func, st)
+    return st
+
+
+def _is_reduction(add: AddFOp | SubFOp, mul_value: Value) -> bool:
+    """`acc + a*b` where acc is an iter_arg or a load of the memref the sum is stored to."""
+    acc = next((v for v in add.operands if v is not mul_value), None)
+    if acc is None:
+        return False
+    if not isinstance(acc, OpResult):
+        return True  # block argument: an iter_arg accumulator
+    ld = acc.owner
+    if not isinstance(ld, AffineLoadOp) or add.parent_block is None:
+        return False
+    for op in add.parent_block.ops:
+        if isinstance(op, AffineStoreOp) and op.value is add.results[0] and op.memref is ld.memref:
+            return True
+    return False
+
+
+def _controls(loop: AffineForOp) -> bool:
+    """Does any control inside the loop (bounds, conditions, index ops) use its IV?"""
+    iv = loop.iv
+    for op in loop.body.walk():
+        if isinstance(op, AffineForOp | AffineIfOp | AffineApplyOp | AffineMinOp | AffineMaxOp):
+            n = len(op.operands) - (len(op.inits) if isinstance(op, AffineForOp) else 0)
+            if any(v is iv for v in op.operands[:n]):
+                return True
+    return False
+
+
+def _bounds(loop: AffineForOp, env: dict[Value, int]) -> tuple[int, int] | None:
+    try:
+        lo = max(compile_map(loop.lower_map)([env[v] for v in loop.lower_operands]))
+        hi = min(compile_map(loop.upper_map)([env[v] for v in loop.upper_operands]))
+    except KeyError:
+        return None
+    return lo, hi
+
+
+def count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
+    """Exact dynamic op counts of `func` called with index arguments `args` (None for memrefs)."""
+    st = _static(func)
+    env: dict[Value, int] = {a: v for a, v in zip(func.args, args, strict=True) if v is not None}
+    acc: dict[str, int] = dict.fromkeys(CLASSES, 0)
+    space_bytes: dict[int, int] = {}
+    space_acc: dict[int, int] = {}
+    _count_block(func.body, env, 1, st, acc, space_bytes, space_acc)
+    return OpCounts(**acc, bytes_by_space=tuple(sorted(space_bytes.items())),
+                    accesses_by_space=tuple(sorted(space_acc.items())),
+                    matmul_like=st.matmul_like, max_depth=st.max_depth)
+
+
+def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, acc: dict[str, int],
+                 space_bytes: dict[int, int], space_acc: dict[int, int]) -> None:
+    for op in block.ops:
+        if isinstance(op, AffineForOp):
+            b = _bounds(op, env)
+            if b is None:
+                raise ValueError(f"loop bounds at {op.loc} depend on a value unknown to the count")
+            lo, hi = b
+            if hi <= lo:
+                continue
+            if id(op) in st.iterate:
+                for i in range(lo, hi, op.step):
+                    env[op.iv] = i
+                    _count_block(op.body, env, mult, st, acc, space_bytes, space_acc)
+                env.pop(op.iv, None)
+            else:
+                trip = -((lo - hi) // op.step)
+                _count_block(op.body, env, mult * trip, st, acc, space_bytes, space_acc)
+        elif isinstance(op, AffineIfOp):
+            try:
+                cond = compile_set(op.condition)([env[v] for v in op.operands])
+            except KeyError:
+                raise ValueError(f"affine.if at {op.loc} depends on a value unknown to the count")
+            _count_block(op.then_block if cond else op.else_block, env, mult, st, acc,
+                         space_bytes, space_acc)
+        elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):
+            try:
+                r = compile_map(op.map)([env[v] for v in op.operands])
+            except KeyError:
+                continue
+            env[op.results[0]] = (r[0] if isinstance(op, AffineApplyOp)
+                                  else min(r) if isinstance(op, AffineMinOp) else max(r))
+        elif isinstance(op, ConstantOp):
+            if isinstance(op.value, int):
+                env[op.results[0]] = op.value
+        elif isinstance(op, AffineYieldOp):
+            continue
+        else:
+            cls = st.op_class.get(id(op))
+            if cls is None:
+                continue
+            acc[cls] += mult
+            if cls in ("load", "store"):
+                mt = op.memref.type  # type: ignore[attr-defined]
+                assert isinstance(mt, MemRefType)
+                sp = mt.memory_space
+                space_bytes[sp] = space_bytes.get(sp, 0) + mult * mt.element.byte_width
+                space_acc[sp] = space_acc.get(sp, 0) + mult
+
+
+# ---- access boxes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AccessBox:
+    """Per-dimension inclusive index interval touched in one memref argument."""
+
+    arg: int
+    box: tuple[Interval, ...]
+    read: bool
+    written: bool
+
+
+def access_boxes(func: FuncOp, args: Sequence[int | None]) -> list[AccessBox]:
+    """Bounding boxes of the elements each memref argument's loads/stores can touch."""
+    ivs: dict[Value, Interval] = {a: (v, v) for a, v in zip(func.args, args, strict=True)
+                                  if v is not None}
+    found: dict[int, list] = {}
+    arg_pos = {id(a): i for i, a in enumerate(func.args)}
+    _box_block(func.body, ivs, found, arg_pos)
+    out = []
+    for pos, (box, rd, wr) in sorted(found.items()):
+        out.append(AccessBox(pos, tuple(box), rd, wr))
+    return out
+
+
+def _box_block(block: Block, ivs: dict[Value, Interval], found: dict[int, list],
+               arg_pos: dict[int, int]) -> None:
+    for op in block.ops:
+        if isinstance(op, AffineForOp):
+            low = map_intervals(op.lower_map, [ivs[v] for v in op.lower_operands])
+            up = map_intervals(op.upper_map, [ivs[v] for v in op.upper_operands])
+            lo = max(iv[0] for iv in low)   # lb = max(results): its smallest possible value
+            hi = min(iv[1] for iv in up) - 1  # ub = min(results): its largest possible value
+            if hi < lo:
+                continue
+            ivs[op.iv] = (lo, hi)
+            _box_block(op.body, ivs, found, arg_pos)
+        elif isinstance(op, AffineIfOp):
+            _box_block(op.then_block, ivs, found, arg_pos)
+            _box_block(op.else_block, ivs, found, arg_pos)
+        elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):
+            r = map_intervals(op.map, [ivs[v] for v in op.operands])
+            if isinstance(op, AffineApplyOp):
+                ivs[op.results[0]] = r[0]
+            elif isinstance(op, AffineMinOp):
+                ivs[op.results[0]] = (min(x[0] for x in r), min(x[1] for x in r))
+            else:
+                ivs[op.results[0]] = (max(x[0] for x in r), max(x[1] for x in r))
+        elif isinstance(op, ConstantOp):
+            if isinstance(op.value, int):
+                ivs[op.results[0]] = (op.value, op.value)
+        elif isinstance(op, AffineLoadOp | AffineStoreOp):
+            pos = arg_pos.get(id(op.memref))
+            if pos is None:
+                continue
+            box = map_intervals(op.map, [ivs[v] for v in op.indices])
+            is_store = isinstance(op, AffineStoreOp)
+            cur = found.get(pos)
+            if cur is None:
+                found[pos] = [list(box), not is_store, is_store]
+            else:
+                cur[0] = [(min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(cur[0], box, strict=True)]
+                cur[1] = cur[1] or not is_store
+                cur[2] = cur[2] or is_store
+
+
+# ---- isl cross-check -----------------------------------------------------------------------
+
+
+def isl_count(loops: Sequence[AffineForOp], params: dict[Value, int]) -> int:
+    """Points of the iteration domain of a perfect or imperfect chain of loops (outer first),
+    counted by isl (`count_val`) with the given values for every non-IV operand."""
+    import islpy as isl
+
+    names: dict[int, str] = {}
+    for k, lp in enumerate(loops):
+        names[id(lp.iv)] = f"i{k}"
+    for k, v in enumerate(params):
+        names[id(v)] = f"p{k}"
+    cons = []
+    for lp in loops:
+        iv = names[id(lp.iv)]
+        for r in lp.lower_map.results:
+            cons.append(f"{iv} >= {_isl_expr(r, lp.lower_map.num_dims, lp.lower_operands, names)}")
+        for r in lp.upper_map.results:
+            cons.append(f"{iv} < {_isl_expr(r, lp.upper_map.num_dims, lp.upper_operands, names)}")
+        if lp.step != 1:
+            lo = _isl_expr(lp.lower_map.results[0], lp.lower_map.num_dims, lp.lower_operands, names)
+            cons.append(f"exists e: {iv} = {lo} + {lp.step} * e")
+    pnames = [f"p{k}" for k in range(len(params))]
+    dims = ", ".join(f"i{k}" for k in range(len(loops)))
+    text = f"[{', '.join(pnames)}] -> {{ [{dims}] : {' and '.join(cons) or 'true'} }}"
+    s = isl.Set(text)
+    for k, val in enumerate(params.values()):
+        s = s.fix_val(isl.dim_type.param, k, isl.Val(int(val)))
+    return int(s.count_val().to_python())
+
+
+def _isl_expr(e: AffineExpr, nd: int, operands: Sequence[Value], names: dict[int, str]) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Dim):
+        return names[id(operands[e.pos])]
+    if isinstance(e, Sym):
+        return names[id(operands[nd + e.pos])]
+    assert isinstance(e, Binary)
+    a, b = _isl_expr(e.lhs, nd, operands, names), _isl_expr(e.rhs, nd, operands, names)
+    if e.kind == "add":
+        return f"({a} + {b})"
+    if e.kind == "mul":
+        return f"({a} * {b})"
+    if e.kind == "floordiv":
+        return f"floor(({a}) / {b})"
+    if e.kind == "ceildiv":
+        return f"ceil(({a}) / {b})"
+    return f"(({a}) mod {b})"
