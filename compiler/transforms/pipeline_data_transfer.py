@@ -30,6 +30,7 @@ from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
+    AffineYieldOp,
     AllocOp,
     DeallocOp,
     FuncOp,
@@ -69,17 +70,24 @@ class Options:
 
 @dataclass(frozen=True, slots=True)
 class DmaPair:
-    start: AffineDmaStartOp
-    wait: AffineDmaWaitOp
+    """A start unit and its wait unit: single ops, or loop nests of them (copy_emit emits one
+    DMA per row when a tile needs it)."""
+
+    start: Operation
+    wait: Operation
+
+    @property
+    def first(self) -> AffineDmaStartOp:
+        return dma_unit(self.start)[1][0]  # type: ignore[return-value]
 
     @property
     def fast_buffer(self) -> Value:
-        s = self.start
+        s = self.first
         return s.dst if is_incoming(s) else s.src
 
     @property
     def tag(self) -> Value:
-        return self.start.tag
+        return self.first.tag
 
 
 def is_incoming(op: AffineDmaStartOp) -> bool:
@@ -90,15 +98,57 @@ def is_outgoing(op: AffineDmaStartOp) -> bool:
     return memref_type(op.src).memory_space > memref_type(op.dst).memory_space
 
 
+def dma_unit(op: Operation) -> tuple[str | None, list[Operation]]:
+    """("start", starts) / ("wait", waits) when `op` is a DMA op or a loop nest containing
+    only DMA ops of one kind (and index computations); (None, []) otherwise."""
+    if isinstance(op, AffineDmaStartOp):
+        return "start", [op]
+    if isinstance(op, AffineDmaWaitOp):
+        return "wait", [op]
+    if not isinstance(op, AffineForOp):
+        return None, []
+    starts: list[Operation] = []
+    waits: list[Operation] = []
+    for o in op.walk():
+        if isinstance(o, AffineDmaStartOp):
+            starts.append(o)
+        elif isinstance(o, AffineDmaWaitOp):
+            waits.append(o)
+        elif not isinstance(o, (AffineForOp, AffineYieldOp, *PURE_INDEX_OPS)):
+            return None, []
+    if starts and not waits and _one_kind(starts):
+        return "start", starts
+    if waits and not starts and len({id(w.tag) for w in waits}) == 1:  # type: ignore[attr-defined]
+        return "wait", waits
+    return None, []
+
+
+def _one_kind(starts: list[Operation]) -> bool:
+    first = starts[0]
+    assert isinstance(first, AffineDmaStartOp)
+    return all(isinstance(o, AffineDmaStartOp) and o.src is first.src and o.dst is first.dst
+               and o.tag is first.tag for o in starts)
+
+
 def _same_index(m1, ops1, m2, ops2) -> bool:  # type: ignore[no-untyped-def]
     a = affine_map_of(map_exprs(m1, ops1))
     b = affine_map_of(map_exprs(m2, ops2))
     return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
 
 
-def tags_match(start: AffineDmaStartOp, wait: AffineDmaWaitOp) -> bool:
-    return start.tag is wait.tag and _same_index(start.tag_map, start.tag_indices,
-                                                 wait.tag_map, wait.tag_indices)
+def tags_match(start: Operation, wait: Operation) -> bool:
+    """Same tag memref; for single ops also the same tag element (MLIR's checkTagMatch)."""
+    ks, ss = dma_unit(start)
+    kw, ww = dma_unit(wait)
+    if ks != "start" or kw != "wait":
+        return False
+    s0, w0 = ss[0], ww[0]
+    assert isinstance(s0, AffineDmaStartOp) and isinstance(w0, AffineDmaWaitOp)
+    if s0.tag is not w0.tag:
+        return False
+    if isinstance(start, AffineDmaStartOp) and isinstance(wait, AffineDmaWaitOp):
+        return _same_index(s0.tag_map, s0.tag_indices, w0.tag_map, w0.tag_indices)
+    return isinstance(start, AffineForOp) and isinstance(wait, AffineForOp)
 
 
 @register
@@ -120,7 +170,9 @@ class PipelineDataTransfer(Pass):
     def run_on_loop(self, loop: AffineForOp, func: FuncOp) -> None:
         opts = self.options
         compat = opts.mlir_compat
-        body_dma = [op for op in loop.body.ops if isinstance(op, AffineDmaStartOp | AffineDmaWaitOp)]
+        if dma_unit(loop)[0] is not None:
+            return                              # a copy nest itself
+        body_dma = [op for op in loop.body.ops if dma_unit(op)[0] is not None]
         if not body_dma:
             return
         T = trip_count(loop)
@@ -169,10 +221,9 @@ class PipelineDataTransfer(Pass):
                 shift_of[id(op)] = S
         _privatize_pure_operands(loop, shift_of)
         shifts = [shift_of.get(id(op), 0) for op in loop.body.ops]
-        legal = _shift_is_valid(loop, shifts)
-        if legal is False:
-            self.remark(loop.loc, "won't pipeline: skewing the body would break a dependence "
-                                  "(is_valid_shift)")
+        why = _shift_violation(loop, shifts)
+        if why is not None:
+            self.remark(loop.loc, f"won't pipeline: the skew would break a dependence: {why}")
             return
         try:
             res = skew_loop(loop, shifts, allow_guards=not compat)
@@ -187,19 +238,21 @@ class PipelineDataTransfer(Pass):
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
         body = loop.body.ops
-        outgoing = [op for op in body if isinstance(op, AffineDmaStartOp) and is_outgoing(op)]
-        waits = [op for op in body if isinstance(op, AffineDmaWaitOp)]
+        outgoing = [op for op in body if _unit_dir(op) == "out"]
+        waits = [op for op in body if dma_unit(op)[0] == "wait"]
         pairs: list[DmaPair] = []
         for op in body:
-            if not isinstance(op, AffineDmaStartOp) or not is_incoming(op):
+            if _unit_dir(op) != "in":
                 continue
+            first = dma_unit(op)[1][0]
+            assert isinstance(first, AffineDmaStartOp)
             conflict = next((o for o in outgoing if self.conflicts(o, op, loop)), None)
             if conflict is not None:
-                self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(op.src)}, which the "
+                self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
                 continue
-            if escapes(op.dst, loop, func):
-                self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(op.dst)} is used "
+            if escapes(first.dst, loop, func):
+                self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(first.dst)} is used "
                                     "outside the loop")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
@@ -212,35 +265,40 @@ class PipelineDataTransfer(Pass):
     def find_outgoing_pairs(self, loop: AffineForOp, func: FuncOp,
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
         body = loop.body.ops
-        waits = [op for op in body if isinstance(op, AffineDmaWaitOp)]
-        incoming_srcs = [op.src for op in body if isinstance(op, AffineDmaStartOp) and is_incoming(op)]
+        waits = [op for op in body if dma_unit(op)[0] == "wait"]
+        incoming_srcs = [dma_unit(op)[1][0].src for op in body  # type: ignore[attr-defined]
+                         if _unit_dir(op) == "in"]
         pairs: list[DmaPair] = []
         for op in body:
-            if not isinstance(op, AffineDmaStartOp) or not is_outgoing(op):
+            if _unit_dir(op) != "out":
                 continue
-            if any(op.dst is s for s in incoming_srcs) or _accessed_directly(loop, op.dst):
-                self.remark(op.loc, f"copy-out not pipelined: {_name(op.dst)} is also read in the loop, "
-                                    "so its write-back must finish within the iteration")
+            first = dma_unit(op)[1][0]
+            assert isinstance(first, AffineDmaStartOp)
+            if any(first.dst is s for s in incoming_srcs) or _accessed_directly(loop, first.dst):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also read in the "
+                                    "loop, so its write-back must finish within the iteration")
                 continue
-            if escapes(op.src, loop, func):
-                self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(op.src)} is used "
+            if escapes(first.src, loop, func):
+                self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
                                     "outside the loop")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None or body.index(wait) < body.index(op):
                 continue
-            if any(p.tag is op.tag for p in in_pairs):
+            if any(p.tag is first.tag for p in in_pairs):
                 continue
-            if any(p.fast_buffer is op.src for p in in_pairs):
-                self.remark(op.loc, f"copy-out not pipelined: {_name(op.src)} is refilled by an incoming "
-                                    "DMA, so its write-back must finish within the iteration")
+            if any(p.fast_buffer is first.src for p in in_pairs):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(first.src)} is refilled by an "
+                                    "incoming DMA, so its write-back must finish within the iteration")
                 continue
             pairs.append(DmaPair(op, wait))
         return pairs
 
-    def conflicts(self, out: AffineDmaStartOp, inc: AffineDmaStartOp, loop: AffineForOp) -> bool:
+    def conflicts(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
         """Does the outgoing DMA write what the incoming one reads (in any iteration)?"""
-        if out.dst is not inc.src:
+        o0, i0 = dma_unit(out)[1][0], dma_unit(inc)[1][0]
+        assert isinstance(o0, AffineDmaStartOp) and isinstance(i0, AffineDmaStartOp)
+        if o0.dst is not i0.src:
             return False
         if self.options.mlir_compat:
             return True
@@ -348,30 +406,37 @@ def _clone_chain(pure: Operation, body, before: Operation, d: int,  # type: igno
     return c
 
 
-def _shift_is_valid(loop: AffineForOp, shifts: list[int]) -> bool | None:
-    """The analysis' verdict, or None when the analysis is not available."""
-    try:
-        from compiler.analysis import is_valid_shift  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return bool(is_valid_shift(loop, shifts))
+def _shift_violation(loop: AffineForOp, shifts: list[int]) -> str | None:
+    """The analysis' reason why the skew is illegal, or None when it is legal."""
+    from compiler.analysis import shift_violation
+
+    return shift_violation(loop, shifts)
 
 
-def _dma_dependence(out: AffineDmaStartOp, inc: AffineDmaStartOp, loop: AffineForOp) -> bool | None:
-    """True/False when the analysis can tell whether the outgoing DMA's writes reach the
-    incoming DMA's reads at any depth; None when it cannot."""
+def _dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | None:
+    """Whether the outgoing DMA's writes in one iteration reach the incoming DMA's reads in a
+    later one (a dependence carried by `loop`, which the skew would reorder). None when the
+    analysis cannot tell."""
+    from compiler.analysis import dependences, loop_depth
+
+    depth = loop_depth(loop)
     try:
-        from compiler.analysis import dependences  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    depth = sum(1 for a in loop.ancestors() if isinstance(a, AffineForOp)) + 1
-    try:
-        for d in range(1, depth + 2):
-            if dependences(out, inc, d) is not None or dependences(inc, out, d) is not None:
-                return True
+        for o in dma_unit(out)[1]:
+            for i in dma_unit(inc)[1]:
+                if dependences(o, i, depth) is not None:
+                    return True
     except Exception:  # the analysis does not model this access: stay conservative
         return None
     return False
+
+
+def _unit_dir(op: Operation) -> str | None:
+    kind, ops = dma_unit(op)
+    if kind != "start":
+        return None
+    first = ops[0]
+    assert isinstance(first, AffineDmaStartOp)
+    return "in" if is_incoming(first) else "out" if is_outgoing(first) else None
 
 
 def _name(v: Value) -> str:

@@ -1,0 +1,381 @@
+"""Emitting the copies for one memref region: fast buffer, copy-in, copy-out, DMA or loops.
+
+The buffer is the region's bounding box; element `x` of the memref lives at `x - lower` in
+the buffer. Where upstream MLIR is wrong this module is not:
+- partial tiles: every transfer is clipped to the memref's shape (`min(lower + E, size)`), in
+  DMA form through a clipped element count and, when an inner dimension is clipped, through
+  one DMA per outer row (a loop nest) so the buffer keeps its pitch;
+- multi-level strides (3-D tiles): a loop nest of single-stride DMAs, never no copy at all;
+- sparse writes: when the nest does not write every element of the (clipped) box and the
+  buffer was not filled by a copy-in, the copy-out replays the stores' loop nests and writes
+  back exactly the elements written (upstream issue #54994).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compiler.diagnostics import Location
+from compiler.ir.builder import Constraint, IndexExpr, integer_set_of
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AffineIfOp,
+    AffineLoadOp,
+    AffineMinOp,
+    AffineStoreOp,
+    AffineYieldOp,
+    AllocOp,
+    DeallocOp,
+    FuncOp,
+)
+from compiler.ir.types import I32, MemRefType
+from compiler.transforms.copy_ir import (
+    PURE_INDEX_OPS,
+    affine_map_of,
+    const_expr,
+    constant_index,
+    make_for,
+    map_exprs,
+    rewrite_memref,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CopySpec:
+    """What to copy: a box `lower[d] <= x_d < lower[d] + extents[d]`, clipped to `shape`
+    along the dims in `clipped`."""
+
+    memref: Value
+    lower: tuple[IndexExpr, ...]
+    extents: tuple[int, ...]
+    clipped: tuple[bool, ...]
+    read: bool
+    written: bool
+    dense_write: bool           # every element of the clipped box is written
+    loc: Location
+
+    @property
+    def mtype(self) -> MemRefType:
+        t = self.memref.type
+        assert isinstance(t, MemRefType)
+        return t
+
+    @property
+    def num_elements(self) -> int:
+        return math.prod(self.extents)
+
+    def upper(self, d: int) -> list[IndexExpr]:
+        ubs = [self.lower[d] + self.extents[d]]
+        size = self.mtype.shape[d]
+        if self.clipped[d] and size is not None:
+            ubs.append(const_expr(int(size)))
+        return ubs
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    buffer: Value
+    buffer_bytes: int
+    copy_ops: tuple[Operation, ...]     # roots of the copy code (skipped by later rounds)
+    notes: tuple[str, ...]
+
+
+class Placement:
+    """Insertion points: copy-in ops go before `before_op`, copy-out ops after `after_op`
+    (both in the same block); deallocs come after every copy-out."""
+
+    def __init__(self, before_op: Operation, after_op: Operation):
+        self.block = before_op.parent_block
+        assert self.block is not None and after_op.parent_block is self.block
+        self.before_op = before_op
+        self.after_op = after_op
+        self._tail: Operation = after_op     # last copy-out op inserted so far
+        self._deallocs: list[Operation] = []
+
+    def put_in(self, op: Operation) -> Operation:
+        self.block.insert_before(self.before_op, op)  # type: ignore[union-attr]
+        return op
+
+    def put_out(self, op: Operation) -> Operation:
+        self.block.insert_after(self._tail, op)  # type: ignore[union-attr]
+        self._tail = op
+        return op
+
+    def put_dealloc(self, op: Operation) -> None:
+        self._deallocs.append(op)
+
+    def finish(self) -> None:
+        for op in reversed(self._deallocs):
+            self.block.insert_after(self._tail, op)  # type: ignore[union-attr]
+        self._deallocs.clear()
+
+
+def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement, func: FuncOp,
+                generate_dma: bool, fast_space: int, tag_space: int) -> Emitted:
+    """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`."""
+    mt = spec.mtype
+    loc = spec.loc
+    buf_t = MemRefType(spec.extents, mt.element, fast_space)
+    alloc = AllocOp(buf_t, loc=loc, name_hint=(spec.memref.name_hint + "_fast") if spec.memref.name_hint
+                    else None)
+    place.put_in(alloc)
+    buf = alloc.result
+    copy_ops: list[Operation] = []
+    notes: list[str] = []
+    if spec.read:
+        copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=False)
+    if spec.written:
+        if spec.dense_write or spec.read:
+            copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=True)
+        else:
+            copy_ops += _replay_stores(spec, buf, range_ops, place)
+            notes.append(f"copy-out of %{spec.memref.name_hint or '?'} writes back only the elements "
+                         "the nest stores (the box is not fully written), point-wise")
+    # Rewrite the accesses after the copies are built (they address the original memref).
+    lower = list(spec.lower)
+    rewrite_memref(list(range_ops), spec.memref, buf,
+                   lambda idx: [x - lo for x, lo in zip(idx, lower, strict=True)])
+    place.put_dealloc(DeallocOp(buf, loc=loc))
+    return Emitted(buf, buf_t.size_bytes, tuple(copy_ops), tuple(notes))
+
+
+# ---- DMA and point-wise copies ------------------------------------------------------------------
+
+def _copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, dma: bool, tag_space: int,
+          outgoing: bool) -> list[Operation]:
+    put = place.put_out if outgoing else place.put_in
+    if not dma:
+        nest = _pointwise_nest(spec, buf, outgoing)
+        put(nest)
+        return [nest]
+    return _dma_copy(spec, buf, place, func, tag_space, outgoing)
+
+
+def _pointwise_nest(spec: CopySpec, buf: Value, outgoing: bool) -> AffineForOp:
+    """for x in clipped box: buf[x - lower] = M[x]  (or the reverse for a copy-out)."""
+    loops: list[AffineForOp] = []
+    parent: Block | None = None
+    for d in range(len(spec.extents)):
+        lp = make_for([spec.lower[d]], spec.upper(d), 1, spec.loc)
+        if parent is not None:
+            parent.insert_before(parent.ops[-1], lp)
+        loops.append(lp)
+        parent = lp.body
+    assert parent is not None
+    ivs = [IndexExpr.of(lp.iv) for lp in loops]
+    buf_idx = [x - lo for x, lo in zip(ivs, spec.lower, strict=True)]
+    src, src_idx, dst, dst_idx = (buf, buf_idx, spec.memref, ivs) if outgoing else \
+        (spec.memref, ivs, buf, buf_idx)
+    sm, so = affine_map_of(src_idx)
+    load = AffineLoadOp(src, sm, so, loc=spec.loc)
+    dm, do = affine_map_of(dst_idx)
+    store = AffineStoreOp(load.result, dst, dm, do, loc=spec.loc)
+    parent.insert_before(parent.ops[-1], load)
+    parent.insert_before(parent.ops[-1], store)
+    return loops[0]
+
+
+def stride_levels(extents: Sequence[int], shape: Sequence[int]) -> list[tuple[int, int, int]]:
+    """MLIR's getMultiLevelStrides: (dim, stride, elements per stride), innermost first."""
+    out = []
+    stride, per = 1, 1
+    for d in range(len(extents) - 1, 0, -1):
+        stride *= shape[d]
+        per *= extents[d]
+        if extents[d] < shape[d] and extents[d - 1] > 1:
+            out.append((d, stride, per))
+    return out
+
+
+def dma_outer_dims(spec: CopySpec) -> int:
+    """How many outer dims a loop must walk so each DMA is single-stride and only its
+    outermost dim is clipped (0 = one DMA for the whole box)."""
+    shape = [int(s) for s in spec.mtype.shape]  # type: ignore[arg-type]
+    r = len(spec.extents)
+    k_clip = max((d for d in range(r) if spec.clipped[d] and spec.extents[d] > 1), default=0)
+    k = k_clip
+    while len(stride_levels(spec.extents[k:], shape[k:])) > 1:
+        k += 1
+    return k
+
+
+def _dma_copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, tag_space: int,
+              outgoing: bool) -> list[Operation]:
+    loc = spec.loc
+    shape = [int(s) for s in spec.mtype.shape]  # type: ignore[arg-type]
+    r = len(spec.extents)
+    k = dma_outer_dims(spec)
+    tag_shape = tuple(spec.extents[:k])
+    tag_t = MemRefType(tag_shape if any(e > 1 for e in tag_shape) else (1,) * max(1, k), I32, tag_space)
+    tag_alloc = AllocOp(tag_t, loc=loc, name_hint="tag")
+    put = place.put_out if outgoing else place.put_in
+    put(tag_alloc)
+    tag = tag_alloc.result
+    sub_ext, sub_shape = spec.extents[k:], shape[k:]
+    levels = stride_levels(sub_ext, sub_shape)
+    inner = math.prod(sub_ext[1:]) if r - k > 1 else 1
+
+    def build(into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
+        # Element count: rows of dim k (clipped) times the full inner sub-box.
+        count = _count_value(spec, k, inner, outer_ivs, into, func)
+        mem_idx = [*outer_ivs, *spec.lower[k:]]
+        buf_idx = [*(x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)),
+                   *(const_expr(0) for _ in range(r - k))]
+        tag_idx = [x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)] or [const_expr(0)]
+        tm, to = affine_map_of(tag_idx)
+        if wait:
+            into.insert_before(into.ops[-1], AffineDmaWaitOp(tag, tm, to, count, loc=loc))
+            return
+        stride = per = None
+        if levels:
+            _, st, pe = levels[0]
+            stride = constant_index(func, st, loc)
+            per = constant_index(func, pe, loc)
+        mm, mo = affine_map_of(mem_idx)
+        bm, bo = affine_map_of(buf_idx)
+        if outgoing:
+            op = AffineDmaStartOp(buf, bm, bo, spec.memref, mm, mo, tag, tm, to, count, stride, per, loc=loc)
+        else:
+            op = AffineDmaStartOp(spec.memref, mm, mo, buf, bm, bo, tag, tm, to, count, stride, per, loc=loc)
+        into.insert_before(into.ops[-1], op)
+
+    out: list[Operation] = [tag_alloc]
+    for wait in (False, True):
+        if k == 0:
+            holder = Block()
+            holder.append(AffineYieldOp(loc=loc))
+            build(holder, [], wait)
+            for op in holder.ops[:-1]:
+                put(op)
+                out.append(op)
+        else:
+            loops: list[AffineForOp] = []
+            parent: Block | None = None
+            outer: list[IndexExpr] = []
+            for d in range(k):
+                if spec.extents[d] == 1:
+                    outer.append(spec.lower[d])
+                    continue
+                lp = make_for([spec.lower[d]], spec.upper(d), 1, loc)
+                if parent is not None:
+                    parent.insert_before(parent.ops[-1], lp)
+                loops.append(lp)
+                parent = lp.body
+                outer.append(IndexExpr.of(lp.iv))
+            if not loops:
+                holder = Block()
+                holder.append(AffineYieldOp(loc=loc))
+                build(holder, outer, wait)
+                for op in holder.ops[:-1]:
+                    put(op)
+                    out.append(op)
+                continue
+            assert parent is not None
+            build(parent, outer, wait)
+            put(loops[0])
+            out.append(loops[0])
+    place.put_dealloc(DeallocOp(tag, loc=loc))
+    return out
+
+
+def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr], into: Block,
+                 func: FuncOp) -> Value:
+    """`min(E_k, size_k - lower_k) * inner` elements, a constant when dim k is not clipped."""
+    loc = spec.loc
+    full = spec.extents[k] * inner if k < len(spec.extents) else 1
+    if k >= len(spec.extents) or not spec.clipped[k]:
+        return constant_index(func, full, loc)
+    size = int(spec.mtype.shape[k])  # type: ignore[arg-type]
+    exprs = [const_expr(full), (const_expr(size) - spec.lower[k]) * inner]
+    m, ops = affine_map_of(exprs)
+    mn = AffineMinOp(m, ops, loc=loc)
+    into.insert_before(into.ops[-1], mn)
+    return mn.result
+
+
+# ---- exact copy-out for sparse writes -------------------------------------------------------------
+
+def _replay_stores(spec: CopySpec, buf: Value, range_ops: Sequence[Operation],
+                   place: Placement) -> list[Operation]:
+    """For each store to the memref: a copy of its loop/if nest that only moves the stored
+    element from the buffer back to the memref (`M[f(i)] = buf[f(i) - lower]`)."""
+    out: list[Operation] = []
+    for root in range_ops:
+        for op in root.walk():
+            if isinstance(op, AffineStoreOp) and op.memref is spec.memref:
+                for new in _replay_one(op, root, spec, buf):
+                    place.put_out(new)
+                    out.append(new)
+    return out
+
+
+def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Value) -> list[Operation]:
+    path: list[Operation] = []
+    cur: Operation | None = store
+    while cur is not None and cur is not root:
+        cur = cur.parent_op
+        if cur is not None:
+            path.append(cur)
+    path.reverse()                       # root ... innermost parent of the store
+    keep: set[int] = {id(p) for p in path} | {id(store)}
+    # Pure index ops feeding kept ops stay too.
+    changed = True
+    producers: dict[int, Operation] = {}
+    for o in root.walk():
+        for res in o.results:
+            producers[id(res)] = o
+    while changed:
+        changed = False
+        for o in list(root.walk()):
+            if id(o) not in keep:
+                continue
+            for v in o.operands:
+                p = producers.get(id(v))
+                if p is not None and id(p) not in keep and isinstance(p, PURE_INDEX_OPS):
+                    keep.add(id(p))
+                    changed = True
+    if not path:                         # the store itself is a range op
+        ld = _move_element(store, spec, buf, {})
+        return [ld, _store_from(ld, store)]
+    clone = root.clone({})
+    orig_ops = list(root.walk())
+    new_ops = list(clone.walk())
+    pairs = dict(zip((id(o) for o in orig_ops), new_ops, strict=True))
+    for o in reversed(orig_ops):
+        if id(o) in keep or o is root:
+            continue
+        n = pairs[id(o)]
+        if n.parent_block is not None and not n.IS_TERMINATOR:
+            n.detach()
+    new_store = pairs[id(store)]
+    assert isinstance(new_store, AffineStoreOp)
+    mover = _move_element(new_store, spec, buf, {})
+    blk = new_store.parent_block
+    assert blk is not None
+    blk.insert_before(new_store, mover)
+    blk.insert_before(new_store, _store_from(mover, new_store))
+    new_store.detach()
+    return [clone]
+
+
+def _move_element(store: AffineStoreOp, spec: CopySpec, buf: Value, _m: dict) -> AffineLoadOp:
+    idx = map_exprs(store.map, store.indices)
+    bidx = [x - lo for x, lo in zip(idx, spec.lower, strict=True)]
+    m, ops = affine_map_of(bidx)
+    return AffineLoadOp(buf, m, ops, loc=store.loc)
+
+
+def _store_from(load: AffineLoadOp, store: AffineStoreOp) -> AffineStoreOp:
+    return AffineStoreOp(load.result, store.memref, store.map, store.indices, loc=store.loc)
+
+
+def guard(conds: list[Constraint], loc: Location) -> AffineIfOp:
+    iset, operands = integer_set_of(conds)
+    op = AffineIfOp(iset, operands, loc=loc)
+    op.then_block.append(AffineYieldOp(loc=loc))
+    return op

@@ -1,0 +1,219 @@
+"""`affine-data-copy-generate`: copy the slow-memory data a loop nest touches into fast buffers.
+
+Placement follows MLIR's AffineDataCopyGeneration.cpp: each block is cut into ranges (every
+`affine.for` is its own range; a run of loads/stores between loops is one); a loop whose
+footprint exceeds `fast-mem-capacity` is not copied at its level but recursed into. For each
+range, one region per slow memref (bounding box of all its accesses, from the analysis), one
+fast buffer, copy-in if read, copy-out if written, accesses rewritten relative to the box.
+Copies are hoisted above surrounding loops the region does not depend on (MLIR's
+findHighestBlockForPlacement), but only when no other op in those loops touches the memref.
+
+Differences from upstream, all on purpose (see copy_emit.py): clipped partial tiles, exact
+copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
+when even the innermost level does not fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+
+from compiler.diagnostics import PassError
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, FuncOp, ModuleOp
+from compiler.ir.types import MemRefType
+from compiler.transforms.copy_emit import CopySpec, Placement, emit_copies
+from compiler.transforms.copy_ir import ancestor_in_block, defined_inside
+from compiler.transforms.pass_base import Pass
+from compiler.transforms.registry import register
+
+
+@dataclass(frozen=True)
+class Options:
+    generate_dma: bool = True
+    fast_mem_space: int = 1
+    slow_mem_space: int = 0
+    tag_mem_space: int = 0
+    fast_mem_capacity: int | None = None    # KiB; None = unlimited
+    min_dma_transfer: int = 1024            # bytes (accepted for mlir-opt compatibility)
+    skip_non_unit_stride_loops: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
+        if self.fast_mem_space == self.slow_mem_space:
+            raise ValueError(f"fast-mem-space and slow-mem-space are both {self.fast_mem_space}")
+        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
+            raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+
+    @property
+    def capacity_bytes(self) -> int | None:
+        return None if self.fast_mem_capacity is None else self.fast_mem_capacity * 1024
+
+
+@register
+class AffineDataCopyGenerate(Pass):
+    name = "affine-data-copy-generate"
+    summary = "Generate explicit copying for affine memory operations"
+    Options = Options
+
+    def run(self, module: ModuleOp) -> None:
+        for func in module.funcs:
+            if func.is_declaration:
+                continue
+            self._func = func
+            self._copy_nests: set[int] = set()
+            self.run_on_block(func.body)
+
+    # ---- ranges and recursion (MLIR's runOnBlock) ----------------------------------------
+    def run_on_block(self, block: Block) -> None:
+        def startable(op: Operation) -> bool:
+            return (isinstance(op, AffineLoadOp | AffineStoreOp | AffineForOp)
+                    and id(op) not in self._copy_nests)
+
+        ops = list(block.ops)
+        i = next((k for k, op in enumerate(ops) if startable(op)), len(ops))
+        cur = i
+        while i < len(ops):
+            op = ops[i]
+            if isinstance(op, AffineForOp) and id(op) not in self._copy_nests:
+                self.generate(ops[cur:i])
+                if self.options.skip_non_unit_stride_loops:
+                    recurse = op.step != 1
+                else:
+                    recurse = self.exceeds_capacity(op)
+                if recurse:
+                    self.run_on_block(op.body)
+                else:
+                    self.generate([op])
+                ops = list(block.ops)
+                i = ops.index(op) + 1 if op.parent_block is block else len(ops)
+                i = next((k for k in range(i, len(ops)) if startable(ops[k])), len(ops))
+                cur = i
+            else:
+                i += 1
+        tail = [op for op in ops[cur:] if not op.IS_TERMINATOR]
+        self.generate(tail)
+
+    def exceeds_capacity(self, loop: AffineForOp) -> bool:
+        cap = self.options.capacity_bytes
+        if cap is None:
+            return False
+        from compiler.analysis import footprint_bytes
+
+        fp = footprint_bytes(loop, self.options.slow_mem_space)
+        return fp is not None and fp > cap
+
+    # ---- one range (MLIR's affineDataCopyGenerate) --------------------------------------
+    def generate(self, range_ops: Sequence[Operation]) -> None:
+        range_ops = [op for op in range_ops if not op.IS_TERMINATOR]
+        if not range_ops:
+            return
+        from compiler.analysis import memref_regions
+
+        regions = memref_regions(range_ops)
+        opts = self.options
+        total = 0
+        loc = range_ops[0].loc
+        for memref, region in self._ordered(range_ops, regions):
+            mt = memref.type
+            assert isinstance(mt, MemRefType)
+            if mt.memory_space != opts.slow_mem_space or mt.rank == 0:
+                continue
+            if any(defined_inside(memref, op) for op in range_ops):
+                continue
+            if any(e is None for e in region.extents) or not mt.has_static_shape:
+                self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its region has no constant "
+                                 "size at this depth")
+                continue
+            if region.num_elements == 0:
+                continue
+            before, after = self._placement(memref, region, range_ops)
+            place = Placement(before, after)
+            dense = region.written and region.clipped_box.is_subset(region.written_set)
+            spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),  # type: ignore[arg-type]
+                            tuple(region.clipped), region.read, region.written, dense,
+                            region_loc(range_ops, memref))
+            emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
+                                  opts.fast_mem_space, opts.tag_mem_space)
+            place.finish()
+            for op in emitted.copy_ops:
+                self._copy_nests.add(id(op))
+            for note in emitted.notes:
+                self.remark(spec.loc, note)
+            total += emitted.buffer_bytes
+        cap = opts.capacity_bytes
+        if cap is not None and total > cap:
+            raise PassError(f"affine-data-copy-generate: the copy buffers for this block need {total} "
+                            f"bytes of fast memory, {cap} bytes available (fast-mem-capacity="
+                            f"{opts.fast_mem_capacity} KiB), even at the innermost level", loc)
+
+    def _ordered(self, range_ops: Sequence[Operation], regions: dict) -> list:  # type: ignore[type-arg]
+        seen: list[Value] = []
+        for root in range_ops:
+            for op in root.walk():
+                if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref in regions \
+                        and not any(op.memref is s for s in seen):
+                    seen.append(op.memref)
+        return [(m, regions[m]) for m in seen]
+
+    def _placement(self, memref: Value, region, range_ops: Sequence[Operation]  # type: ignore[no-untyped-def]
+                   ) -> tuple[Operation, Operation]:
+        """Hoist above enclosing loops whose IV the region does not involve, when nothing
+        else in that loop touches the memref."""
+        before, after = range_ops[0], range_ops[-1]
+        cur = range_ops[0].parent_op
+        inside = list(range_ops)
+        while isinstance(cur, AffineForOp):
+            name = _param_name(region, cur.iv)
+            if name is not None:
+                pos = region.exact.find_dim_by_name(isl.dim_type.param, name)
+                if pos >= 0 and region.exact.involves_dims(isl.dim_type.param, pos, 1):
+                    break
+            if any(any(v is cur.iv for v in e.operands) for e in region.lower):
+                break
+            if defined_inside(memref, cur):
+                break
+            if _touched_elsewhere(cur, memref, inside):
+                break
+            before = after = cur
+            inside = [cur]
+            cur = cur.parent_op
+        return before, after
+
+
+def _param_name(region, iv: Value) -> str | None:  # type: ignore[no-untyped-def]
+    from compiler.analysis import isl_name
+
+    for p in region.params:
+        if p is iv:
+            return isl_name(iv)
+    return None
+
+
+def _touched_elsewhere(loop: AffineForOp, memref: Value, inside: Sequence[Operation]) -> bool:
+    from compiler.transforms.copy_ir import access_sites
+
+    for op in loop.walk():
+        if op is loop:
+            continue
+        if any(mem is memref for _, mem, _, _ in access_sites(op)):
+            top = ancestor_in_block(op, inside[0].parent_block)  # type: ignore[arg-type]
+            if top is None or not any(top is r for r in inside):
+                return True
+    return False
+
+
+def region_loc(range_ops: Sequence[Operation], memref: Value):  # type: ignore[no-untyped-def]
+    """The location of the first access to `memref` in the range (copies take it)."""
+    for root in range_ops:
+        for op in root.walk():
+            if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref:
+                return op.loc
+    return range_ops[0].loc
+
+
+__all__ = ["AffineDataCopyGenerate", "Options", "FuncOp"]
