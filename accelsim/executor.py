@@ -27,6 +27,7 @@ from accelsim.hw.tags import PendingTransfer
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
 from compiler.analysis.counting import access_boxes, compile_map, compile_set
+from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.types import ElementType, MemRefType
@@ -150,7 +151,15 @@ class Executor:
                 args.append(int(inputs[name]))
         vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
         self.env.process(self._main(func, vals))
-        self.env.run()
+        try:
+            self.env.run()
+        except AccelsimError as exc:
+            # SimPy re-raises a failed process's exception as a copy built from its args;
+            # the original (with its Location) is the cause.
+            cause = exc.__cause__
+            if isinstance(cause, AccelsimError) and type(cause) is type(exc):
+                raise cause from None
+            raise
         for slot in self.machine.tags.slots.values():
             self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
                                        f"{slot.issued}) was never waited on")
@@ -309,7 +318,7 @@ class Executor:
     def _race(self, op: Operation, verb: str, buf: Buffer, f: InFlight, lin: int | None) -> None:
         where = ""
         if lin is not None:
-            where = f" element {list(np.unravel_index(lin, buf.shape))}" if buf.shape else ""
+            where = f" element {[int(x) for x in np.unravel_index(lin, buf.shape)]}" if buf.shape else ""
         direction = "into" if f.writes else "out of"
         raise HazardError(
             f"{op.NAME} {verb} {buf.name}{where} at cycle {self.env.now} while a DMA {direction} "
@@ -405,16 +414,16 @@ class Executor:
         if not reg.count:
             return
         pos: list[int] | None = None
-        if reg.end > buf.numel:
-            bad = max(buf.numel, reg.start)
-            lead = bad // buf.strides[0] if buf.shape else bad
-            rest = bad % buf.strides[0] if buf.shape else 0
-            pos = [int(lead)] + [int(x) for x in np.unravel_index(rest, buf.shape[1:])]
-        elif strided and len(buf.shape) > 1 and reg.stride != reg.per:
+        if strided and len(buf.shape) > 1 and reg.stride != reg.per:
             inner = buf.shape[-1]
             if reg.stride % inner == 0 and (reg.start % inner) + reg.per > inner:
                 pos = [int(x) for x in np.unravel_index(reg.start, buf.shape)]
                 pos[-1] += reg.per - 1
+        if pos is None and reg.end > buf.numel:
+            bad = max(buf.numel, reg.start)
+            lead = bad // buf.strides[0] if buf.shape else bad
+            rest = bad % buf.strides[0] if buf.shape else 0
+            pos = [int(lead)] + [int(x) for x in np.unravel_index(rest, buf.shape[1:])]
         if pos is None:
             return
         dim = next((d for d, (i, n) in enumerate(zip(pos, buf.shape)) if not 0 <= i < n),

@@ -60,11 +60,12 @@ def _called(module: ModuleOp, funcs: list[FuncOp]) -> bool:
 def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
              inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
              functional: bool = True, kernel_runner: KernelRunner | None = None,
-             outline: bool = True) -> SimResult:
+             outline: bool = True, interpret_kernels: bool = False) -> SimResult:
     """Execute `module` on the machine `config` (a HardwareConfig or preset name/path).
 
     Functional by default: inputs (missing ones are zeros) are copied, DMAs move the data, and
-    kernels run natively (host backend when available). `functional=False` skips all data.
+    kernels run natively (host backend; `interpret_kernels=True` or no backend: the executor
+    interprets them). `functional=False` skips all data.
     Loop nests outside kernels are outlined first (`outline-kernels`) when `outline` is true.
     """
     cfg = load_config(config) if isinstance(config, str) else config
@@ -74,7 +75,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
         module = ensure_outlined(module)
     f = pick_func(module, func)
     runner = kernel_runner
-    if functional and runner is None:
+    if functional and runner is None and not interpret_kernels:
         from accelsim.kernels import backend_runner
 
         runner = backend_runner(module)

@@ -59,7 +59,7 @@ def test_file_config_partial_uses_defaults_and_validates(tmp_path):
 
 
 def test_unknown_preset_lists_presets():
-    with pytest.raises(ConfigError, match="unknown hardware preset 'huge'.*edge"):
+    with pytest.raises(ConfigError, match=r"unknown hardware preset 'huge'.*edge"):
         load_config("huge")
 
 

@@ -1,6 +1,7 @@
 """Exact event timelines (STYLE #10): each test compares the whole `(unit, start, end)` list
 against the closed form the issue states."""
 
+import itertools
 import math
 
 import numpy as np
@@ -131,7 +132,7 @@ def test_double_buffered_loop_reaches_max_of_dma_and_compute(lanes):
     expected_end = D + (n_tiles - 1) * max(D, C) + C if D >= C else D + n_tiles * C
     kernels = r.trace.timeline("compute")
     assert kernels[-1][2] == expected_end
-    steady = [b[1] - a[1] for a, b in zip(kernels[1:], kernels[2:])]
+    steady = [b[1] - a[1] for a, b in itertools.pairwise(kernels[1:])]
     assert steady == [max(D, C)] * (n_tiles - 2)
     if D >= C:
         assert kernels == [("compute0", (i + 1) * D, (i + 1) * D + C) for i in range(n_tiles)]
