@@ -145,7 +145,7 @@ def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any,
         return fut
 
     first = [submit() for _ in range(min(window, len(queue)))]
-    pending = as_completed(first)
+    pending = as_completed(first, loop=client.loop)
     try:
         for fut in pending:
             p = inflight.pop(fut.key)

@@ -37,6 +37,6 @@ def crashing(point: Point) -> dict[str, float | int | str]:
 
 
 def slow(point: Point) -> dict[str, float | int | str]:
-    """The closed form after a short sleep, so a sweep can be killed mid-way."""
+    """`failing` after a short sleep, so each worker gets points and a sweep can be killed mid-way."""
     time.sleep(float(os.environ.get("TOY_SLEEP_S", "0.05")))
-    return closed_form(point)
+    return failing(point)
