@@ -252,11 +252,21 @@ def _candidates(proj: isl.Set, lo: isl.PwAff) -> list[isl.Aff]:
             seen.add(key)
             cands.append(a)
 
-    for bset in proj.get_basic_sets():
+    # Constraints of the set's pieces, then of its convex hull without existentials (valid
+    # for every piece), then the pieces of the exact minimum.
+    bsets = list(proj.get_basic_sets())
+    try:
+        bsets.append(proj.remove_divs().convex_hull())
+    except isl.Error:
+        pass
+    for bset in bsets:
         for c in bset.get_constraints():
             coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
             if coef == 1 or (c.is_equality() and coef == -1):
-                aff = c.get_bound(isl.dim_type.set, 0)
+                try:
+                    aff = c.get_bound(isl.dim_type.set, 0)
+                except isl.Error:  # the constraint involves an existential without a formula
+                    continue
                 if aff.dim(isl.dim_type.div) == 0:
                     add(aff)
     for dom, aff in lo.get_pieces():
@@ -282,16 +292,25 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
         cand = _param_aff(aff, dom)
         if cand is None:
             continue
-        slack = lo.sub(cand).min_val()
+        try:
+            slack, span = _slack_and_span(proj, cand, lo, hi)
+        except isl.Error:  # isl's ILP wants integer affine objectives
+            continue
         if slack.is_neginfty() or slack.is_nan() or (slack.is_int() and slack.is_neg()):
             continue  # not a lower bound for every parameter value
-        span = hi.sub(cand).max_val()
         ext = val_to_int(span)
         ext = None if ext is None else ext + 1
         rank_key = (0 if ext is not None else 1, ext if ext is not None else 0)
         rank_key = (rank_key[0], rank_key[1] * 2 + (1 if cand.dim(isl.dim_type.div) else 0))
         if best is None or rank_key < best[0]:
             best = (rank_key, cand, aff, ext)
+    if best is None:
+        # Last resort: the smallest coordinate over all parameter values, if bounded.
+        low = val_to_int(lo.min_val())
+        if low is not None:
+            cand = isl.PwAff.val_on_domain(dom, _val(low))
+            span = val_to_int(hi.max_val())
+            best = ((0, 0), cand, None, None if span is None else span - low + 1)  # type: ignore[assignment]
     if best is None:
         raise AnalysisError(f"no affine lower bound for dim {d} of region {exact}")
     _, cand, _, ext = best
@@ -305,6 +324,26 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
             sym = aff_to_index_expr(diff, names) + 1
     upper = hi if ext is None else cand.add(_param_const(cand, ext - 1))
     return cand, upper, lo_ie, ext, sym
+
+
+def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: isl.PwAff, hi: isl.PwAff
+                    ) -> tuple[isl.Val, isl.Val]:
+    """min and max over the region of `a - cand(params)`: >= 0 means a valid lower bound."""
+    aff = pw_single_aff(cand)
+    if aff is None or aff.dim(isl.dim_type.div) != 0:
+        return lo.sub(cand).min_val(), hi.sub(cand).max_val()
+    n_par = proj.dim(isl.dim_type.param)
+    # [params] -> { [a] }  ->  { [params..., a] }
+    full = proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
+    obj = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(full.get_space()))
+    obj = obj.set_coefficient_val(isl.dim_type.in_, n_par, _val(1))
+    for k in range(aff.dim(isl.dim_type.param)):
+        name = aff.get_dim_name(isl.dim_type.param, k)
+        pos = proj.find_dim_by_name(isl.dim_type.param, name)
+        obj = obj.set_coefficient_val(isl.dim_type.in_, pos, aff.get_coefficient_val(isl.dim_type.param, k).neg())
+    obj = obj.set_constant_val(aff.get_constant_val().neg())
+    # objective: a - cand(params)
+    return full.min_val(obj), full.max_val(obj)
 
 
 def _param_const(like: isl.PwAff, n: int) -> isl.PwAff:
