@@ -108,9 +108,9 @@ class Workload:
     `build(**params)` returns an unverified module with one function `func_name`;
     `reference(**arrays, **params)` takes float64 copies of every argument and returns the
     arrays of `outputs` after the math; `outputs` are the arguments the kernel writes (a
-    function of the parameters when that depends on them); `tolerance(params)` gives (rtol, atol), and
-    `tolerance_reason` says in one line why. `check(params)` returns an error message when
-    sizes are inconsistent with each other (e.g. a filter larger than the image).
+    function of the parameters when that depends on them); `tolerance(params)` gives
+    (rtol, atol), and `tolerance_reason` says in one line why. `check(params)` returns an error
+    message when sizes are inconsistent with each other (e.g. a filter larger than the image).
     """
 
     name: str
@@ -123,6 +123,16 @@ class Workload:
     tolerance: Callable[[Mapping[str, ParamValue]], Tolerance]
     tolerance_reason: str
     check: Callable[[Mapping[str, ParamValue]], str | None] = field(default=lambda p: None)
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"workload {self.name}: duplicate parameter names in {names}")
+        if [p.name for p in self.params if p.kind == "dtype"] != ["dtype"]:
+            raise ValueError(f"workload {self.name}: needs exactly one dtype parameter named 'dtype'")
+        for p in self.params:
+            if p.kind == "int":
+                p.check_range(p.default, self.name)  # type: ignore[arg-type]
 
     def param(self, name: str) -> Param:
         for p in self.params:

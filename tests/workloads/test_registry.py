@@ -173,3 +173,16 @@ def test_describe_lists_parameters_defaults_and_ranges(capsys: pytest.CaptureFix
     assert "jacobi-2d  (@jacobi_2d)" in out and "writes: B\n" in out
     assert main(["nope"]) == 1
     assert "unknown workload 'nope'; known: 2mm" in capsys.readouterr().err
+
+
+def test_a_workload_is_valid_from_construction() -> None:
+    gemm = workloads.lookup("gemm")
+    fields = dict(name="bad", func_name="bad", summary="", build=gemm.build, reference=gemm.reference,
+                  outputs=("C",), tolerance=gemm.tolerance, tolerance_reason="")
+    dtype = gemm.params[-1]
+    with pytest.raises(ValueError, match="duplicate parameter names"):
+        workloads.Workload(params=(gemm.params[0], gemm.params[0], dtype), **fields)
+    with pytest.raises(ValueError, match="exactly one dtype parameter"):
+        workloads.Workload(params=gemm.params[:-1], **fields)
+    with pytest.raises(WorkloadError, match="M=0 is out of range"):
+        workloads.Workload(params=(workloads.Param("M", 0, "rows"), dtype), **fields)
