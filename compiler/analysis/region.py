@@ -9,6 +9,7 @@ over all parameter values of `max - lower + 1`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -255,10 +256,8 @@ def _candidates(proj: isl.Set, lo: isl.PwAff) -> list[isl.Aff]:
     # Constraints of the set's pieces, then of its convex hull without existentials (valid
     # for every piece), then the pieces of the exact minimum.
     bsets = list(proj.get_basic_sets())
-    try:
+    with contextlib.suppress(isl.Error):
         bsets.append(proj.remove_divs().convex_hull())
-    except isl.Error:
-        pass
     for bset in bsets:
         for c in bset.get_constraints():
             coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
@@ -310,7 +309,8 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
         if low is not None:
             cand = isl.PwAff.val_on_domain(dom, _val(low))
             span = val_to_int(hi.max_val())
-            best = ((0, 0), cand, None, None if span is None else span - low + 1)  # type: ignore[assignment]
+            ext = None if span is None else span - low + 1
+            best = ((0, 0), cand, None, ext)  # type: ignore[assignment]
     if best is None:
         raise AnalysisError(f"no affine lower bound for dim {d} of region {exact}")
     _, cand, _, ext = best
@@ -340,7 +340,8 @@ def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: isl.PwAff, hi: isl.PwAff
     for k in range(aff.dim(isl.dim_type.param)):
         name = aff.get_dim_name(isl.dim_type.param, k)
         pos = proj.find_dim_by_name(isl.dim_type.param, name)
-        obj = obj.set_coefficient_val(isl.dim_type.in_, pos, aff.get_coefficient_val(isl.dim_type.param, k).neg())
+        coef = aff.get_coefficient_val(isl.dim_type.param, k)
+        obj = obj.set_coefficient_val(isl.dim_type.in_, pos, coef.neg())
     obj = obj.set_constant_val(aff.get_constant_val().neg())
     # objective: a - cand(params)
     return full.min_val(obj), full.max_val(obj)

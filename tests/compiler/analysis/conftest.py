@@ -74,7 +74,7 @@ def run_control(func: FuncOp, symbols: dict[str, int]) -> list[Inst]:
                 hi = min(_eval_map(op.upper_map, op.upper_operands, env))
                 for i in range(lo, hi, op.step):
                     env[id(op.iv)] = i
-                    block(op.body, ivs + [i], loops + [op])
+                    block(op.body, [*ivs, i], [*loops, op])
             elif isinstance(op, AffineIfOp):
                 vals = _vals(env, op.operands)
                 nd = op.condition.num_dims

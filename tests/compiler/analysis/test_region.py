@@ -97,9 +97,9 @@ def test_gemm_partial_tile_region_is_32x32_and_clipped():
     f = tiled_gemm(50, 40, 48, 32)
     loops = loops_of(f)
     regions = memref_regions([loops[3]])
-    A, B, C = f.args
+    A, _B, C = f.args
     ra = regions[A]
-    i0, j0, k0 = (lp.iv for lp in loops[:3])
+    i0, _j0, k0 = (lp.iv for lp in loops[:3])
     assert ra.extents == (32, 32)
     assert ra.lower[0].operands == (i0,) and str(ra.lower[0].expr) == "d0"
     assert ra.lower[1].operands == (k0,) and str(ra.lower[1].expr) == "d0"
@@ -186,9 +186,9 @@ def test_iteration_domain_with_step_and_if():
             with b.if_(i >= 7):
                 A[i] = 1.0
     f = b.module.funcs[0]
-    st_op = [o for o in f.walk() if o.NAME == "affine.store"][0]
+    st_op = next(o for o in f.walk() if o.NAME == "affine.store")
     dom = iteration_domain(st_op)
-    (lp,) = loops_of(f)
+    (_lp,) = loops_of(f)
     n = isl_name(f.args[1])
     ref = isl.Set(f"[{n}] -> {{ [i] : 7 <= i < {n} and exists (e: i = 2 + 3e) }}")
     assert dom.is_equal(ref)
@@ -211,7 +211,7 @@ def test_dma_full_range_region(brute):  # type: ignore[no-untyped-def]
     inner = memref_regions(dma)
     got = brute.points(brute.fix_params(inner[f.args[0]].exact, i_vals))
     assert got == {(r, c) for r in range(4, 8) for c in range(2, 8)}
-    rb = inner[[v for v in inner if v.name_hint == "buf"][0]]
+    rb = inner[next(v for v in inner if v.name_hint == "buf")]
     assert rb.written and rb.extents == (4, 6)
 
 
@@ -221,7 +221,7 @@ def _random_nest(data):  # type: ignore[no-untyped-def]
     with b.func("r", A=memref((64, 64)), B=memref((64,))) as (A, B):
         ivs = []
         ctx = []
-        for d in range(depth):
+        for _d in range(depth):
             lo = data.draw(st.integers(0, 3))
             hi = data.draw(st.integers(lo, lo + 5))
             lo_e = lo if not ivs or data.draw(st.booleans()) else ivs[-1] + lo
