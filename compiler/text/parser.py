@@ -77,6 +77,22 @@ def parse_file(path: str) -> ModuleOp:
     return parse_module(text, path)
 
 
+def parse_affine_map(text: str, filename: str = "<string>") -> AffineMap:
+    """`affine_map<(d0)[s0] -> (d0 + s0)>` (the whole text) -> AffineMap."""
+    p = _Parser(text, filename)
+    m = p.parse_affine_map_attr()
+    p.expect_eof()
+    return m
+
+
+def parse_integer_set(text: str, filename: str = "<string>") -> IntegerSet:
+    """`affine_set<(d0)[s0] : (d0 >= 0)>` (the whole text) -> IntegerSet."""
+    p = _Parser(text, filename)
+    s = p.parse_affine_set_attr()
+    p.expect_eof()
+    return s
+
+
 class _Parser:
     def __init__(self, text: str, filename: str):
         self.src = Source(text, filename)
@@ -134,6 +150,10 @@ class _Parser:
         if self.kind() != kind:
             raise self.error(f"expected {what}, found {self.describe()}")
         return self.advance()
+
+    def expect_eof(self) -> None:
+        if self.kind() != "eof":
+            raise self.error(f"unexpected {self.describe()} after the end of the input")
 
     def location(self, tok: Token) -> Location:
         return self.src.location(tok[2])
@@ -440,17 +460,21 @@ class _Parser:
         self.expect("]", "to close the index list")
         if not values:
             return AffineMap(0, 0, tuple(exprs)), []
+        if len(values) == 1:
+            if is_sym[0]:
+                return AffineMap(0, 1, tuple(e.substitute([Sym(0)], ()) for e in exprs)), values
+            return AffineMap(1, 0, tuple(exprs)), values
         dims = [k for k in range(len(values)) if not is_sym[k]]
         syms = [k for k in range(len(values)) if is_sym[k]]
-        if not syms and dims == list(range(len(values))):
-            return AffineMap(len(dims), 0, tuple(exprs)), values
+        if not syms:
+            return _print_order(AffineMap(len(dims), 0, tuple(exprs)), values)
         remap: list[AffineExpr] = [Const(0)] * len(values)
         for j, k in enumerate(dims):
             remap[k] = Dim(j)
         for j, k in enumerate(syms):
             remap[k] = Sym(j)
         results = tuple(e.substitute(remap, ()) for e in exprs)
-        return AffineMap(len(dims), len(syms), results), [values[k] for k in dims + syms]
+        return _print_order(AffineMap(len(dims), len(syms), results), [values[k] for k in dims + syms])
 
     # ---- types -------------------------------------------------------------------------
     def parse_type(self) -> Type:
@@ -1138,6 +1162,37 @@ class _Parser:
             self.check_type(v, t, ty)
         return self.insert(CallOp(callee[1][1:].strip('"'), [v for v, _ in pairs], ft.results,
                                   loc=loc))
+
+
+def _print_order(m: AffineMap, operands: list[Value]) -> tuple[AffineMap, list[Value]]:
+    """Renumber dims and symbols in the order the printer writes them.
+
+    Simplification may reorder terms (`%j + %i` becomes d0 + d1 with d0 = %i), so numbering
+    by first appearance in the text is not a fixed point; numbering by first appearance in the
+    canonical expression is, which makes print(parse(text)) stable after one round.
+    """
+    for _ in range(4):
+        dim_order: list[int] = []
+        sym_order: list[int] = []
+        for r in m.results:
+            for a in r.atoms():
+                if isinstance(a, Dim) and a.pos not in dim_order:
+                    dim_order.append(a.pos)
+                elif isinstance(a, Sym) and a.pos not in sym_order:
+                    sym_order.append(a.pos)
+        if dim_order == sorted(dim_order) and sym_order == sorted(sym_order):
+            return m, operands
+        dim_order += [k for k in range(m.num_dims) if k not in dim_order]
+        sym_order += [k for k in range(m.num_symbols) if k not in sym_order]
+        dmap: list[AffineExpr] = [Const(0)] * m.num_dims
+        smap: list[AffineExpr] = [Const(0)] * m.num_symbols
+        for new, old in enumerate(dim_order):
+            dmap[old] = Dim(new)
+        for new, old in enumerate(sym_order):
+            smap[old] = Sym(new)
+        m = m.substitute(dmap, smap, m.num_dims, m.num_symbols)
+        operands = [operands[k] for k in dim_order] + [operands[m.num_dims + k] for k in sym_order]
+    return m, operands
 
 
 def _no_dims(e: AffineExpr) -> bool:
