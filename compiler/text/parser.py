@@ -534,6 +534,8 @@ class _Parser:
                 space = int(t[1])
                 if self.accept(":"):
                     self.parse_element_type()
+            elif t[1] == "-" and self.toks[self.i + 1][0] == "int":
+                raise self.error(f"memory space must be >= 0, found -{self.toks[self.i + 1][1]}")
             else:
                 raise self.error(f"unsupported memref layout or memory space {self.describe()} "
                                  f"(expected an integer memory space)")
@@ -852,8 +854,8 @@ class _Parser:
                                  f"type(s)", arrow)
             for v, ty, t in zip(inits, types, iter_toks, strict=True):
                 if v.type != ty:
-                    raise self.error(f"iter_arg '{t[1]}' is initialized with a {v.type} value "
-                                     f"but declared {ty}", t)
+                    raise self.error(f"iter_arg '{t[1]}' is initialized with a value of type "
+                                     f"{v.type} but declared {ty}", t)
         op = AffineForOp(lmap, lops, umap, uops, step, inits, loc=loc)
         self.insert(op)
         self.scopes.append({})
