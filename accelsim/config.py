@@ -163,6 +163,8 @@ class EnergyConfig:
     - SRAM: 32 KB array, 20 pJ per 64-bit read -> 2.5 pJ/byte.
     - fp32 multiply 3.7 pJ + fp32 add 0.9 pJ -> 4.6 pJ per MAC; an fp32 add/ALU op 0.9 pJ.
     - exp/div/sqrt: not in the paper; assumed ~5 fp32 multiplies (18.5 pJ).
+    - static (leakage) power, mW: not in the paper; assumed 100 mW, ~10% of the default MAC
+      array's peak dynamic power (256 MACs x 4.6 pJ x 1 GHz = 1.18 W). Charged per second run.
     """
 
     SECTION: ClassVar[str] = "energy"
@@ -172,12 +174,14 @@ class EnergyConfig:
         "mac_pj": (float, 0, 1e6),
         "alu_pj": (float, 0, 1e6),
         "special_pj": (float, 0, 1e6),
+        "static_mw": (float, 0, 1e9),
     }
     dram_pj_per_byte: float = 162.5
     sram_pj_per_byte: float = 2.5
     mac_pj: float = 4.6
     alu_pj: float = 0.9
     special_pj: float = 18.5
+    static_mw: float = 100.0
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
