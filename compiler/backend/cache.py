@@ -57,9 +57,11 @@ class CompileCache:
 CACHE = CompileCache()
 
 
-def compile_module(module: ModuleOp, *, fast_math: bool = False, noalias: bool = True) -> CompiledModule:
+def compile_module(module: ModuleOp, *, fast_math: bool = False, noalias: bool = True,
+                   interchange: bool = True) -> CompiledModule:
     """Native code for `module`, from the cache when an equal module was compiled before.
 
     `fast_math` lets LLVM reassociate float math (faster reductions, different bits); off by
-    default so that differential tests can demand bit-identical results."""
-    return CACHE.get(module, LoweringOptions(noalias=noalias, fast_math=fast_math))
+    default so that differential tests can demand bit-identical results. `interchange` lets
+    the backend reorder provably permutable loop bands for vectorization (bit-identical)."""
+    return CACHE.get(module, LoweringOptions(noalias=noalias, fast_math=fast_math, interchange=interchange))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from compiler.backend.errors import LoweringError
+from compiler.backend.interchange import plan_interchanges
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
@@ -101,10 +102,13 @@ def _i64(v: int) -> ir.Constant:
 @dataclass(frozen=True, slots=True)
 class LoweringOptions:
     """`noalias`: memref parameters are declared not to overlap (the caller checks this).
-    `fast_math`: float ops get LLVM's `fast` flags (reassociation: results change bits)."""
+    `fast_math`: float ops get LLVM's `fast` flags (reassociation: results change bits).
+    `interchange`: reorder legal rectangular bands so a unit-stride loop is innermost
+    (interchange.py; results stay bit-identical)."""
 
     noalias: bool = True
     fast_math: bool = False
+    interchange: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,8 @@ def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
     for sym, (f, llf) in funcs.items():
         if f.is_declaration:
             continue
-        _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set())).run()
+        plan = plan_interchanges(f) if options.interchange else {}
+        _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set()), plan).run()
     for sym, (f, _) in funcs.items():
         if f.is_declaration:
             raise LoweringError(f"function @{sym} is only declared; the host backend needs its body",
@@ -258,8 +263,9 @@ class _FunctionLowering:
 
     def __init__(self, llmod: ir.Module, func: FuncOp, llfunc: ir.Function,
                  funcs: dict[str, tuple[FuncOp, ir.Function]], options: LoweringOptions,
-                 noalias_params: set[int]):
+                 noalias_params: set[int], plan: dict[AffineForOp, list[AffineForOp]] | None = None):
         self.llmod = llmod
+        self.plan = plan or {}
         self.func = func
         self.llfunc = llfunc
         self.funcs = funcs
@@ -361,13 +367,42 @@ class _FunctionLowering:
 
     def for_(self, op: Operation) -> None:
         assert isinstance(op, AffineForOp)
+        order = self.plan.get(op)
+        if order is not None:
+            self.permuted_band(op, order)
+            return
+        results = self.loop(op, [self.scalar(v) for v in op.inits],
+                            lambda carried: self._bind_and_lower(op, carried))
+        for r, v in zip(op.results, results, strict=True):
+            self.values[r] = v
+
+    def _bind_and_lower(self, op: AffineForOp, carried: list[ir.Value]) -> list[ir.Value]:
+        for v, phi in zip(op.region_iter_args, carried, strict=True):
+            self.values[v] = phi
+        return self.block(op.body)
+
+    def permuted_band(self, head: AffineForOp, order: list[AffineForOp]) -> None:
+        """A rectangular perfect band (no iter_args) emitted in `order` (see interchange.py)."""
+        innermost = head  # the band's innermost loop in the original order
+        for _ in range(len(order) - 1):
+            innermost = next(o for o in innermost.body.ops if isinstance(o, AffineForOp))
+
+        def nest(k: int) -> list[ir.Value]:
+            if k == len(order):
+                return self.block(innermost.body)
+            return self.loop(order[k], [], lambda _: nest(k + 1))
+        nest(0)
+
+    def loop(self, op: AffineForOp, inits: list[ir.Value],
+             body: Callable[[list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+        """Emit `op`'s loop skeleton; `body(carried phis)` lowers the body and returns the
+        yielded values. Returns the loop's results (the carried values at exit)."""
         b = self.b
         lb = fold_minmax(b, self.map_results(op.lower_map, op.lower_operands), ">")
         ub = fold_minmax(b, self.map_results(op.upper_map, op.upper_operands), "<")
-        inits = [self.scalar(v) for v in op.inits]
         pre = b.block
         header = self.llfunc.append_basic_block("for.header")
-        body = self.llfunc.append_basic_block("for.body")
+        body_bb = self.llfunc.append_basic_block("for.body")
         exit_ = self.llfunc.append_basic_block("for.exit")
         b.branch(header)
         b.position_at_end(header)
@@ -378,12 +413,10 @@ class _FunctionLowering:
             phi = b.phi(init.type)
             phi.add_incoming(init, pre)
             carried.append(phi)
-        b.cbranch(b.icmp_signed("<", iv, ub), body, exit_)
-        b.position_at_end(body)
+        b.cbranch(b.icmp_signed("<", iv, ub), body_bb, exit_)
+        b.position_at_end(body_bb)
         self.values[op.iv] = iv
-        for v, phi in zip(op.region_iter_args, carried, strict=True):
-            self.values[v] = phi
-        yielded = self.block(op.body)
+        yielded = body(carried)
         nxt = b.add(iv, _i64(op.step), name="iv.next", flags=("nsw",))
         latch = b.block
         b.branch(header)
@@ -391,8 +424,7 @@ class _FunctionLowering:
         for phi, y in zip(carried, yielded, strict=True):
             phi.add_incoming(y, latch)
         b.position_at_end(exit_)
-        for r, phi in zip(op.results, carried, strict=True):
-            self.values[r] = phi
+        return list(carried)
 
     def if_(self, op: Operation) -> None:
         assert isinstance(op, AffineIfOp)
