@@ -70,6 +70,7 @@ COMPILER_OPTIONS: dict[str, CompilerOption] = {
     "stages": CompilerOption(2, _positive_int,
                              "affine-pipeline-data-transfer stages (1 = no pipelining)"),
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
+    "cross_tile_prefetch": CompilerOption(True, _bool, "prefetch the next outer tile's data early"),
     "data_copy": CompilerOption(True, _bool, "affine-data-copy-generate with DMA into SRAM"),
 }
 
