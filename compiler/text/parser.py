@@ -826,6 +826,8 @@ class _Parser:
 
     def op_for(self, loc: Location) -> Operation:
         iv_tok = self.parse_value_def()
+        if self.at("loc"):
+            self.parse_loc_body(None)  # mlir-opt --mlir-print-debuginfo locates the IV too
         self.expect("=", "after the induction variable")
         lmap, lops = self.parse_bound("max")
         self.expect("to", "between the loop bounds")
@@ -842,6 +844,8 @@ class _Parser:
             self.expect("(", "after 'iter_args'")
             while True:
                 iter_toks.append(self.parse_value_def())
+                if self.at("loc"):
+                    self.parse_loc_body(None)
                 self.expect("=", "in iter_args")
                 inits.append(self.parse_operand())
                 if not self.accept(","):

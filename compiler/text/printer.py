@@ -403,7 +403,7 @@ class _Printer:
         ins = ", ".join(str(v.type) for v in op.operands)
         outs = [str(r.type) for r in op.results]
         res = outs[0] if len(outs) == 1 else f"({', '.join(outs)})"
-        return f"{self.results_prefix(op)}call @{op.callee}({self.refs(op.operands)}) : ({ins}) -> {res}"
+        return f"{self.results_prefix(op)}func.call @{op.callee}({self.refs(op.operands)}) : ({ins}) -> {res}"
 
     def p_func(self, op: FuncOp, depth: int) -> None:
         self.func(op, depth)
