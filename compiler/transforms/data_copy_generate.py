@@ -168,11 +168,8 @@ class AffineDataCopyGenerate(Pass):
         cur = range_ops[0].parent_op
         inside = list(range_ops)
         while isinstance(cur, AffineForOp):
-            name = _param_name(region, cur.iv)
-            if name is not None:
-                pos = region.exact.find_dim_by_name(isl.dim_type.param, name)
-                if pos >= 0 and region.exact.involves_dims(isl.dim_type.param, pos, 1):
-                    break
+            if _depends_on(region, cur.iv):
+                break
             if any(any(v is cur.iv for v in e.operands) for e in region.lower):
                 break
             if defined_inside(memref, cur):
@@ -185,13 +182,21 @@ class AffineDataCopyGenerate(Pass):
         return before, after
 
 
-def _param_name(region, iv: Value) -> str | None:  # type: ignore[no-untyped-def]
+def _depends_on(region, iv: Value) -> bool:  # type: ignore[no-untyped-def]
+    """Does the accessed set change with `iv` (beyond the loop's own range constraints)?"""
     from compiler.analysis import isl_name
 
-    for p in region.params:
-        if p is iv:
-            return isl_name(iv)
-    return None
+    if not any(p is iv for p in region.params):
+        return False
+    for s in (region.exact, region.written_set):
+        pos = s.find_dim_by_name(isl.dim_type.param, isl_name(iv))
+        if pos < 0:
+            continue
+        ctx = s.params()
+        free = s.eliminate(isl.dim_type.param, pos, 1).intersect_params(ctx)
+        if not free.is_equal(s):
+            return True
+    return False
 
 
 def _touched_elsewhere(loop: AffineForOp, memref: Value, inside: Sequence[Operation]) -> bool:

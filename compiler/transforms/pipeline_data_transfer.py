@@ -158,6 +158,7 @@ class PipelineDataTransfer(Pass):
     Options = Options
 
     def run(self, module: ModuleOp) -> None:
+        self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired
         for func in module.funcs:
             if func.is_declaration:
                 continue
@@ -172,7 +173,8 @@ class PipelineDataTransfer(Pass):
         compat = opts.mlir_compat
         if dma_unit(loop)[0] is not None:
             return                              # a copy nest itself
-        body_dma = [op for op in loop.body.ops if dma_unit(op)[0] is not None]
+        body_dma = [op for op in loop.body.ops
+                    if dma_unit(op)[0] is not None and id(op) not in self._generated]
         if not body_dma:
             return
         T = trip_count(loop)
@@ -230,6 +232,9 @@ class PipelineDataTransfer(Pass):
         except SkewError as exc:
             self.remark(loop.loc, f"won't pipeline: {exc}")
             return
+        for op in res.ops:
+            if op is not res.steady:
+                self._generated.update(id(o) for o in op.walk())
         if res.guarded:
             self.remark(loop.loc, "pipelined with a symbolic trip count: prologue and epilogue guarded")
         if stages != opts.stages and not compat:
@@ -239,10 +244,10 @@ class PipelineDataTransfer(Pass):
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
         body = loop.body.ops
         outgoing = [op for op in body if _unit_dir(op) == "out"]
-        waits = [op for op in body if dma_unit(op)[0] == "wait"]
+        waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         pairs: list[DmaPair] = []
         for op in body:
-            if _unit_dir(op) != "in":
+            if _unit_dir(op) != "in" or id(op) in self._generated:
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
@@ -265,12 +270,12 @@ class PipelineDataTransfer(Pass):
     def find_outgoing_pairs(self, loop: AffineForOp, func: FuncOp,
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
         body = loop.body.ops
-        waits = [op for op in body if dma_unit(op)[0] == "wait"]
+        waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         incoming_srcs = [dma_unit(op)[1][0].src for op in body  # type: ignore[attr-defined]
                          if _unit_dir(op) == "in"]
         pairs: list[DmaPair] = []
         for op in body:
-            if _unit_dir(op) != "out":
+            if _unit_dir(op) != "out" or id(op) in self._generated:
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
