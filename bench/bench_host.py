@@ -5,8 +5,9 @@
 Each kernel is a workload built by `workloads`; the numba and C versions are generated from
 the very same IR function (bench/loopnest_emit.py), so every peer runs the same loops in the
 same order. Fast-math is off everywhere (numba's default, gcc without -ffast-math, our
-default). Time = best of N runs on the same arrays; compile time = first compile (our cache
-cleared). Also checks that all three produce the same outputs from the same inputs.
+default). Time = best of N runs on the same arrays, the peers interleaved run by run; compile
+time = first compile (our cache cleared). Also checks that all three produce the same outputs
+from the same inputs.
 """
 
 from __future__ import annotations
@@ -46,33 +47,27 @@ QUICK = {
 WORK = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".work")
 
 
-@dataclass(frozen=True)
-class Timing:
+@dataclass
+class Peer:
+    """A compiled kernel bound to its own copy of the inputs."""
+
     compile_s: float
-    run_s: float
+    run: Callable[[], object]
+    arrays: dict[str, np.ndarray]
+    best_s: float = float("inf")
 
 
-def best_of(fn: Callable[[], object], reps: int) -> float:
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def run_ours(w, arrays: dict[str, np.ndarray], reps: int) -> Timing:  # type: ignore[no-untyped-def]
+def setup_ours(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
     CACHE.clear()
     module = w.module()
     t = time.perf_counter()
     compiled = compile_module(module)
     compile_s = time.perf_counter() - t
     ordered = [arrays[n] for n in w.func().arg_names()]
-    compiled.call(w.func_name, ordered)  # warm (page faults, first-call binding)
-    return Timing(compile_s, best_of(lambda: compiled.call(w.func_name, ordered), reps))
+    return Peer(compile_s, lambda: compiled.call(w.func_name, ordered), arrays)
 
 
-def run_numba(w, arrays: dict[str, np.ndarray], reps: int) -> Timing:  # type: ignore[no-untyped-def]
+def setup_numba(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
     import numba
 
     func = w.func()
@@ -86,11 +81,10 @@ def run_numba(w, arrays: dict[str, np.ndarray], reps: int) -> Timing:  # type: i
     jitted = numba.njit(numba.void(*sig))(namespace[func.sym_name])
     compile_s = time.perf_counter() - t0
     ordered = [arrays[n] for n in func.arg_names()]
-    jitted(*ordered)
-    return Timing(compile_s, best_of(lambda: jitted(*ordered), reps))
+    return Peer(compile_s, lambda: jitted(*ordered), arrays)
 
 
-def run_gcc(w, arrays: dict[str, np.ndarray], reps: int) -> Timing:  # type: ignore[no-untyped-def]
+def setup_gcc(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
     func = w.func()
     os.makedirs(WORK, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
@@ -105,25 +99,40 @@ def run_gcc(w, arrays: dict[str, np.ndarray], reps: int) -> Timing:  # type: ign
     cfunc.restype = None
     cfunc.argtypes = [ctypes.c_void_p] * len(func.args)
     ptrs = [arrays[n].ctypes.data for n in func.arg_names()]
-    cfunc(*ptrs)
-    return Timing(compile_s, best_of(lambda: cfunc(*ptrs), reps))
+    return Peer(compile_s, lambda: cfunc(*ptrs), arrays)
 
 
-def same_outputs(w, seed: int = 1) -> str:  # type: ignore[no-untyped-def]
+PEERS = {"ours": setup_ours, "numba": setup_numba, "gcc": setup_gcc}
+
+
+def compare_outputs(w, seed: int = 1) -> str:  # type: ignore[no-untyped-def]
     """Run each peer once on identical inputs and say how their outputs compare."""
     results = {}
-    for peer in (run_ours, run_numba, run_gcc):
-        arrays = w.random_inputs(seed)
-        peer(w, arrays, 0)  # the warm-up call inside is the one run
-        results[peer.__name__] = arrays
-    ours = results["run_ours"]
+    for name, setup in PEERS.items():
+        peer = setup(w, w.random_inputs(seed))
+        peer.run()
+        results[name] = peer.arrays
+    ours = results["ours"]
     notes = []
-    for other in ("run_numba", "run_gcc"):
-        diffs = [float(np.max(np.abs(ours[n].astype(np.float64) - results[other][n]), initial=0.0))
-                 for n in w.outputs]
+    for other in ("numba", "gcc"):
         exact = all(np.array_equal(ours[n], results[other][n]) for n in w.outputs)
-        notes.append(f"{other[4:]}: {'bit-identical' if exact else f'max|diff| {max(diffs):.2g}'}")
+        diff = max(float(np.max(np.abs(ours[n].astype(np.float64) - results[other][n]), initial=0.0))
+                   for n in w.outputs)
+        notes.append(f"{other}: {'bit-identical' if exact else f'max|diff| {diff:.2g}'}")
     return "; ".join(notes)
+
+
+def measure(w, reps: int) -> dict[str, Peer]:  # type: ignore[no-untyped-def]
+    """Interleave the peers run by run, so load changes on a shared machine hit all alike."""
+    peers = {name: setup(w, w.random_inputs(0)) for name, setup in PEERS.items()}
+    for peer in peers.values():
+        peer.run()  # warm-up: page faults, first-call binding
+    for _ in range(reps):
+        for peer in peers.values():
+            t = time.perf_counter()
+            peer.run()
+            peer.best_s = min(peer.best_s, time.perf_counter() - t)
+    return peers
 
 
 def main() -> None:
@@ -145,14 +154,11 @@ def main() -> None:
     print(header)
     for name in args.kernels.split(","):
         w = workloads.get(table[name])
-        timings = {}
-        for peer in (run_ours, run_numba, run_gcc):
-            arrays = w.random_inputs(0)
-            timings[peer.__name__[4:]] = peer(w, arrays, args.reps)
-        o, n, g = timings["ours"], timings["numba"], timings["gcc"]
-        check = same_outputs(w)
-        print(f"{name:<11} {o.run_s * 1e3:9.2f} {n.run_s * 1e3:9.2f} {g.run_s * 1e3:9.2f} "
-              f"{n.run_s / o.run_s:9.2f} {g.run_s / o.run_s:7.2f} "
+        peers = measure(w, args.reps)
+        o, n, g = peers["ours"], peers["numba"], peers["gcc"]
+        check = compare_outputs(w)
+        print(f"{name:<11} {o.best_s * 1e3:9.2f} {n.best_s * 1e3:9.2f} {g.best_s * 1e3:9.2f} "
+              f"{n.best_s / o.best_s:9.2f} {g.best_s / o.best_s:7.2f} "
               f"{o.compile_s:>9.3f}/{n.compile_s:.3f}/{g.compile_s:.3f}  {check}", flush=True)
         print(f"{'':<11} ({w.spec})")
 

@@ -55,6 +55,7 @@ class CompiledModule:
             self._ir[False] = lower_module(module, safe, f"m{key[:12]}_alias")
         self._engines: dict[bool, Engine] = {}
         self._natives: dict[tuple[str, bool], _Native] = {}
+        self._plans: dict[str, object] = {}
         self._engine(options.noalias)
         self.compile_seconds = time.perf_counter() - t0
 
@@ -103,6 +104,9 @@ class CompiledModule:
         Returns the function's scalar result, or None."""
         sig = self.signature(func)
         ordered = _order_args(sig, args)
+        fast = self._fast_args(sig, ordered)
+        if fast is not None:
+            return self._native(sig.name, fast[1]).fn(*fast[0])
         cargs: list[object] = []
         arrays: list[tuple[np.ndarray, bool]] = []
         for spec, value in zip(sig.args, ordered, strict=True):
@@ -115,6 +119,38 @@ class CompiledModule:
                 cargs.append(_check_scalar(sig, spec.name, spec.type, value))
         noalias = self.options.noalias and not _overlap(arrays)
         return self._native(sig.name, noalias).fn(*cargs)
+
+
+    def _fast_args(self, sig: Signature, ordered: list[object]) -> tuple[list[object], bool] | None:
+        """The common case (static shapes, right arrays, no scalars) checked cheaply; None sends
+        the call down the slow path, which names what is wrong."""
+        plan = self._plans.get(sig.name)
+        if plan is None:
+            plan = self._plans[sig.name] = _fast_plan(sig)
+        if plan is False:
+            return None
+        cargs: list[object] = []
+        written: list[np.ndarray] = []
+        others: list[np.ndarray] = []
+        for (dtype, shape, is_written), value in zip(plan, ordered):  # type: ignore[arg-type]
+            if (type(value) is not np.ndarray or value.dtype != dtype or value.shape != shape
+                    or not value.flags.c_contiguous or (is_written and not value.flags.writeable)):
+                return None
+            cargs.append(value.ctypes.data)
+            (written if is_written else others).append(value)
+        noalias = self.options.noalias
+        if noalias and written and len(ordered) > 1:
+            noalias = not _overlap([(a, True) for a in written] + [(a, False) for a in others])
+        return cargs, noalias
+
+
+def _fast_plan(sig: Signature) -> list[tuple[np.dtype, tuple[int, ...], bool]] | bool:
+    plan = []
+    for a in sig.args:
+        if not isinstance(a.type, MemRefType) or not a.type.has_static_shape:
+            return False
+        plan.append((a.type.element.numpy_dtype, tuple(a.type.shape), a.written))
+    return plan  # type: ignore[return-value]
 
 
 def _order_args(sig: Signature, args: Args) -> list[object]:
