@@ -279,28 +279,29 @@ class Builder:
 
     # ---- loops and conditionals ------------------------------------------------------
     def for_op(self, lo: BoundLike, hi: BoundLike, step: int = 1,
-               iter_args: Sequence[Value] = ()) -> AffineForOp:
+               iter_args: Sequence[Value] = (), name: str | None = None) -> AffineForOp:
         lmap, lops = affine_map_of(lo if isinstance(lo, list) else [lo])
         umap, uops = affine_map_of(hi if isinstance(hi, list) else [hi])
-        op = AffineForOp(lmap, lops, umap, uops, step, iter_args, loc=self.loc())
+        op = AffineForOp(lmap, lops, umap, uops, step, iter_args, loc=self.loc(), iv_name=name)
         self.insert(op)
         if not iter_args:
             op.body.append(AffineYieldOp(loc=op.loc))
         return op
 
-    def range(self, lo: BoundLike, hi: BoundLike | None = None, step: int = 1) -> Iterator[Value]:
-        """`for i in b.range(N)` builds an affine.for; the Python loop body runs once."""
+    def range(self, lo: BoundLike, hi: BoundLike | None = None, step: int = 1,
+              name: str | None = None) -> Iterator[Value]:
+        """`for i in b.range(N, name="i")` builds an affine.for; the Python body runs once."""
         if hi is None:
             lo, hi = 0, lo
-        op = self.for_op(lo, hi, step)
+        op = self.for_op(lo, hi, step, name=name)
         with self.at_end(op.body):
             yield op.iv
 
     @contextmanager
     def loop(self, lo: BoundLike, hi: BoundLike, step: int = 1,
-             iter_args: Sequence[Value] = ()) -> Iterator[AffineForOp]:
+             iter_args: Sequence[Value] = (), name: str | None = None) -> Iterator[AffineForOp]:
         """A loop with iter_args: `with b.loop(0, K, iter_args=[z]) as l:` ... `b.yield_([...])`."""
-        op = self.for_op(lo, hi, step, iter_args)
+        op = self.for_op(lo, hi, step, iter_args, name=name)
         with self.at_end(op.body):
             yield op
 
