@@ -19,7 +19,7 @@ def ctype_of(t: ElementType) -> type:
     try:
         return _CTYPES[t.name]
     except KeyError:
-        raise TypeError(f"a {t} scalar cannot cross the Python/native boundary") from None
+        raise ArgumentError(f"a {t} scalar cannot be passed between Python and native code") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import pytest
 from compiler.backend import run_host
 from compiler.ir import (
     BINARY_OPS,
+    F16,
     F32,
     F64,
     I1,
@@ -154,3 +155,12 @@ def test_bool_memref_roundtrip_through_i1_loads():
     x = FLOAT_Y.astype(np.float32)
     got = run_host(b.module, {"m": mask, "x": x, "out": np.ones(N, np.float32)})["out"]
     np.testing.assert_array_equal(got, np.where(mask, x, 0))
+
+
+@pytest.mark.parametrize("name", ["arith.addf", "arith.mulf", "arith.subf"])
+def test_half_precision_memrefs(name):
+    """f16 math rounds once per op, like numpy's float16 (exact through f32 for +, -, *)."""
+    cls = BINARY_OPS[name]
+    got = _elementwise(lambda b, x, y: b.insert(cls(x, y)).result, F16, F16, FLOAT_X, FLOAT_Y)
+    x, y = FLOAT_X.astype(np.float16), FLOAT_Y.astype(np.float16)
+    np.testing.assert_array_equal(got, NUMPY_FLOAT[name](x, y))
