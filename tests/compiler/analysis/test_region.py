@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import islpy as isl
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.analysis import (
@@ -219,17 +219,7 @@ def _random_nest(data):  # type: ignore[no-untyped-def]
     b = Builder()
     depth = data.draw(st.integers(1, 3))
     with b.func("r", A=memref((64, 64)), B=memref((64,))) as (A, B):
-        ivs = []
-        ctx = []
-        for _d in range(depth):
-            lo = data.draw(st.integers(0, 3))
-            hi = data.draw(st.integers(lo, lo + 5))
-            lo_e = lo if not ivs or data.draw(st.booleans()) else ivs[-1] + lo
-            hi_e = hi if not ivs or data.draw(st.booleans()) else [hi, ivs[-1] + hi]
-            step = data.draw(st.integers(1, 3))
-            it = b.range(lo_e, hi_e, step)
-            ctx.append(it)
-            ivs.append(next(it))
+        ivs: list = []
 
         def idx():  # type: ignore[no-untyped-def]
             e = 20
@@ -241,10 +231,24 @@ def _random_nest(data):  # type: ignore[no-untyped-def]
             if kind == "mod":
                 return e % data.draw(st.integers(2, 4)) + 10
             return e
-        A[idx(), idx()] = B[idx()] + A[idx(), idx()]
+
+        def nest(level: int) -> None:
+            if level == depth:
+                A[idx(), idx()] = B[idx()] + A[idx(), idx()]
+                return
+            lo = data.draw(st.integers(0, 3))
+            hi = data.draw(st.integers(lo, lo + 5))
+            lo_e = lo if not ivs or data.draw(st.booleans()) else ivs[-1] + lo
+            hi_e = hi if not ivs or data.draw(st.booleans()) else [hi, ivs[-1] + hi]
+            for iv in b.range(lo_e, hi_e, data.draw(st.integers(1, 3))):
+                ivs.append(iv)
+                nest(level + 1)
+
+        nest(0)
     return b.module.funcs[0]
 
 
+@settings(max_examples=50)
 @given(st.data())
 def test_random_nests_regions_match_brute_force(brute, data):  # type: ignore[no-untyped-def]
     f = _random_nest(data)
