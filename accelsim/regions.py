@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import product
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Region:
+class Region(NamedTuple):
+    """Immutable; a NamedTuple because one is built per DMA side (frozen dataclasses are slow)."""
+
     start: int
     stride: int
     per: int

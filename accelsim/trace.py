@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class TraceRecord:
+class TraceRecord(NamedTuple):
+    """One busy interval. A NamedTuple: immutable, and ~5x cheaper to create than a frozen
+    dataclass, which matters at one record per DMA, transfer and kernel."""
+
     unit: str
     start: int
     end: int

@@ -30,6 +30,7 @@ from accelsim.errors import InputError
 # use, so a target with heavy dependencies costs nothing when not chosen.
 TARGETS: dict[str, str] = {
     "host": "accelsim.cli.run_cmd:run_on_host",
+    "sim": "accelsim.cli.sim_target:run_on_sim",
 }
 
 
@@ -85,6 +86,9 @@ def register(sub: Any) -> None:
                    help="workload specs only: compare with the numpy reference; exit 1 on mismatch")
     p.add_argument("--fast-math", action="store_true",
                    help="host: let LLVM reassociate float math (faster, results change bits)")
+    from accelsim.cli.sim_target import add_arguments as add_sim_arguments
+
+    add_sim_arguments(p)
     p.set_defaults(handler=cmd_run, accepts_extra=True)
 
 
@@ -98,6 +102,7 @@ def resolve_target(name: str) -> Callable[[RunRequest], RunOutcome]:
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     target = resolve_target(args.target)
     program = load_program(args.input, args.func)
+    args.pass_flags = list(extra)
     if extra:
         _apply_passes(program, extra)
     inputs = load_inputs(program, args.inputs, args.seed)

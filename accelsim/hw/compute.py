@@ -1,5 +1,7 @@
-"""A compute unit (vector lanes or a MAC array). Kernel cycles come from the cost model;
-the unit is a SimPy resource so that concurrent kernels would queue."""
+"""A compute unit (vector lanes or a MAC array). Kernel cycles come from the cost model.
+
+The in-order control processor blocks on each call, so one unit never sees contention and a
+kernel is a single timeout (no request/release events on the hot path)."""
 
 from __future__ import annotations
 
@@ -15,13 +17,10 @@ class ComputeUnit:
         self.env = env
         self.name = f"compute{index}"
         self.trace = trace
-        self.resource = simpy.Resource(env, capacity=1)
 
     def run(self, cycles: int, label: str, loc: str, nbytes: int = 0
             ) -> Generator[simpy.Event, object, None]:
-        with self.resource.request() as req:
-            yield req
-            start = self.env.now
-            if cycles:
-                yield self.env.timeout(cycles)
-            self.trace.add(self.name, start, self.env.now, "kernel", nbytes, label, loc)
+        start = self.env.now
+        if cycles:
+            yield self.env.timeout(cycles)
+        self.trace.add(self.name, start, self.env.now, "kernel", nbytes, label, loc)

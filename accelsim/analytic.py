@@ -1,0 +1,244 @@
+"""Analytical estimate: the same program and config, without SimPy and without walking every
+iteration.
+
+The control program is walked once with a closed-form resource state instead of events:
+each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
+control processor its current cycle. A DMA costs setup + burst-granular transfer + latency on
+the least-loaded engine and the earliest free channel; a kernel costs its cost-model cycles;
+a wait advances to the tag's completion. A pipelined loop therefore settles at
+max(DMA, compute) per iteration and an unpipelined one at their sum, with no special casing.
+
+Loops are sampled, not iterated: iterations are walked until their effect (cycles, DMAs,
+calls) repeats with period 1 or 2, then the middle is skipped in whole periods by shifting the
+whole state (engines, channels, tags, clock), and the last iteration (where partial tiles
+are) is walked again. Exact when the loop is periodic after its first iterations.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from accelsim.config import HardwareConfig, load_config
+from accelsim.cost_model import CostModel
+from accelsim.kernels import ensure_outlined
+from accelsim.regions import strides_of
+from accelsim.simulate import pick_func
+from compiler.analysis.counting import compile_map, compile_set
+from compiler.ir import ops as O
+from compiler.ir.core import Block, Value
+from compiler.ir.types import MemRefType
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyticResult:
+    cycles: int
+    dma_ops: int
+    kernel_calls: int
+    dram_bytes: int
+    compute_cycles: int
+    wall_seconds: float
+    config: HardwareConfig
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / (self.config.clock_ghz * 1e9)
+
+
+class _Buf:
+    __slots__ = ("shape", "space", "ebytes", "strides")
+
+    def __init__(self, t: MemRefType, shape: tuple[int, ...]):
+        self.shape = shape
+        self.space = t.memory_space
+        self.ebytes = t.element.byte_width
+        self.strides = strides_of(shape)
+
+
+class _State:
+    """The closed-form machine: free-at cycles, tag completions, and the clock."""
+
+    __slots__ = ("t", "engines", "channels", "tags", "dma_ops", "calls", "dram_bytes", "compute")
+
+    def __init__(self, engines: int, channels: int):
+        self.t = 0
+        self.engines = [0] * engines
+        self.channels = [0] * channels
+        self.tags: dict[tuple[int, int], int] = {}
+        self.dma_ops = 0
+        self.calls = 0
+        self.dram_bytes = 0
+        self.compute = 0
+
+    def snapshot(self) -> tuple[int, int, int, int, int]:
+        return (self.t, self.dma_ops, self.calls, self.dram_bytes, self.compute)
+
+    def advance(self, k: int, period: int, d: tuple[int, int, int, int, int]) -> None:
+        """Repeat an iteration `k` more times: shift every time by k*period, add k*counts."""
+        if k <= 0:
+            return
+        s = k * period
+        self.t += s
+        self.engines = [e + s for e in self.engines]
+        self.channels = [c + s for c in self.channels]
+        self.tags = {key: v + s for key, v in self.tags.items()}
+        self.dma_ops += k * d[1]
+        self.calls += k * d[2]
+        self.dram_bytes += k * d[3]
+        self.compute += k * d[4]
+
+
+class Analytic:
+    def __init__(self, module: O.ModuleOp, config: HardwareConfig, cost: CostModel | None = None):
+        self.module = module
+        self.cfg = config
+        self.cost = cost if cost is not None else CostModel(config)
+        self.funcs = {f.sym_name: f for f in module.funcs}
+        d = config.dram
+        self.setup, self.lat = config.dma.setup_cycles, d.latency_cycles
+        self.burst, self.bw = d.burst_bytes, d.bandwidth_bytes_per_cycle
+        self.sram_bw = config.sram.bytes_per_cycle
+        self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
+        self.issue = config.control.issue_cycles
+
+    def run(self, func: O.FuncOp) -> _State:
+        st = _State(self.cfg.dma.engines, self.cfg.dram.channels)
+        vals: dict[Value, Any] = {}
+        for a in func.args:
+            if isinstance(a.type, MemRefType):
+                vals[a] = _Buf(a.type, tuple(a.type.shape))  # type: ignore[arg-type]
+        self._block(func.body, vals, st)
+        end = max([st.t, *st.engines, *st.tags.values()])
+        st.t = end
+        return st
+
+    def _block(self, block: Block, vals: dict[Value, Any], st: _State) -> None:
+        for op in block.ops:
+            if isinstance(op, O.AffineForOp):
+                self._for(op, vals, st)
+            elif isinstance(op, O.AffineIfOp):
+                c = compile_set(op.condition)([vals[v] for v in op.operands])
+                self._block(op.then_block if c else op.else_block, vals, st)
+            elif isinstance(op, O.AffineApplyOp):
+                vals[op.results[0]] = compile_map(op.map)([vals[v] for v in op.operands])[0]
+            elif isinstance(op, O.AffineMinOp):
+                vals[op.results[0]] = min(compile_map(op.map)([vals[v] for v in op.operands]))
+            elif isinstance(op, O.AffineMaxOp):
+                vals[op.results[0]] = max(compile_map(op.map)([vals[v] for v in op.operands]))
+            elif isinstance(op, O.ConstantOp):
+                vals[op.results[0]] = op.value
+            elif isinstance(op, O.AllocOp):
+                t = op.memref_type
+                dyn = iter(vals[v] for v in op.operands)
+                vals[op.results[0]] = _Buf(t, tuple(d if d is not None else next(dyn) for d in t.shape))
+            elif isinstance(op, O.AffineDmaStartOp):
+                self._dma(op, vals, st)
+            elif isinstance(op, O.AffineDmaWaitOp):
+                tag = vals[op.tag]
+                idx = compile_map(op.tag_map)([vals[v] for v in op.tag_indices])
+                done = st.tags.pop((id(tag), _lin(idx, tag.strides)), st.t)
+                st.t = max(st.t, done)
+            elif isinstance(op, O.CallOp):
+                f = self.funcs[op.callee]
+                args = tuple(None if isinstance(vals[v], _Buf) else int(vals[v]) for v in op.operands)
+                c = self.cost.kernel(f, args)
+                st.t += self.issue + c.cycles
+                st.calls += 1
+                st.compute += c.compute_cycles
+
+    def _for(self, op: O.AffineForOp, vals: dict[Value, Any], st: _State) -> None:
+        lo = max(compile_map(op.lower_map)([vals[v] for v in op.lower_operands]))
+        hi = min(compile_map(op.upper_map)([vals[v] for v in op.upper_operands]))
+        if hi <= lo:
+            return
+        trip = -((lo - hi) // op.step)
+        body, iv = op.body, op.iv
+        if not any(isinstance(o, O.AffineDmaStartOp | O.AffineDmaWaitOp | O.CallOp) for o in op.walk()):
+            return  # pure index arithmetic: no time
+        # Walk iterations until the per-iteration deltas repeat with period 1 or 2 (double
+        # buffering with two engines alternates), then jump over the middle in whole periods.
+        deltas: list[tuple[int, ...]] = []
+        k = 0
+        last = trip - 1
+        while k < last:
+            before = st.snapshot()
+            vals[iv] = lo + k * op.step
+            self._block(body, vals, st)
+            after = st.snapshot()
+            deltas.append(tuple(a - b for a, b in zip(after, before)))
+            k += 1
+            period = _period(deltas)
+            if period and k < last:
+                reps = (last - k) // period
+                d = tuple(sum(x[i] for x in deltas[-period:]) for i in range(5))
+                st.advance(reps, d[0], d)  # type: ignore[arg-type]
+                k += reps * period
+        vals[iv] = lo + last * op.step
+        self._block(body, vals, st)
+
+    def _dma(self, op: O.AffineDmaStartOp, vals: dict[Value, Any], st: _State) -> None:
+        src, dst, tag = vals[op.src], vals[op.dst], vals[op.tag]
+        n = vals[op.num_elements]
+        eb = src.ebytes
+        per, nchunks, last = n, 1, n
+        if op.is_strided:
+            per = vals[op.elements_per_stride]
+            nchunks = -(-n // per) if per > 0 else 1
+            last = n - (nchunks - 1) * per
+        dram_bytes = 0
+        for b in (src, dst):
+            if b.space == self.dram_space and n:
+                if nchunks == 1:
+                    dram_bytes += -(-n * eb // self.burst) * self.burst
+                else:
+                    dram_bytes += ((nchunks - 1) * (-(-per * eb // self.burst))
+                                   + -(-last * eb // self.burst)) * self.burst
+        sram_bytes = n * eb * ((src.space == self.sram_space) + (dst.space == self.sram_space))
+        T = max(-(-dram_bytes // self.bw), -(-sram_bytes // self.sram_bw))
+        st.t += self.issue
+        e = min(range(len(st.engines)), key=st.engines.__getitem__)
+        start = max(st.t, st.engines[e]) + self.setup
+        if dram_bytes:
+            c = min(range(len(st.channels)), key=st.channels.__getitem__)
+            xfer = max(start, st.channels[c])
+            st.channels[c] = xfer + T
+            done = xfer + T + self.lat
+        else:
+            done = start + T
+        st.engines[e] = done
+        idx = compile_map(op.tag_map)([vals[v] for v in op.tag_indices])
+        st.tags[(id(tag), _lin(idx, tag.strides))] = done
+        st.dma_ops += 1
+        st.dram_bytes += dram_bytes
+
+
+_MAX_SAMPLES = 12
+
+
+def _period(deltas: list[tuple[int, ...]]) -> int:
+    """1 or 2 when the last deltas repeat with that period (after the first iteration), else 0;
+    after `_MAX_SAMPLES` iterations, the last two are taken as the period anyway."""
+    n = len(deltas)
+    if n >= 3 and deltas[-1] == deltas[-2]:
+        return 1
+    if n >= 5 and deltas[-1] == deltas[-3] and deltas[-2] == deltas[-4]:
+        return 2
+    return 2 if n >= _MAX_SAMPLES else 0
+
+
+def _lin(idx: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    return sum(i * s for i, s in zip(idx, strides))
+
+
+def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
+             cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
+    """Analytic cycles of `module` on `config` (`fidelity="analytic"`)."""
+    cfg = load_config(config) if isinstance(config, str) else config
+    t0 = time.perf_counter()
+    module = ensure_outlined(module)
+    f = pick_func(module, func)
+    st = Analytic(module, cfg, cost).run(f)
+    return AnalyticResult(st.t, st.dma_ops, st.calls, st.dram_bytes, st.compute,
+                          time.perf_counter() - t0, cfg)
