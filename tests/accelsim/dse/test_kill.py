@@ -9,17 +9,6 @@ import time
 
 from accelsim.dse import load_spec
 
-SPEC = """
-name = "kill-me"
-workloads = ["gemm:M=16,N=16,K=16"]
-[hardware]
-sram.capacity_kib = [32, 64, 128, 256, 512]
-dma.engines = [1, 2, 4, 8]
-[compiler]
-stages = [1, 2]
-"""
-
-
 def stored(db) -> list[str]:
     if not os.path.exists(db):
         return []
@@ -65,6 +54,21 @@ def kill_and_resume(tmp_path, spec_text, env, evaluator=None, kill_after=4, time
     return db
 
 
-def test_sigkill_mid_sweep_then_resume_closed_form(tmp_path, toy_env):
-    env = dict(toy_env, TOY_SLEEP_S="0.1")
-    kill_and_resume(tmp_path, SPEC, env, evaluator="toy_eval:slow")
+REAL_SPEC = """
+name = "kill-me-real"
+workloads = ["gemm:M=32,N=32,K=32", "gemm:M=16,N=48,K=32"]
+fidelity = "event"
+[hardware]
+sram.capacity_kib = [8, 16, 64]
+dma.engines = [1, 2, 4]
+[compiler]
+tile_sizes = ["none"]
+stages = [1, 2]
+"""
+
+
+def test_sigkill_mid_sweep_then_resume_simulator(tmp_path):
+    """The real evaluator: compile + simulate each point, runner SIGKILLed after 4 rows."""
+    db = kill_and_resume(tmp_path, REAL_SPEC, dict(os.environ))
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM points WHERE status = 'ok' AND cycles > 0").fetchone()[0] == 36
