@@ -9,6 +9,7 @@ import time
 
 from accelsim.dse import load_spec
 
+
 def stored(db) -> list[str]:
     if not os.path.exists(db):
         return []
