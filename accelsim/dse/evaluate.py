@@ -8,7 +8,6 @@ dict of numbers and strings. Anything that goes wrong raises, and the runner sto
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,21 +18,26 @@ INPUT_SEED = 0
 
 
 def compile_flags(options: Mapping[str, Scalar], config: Any) -> list[tuple[str, str]]:
-    """The passes (name, mlir-opt option text) that the point's compiler options mean."""
+    """The passes (name, mlir-opt option text) that the point's compiler options mean.
+
+    With `stages` buffers per copied region, the copies get 1/stages of the SRAM and "auto" tiles
+    aim at half of that (the same margin as `accelsim run --target sim` at 2 stages), so the
+    multi-buffered working set fits; the pipelining pass itself may use the whole SRAM.
+    """
     sram_kib = int(config.sram.capacity_kib)
     stages = int(options["stages"])
+    per_stage = max(1, sram_kib // stages)
     passes: list[tuple[str, str]] = []
     tiles = str(options["tile_sizes"])
     if tiles == "auto":
-        # buffers are multiplied by the pipeline depth: leave room for every stage
-        passes.append(("affine-loop-tile", f"cache-size={max(1, sram_kib // max(stages, 1))}"))
+        passes.append(("affine-loop-tile", f"cache-size={max(1, per_stage // 2)}"))
     elif tiles != "none":
         passes.append(("affine-loop-tile", f"tile-sizes={tiles}"))
     if options["data_copy"]:
         spaces = config.spaces
         passes.append(("affine-data-copy-generate",
                        f"generate-dma fast-mem-space={spaces.sram} slow-mem-space={spaces.dram} "
-                       f"tag-mem-space={spaces.tag} fast-mem-capacity={sram_kib}"))
+                       f"tag-mem-space={spaces.tag} fast-mem-capacity={per_stage}"))
         if stages >= 2:
             passes.append(("affine-pipeline-data-transfer",
                            f"stages={stages} pipeline-copy-out={_flag(options['copy_out_pipelining'])} "
@@ -59,17 +63,6 @@ def compile_point(point: Point, module: Any, config: Any) -> Any:
     return PassManager(passes).run(module)
 
 
-def _simulate(module: Any, config: Any, point: Point, inputs: Any) -> Any:
-    from accelsim.simulate import simulate
-
-    kwargs: dict[str, Any] = {"inputs": inputs, "functional": point.functional}
-    if "fidelity" in inspect.signature(simulate).parameters:
-        kwargs["fidelity"] = point.fidelity
-    elif point.fidelity != "event":
-        raise ConfigError(f"fidelity '{point.fidelity}' is not available in this simulator (only 'event')")
-    return simulate(module, config, **kwargs)
-
-
 def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     """Every report figure of one point (plus `config_hash`, which the store keeps apart)."""
     import workloads
@@ -78,51 +71,51 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
     module = compile_point(point, wl.module(), config)
-    inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
-    result = _simulate(module, config, point, inputs)
-    figures = report_figures(result)
-    if point.functional:
-        figures.update(_check_outputs(wl, inputs, result.outputs))
+    if point.fidelity == "analytic":
+        figures = analytic_figures(module, config, wl.func_name)
+    else:
+        from accelsim.simulate import simulate
+
+        inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
+        result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional)
+        figures = event_figures(result)
+        # the analytic estimate of the same program, so a sweep shows how far the two differ
+        est = analytic_figures(module, config, wl.func_name)["cycles"]
+        figures["analytic_cycles"] = est
+        figures["analytic_error"] = (est - result.cycles) / result.cycles if result.cycles else None
+        if point.functional:
+            figures.update(_check_outputs(wl, inputs, result.outputs))
     figures["config_hash"] = config.hash()
     return figures
 
 
-def report_figures(result: Any) -> dict[str, Scalar | None]:
-    """Flat figures of a SimResult: cycles, traffic, utilizations, energy, roofline."""
-    trace, stats, cfg = result.trace, result.stats, result.config
-    cycles = int(result.cycles)
-    dram_read = sum(r.bytes for r in trace if r.unit.startswith("dram") and r.kind == "read")
-    dram_written = sum(r.bytes for r in trace if r.unit.startswith("dram") and r.kind == "write")
-    compute_busy = trace.busy_cycles("compute", "kernel")
-    dma_busy = trace.busy_cycles("dma", "dma")
-    e = cfg.energy
-    energy = {
-        "energy_dram_pj": (dram_read + dram_written) * e.dram_pj_per_byte,
-        "energy_sram_pj": (stats.kernel_sram_bytes + stats.dma_sram_bytes) * e.sram_pj_per_byte,
-        "energy_compute_pj": (stats.macs * e.mac_pj + stats.alu_ops * e.alu_pj
-                              + stats.special_ops * e.special_pj),
-    }
-    dram_bw = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
-    roofline = max(int(stats.ideal_compute_cycles), -(-(dram_read + dram_written) // dram_bw))
-    return {
-        "cycles": cycles,
-        "seconds": float(result.seconds),
-        "energy_pj": sum(energy.values()),
-        **energy,
-        "dram_bytes_read": int(dram_read),
-        "dram_bytes_written": int(dram_written),
-        "dram_bytes": int(dram_read + dram_written),
-        "sram_peak_bytes": int(result.sram_peak_bytes),
-        "dma_ops": int(stats.dma_ops),
-        "kernel_calls": int(stats.kernel_calls),
-        "macs": int(stats.macs),
-        "compute_utilization": compute_busy / cycles if cycles else 0.0,
-        "dma_utilization": dma_busy / cycles if cycles else 0.0,
-        "stall_cycles": trace.busy_cycles("cp", "stall"),
-        "roofline_cycles": roofline,
-        "roofline_ratio": cycles / roofline if roofline else None,
-        "flags": "; ".join(result.flags),
-    }
+# Report keys that are inputs of the point (already columns) or not scalars.
+_NOT_FIGURES = ("config", "fidelity", "flags")
+
+
+def event_figures(result: Any) -> dict[str, Scalar | None]:
+    """The report's figures of an event run (`accelsim.report.metrics`), flattened to scalars."""
+    from accelsim.report import metrics
+
+    m = metrics(result)
+    figures: dict[str, Scalar | None] = {k: v for k, v in m.items() if k not in _NOT_FIGURES}
+    dram_copy = sum(r.bytes for r in result.trace.records if r.unit.startswith("dram") and r.kind == "copy")
+    figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"]) + dram_copy
+    figures["flags"] = "; ".join(map(str, m.get("flags") or ()))
+    for k, v in list(figures.items()):
+        if not (v is None or isinstance(v, int | float | str)):
+            figures[k] = v.item() if hasattr(v, "item") else str(v)
+    return figures
+
+
+def analytic_figures(module: Any, config: Any, func: str | None) -> dict[str, Scalar | None]:
+    """What the analytic estimate gives (`accelsim.analytic.estimate`): no trace, fewer figures."""
+    from accelsim.analytic import estimate
+
+    est = estimate(module, config, func=func)
+    return {"cycles": int(est.cycles), "seconds": float(est.seconds), "dma_ops": int(est.dma_ops),
+            "kernel_calls": int(est.kernel_calls), "dram_bytes": int(est.dram_bytes),
+            "compute_cycles": int(est.compute_cycles)}
 
 
 def _check_outputs(wl: Any, inputs: Any, outputs: Mapping[str, Any] | None) -> dict[str, Scalar | None]:
