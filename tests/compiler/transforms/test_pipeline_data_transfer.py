@@ -1,0 +1,371 @@
+"""affine-pipeline-data-transfer: results, structure, refusals (each with its remark), the
+extensions, and comparison with upstream mlir-opt-19 with the extensions off."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.ir import F32, I32, Builder, memref
+from compiler.ir.ops import AffineApplyOp, AffineDmaWaitOp, AllocOp
+from compiler.ir.types import MemRefType
+from compiler.ir.verifier import verify
+from compiler.text import parse_module, print_module
+from compiler.transforms.fast_memory import peak_live_bytes
+from compiler.transforms.pipeline_data_transfer import Options, PipelineDataTransfer
+from compiler.transforms.registry import parse_pass_flag
+
+
+def _load_support():  # type: ignore[no-untyped-def]
+    name = "copy_support"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(__file__).parent / "fixtures" / "copy_support.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+cs = _load_support()
+
+
+def pipeline(module, options: str = "") -> PipelineDataTransfer:  # type: ignore[no-untyped-def]
+    p = PipelineDataTransfer(options)
+    p.run(module)
+    verify(module)
+    return p
+
+
+def remarks(p: PipelineDataTransfer) -> str:
+    return "\n".join(r.message for r in p.remarks)
+
+
+def multi_buffers(module) -> list[MemRefType]:  # type: ignore[no-untyped-def]
+    return [op.memref_type for op in module.walk() if isinstance(op, AllocOp)]
+
+
+# ---- results ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("hi", [0, 32, 64, 96, 256])
+def test_constant_trip_counts_all_stages_same_results(stages: int, hi: int) -> None:
+    """Trip counts 0, 1, 2, 3 and 8 (below, at and above the number of stages)."""
+    orig = cs.stream_kernel(hi=hi)
+    m = cs.stream_kernel(hi=hi)
+    p = pipeline(m, f"stages={stages}")
+    assert "won't" not in remarks(p)
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=hi + stages))
+    # N-deep buffering of the data and the tag, indexed by (iv floordiv step) mod N.
+    types = multi_buffers(m)
+    assert MemRefType((stages, 32), F32, 1) in types
+    assert MemRefType((stages, 1), I32, 0) in types
+    # Every DMA stays inside its memref, and only existing iterations run.
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert cs.executed_stores(m.funcs[0]) == cs.executed_stores(orig.funcs[0])
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_structure_prologue_steady_epilogue(stages: int) -> None:
+    m = cs.stream_kernel(hi=256)
+    pipeline(m, f"stages={stages} cross-tile-prefetch=false")
+    loops = list(cs.top_loops(m.funcs[0]))
+    steady = [lp for lp in loops if lp.constant_lower == 32 * (stages - 1)]
+    assert len(steady) == 1 and steady[0].constant_upper == 256
+    # In the steady state the start of iteration i + stages - 1 comes before the wait of i.
+    names = [op.NAME for op in steady[0].body.ops]
+    assert names.index("affine.dma_start") < names.index("affine.dma_wait")
+    shift = next(op for op in steady[0].body.ops if isinstance(op, AffineApplyOp))
+    assert str(shift.map) == f"(d0) -> (d0 - {32 * (stages - 1)})"
+    starts_before = sum(1 for op in m.funcs[0].body.ops[: m.funcs[0].body.ops.index(steady[0])]
+                        for o in op.walk() if o.NAME == "affine.dma_start")
+    assert starts_before == 1  # the prologue: one start, in a loop when it has > 1 iteration
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("n", [0, 32, 64, 96, 224])
+def test_symbolic_trip_count_is_guarded(stages: int, n: int) -> None:
+    orig = cs.stream_kernel(symbolic=True)
+    m = cs.stream_kernel(symbolic=True)
+    p = pipeline(m, f"stages={stages}")
+    assert "symbolic trip count" in remarks(p)
+    assert any(op.NAME == "affine.if" for op in m.walk())
+    inputs = cs.inputs_for(orig, seed=n, scalars={"N": n})
+    assert cs.same_results(orig, m, inputs)
+    assert cs.executed_stores(m.funcs[0], {"N": n}) == cs.executed_stores(orig.funcs[0], {"N": n})
+
+
+def test_nonzero_lower_bound() -> None:
+    orig = cs.stream_kernel(lo=32, hi=200)
+    m = cs.stream_kernel(lo=32, hi=200)
+    pipeline(m, "stages=3")
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=5))
+
+
+# ---- refusals, each with its remark -------------------------------------------------------------
+
+def test_compat_refuses_unknown_trip_count() -> None:
+    m = cs.stream_kernel(symbolic=True)
+    before = print_module(m)
+    p = pipeline(m, "mlir-compat")
+    assert "won't pipeline: unknown trip count" in remarks(p)
+    assert print_module(m) == before
+
+
+def _escaping_kernel():  # type: ignore[no-untyped-def]
+    b = Builder()
+    with b.func("k", A=memref((256,)), O=memref((256,))) as (A, Out):
+        buf = b.alloc(memref((32,), F32, 1))
+        tag = b.alloc(memref((1,), I32, 0))
+        for kk in b.range(0, 256, 32):
+            b.dma_start(A, [kk], buf, [0], tag, [0], 32)
+            b.dma_wait(tag, [0], 32)
+            for k in b.range(32):
+                Out[kk + k] = buf[k]
+        Out[0] = buf[5]               # the fast buffer is read after the loop
+    return b.module
+
+
+def test_escaping_buffer_is_refused_with_remark() -> None:
+    orig, m = _escaping_kernel(), _escaping_kernel()
+    p = pipeline(m)
+    assert "fast buffer" in remarks(p) and "used outside the loop" in remarks(p)
+    assert all(t.rank == 1 for t in multi_buffers(m))
+    assert cs.same_results(orig, m, cs.inputs_for(orig))
+
+
+def _ahead_writer():  # type: ignore[no-untyped-def]
+    """Iteration kk writes A[kk+32 ...], which iteration kk+32's DMA reads: skewing the start
+    of the next iteration above this iteration's compute would read stale data."""
+    b = Builder()
+    with b.func("k", A=memref((288,)), O=memref((288,))) as (A, _out):
+        for kk in b.range(0, 256, 32):
+            buf = b.alloc(memref((32,), F32, 1))
+            tag = b.alloc(memref((1,), I32, 0))
+            b.dma_start(A, [kk], buf, [0], tag, [0], 32)
+            b.dma_wait(tag, [0], 32)
+            for k in b.range(32):
+                A[kk + k + 32] = buf[k] + 1.0
+            b.dealloc(tag)
+            b.dealloc(buf)
+    return b.module
+
+
+def test_illegal_shift_is_refused_with_remark() -> None:
+    orig, m = _ahead_writer(), _ahead_writer()
+    p = pipeline(m)
+    assert "won't pipeline: the skew would break a dependence" in remarks(p)
+    assert cs.same_results(orig, m, cs.inputs_for(orig))
+
+
+def test_capacity_lowers_stages_then_refuses() -> None:
+    # one 32-float buffer = 128 B; 4 stages need 512 B; 1 KiB fits, so use a second buffer
+    m = cs.stream_kernel(hi=256, t=256)            # buffer 1 KiB
+    p = pipeline(m, "stages=4 fast-mem-capacity=3")
+    assert "pipelined with 3 stages instead of 4" in remarks(p)
+    assert peak_live_bytes(m, 1) <= 3 * 1024
+    m2 = cs.stream_kernel(hi=256, t=256)
+    p2 = pipeline(m2, "stages=2 fast-mem-capacity=1")
+    assert "won't pipeline: double buffering needs 2048 bytes of fast memory, 1024 available" in remarks(p2)
+    assert peak_live_bytes(m2, 1) <= 1024
+
+
+def test_upstream_ignores_the_doubling_of_capacity() -> None:
+    """Compat mode (MLIR) doubles regardless of capacity; our default counts every copy."""
+    m = cs.stream_kernel(hi=256, t=256)
+    pipeline(m, "mlir-compat fast-mem-capacity=1")
+    assert peak_live_bytes(m, 1) == 2048
+
+
+# ---- dependence-based conflicts, copy-out pipelining ----------------------------------------------
+
+def _in_out_kernel(out_base: int):  # type: ignore[no-untyped-def]
+    """Reads A[kk : kk+32], writes 2*x to A[out_base + kk : ...] through an outgoing DMA."""
+    b = Builder()
+    with b.func("k", A=memref((1024,))) as (A,):
+        for kk in b.range(0, 256, 32):
+            ib = b.alloc(memref((32,), F32, 1))
+            ob = b.alloc(memref((32,), F32, 1))
+            t1 = b.alloc(memref((1,), I32, 0))
+            t2 = b.alloc(memref((1,), I32, 0))
+            b.dma_start(A, [kk], ib, [0], t1, [0], 32)
+            b.dma_wait(t1, [0], 32)
+            for k in b.range(32):
+                ob[k] = ib[k] * 2.0
+            b.dma_start(ob, [0], A, [out_base + kk], t2, [0], 32)
+            b.dma_wait(t2, [0], 32)
+            for v in (t2, t1, ob, ib):
+                b.dealloc(v)
+    return b.module
+
+
+def test_outgoing_dma_to_disjoint_tile_does_not_block() -> None:
+    orig, m = _in_out_kernel(512), _in_out_kernel(512)
+    p = pipeline(m)
+    assert "outgoing DMA" not in remarks(p)
+    assert any(t.shape == (2, 32) and t.memory_space == 1 for t in multi_buffers(m))
+    assert cs.same_results(orig, m, cs.inputs_for(orig))
+    compat = _in_out_kernel(512)
+    pc = pipeline(compat, "mlir-compat")
+    assert "which the outgoing DMA" in remarks(pc)           # MLIR: memref identity
+
+
+def test_outgoing_dma_to_overlapping_tile_blocks() -> None:
+    orig, m = _in_out_kernel(32), _in_out_kernel(32)     # writes what the next iteration reads
+    p = pipeline(m)
+    assert "which the outgoing DMA" in remarks(p)
+    assert cs.same_results(orig, m, cs.inputs_for(orig))
+
+
+def _copy_out_kernel():  # type: ignore[no-untyped-def]
+    b = Builder()
+    with b.func("k", A=memref((256,)), O=memref((256,))) as (A, Out):
+        for kk in b.range(0, 256, 32):
+            ib = b.alloc(memref((32,), F32, 1))
+            ob = b.alloc(memref((32,), F32, 1))
+            t1 = b.alloc(memref((1,), I32, 0))
+            t2 = b.alloc(memref((1,), I32, 0))
+            b.dma_start(A, [kk], ib, [0], t1, [0], 32)
+            b.dma_wait(t1, [0], 32)
+            for k in b.range(32):
+                ob[k] = ib[k] * 2.0 + 1.0
+            b.dma_start(ob, [0], Out, [kk], t2, [0], 32)
+            b.dma_wait(t2, [0], 32)
+            for v in (t2, t1, ob, ib):
+                b.dealloc(v)
+    return b.module
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_copy_out_pipelining_defers_the_write_back_wait(stages: int) -> None:
+    orig, m = _copy_out_kernel(), _copy_out_kernel()
+    pipeline(m, f"stages={stages}")
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=stages))
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    steady = max(cs.top_loops(m.funcs[0]), key=lambda lp: len(lp.body.ops))
+    waits = [op for op in steady.body.ops if isinstance(op, AffineDmaWaitOp)]
+    shifts = {str(op.map) for op in steady.body.ops if isinstance(op, AffineApplyOp)}
+    # the out wait runs one iteration after its start: shift stages*32 vs (stages-1)*32
+    assert len(waits) == 2
+    assert f"(d0) -> (d0 - {32 * stages})" in shifts and f"(d0) -> (d0 - {32 * (stages - 1)})" in shifts
+    # the output buffer is multi-buffered too
+    assert sum(1 for t in multi_buffers(m) if t.shape == (stages, 32) and t.memory_space == 1) == 2
+
+
+def test_copy_out_pipelining_off() -> None:
+    m = _copy_out_kernel()
+    pipeline(m, "pipeline-copy-out=false")
+    assert sum(1 for t in multi_buffers(m) if t.shape == (2, 32) and t.memory_space == 1) == 1
+
+
+# ---- options ---------------------------------------------------------------------------------------
+
+def test_options_use_mlir_names_and_validate() -> None:
+    p = parse_pass_flag('--affine-pipeline-data-transfer="stages=3 pipeline-copy-out=false"')
+    assert p.options == Options(stages=3, pipeline_copy_out=False)
+    from compiler.diagnostics import OptionError
+
+    with pytest.raises(OptionError, match="stages must be >= 2"):
+        parse_pass_flag("--affine-pipeline-data-transfer=stages=1")
+
+
+# ---- upstream mlir-opt-19 ----------------------------------------------------------------------------
+
+SEED_004 = """
+func.func @pipelinedatatransfer(%A: memref<256xf32>, %O: memref<32xf32>) {
+  %0 = memref.alloc() : memref<256xf32>
+  %1 = memref.alloc() : memref<32xf32, 1>
+  %2 = memref.alloc() : memref<1xi32>
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  affine.for %i0 = 0 to 8 {
+    affine.dma_start %A[%i0], %1[%i0], %2[%c0], %c128 : memref<256xf32>, memref<32xf32, 1>, memref<1xi32>
+    affine.dma_wait %2[%c0], %c128 : memref<1xi32>
+    %3 = affine.load %1[%i0] : memref<32xf32, 1>
+    %4 = arith.mulf %3, %3 : f32
+    affine.store %4, %O[%i0] : memref<32xf32>
+  }
+  return
+}
+"""
+
+
+@pytest.mark.mlir_opt
+def test_seed_004_example_matches_upstream(mlir_opt: str) -> None:
+    """The pass-reference example: compute op replaced by arith.mulf, i32 tag (our verifier
+    requires it), %A/%O arguments so the program is observable, DMA length 1 (in bounds)."""
+    text = SEED_004.replace("%c128 = arith.constant 128", "%c128 = arith.constant 1")
+    upstream = parse_module(cs.mlir_opt(text, "--affine-pipeline-data-transfer"))
+    ours = parse_module(text)
+    p = pipeline(ours, "mlir-compat")
+    assert p.remarks == [] or all("won't" not in r.message for r in p.remarks)
+    fu, fo = upstream.funcs[0], ours.funcs[0]
+    assert cs.signature(fo) == cs.signature(fu)
+    assert cs.fast_buffer_types(fo) == cs.fast_buffer_types(fu) == ["memref<2x32xf32, 1>"]
+    assert cs.fast_buffer_types(fo, 0) == cs.fast_buffer_types(fu, 0)
+    steady_o = [lp for lp in cs.top_loops(fo)]
+    steady_u = [lp for lp in cs.top_loops(fu)]
+    assert [(lp.constant_lower, lp.constant_upper) for lp in steady_o] == \
+        [(lp.constant_lower, lp.constant_upper) for lp in steady_u] == [(1, 8)]
+    inputs = cs.inputs_for(parse_module(text), seed=4)
+    assert cs.same_results(upstream, ours, inputs)
+    assert cs.same_results(parse_module(text), ours, inputs)
+
+
+@pytest.mark.mlir_opt
+def test_upstream_copies_then_both_pipelines_agree(mlir_opt: str) -> None:
+    """Upstream tiles and DMA-copies a gemm; upstream's pipelining and ours (compat) give the
+    same structure and results."""
+    b = Builder()
+    with b.func("gemm", A=memref((64, 64)), B=memref((64, 64)), C=memref((64, 64))) as (A, B, C):
+        for i in b.range(64):
+            for j in b.range(64):
+                for k in b.range(64):
+                    C[i, j] = C[i, j] + A[i, k] * B[k, j]
+    src = print_module(b.module)
+    copied = cs.mlir_opt(src, "--affine-loop-tile=tile-size=16",
+                         "--affine-data-copy-generate=generate-dma fast-mem-capacity=4")
+    upstream = parse_module(cs.mlir_opt(copied, "--affine-pipeline-data-transfer"))
+    ours = parse_module(copied)
+    pipeline(ours, "mlir-compat")
+    assert cs.signature(ours.funcs[0]) == cs.signature(upstream.funcs[0])
+    assert cs.fast_buffer_types(ours.funcs[0]) == cs.fast_buffer_types(upstream.funcs[0])
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(b.module, seed=1).values())}
+    assert cs.same_results(upstream, ours, inputs)
+
+
+@pytest.mark.mlir_opt
+def test_upstream_v19_runs_missing_iterations_ours_does_not(mlir_opt: str) -> None:
+    """Trip count 0: v19's promoted epilogue runs iteration -1 (trip count 1 is right)."""
+    text = print_module(cs.stream_kernel(hi=32))
+    upstream = parse_module(cs.mlir_opt(text, "--affine-pipeline-data-transfer"))
+    ours = parse_module(text)
+    pipeline(ours, "mlir-compat")
+    orig = parse_module(text)
+    n = cs.executed_stores(orig.funcs[0])
+    assert cs.executed_stores(ours.funcs[0]) == n == cs.executed_stores(upstream.funcs[0])
+    zero = print_module(cs.stream_kernel(hi=0))
+    up0 = parse_module(cs.mlir_opt(zero, "--affine-pipeline-data-transfer"))
+    ours0 = parse_module(zero)
+    pipeline(ours0, "mlir-compat")
+    assert cs.executed_stores(ours0.funcs[0]) == 0
+    assert cs.executed_stores(up0.funcs[0]) > 0          # the upstream defect this fixes
+
+
+def test_differential_check_catches_a_slot_conflict() -> None:
+    """Mutation check of the harness: with every slot index forced to 0, the prefetch of
+    iteration i + 1 overwrites the buffer iteration i still reads, and results change."""
+    from compiler.transforms.copy_ir import const_expr, rewrite_memref
+
+    orig, broken = cs.stream_kernel(hi=128), cs.stream_kernel(hi=128)
+    pipeline(broken, "cross-tile-prefetch=false")
+    mb = next(op.result for op in broken.walk() if isinstance(op, AllocOp)
+              and op.memref_type.shape == (2, 32))
+    for top in list(broken.funcs[0].body.ops):
+        rewrite_memref([top], mb, mb, lambda idx: [const_expr(0), *idx[1:]])
+    inputs = cs.inputs_for(orig)
+    assert not cs.same_results(orig, broken, inputs)
