@@ -48,7 +48,7 @@ class AnalyticResult:
 
 
 class _Buf:
-    __slots__ = ("shape", "space", "ebytes", "strides")
+    __slots__ = ("ebytes", "shape", "space", "strides")
 
     def __init__(self, t: MemRefType, shape: tuple[int, ...]):
         self.shape = shape
@@ -60,7 +60,7 @@ class _Buf:
 class _State:
     """The closed-form machine: free-at cycles, tag completions, and the clock."""
 
-    __slots__ = ("t", "engines", "channels", "tags", "dma_ops", "calls", "dram_bytes", "compute")
+    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "t", "tags")
 
     def __init__(self, engines: int, channels: int):
         self.t = 0

@@ -26,7 +26,7 @@ from accelsim.hw.dma import Descriptor
 from accelsim.hw.tags import PendingTransfer
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
-from compiler.analysis.counting import access_boxes, compile_map, compile_set
+from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
 from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
 from compiler.ir.core import Block, Operation, Value
@@ -489,10 +489,16 @@ class Executor:
         boxes = self._boxes.get(key)
         if boxes is None:
             boxes = self._boxes[key] = access_boxes(func, idx_args)
+            clamped = []
             for ab in boxes:
                 buf = args[ab.arg]
                 if any(lo < 0 or hi >= n for (lo, hi), n in zip(ab.box, buf.shape)):
                     self._exact_oob(op, func, args, idx_args)
+                    # in bounds point by point: the box only overshot; clamp it to the shape
+                    box = tuple((max(lo, 0), min(hi, n - 1)) for (lo, hi), n in zip(ab.box, buf.shape))
+                    ab = AccessBox(ab.arg, box, ab.read, ab.written)
+                clamped.append(ab)
+            boxes = self._boxes[key] = clamped
         for ab in boxes:
             buf = args[ab.arg]
             if not buf.inflight:

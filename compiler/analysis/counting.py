@@ -343,6 +343,8 @@ def _box_block(block: Block, ivs: dict[Value, Interval], found: dict[int, list],
             hi = min(iv[1] for iv in up) - 1  # ub = min(results): its largest possible value
             if hi < lo:
                 continue
+            if op.step > 1 and all(a == b for a, b in low):  # exact start: last value on the step grid
+                hi = lo + (hi - lo) // op.step * op.step
             ivs[op.iv] = (lo, hi)
             _box_block(op.body, ivs, found, arg_pos)
         elif isinstance(op, AffineIfOp):

@@ -1,0 +1,78 @@
+"""The analytic estimate against the event run, and report figures against closed forms."""
+
+import math
+
+import pytest
+
+from accelsim import load_config, simulate
+from accelsim.analytic import estimate
+from accelsim.examples import tile_sum, tiled_gemm
+from accelsim.report import metrics
+
+PROGRAMS = {
+    "tile_sum pipelined": lambda: tile_sum(40, 256),
+    "tile_sum sequential": lambda: tile_sum(40, 256, pipelined=False),
+    "gemm pipelined": lambda: tiled_gemm(64, 96, 128, 32),
+    "gemm sequential": lambda: tiled_gemm(64, 96, 128, 32, pipelined=False),
+}
+
+
+@pytest.mark.parametrize("preset", ["default", "edge", "server"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_analytic_matches_event_run_on_periodic_programs(preset, name):
+    cfg = load_config(preset)
+    ev = simulate(PROGRAMS[name](), cfg, functional=False)
+    an = estimate(PROGRAMS[name](), cfg)
+    assert an.cycles == ev.cycles
+    assert an.dma_ops == ev.stats.dma_ops and an.kernel_calls == ev.stats.kernel_calls
+
+
+def test_analytic_walks_few_iterations():
+    import accelsim.analytic as A
+
+    calls = []
+    orig = A.Analytic._dma
+    A.Analytic._dma = lambda self, *a: (calls.append(1), orig(self, *a))[1]
+    try:
+        est = estimate(tile_sum(10_000, 64), "default")
+    finally:
+        A.Analytic._dma = orig
+    assert est.dma_ops == 10_001 and len(calls) < 30
+
+
+def test_report_figures_follow_from_the_trace():
+    cfg = load_config("default").with_overrides({"dma.engines": 1, "compute.kind": "vector"})
+    r = simulate(tile_sum(10, 256, pipelined=False), cfg, functional=False)
+    m = metrics(r)
+    burst = cfg.dram.burst_bytes
+    assert m["dram_bytes_read"] == 10 * 1024
+    assert m["dram_bytes_written"] == burst  # one 4-byte result, one burst
+    kernels = r.trace.of("compute")
+    dmas = r.trace.of("dma")
+    assert m["compute_utilization"] == pytest.approx(sum(k.duration for k in kernels) / r.cycles)
+    assert m["dma_utilization"] == pytest.approx(sum(d.duration for d in dmas) / r.cycles)
+    assert m["overlap_fraction"] == 0.0  # sequential: never both busy
+    assert m["stall_cycles"] == sum(d.duration for d in dmas)  # the CP waits on every DMA
+    peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
+    assert m["roofline_cycles"] == max(r.stats.ideal_compute_cycles,
+                                       math.ceil((10 * 1024 + burst) / peak))
+    assert m["roofline_ratio"] == pytest.approx(r.cycles / m["roofline_cycles"])
+    assert m["sram_peak_bytes"] == 2 * 256 * 4 + 4
+    e = cfg.energy
+    sram = r.stats.kernel_sram_bytes + r.stats.dma_sram_bytes
+    assert m["energy_pj"] == pytest.approx((10 * 1024 + burst) * e.dram_pj_per_byte
+                                           + sram * e.sram_pj_per_byte
+                                           + r.stats.alu_ops * e.alu_pj)
+    assert m["seconds"] == pytest.approx(r.cycles / 1e9)
+    p = simulate(tile_sum(10, 256), cfg, functional=False)
+    assert metrics(p)["overlap_fraction"] > 0.5
+
+
+def test_direct_dram_kernels_are_charged_and_flagged():
+    import workloads
+
+    cfg = load_config("default")
+    r = simulate(workloads.get("vector_add:N=64").module(), cfg, functional=False)
+    assert r.flags and "accesses slow memory directly" in r.flags[0]
+    # 3 accesses per element, each paying the DRAM latency
+    assert r.cycles >= 3 * 64 * cfg.dram.latency_cycles
