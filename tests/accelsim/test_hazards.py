@@ -243,7 +243,7 @@ def test_dealloc_frees_capacity_and_dealloc_in_flight_is_a_hazard():
         buf, t = sram(b), tags(b)
         b.dma_start(A, [0, 0], buf, [0], t, [0], 64)
         b.dealloc(buf)
-    with pytest.raises(HazardError, match="memref.dealloc of buf at cycle 0 while a DMA into it"):
+    with pytest.raises(HazardError, match=r"memref\.dealloc of buf at cycle 0 while a DMA into it"):
         run(build(bad))
 
 

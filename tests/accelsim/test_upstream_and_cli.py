@@ -75,7 +75,7 @@ def test_cli_timing_only_and_analytic_agree_on_cycles(capsys):
 
 
 def test_cli_as_is_skips_the_pipeline(capsys, tmp_path):
-    _, out, err = run_cli(capsys, "run", "gemm:M=16,N=16,K=16", "--target", "sim", "--as-is", "--json")
+    _, out, _ = run_cli(capsys, "run", "gemm:M=16,N=16,K=16", "--target", "sim", "--as-is", "--json")
     rep = json.loads(out)
     assert rep["pipeline"] == [] and rep["dma_ops"] == 0
     assert "accesses slow memory directly" in rep["flags"][0]
@@ -92,7 +92,7 @@ def test_cli_pass_flags_replace_the_default_pipeline(capsys):
 def test_cli_bad_config_is_one_line_error(capsys, tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text("[dram]\nchannels = 0\n")
-    code, out, err = run_cli(capsys, "run", "gemm:M=8,N=8,K=8", "--target", "sim", "--config", str(p))
+    code, _, err = run_cli(capsys, "run", "gemm:M=8,N=8,K=8", "--target", "sim", "--config", str(p))
     assert code == 1
     assert err.strip() == "error: dram.channels = 0: must be an integer in [1, 64]"
 
