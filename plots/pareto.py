@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import EngFormatter, LogLocator, NullFormatter
 
 from accelsim.dse.pareto import check_objectives, pareto_mask
 
@@ -29,7 +30,7 @@ def _label(name: str) -> str:
 
 def _use_log(values: np.ndarray) -> bool:
     v = values[values > 0]
-    return v.size == values.size and v.size > 1 and v.max() / v.min() >= 100
+    return v.size == values.size and v.size > 1 and v.max() / v.min() >= 10
 
 
 def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = None, *,
@@ -58,12 +59,14 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
             ax.step(x[mask][order], y[mask][order], where="post", color=FRONT_COLOR, lw=1.2, zorder=1)
         ax.set_xlabel(_label(objectives[a]))
         ax.set_ylabel(_label(objectives[b]))
-        if _use_log(x):
-            ax.set_xscale("log")
-        if _use_log(y):
-            ax.set_yscale("log")
+        for axis, vals, set_scale in ((ax.xaxis, x, ax.set_xscale), (ax.yaxis, y, ax.set_yscale)):
+            if _use_log(vals):  # wide ranges: log, ticks at 1-2-5 per decade
+                set_scale("log")
+                axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+                axis.set_minor_formatter(NullFormatter())
+            axis.set_major_formatter(EngFormatter())  # 20k, 100M: readable cycles and pJ
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="best", fontsize="small")
     n_front = int(mask.sum())
     fig.suptitle(title or f"Pareto front of {', '.join(objectives)}: {n_front} of {len(values)} points "
                           "(lower is better)")

@@ -127,11 +127,13 @@ def cmd_pareto(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.fidelity:
         df = df[df["fidelity"] == args.fidelity]
     front = pareto_front(df, objectives)
-    shown = [c for c in ("workload", "fidelity") if c in front.columns]
-    varying = [c for c in front.columns if c not in shown and c not in objectives and _is_input(c)
+    # the inputs that vary in the sweep, then the objectives
+    varying = [c for c in front.columns if c not in objectives and _is_input(c)
                and df[c].nunique(dropna=False) > 1]
+    if "workload" not in varying:
+        varying.insert(0, "workload")
     with _pandas_wide():
-        print(front[[*shown, *varying, *objectives]].to_string(index=False))
+        print(front[[*varying, *objectives]].to_string(index=False))
     ok = int((df["status"] == "ok").sum()) if "status" in df.columns else len(df)
     print(f"{len(front)} of {ok} points on the front of {', '.join(objectives)}", file=sys.stderr)
     if args.plot:
@@ -145,7 +147,7 @@ def cmd_pareto(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _is_input(column: str) -> bool:
     from accelsim.dse.spec import COMPILER_OPTIONS
 
-    return "." in column or column in COMPILER_OPTIONS or column in ("config",)
+    return "." in column or column in COMPILER_OPTIONS or column in ("workload", "config", "fidelity")
 
 
 class _pandas_wide:
