@@ -22,12 +22,14 @@ from compiler.analysis.legality import (
     is_parallel,
     is_valid_shift,
     shift_violation,
+    tiling_violation,
 )
 from compiler.analysis.region import MemRefRegion, memref_regions
 
 __all__ = [
     "Access", "AnalysisError", "Dependence", "MemRefRegion", "access_relation", "accesses_in",
     "all_dependences", "band_violation", "common_loops", "dependence_list", "dependences",
-    "enclosing_loops", "footprint_bytes", "is_band_permutable", "is_parallel", "is_valid_shift", "isl_name",
-    "iteration_domain", "loop_depth", "memref_regions", "op_accesses", "shift_violation",
+    "enclosing_loops", "footprint_bytes", "is_band_permutable", "is_parallel", "is_valid_shift",
+    "isl_name", "iteration_domain", "loop_depth", "memref_regions", "op_accesses",
+    "shift_violation", "tiling_violation",
 ]

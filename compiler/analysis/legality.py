@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
+import islpy as isl
+
 from compiler.analysis.access import op_accesses
 from compiler.analysis.dependence import (
     Dependence,
@@ -134,3 +136,56 @@ def shift_violation(loop: AffineForOp, shifts: Sequence[int]) -> str | None:
 def is_valid_shift(loop: AffineForOp, shifts: Sequence[int]) -> bool:
     """One shift per op of `loop.body` (the terminator's may be omitted); see shift_violation."""
     return shift_violation(loop, shifts) is None
+
+
+def tiling_violation(loops: Sequence[AffineForOp], sizes: Sequence[int]) -> Dependence | None:
+    """A dependence that rectangular tiling of the band with `sizes` would reverse, or None.
+
+    Exact (isl): the tiled order is lexicographic on (tile indices, band IVs); a dependence
+    is broken when its destination comes first in that order. Unlike permutability this
+    accepts e.g. a reduction loop whose single tile spans its whole range. Bands whose lower
+    bounds are not constants are judged by permutability alone.
+    """
+    first = band_violation(loops)
+    if first is None:
+        return None
+    if len(sizes) != len(loops):
+        raise ValueError(f"expected {len(loops)} tile sizes, got {len(sizes)}")
+    lbs = [lp.constant_lower for lp in loops]
+    if any(lb is None for lb in lbs):
+        return first
+    start = loop_depth(loops[0]) - 1
+    n = len(loops)
+    for dep in all_dependences(loops[0], min_depth=start + 1):
+        if all(lo is not None and lo >= 0 for lo, _ in dep.components[start:start + n]):
+            continue
+        rel = dep.relation
+        n_src = rel.dim(isl.dim_type.in_)
+        # [symbols] -> { [src ivs, dst ivs] }
+        pairs = rel.wrap()
+        ls = isl.LocalSpace.from_space(pairs.get_space())
+
+        def var(pos: int, ls: isl.LocalSpace = ls) -> isl.PwAff:
+            return isl.PwAff.var_on_domain(ls, isl.dim_type.set, pos)
+
+        src_key, dst_key = [], []
+        for side, key in ((0, src_key), (n_src, dst_key)):
+            for k, lp in enumerate(loops):
+                x = var(side + start + k)
+                tile = x.add_constant_val(isl.Val.int_from_si(x.get_ctx(), -int(lbs[k])))  # type: ignore[arg-type]
+                key.append(tile.scale_down_val(isl.Val.int_from_si(x.get_ctx(), lp.step * sizes[k])).floor())
+            for k in range(n):
+                key.append(var(side + start + k))
+        same_band = pairs
+        for k in range(n):
+            same_band = same_band.intersect(var(start + k).eq_set(var(n_src + start + k)))
+        broken = pairs.subtract(same_band)
+        # dst strictly before src in (tile indices, band IVs) order
+        before = pairs.intersect(dst_key[0].lt_set(src_key[0]))
+        prefix = pairs
+        for m in range(1, len(src_key)):
+            prefix = prefix.intersect(dst_key[m - 1].eq_set(src_key[m - 1]))
+            before = before.union(prefix.intersect(dst_key[m].lt_set(src_key[m])))
+        if not broken.intersect(before).is_empty():
+            return dep
+    return None

@@ -1,0 +1,316 @@
+"""`affine-loop-tile`: differential runs on the host backend, isl coverage proofs, and
+structural + executed comparison with upstream mlir-opt."""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+
+import islpy as isl
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import workloads
+from compiler.analysis import footprint_bytes, iteration_domain
+from compiler.backend import compile_module, random_inputs, run_host
+from compiler.diagnostics import OptionError
+from compiler.ir import Builder, memref
+from compiler.ir.ops import AffineForOp, AffineIfOp, AffineStoreOp, FuncOp, ModuleOp
+from compiler.text import parse_file, parse_module, print_module
+from compiler.transforms.loop_tile import LoopTilePass, Options, cache_tile_sizes, perfect_band
+from compiler.transforms.registry import create_pass, parse_pass_flag
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MLIR_FILES = sorted(glob.glob(os.path.join(ROOT, "workloads", "mlir", "*.mlir")))
+
+
+def tile(module: ModuleOp, options: str) -> LoopTilePass:
+    p = create_pass("affine-loop-tile", options)
+    p.run(module)
+    return p  # type: ignore[return-value]
+
+
+def run_same(spec: str, options: str, seed: int = 0) -> LoopTilePass:
+    """Tiled and untiled programs give bit-identical arrays on the host backend."""
+    w = workloads.get(spec)
+    inputs = w.random_inputs(seed)
+    ref = run_host(w.module(), inputs, w.func_name)
+    m = w.module()
+    p = tile(m, options)
+    out = run_host(m, inputs, w.func_name)
+    for k in ref:
+        assert np.array_equal(ref[k], out[k], equal_nan=True), f"{spec} [{options}]: {k} differs"
+    return p
+
+
+# ---- isl: the tiled domain covers the original exactly once (STYLE.md #6) ----------------
+
+def stores(func: FuncOp) -> list[AffineStoreOp]:
+    return [o for o in func.walk() if isinstance(o, AffineStoreOp)]
+
+
+def _intra_projection(dom: isl.Set, n_tile: int) -> tuple[isl.Set, bool]:
+    """Project the tile IVs away; also say whether each point has a single tile owner."""
+    owner = isl.Map.from_domain(dom).move_dims(isl.dim_type.out, 0, isl.dim_type.in_, 0, n_tile)
+    # { [intra ivs] -> [tile ivs] }
+    return owner.domain(), owner.is_single_valued()
+
+
+def check_exactly_once(original: FuncOp, tiled: FuncOp, n_tile_per_store: list[int]) -> None:
+    """Each statement of `original` maps onto its copies in `tiled` exactly once."""
+    orig = stores(original)
+    copies: dict[int, list[AffineStoreOp]] = {}
+    for s in stores(tiled):
+        copies.setdefault(s.loc.line * 10000 + s.loc.col, []).append(s)
+    for s, n_tile in zip(orig, n_tile_per_store, strict=True):
+        ref = iteration_domain(s)
+        mine = copies[s.loc.line * 10000 + s.loc.col]
+        covered = None
+        for c in mine:
+            proj, unique = _intra_projection(iteration_domain(c), n_tile)
+            assert unique, "an iteration belongs to two tiles"
+            proj = _rename(proj, ref)
+            assert covered is None or covered.intersect(proj).is_empty(), \
+                "full and partial tiles overlap"
+            covered = proj if covered is None else covered.union(proj)
+        assert covered is not None and covered.is_equal(ref), f"tiling changed the domain of {s}"
+
+
+def _rename(s: isl.Set, like: isl.Set) -> isl.Set:
+    """Give `s` the dim names of `like` (same positions), so the spaces compare equal."""
+    for k in range(s.dim(isl.dim_type.set)):
+        s = s.set_dim_name(isl.dim_type.set, k, like.get_dim_name(isl.dim_type.set, k))
+    return s.align_params(like.get_space())
+
+
+def gemm_module(M: int, N: int, K: int) -> ModuleOp:
+    b = Builder()
+    with b.func("gemm", A=memref((M, K)), B=memref((K, N)), C=memref((M, N))) as (A, B, C):
+        for i in b.range(M):
+            for j in b.range(N):
+                for k in b.range(K):
+                    C[i, j] = C[i, j] + A[i, k] * B[k, j]
+    return b.module
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 13), st.integers(1, 13), st.integers(1, 13),
+       st.lists(st.integers(1, 9), min_size=3, max_size=3), st.booleans())
+def test_tiled_domain_covers_original_exactly_once(M, N, K, sizes, separate):  # type: ignore[no-untyped-def]
+    m = gemm_module(M, N, K)
+    t = gemm_module(M, N, K)
+    opts = "tile-sizes=" + ",".join(map(str, sizes)) + (" separate" if separate else "")
+    p = tile(t, opts)
+    assert not p.remarks
+    check_exactly_once(m.funcs[0], t.funcs[0], [3])
+    loops = [o for o in t.funcs[0].walk() if isinstance(o, AffineForOp)]
+    assert [lp.step for lp in loops[:3]] == sizes
+    assert any(isinstance(o, AffineIfOp) for o in t.funcs[0].walk()) == separate
+
+
+def test_min_bounds_only_where_sizes_do_not_divide():
+    m = gemm_module(64, 50, 7)
+    tile(m, "tile-sizes=16,16,8")
+    text = print_module(m)
+    assert "min" in text
+    loops = [o for o in m.funcs[0].walk() if isinstance(o, AffineForOp)]
+    intra = loops[3:]
+    assert intra[0].upper_map.num_results == 1  # 64 % 16 == 0
+    assert intra[1].upper_map.num_results == 2  # 50 % 16 != 0: min(d0 + 16, 50)
+    assert intra[2].upper_map.num_results == 1  # trip 7 < 8: d0 + 7
+    assert str(intra[2].upper_map) == "(d0) -> (d0 + 7)"
+    # locations: every new loop carries the location of the loop it came from
+    orig = [o for o in gemm_module(64, 50, 7).funcs[0].walk() if isinstance(o, AffineForOp)]
+    assert [lp.loc.line for lp in loops] == [lp.loc.line for lp in orig] * 2
+
+
+# ---- differential: every workload, divisible and non-divisible sizes -----------------------
+
+SIZES = {
+    "2mm": ("NI=8,NJ=8,NK=8,NL=8", "NI=7,NJ=9,NK=5,NL=6"),
+    "atax": ("M=8,N=8", "M=7,N=9"),
+    "batched_gemm": ("batch=2,M=8,N=8,K=8", "batch=3,M=7,N=5,K=9"),
+    "bicg": ("M=8,N=8", "M=9,N=7"),
+    "conv2d": ("C=4,H=6,W=6,K=4", "C=3,H=7,W=6,K=5"),
+    "depthwise_conv2d": ("C=4,H=6,W=6", "C=3,H=7,W=5"),
+    "gemm": ("M=8,N=8,K=8", "M=9,N=7,K=10"),
+    "jacobi-2d": ("N=10,T=2", "N=11,T=3"),
+    "mvt": ("N=8", "N=9"),
+    "row_sum": ("M=8,N=8", "M=7,N=9"),
+    "row_sum_iter": ("M=8,N=8", "M=7,N=9"),
+    "saxpy": ("N=64", "N=61"),
+    "softmax": ("M=8,N=8", "M=5,N=7"),
+    "syrk": ("N=8,M=8", "N=9,M=7"),
+    "vector_add": ("N=64", "N=61"),
+}
+
+
+def test_every_workload_has_sizes():
+    assert set(SIZES) == set(workloads.names())
+
+
+@pytest.mark.parametrize("name", sorted(SIZES))
+def test_workload_tiled_is_bit_identical(name):  # type: ignore[no-untyped-def]
+    divisible, ragged = SIZES[name]
+    for size in (divisible, ragged):
+        p = run_same(f"{name}:{size}", "tile-sizes=4,4,4,4")
+        assert not p.remarks, [str(r) for r in p.remarks]
+    if name in SEPARATE:
+        run_same(f"{name}:{ragged}", "tile-sizes=3,2,5 separate")
+
+
+SEPARATE = ("gemm", "jacobi-2d", "2mm", "softmax", "row_sum", "saxpy")
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from(["gemm:M=9,N=7,K=10", "jacobi-2d:N=11,T=2", "conv2d:C=3,H=6,W=7,K=5",
+                        "2mm:NI=7,NJ=9,NK=5,NL=6"]),
+       st.lists(st.integers(1, 8), min_size=1, max_size=7), st.booleans())
+def test_random_tile_sizes_bit_identical(spec, sizes, separate):  # type: ignore[no-untyped-def]
+    opts = "tile-sizes=" + ",".join(map(str, sizes)) + (" separate" if separate else "")
+    p = run_same(spec, opts)
+    for r in p.remarks:  # a refused band must name the dependence that forbids it
+        assert "dependence on %" in r.message
+
+
+# ---- legality ----------------------------------------------------------------------------
+
+def skewed() -> ModuleOp:
+    b = Builder()
+    with b.func("skew", A=memref((12, 12))) as (A,):
+        for i in b.range(1, 12):
+            for j in b.range(0, 11):
+                A[i, j] = A[i - 1, j + 1] + A[i, j]
+    return b.module
+
+
+def test_illegal_tiling_is_refused_with_remark_and_ir_unchanged():
+    m = skewed()
+    before = print_module(m)
+    p = tile(m, "tile-sizes=4,4")
+    assert print_module(m) == before
+    assert len(p.remarks) == 1
+    r = p.remarks[0]
+    assert "flow dependence on %A" in r.message and "distance (1, -1)" in r.message
+    assert r.loc == m.funcs[0].body.ops[0].loc
+
+
+def test_tiling_that_keeps_order_is_accepted_despite_negative_component():
+    # j tile spans the whole j range: no dependence can be reversed.
+    m = skewed()
+    p = tile(m, "tile-sizes=4,11")
+    assert not p.remarks
+    ref = skewed()
+    inputs = random_inputs(ref.funcs[0], 3)
+    a = run_host(ref, inputs)
+    b = run_host(m, inputs)
+    assert np.array_equal(a["A"], b["A"])
+
+
+# ---- automatic sizes from the cache size ---------------------------------------------------
+
+def test_cache_model_sizes_fit_and_prefer_long_rows():
+    m = gemm_module(64, 64, 64)
+    band = perfect_band(m.funcs[0].body.ops[0])  # type: ignore[arg-type]
+    sizes = cache_tile_sizes(band, 16 * 1024)
+    assert sizes[2] == 64  # a whole contiguous row of the innermost loop
+    p = tile(m, "cache-size=16")
+    assert not p.remarks
+    loops = [o for o in m.funcs[0].walk() if isinstance(o, AffineForOp)]
+    assert [lp.step for lp in loops[:3]] == sizes
+    fp = footprint_bytes(loops[3])
+    assert fp is not None and fp <= 16 * 1024
+    # sizes are only rounded down to a divisor of the trip count when that keeps at least
+    # half the largest fitting size: twice the outermost size must not fit
+    grown = list(sizes)
+    grown[0] *= 2
+    m2 = gemm_module(64, 64, 64)
+    tile(m2, "tile-sizes=" + ",".join(map(str, grown)))
+    loops2 = [o for o in m2.funcs[0].walk() if isinstance(o, AffineForOp)]
+    assert footprint_bytes(loops2[3]) > 16 * 1024  # type: ignore[operator]
+
+
+def test_cache_model_everything_fits_one_tile():
+    m = gemm_module(8, 8, 8)
+    band = perfect_band(m.funcs[0].body.ops[0])  # type: ignore[arg-type]
+    assert cache_tile_sizes(band, 512 * 1024) == [8, 8, 8]
+
+
+# ---- options -----------------------------------------------------------------------------
+
+def test_options_parse_like_mlir_opt():
+    p = parse_pass_flag('--affine-loop-tile="tile-sizes=32,16 separate"')
+    assert p.options == Options(tile_sizes=(32, 16), separate=True)
+    assert create_pass("affine-loop-tile", "tile-size=8").options.tile_size == 8
+    assert create_pass("affine-loop-tile", "").options.cache_size == 512
+    with pytest.raises(OptionError, match="tile-sizes must be positive"):
+        create_pass("affine-loop-tile", "tile-sizes=4,0")
+    with pytest.raises(OptionError, match="unknown option 'tile-szes'"):
+        create_pass("affine-loop-tile", "tile-szes=4")
+
+
+def test_missing_tile_sizes_default_to_4_like_mlir():
+    m = gemm_module(16, 16, 16)
+    tile(m, "tile-sizes=8")
+    loops = [o for o in m.funcs[0].walk() if isinstance(o, AffineForOp)]
+    assert [lp.step for lp in loops[:3]] == [8, 4, 4]
+
+
+# ---- upstream mlir-opt: same loop structure, same results ------------------------------
+
+def _loop_tree(func: FuncOp) -> list:
+    """affine.for/affine.if nesting with maps, steps and operands named by position."""
+    names: dict[int, str] = {id(a): f"arg{k}" for k, a in enumerate(func.args)}
+    counter = [0]
+
+    def walk(block) -> list:  # type: ignore[no-untyped-def]
+        out = []
+        for op in block.ops:
+            if isinstance(op, AffineForOp):
+                lo = [names.get(id(v), "?") for v in op.lower_operands]
+                hi = [names.get(id(v), "?") for v in op.upper_operands]
+                names[id(op.iv)] = f"iv{counter[0]}"
+                counter[0] += 1
+                out.append(("for", str(op.lower_map), lo, str(op.upper_map), hi, op.step,
+                            walk(op.body)))
+            elif isinstance(op, AffineIfOp):
+                out.append(("if", walk(op.then_block), walk(op.else_block)))
+        return out
+
+    return walk(func.body)
+
+
+def _execute(module: ModuleOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    arrays = [np.array(a, copy=True) for a in inputs]
+    compile_module(module).call(None, arrays)
+    return arrays
+
+
+@pytest.mark.parametrize("path", MLIR_FILES, ids=lambda p: os.path.basename(p))
+@pytest.mark.parametrize("options", ["tile-sizes=4,5,3", "tile-sizes=8,2 separate"])
+def test_matches_upstream_mlir_opt(mlir_opt, path, options):  # type: ignore[no-untyped-def]
+    up = subprocess.run([mlir_opt, f"--affine-loop-tile={options}", path], capture_output=True,
+                        text=True, check=True)
+    theirs = parse_module(up.stdout)
+    mine = parse_file(path)
+    p = tile(mine, options)
+    assert not p.remarks, [str(r) for r in p.remarks]
+    f_mine, f_theirs = mine.funcs[0], theirs.funcs[0]
+    tm, tt = _loop_tree(f_mine), _loop_tree(f_theirs)
+    if "separate" in options:  # conditions may be spelled differently: compare the loops
+        assert _strip_if_sets(tm) == _strip_if_sets(tt)
+    else:
+        assert tm == tt
+    if "separate" not in options or os.path.basename(path).startswith(("gemm", "conv2d", "jacobi")):
+        inputs = random_inputs(f_mine, 1)
+        arrays = [inputs[n] for n in f_mine.arg_names()]
+        for a, b in zip(_execute(mine, arrays), _execute(theirs, arrays), strict=True):
+            assert np.array_equal(a, b, equal_nan=True)
+
+
+def _strip_if_sets(tree: list) -> list:
+    return [(n[0], _strip_if_sets(n[1]), _strip_if_sets(n[2])) if n[0] == "if"
+            else (*n[:6], _strip_if_sets(n[6])) for n in tree]
