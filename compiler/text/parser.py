@@ -104,6 +104,9 @@ class _Parser:
         self.pending_locs: list[tuple[Operation, str, int]] = []
         self.scopes: list[dict[str, list[Value]]] = []
         self.block: Block | None = None
+        self.type_cache: dict[str, MemRefType] = {}
+        self.index_names: dict[str, tuple[tuple[str, bool], ...]] = {}
+        self.index_maps: dict[tuple[str, tuple[bool, ...]], tuple[AffineMap, list[int]]] = {}
 
     # ---- token helpers ---------------------------------------------------------------
     @property
@@ -130,21 +133,26 @@ class _Parser:
         return "end of file" if t[0] == "eof" else f"'{t[1]}'"
 
     def at(self, text: str) -> bool:
-        """Current token is the punctuation or keyword `text`."""
-        t = self.toks[self.i]
-        return t[1] == text and t[0] in ("punct", "bare")
+        """Current token is the punctuation or keyword `text`.
+
+        Comparing the text alone is enough: no other token kind can spell a keyword or
+        punctuation (SSA names start with %, strings with a quote, aliases with #).
+        """
+        return self.toks[self.i][1] == text
 
     def accept(self, text: str) -> bool:
-        if self.at(text):
+        if self.toks[self.i][1] == text:
             self.i += 1
             return True
         return False
 
     def expect(self, text: str, context: str = "") -> Token:
-        if not self.at(text):
+        t = self.toks[self.i]
+        if t[1] != text:
             where = f" {context}" if context else ""
             raise self.error(f"expected '{text}'{where}, found {self.describe()}")
-        return self.advance()
+        self.i += 1
+        return t
 
     def expect_kind(self, kind: str, what: str) -> Token:
         if self.kind() != kind:
@@ -414,9 +422,54 @@ class _Parser:
         return atom()
 
     def parse_index_list(self) -> tuple[AffineMap, list[Value]]:
-        """`[%i + 1, symbol(%n), 0]` after a memref operand -> (map, dims + symbols)."""
-        self.expect("[", "to open the index list")
+        """`[%i + 1, symbol(%n), 0]` after a memref operand -> (map, dims + symbols).
+
+        Index lists repeat verbatim all over a file; a list spelled like one seen before, whose
+        operands classify the same way (dim or symbol), reuses that parse.
+        """
+        lb = self.expect("[", "to open the index list")
+        toks = self.toks
+        j = self.i
+        while toks[j][1] != "]" and toks[j][0] != "eof":
+            j += 1
+        key = self.src.text[lb[2]:toks[j][2]]
+        names = self.index_names.get(key)
+        if names is not None:
+            values: list[Value] = []
+            flags: list[bool] = []
+            for name, explicit in names:
+                v = self.lookup(name)
+                if v is None or v.type != INDEX:
+                    break  # let the full parse report it
+                values.append(v)
+                flags.append(explicit or is_valid_symbol(v))
+            else:
+                found = self.index_maps.get((key, tuple(flags)))
+                if found is not None:
+                    self.i = j + 1
+                    return found[0], [values[k] for k in found[1]]
+        m, operands, seen = self.parse_index_list_body()
+        self.index_names[key] = tuple((name, explicit) for _, name, explicit, _ in seen)
+        order = {id(v): k for k, (v, _, _, _) in enumerate(seen)}
+        flags = tuple(is_sym for _, _, _, is_sym in seen)
+        self.index_maps[(key, flags)] = (m, [order[id(v)] for v in operands])
+        return m, operands
+
+    def lookup(self, name_with_index: str) -> Value | None:
+        name, _, idx = name_with_index[1:].partition("#")
+        k = int(idx) if idx else 0
+        for scope in reversed(self.scopes):
+            vals = scope.get(name)
+            if vals is not None:
+                return vals[k] if k < len(vals) else None
+        return None
+
+    def parse_index_list_body(
+            self) -> tuple[AffineMap, list[Value], list[tuple[Value, str, bool, bool]]]:
+        """(map, operands, [(value, name, written as symbol(), is a symbol)] by first use)."""
         values: list[Value] = []
+        names: list[str] = []
+        explicit_flags: list[bool] = []
         is_sym: list[bool] = []
         position: dict[int, int] = {}
 
@@ -443,38 +496,57 @@ class _Parser:
                 k = len(values)
                 position[id(v)] = k
                 values.append(v)
+                names.append(t[1])
+                explicit_flags.append(explicit_sym)
                 is_sym.append(explicit_sym or is_valid_symbol(v))
             elif explicit_sym and not is_sym[k]:
                 is_sym[k] = True
+                explicit_flags[k] = True
             return Dim(k)
 
         def symbolic(e: AffineExpr) -> bool:
             return all(not isinstance(a, Dim) or is_sym[a.pos] for a in e.atoms())
 
         exprs: list[AffineExpr] = []
+        toks = self.toks
         if not self.at("]"):
             while True:
-                exprs.append(self.parse_affine_expr(atom, symbolic))
+                t = toks[self.i]
+                follow = toks[self.i + 1][1]
+                if follow == "," or follow == "]":
+                    # Fast path for the common `%i` and `0` subscripts.
+                    if t[0] == "pct":
+                        exprs.append(atom())
+                    elif t[0] == "int":
+                        self.i += 1
+                        exprs.append(Const(int(t[1])))
+                    else:
+                        exprs.append(self.parse_affine_expr(atom, symbolic))
+                else:
+                    exprs.append(self.parse_affine_expr(atom, symbolic))
                 if not self.accept(","):
                     break
         self.expect("]", "to close the index list")
+        seen = list(zip(values, names, explicit_flags, is_sym, strict=True))
         if not values:
-            return AffineMap(0, 0, tuple(exprs)), []
+            return AffineMap(0, 0, tuple(exprs)), [], seen
         if len(values) == 1:
             if is_sym[0]:
-                return AffineMap(0, 1, tuple(e.substitute([Sym(0)], ()) for e in exprs)), values
-            return AffineMap(1, 0, tuple(exprs)), values
+                return AffineMap(0, 1, tuple(e.substitute([Sym(0)], ()) for e in exprs)), values, seen
+            return AffineMap(1, 0, tuple(exprs)), values, seen
         dims = [k for k in range(len(values)) if not is_sym[k]]
         syms = [k for k in range(len(values)) if is_sym[k]]
         if not syms:
-            return _print_order(AffineMap(len(dims), 0, tuple(exprs)), values)
+            return (*_print_order(AffineMap(len(dims), 0, tuple(exprs)), values), seen)
         remap: list[AffineExpr] = [Const(0)] * len(values)
         for j, k in enumerate(dims):
             remap[k] = Dim(j)
         for j, k in enumerate(syms):
             remap[k] = Sym(j)
         results = tuple(e.substitute(remap, ()) for e in exprs)
-        return _print_order(AffineMap(len(dims), len(syms), results), [values[k] for k in dims + syms])
+        m, operands = _print_order(AffineMap(len(dims), len(syms), results),
+                                   [values[k] for k in dims + syms])
+        return m, operands, seen
 
     # ---- types -------------------------------------------------------------------------
     def parse_type(self) -> Type:
@@ -503,7 +575,23 @@ class _Parser:
 
     def parse_memref_type(self) -> MemRefType:
         start = self.advance()
-        self.expect("<", "after 'memref'")
+        lt = self.expect("<", "after 'memref'")
+        # Types repeat a lot in real files: reuse the parse of an identical spelling.
+        close = self.src.text.find(">", lt[2])
+        key = self.src.text[lt[2]:close]
+        cached = self.type_cache.get(key)
+        if cached is not None:
+            toks, i = self.toks, self.i
+            while toks[i][1] != ">":
+                i += 1
+            self.i = i + 1
+            return cached
+        ty = self.parse_memref_type_body()
+        self.type_cache[key] = ty
+        del start
+        return ty
+
+    def parse_memref_type_body(self) -> MemRefType:
         # `32x?x16xf32` lexes as int, bare `x`..., `?` ...: glue the adjacent tokens back.
         first = self.tok
         parts: list[str] = []
@@ -540,7 +628,6 @@ class _Parser:
                 raise self.error(f"unsupported memref layout or memory space {self.describe()} "
                                  f"(expected an integer memory space)")
         self.expect(">", "to close 'memref<'")
-        del start
         return MemRefType(tuple(shape), et, space)
 
     def parse_function_type(self) -> FunctionType:
