@@ -16,6 +16,7 @@ from compiler.analysis import (
     is_valid_shift,
     isl_name,
     op_accesses,
+    tiling_violation,
 )
 from compiler.analysis.dependence import _Cache, access_dependence, common_loops
 from compiler.ir import INDEX, Builder, memref
@@ -270,3 +271,47 @@ def test_random_shifts_match_brute_force(brute, data):  # type: ignore[no-untype
     per = [data.draw(st.integers(0, 2)) for _ in range(stmts)]
     shifts = [s for s in per for _ in range(2)] + [0]
     assert is_valid_shift(lp, shifts) == _shift_order_ok(brute, f, lp, shifts)
+
+
+# ---- exact tiling legality ----------------------------------------------------------------
+
+@settings(max_examples=40)
+@given(st.data())
+def test_tiling_violation_matches_brute_force_tiled_order(brute, data):  # type: ignore[no-untyped-def]
+    b = Builder()
+    depth = data.draw(st.integers(1, 3))
+    with b.func("t", A=memref((64, 64))) as (A,):
+        ivs: list = []
+
+        def idx():  # type: ignore[no-untyped-def]
+            e = 20 + data.draw(st.integers(-2, 2))
+            for v in ivs:
+                e = v * data.draw(st.integers(-1, 1)) + e
+            return e
+
+        def nest(level: int) -> None:
+            if level == depth:
+                A[idx(), idx()] = A[idx(), idx()] + 1.0
+                return
+            lo = data.draw(st.integers(0, 2))
+            for iv in b.range(lo, lo + data.draw(st.integers(1, 5)), data.draw(st.integers(1, 2))):
+                ivs.append(iv)
+                nest(level + 1)
+
+        nest(0)
+    f = b.module.funcs[0]
+    loops = loops_of(f)
+    sizes = [data.draw(st.integers(1, 4)) for _ in loops]
+    broken = tiling_violation(loops, sizes) is not None
+
+    def key(x):  # type: ignore[no-untyped-def]
+        tiles = tuple((x.ivs[k] - lp.constant_lower) // (lp.step * sizes[k]) for k, lp in enumerate(loops))
+        return tiles + tuple(x.ivs[: len(loops)])
+
+    by_elem = defaultdict(list)
+    for x in brute.run_control(f, {}):
+        by_elem[x.element].append(x)
+    truth = any(x.seq < y.seq and (x.is_write or y.is_write) and x.ivs != y.ivs and key(y) < key(x)
+                for g in by_elem.values() for x in g for y in g)
+    assert broken == truth
+    assert tiling_violation(loops, [1] * len(loops)) is None  # unit tiles keep the order
