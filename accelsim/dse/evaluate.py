@@ -89,21 +89,34 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     return figures
 
 
-# Report keys that are inputs of the point (already columns) or not scalars.
-_NOT_FIGURES = ("config", "fidelity", "flags")
+# Report keys that are inputs of the point (already columns), or per-row tables.
+_NOT_FIGURES = ("config", "func", "fidelity", "flags", "units", "buffers")
+
+
+def report_dict(result: Any) -> dict[str, Any]:
+    """The report of an event run as a dict: `Report.from_result(...).to_dict()` (the report
+    module's full figures), or the older flat `metrics(...)`."""
+    from accelsim import report
+
+    if hasattr(report, "Report"):
+        return dict(report.Report.from_result(result).to_dict())
+    return dict(report.metrics(result))  # type: ignore[attr-defined]
 
 
 def event_figures(result: Any) -> dict[str, Scalar | None]:
-    """The report's figures of an event run (`accelsim.report.metrics`), flattened to scalars."""
-    from accelsim.report import metrics
-
-    m = metrics(result)
+    """Every scalar report figure of an event run, plus one utilization column per unit."""
+    m = report_dict(result)
     figures: dict[str, Scalar | None] = {k: v for k, v in m.items() if k not in _NOT_FIGURES}
-    dram_copy = sum(r.bytes for r in result.trace.records if r.unit.startswith("dram") and r.kind == "copy")
-    figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"]) + dram_copy
+    if "dram_bytes" not in figures:
+        figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"])
     figures["flags"] = "; ".join(map(str, m.get("flags") or ()))
+    for row in m.get("units") or ():
+        if isinstance(row, dict) and "unit" in row and "utilization" in row:
+            figures[f"{str(row['unit']).replace('.', '_')}_utilization"] = float(row["utilization"])
     for k, v in list(figures.items()):
-        if not (v is None or isinstance(v, int | float | str)):
+        if isinstance(v, float) and v != v:
+            figures[k] = None
+        elif not (v is None or isinstance(v, int | float | str)):
             figures[k] = v.item() if hasattr(v, "item") else str(v)
     return figures
 
