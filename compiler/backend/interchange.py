@@ -106,6 +106,9 @@ def _stride_kind(m: AffineMap, operands: list[Value], iv: Value) -> str:
         return "other"
     coeffs = []
     for r in m.results:
+        if not r.uses_dim(positions[0]):
+            coeffs.append(0)
+            continue
         lin = r.linear_coeffs(m.num_dims, m.num_symbols)
         if lin is None:
             return "other"
