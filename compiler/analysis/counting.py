@@ -117,8 +117,31 @@ def interval_of(e: AffineExpr, dims: Sequence[Interval], syms: Sequence[Interval
 
 
 def map_intervals(m: AffineMap, operands: Sequence[Interval]) -> list[Interval]:
-    dims, syms = operands[: m.num_dims], operands[m.num_dims:]
-    return [interval_of(r, dims, syms) for r in m.results]
+    return _interval_fn(m)(operands)
+
+
+@cache
+def _interval_fn(m: AffineMap) -> Callable[[Sequence[Interval]], list[Interval]]:
+    """Interval evaluation compiled per map: straight-line code for linear results (exact),
+    `interval_of` for the rest."""
+    parts = []
+    for k, r in enumerate(m.results):
+        lin = r.linear_coeffs(m.num_dims, m.num_symbols)
+        if lin is None:
+            parts.append(f"_iv(_r[{k}], v[:{m.num_dims}], v[{m.num_dims}:])")
+            continue
+        dc, sc, c0 = lin
+        lo, hi = [str(c0)], [str(c0)]
+        for pos, c in enumerate([*dc, *sc]):
+            if c > 0:
+                lo.append(f"{c} * v[{pos}][0]")
+                hi.append(f"{c} * v[{pos}][1]")
+            elif c < 0:
+                lo.append(f"{c} * v[{pos}][1]")
+                hi.append(f"{c} * v[{pos}][0]")
+        parts.append(f"({' + '.join(lo)}, {' + '.join(hi)})")
+    fn = eval(f"lambda v: [{', '.join(parts)}]", {"_iv": interval_of, "_r": m.results})
+    return fn  # type: ignore[no-any-return]
 
 
 # ---- op classes ----------------------------------------------------------------------------
@@ -163,6 +186,7 @@ class _Static:
     iterate: set[int] = field(default_factory=set)           # id(for op) walked value by value
     matmul_like: bool = False
     max_depth: int = 0
+    control_args: tuple[int, ...] = ()  # argument positions the op counts can depend on
 
 
 _STATIC: dict[int, tuple[FuncOp, _Static]] = {}
@@ -204,8 +228,36 @@ def _static(func: FuncOp) -> _Static:
                 st.iterate.add(id(op))
     if st.max_depth < 3:
         st.matmul_like = False
+    st.control_args = _control_args(func)
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def _control_args(func: FuncOp) -> tuple[int, ...]:
+    """Arguments that flow (through index ops) into loop bounds or if conditions."""
+    feeds: set[int] = set()
+    for op in func.walk():
+        if isinstance(op, AffineForOp):
+            n = len(op.operands) - len(op.inits)
+            feeds.update(id(v) for v in op.operands[:n])
+        elif isinstance(op, AffineIfOp):
+            feeds.update(id(v) for v in op.operands)
+    changed = True
+    while changed:  # index ops whose results feed control make their operands control too
+        changed = False
+        for op in func.walk():
+            if isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp) and id(op.results[0]) in feeds:
+                for v in op.operands:
+                    if id(v) not in feeds:
+                        feeds.add(id(v))
+                        changed = True
+    return tuple(k for k, a in enumerate(func.args) if id(a) in feeds)
+
+
+def control_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int | None, ...]:
+    """`args` with the values op counts cannot depend on blanked out (a cache key)."""
+    ctl = _static(func).control_args
+    return tuple(a if k in ctl else None for k, a in enumerate(args))
 
 
 def _is_reduction(add: AddFOp | SubFOp, mul_value: Value) -> bool:
@@ -242,6 +294,10 @@ def _bounds(loop: AffineForOp, env: dict[Value, int]) -> tuple[int, int] | None:
     except KeyError:
         return None
     return lo, hi
+
+
+def is_matmul_like(func: FuncOp) -> bool:
+    return _static(func).matmul_like
 
 
 def count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
