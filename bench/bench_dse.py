@@ -32,6 +32,36 @@ def gemm_sweep(fidelity: str, quick: bool) -> Sweep:
     )
 
 
+def stage_breakdown(quick: bool) -> None:
+    """Where one point's time goes, in this process: build, compile, analytic, event."""
+    import workloads
+    from accelsim.config import load_config
+    from accelsim.dse.evaluate import analytic_figures, compile_point, event_figures
+    from accelsim.simulate import simulate
+
+    p = gemm_sweep("event", quick).points()[-1]
+    reps = 3
+    t = {"build": 0.0, "compile": 0.0, "analytic": 0.0, "event": 0.0}
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        wl = workloads.get(p.workload)
+        cfg = load_config(p.config).with_overrides(p.hw)
+        module = wl.module()
+        t1 = time.perf_counter()
+        module = compile_point(p, module, cfg)
+        t2 = time.perf_counter()
+        analytic_figures(module, cfg, wl.func_name)
+        t3 = time.perf_counter()
+        event_figures(simulate(module, cfg, func=wl.func_name, functional=False))
+        t4 = time.perf_counter()
+        for k, dt in zip(t, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            t[k] += dt / reps
+    total = sum(t.values())
+    parts = ", ".join(f"{k} {v * 1e3:.0f} ms ({v / total:.0%})" for k, v in t.items())
+    print(f"one event point ({p.options['tile_sizes']} tiles, {p.options['stages']} stages), in-process: "
+          f"{parts}")
+
+
 def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int]:
     db = tmp / f"{sweep.name}-{workers}.sqlite"
     t0 = time.perf_counter()
@@ -45,7 +75,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer points (smoke run)")
     args = ap.parse_args()
-    print(f"cores: {os.cpu_count()}, python {sys.version.split()[0]}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"cores: {os.cpu_count()}, load average {load} (other work on the machine skews scaling), "
+          f"python {sys.version.split()[0]}")
+    stage_breakdown(args.quick)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -60,6 +93,7 @@ def main() -> int:
             print(f"{fidelity}: 1 worker {rates[1]:.2f} pts/s = {rates[1] / rates[0]:.2f}x in-process; "
                   f"2 workers {rates[2]:.2f} pts/s = {rates[2] / rates[1]:.2f}x 1 worker; "
                   f"scaling efficiency {eff:.0%}")
+    print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print()
     print("| fidelity | workers | points | failed | wall s | points/s |")
     print("|---|---|---|---|---|---|")

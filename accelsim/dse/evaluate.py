@@ -8,6 +8,7 @@ dict of numbers and strings. Anything that goes wrong raises, and the runner sto
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +51,29 @@ def _flag(v: Scalar) -> str:
     return "true" if v else "false"
 
 
+# Compiling (isl-backed passes) costs most of a point; simulating is cheap. Points that differ
+# only in hardware keys the compiler does not read (DMA engines, DRAM channels, ...) share
+# their compiled module: each worker keeps the last few and hands out clones.
+_COMPILED: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], Any] = OrderedDict()
+COMPILE_CACHE_SIZE = 64
+
+
+def compiled_module(point: Point, config: Any) -> Any:
+    """The point's workload compiled with its options: a fresh clone of a cached module."""
+    import workloads
+
+    key = (point.workload, tuple(compile_flags(point.options, config)))
+    module = _COMPILED.get(key)
+    if module is None:
+        module = compile_point(point, workloads.get(point.workload).module(), config)
+        _COMPILED[key] = module
+        while len(_COMPILED) > COMPILE_CACHE_SIZE:
+            _COMPILED.popitem(last=False)
+    else:
+        _COMPILED.move_to_end(key)
+    return module.clone()
+
+
 def compile_point(point: Point, module: Any, config: Any) -> Any:
     from compiler.transforms import PassManager, create_pass
     from compiler.transforms.registry import PASSES, _load_builtin_passes
@@ -70,7 +94,7 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
 
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
-    module = compile_point(point, wl.module(), config)
+    module = compiled_module(point, config)
     if point.fidelity == "analytic":
         figures = analytic_figures(module, config, wl.func_name)
     else:

@@ -77,3 +77,20 @@ def test_compile_flags_follow_the_options_and_the_config():
     assert list(dict(compile_flags({**opts, "stages": 1, "tile_sizes": "8,8"}, cfg))) == [
         "affine-loop-tile", "affine-data-copy-generate"]
     assert compile_flags({**opts, "data_copy": False, "tile_sizes": "none"}, cfg) == []
+
+
+def test_compile_cache_shares_modules_only_between_compatible_points():
+    from accelsim.dse import evaluate
+
+    evaluate._COMPILED.clear()
+    tiled = {"tile_sizes": "8,8,8", "stages": 2}
+    a = evaluate_point(point(hardware=(("dma.engines", 1), ("sram.capacity_kib", 16)), compiler=tiled))
+    assert len(evaluate._COMPILED) == 1
+    b = evaluate_point(point(hardware=(("dma.engines", 2), ("sram.capacity_kib", 16)), compiler=tiled))
+    assert len(evaluate._COMPILED) == 1  # DMA engines do not change the compiled program
+    evaluate_point(point(hardware=(("dma.engines", 2), ("sram.capacity_kib", 32)), compiler=tiled))
+    assert len(evaluate._COMPILED) == 2  # the SRAM capacity does (copy placement, pipelining)
+    evaluate._COMPILED.clear()
+    fresh = evaluate_point(point(hardware=(("dma.engines", 2), ("sram.capacity_kib", 16)), compiler=tiled))
+    assert {k: v for k, v in b.items()} == fresh  # a cached module simulates like a fresh one
+    assert a["dma_ops"] == b["dma_ops"]
