@@ -1,0 +1,238 @@
+"""affine-data-copy-generate: results, placement, capacity, DMA shapes, and each case where
+upstream MLIR v19 is wrong (partial tiles, sparse writes, 3-D tiles) checked against it."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.diagnostics import OptionError, PassError
+from compiler.ir import Builder, memref
+from compiler.ir.ops import AffineDmaStartOp, AffineForOp, AffineLoadOp, AllocOp
+from compiler.ir.verifier import verify
+from compiler.text import parse_module, print_module
+from compiler.transforms.data_copy_generate import AffineDataCopyGenerate, Options
+from compiler.transforms.fast_memory import peak_live_bytes
+from compiler.transforms.registry import parse_pass_flag
+
+
+def _load_support():  # type: ignore[no-untyped-def]
+    name = "copy_support"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(__file__).parent / "fixtures" / "copy_support.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+cs = _load_support()
+
+
+def copy(module, options: str = "") -> AffineDataCopyGenerate:  # type: ignore[no-untyped-def]
+    p = AffineDataCopyGenerate(options)
+    p.run(module)
+    verify(module)
+    return p
+
+
+def dma_starts(module) -> list[AffineDmaStartOp]:  # type: ignore[no-untyped-def]
+    return [op for op in module.walk() if isinstance(op, AffineDmaStartOp)]
+
+
+def gemm(m: int, n: int, k: int):  # type: ignore[no-untyped-def]
+    b = Builder()
+    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
+        for i in b.range(m):
+            for j in b.range(n):
+                for kk in b.range(k):
+                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
+    return b.module
+
+
+# ---- basic results in both forms -------------------------------------------------------------
+
+@pytest.mark.parametrize("dma", [True, False])
+@pytest.mark.parametrize("cap", [None, 1, 2])
+def test_tiled_2d_partial_tiles_same_results(dma: bool, cap: int | None) -> None:
+    orig, m = cs.tiled_2d(40, 36, 16), cs.tiled_2d(40, 36, 16)
+    opts = f"generate-dma={'true' if dma else 'false'}" + (f" fast-mem-capacity={cap}" if cap else "")
+    copy(m, opts)
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=cap or 0))
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    # every slow access went to a fast buffer
+    assert all(op.memref.type.memory_space == 1 for op in m.walk()  # type: ignore[attr-defined]
+               if isinstance(op, AffineLoadOp) and _in_compute(op))
+    if cap is not None:
+        assert peak_live_bytes(m, 1) <= cap * 1024
+
+
+def _in_compute(op) -> bool:  # type: ignore[no-untyped-def]
+    """A load that is not itself part of a point-wise copy nest (those read slow memory)."""
+    return any(o.NAME == "arith.mulf" for o in op.parent_block.ops)
+
+
+# ---- where upstream v19 is wrong ------------------------------------------------------------------
+
+@pytest.mark.mlir_opt
+def test_partial_tile_dma_is_clipped_upstream_reads_past_the_end(mlir_opt: str) -> None:
+    """Length-1000 vectors in 256-element tiles (the issue's example)."""
+    text = print_module(cs.tiled_1d(1000, 256))
+    flags = "--affine-data-copy-generate=generate-dma fast-mem-capacity=3"
+    upstream = parse_module(cs.mlir_opt(text, flags))
+    assert cs.out_of_bounds(upstream.funcs[0]) != []          # upstream: constant box size
+    ours = parse_module(text)
+    copy(ours, "generate-dma fast-mem-capacity=3")
+    assert cs.out_of_bounds(ours.funcs[0]) == []
+    assert cs.same_results(parse_module(text), ours, cs.inputs_for(ours))
+    # one DMA per region (A, B in; O out), the element count clipped with affine.min
+    assert len(dma_starts(ours)) == 3
+    assert any(op.NAME == "affine.min" for op in ours.walk())
+
+
+@pytest.mark.mlir_opt
+def test_sparse_store_copy_out_writes_only_written_elements(mlir_opt: str) -> None:
+    """Upstream issue #54994: a write-only memref written at even indices."""
+    text = print_module(cs.strided_store(64, 16))
+    inputs = cs.inputs_for(parse_module(text), seed=7)
+    for dma in ("true", "false"):
+        upstream = parse_module(cs.mlir_opt(text, f"--affine-data-copy-generate=generate-dma={dma} "
+                                                  "fast-mem-capacity=1"))
+        assert not cs.same_results(parse_module(text), upstream, inputs)   # stale odd elements
+        ours = parse_module(text)
+        p = copy(ours, f"generate-dma={dma} fast-mem-capacity=1")
+        assert "writes back only the elements" in "\n".join(r.message for r in p.remarks)
+        assert cs.same_results(parse_module(text), ours, inputs)
+
+
+@pytest.mark.mlir_opt
+def test_three_d_tile_gets_a_dma_upstream_silently_none(mlir_opt: str) -> None:
+    """4x4x4 tiles of 8x8x16 arrays need two stride levels; v19 gives up on the region (its
+    fast buffer is allocated and never used) and leaves the accesses on slow memory."""
+    text = print_module(cs.tiled_3d(8, 8, 16, 4))
+    flags = "--affine-data-copy-generate=generate-dma fast-mem-capacity=1"
+    upstream = parse_module(cs.mlir_opt(text, flags))
+    assert dma_starts(upstream) == []
+    ours = parse_module(text)
+    copy(ours, "generate-dma fast-mem-capacity=1")
+    assert cs.fast_buffer_types(ours.funcs[0]) == ["memref<4x4x4xf32, 1>"] * 2
+    starts = dma_starts(ours)
+    assert starts and all(s.is_strided for s in starts)
+    assert cs.out_of_bounds(ours.funcs[0]) == []
+    assert cs.same_results(parse_module(text), ours, cs.inputs_for(ours))
+
+
+def test_three_d_partial_tiles_pointwise_and_dma() -> None:
+    for dma in ("true", "false"):
+        orig, m = cs.tiled_3d(7, 6, 5, 4), cs.tiled_3d(7, 6, 5, 4)
+        copy(m, f"generate-dma={dma} fast-mem-capacity=1")
+        assert cs.out_of_bounds(m.funcs[0]) == []
+        assert cs.same_results(orig, m, cs.inputs_for(orig, seed=3))
+
+
+# ---- DMA shape ----------------------------------------------------------------------------------
+
+def test_two_d_tile_is_one_strided_dma_per_region() -> None:
+    m = cs.tiled_2d(64, 64, 16)
+    copy(m, "generate-dma fast-mem-capacity=2")
+    starts = dma_starts(m)
+    assert len(starts) == 3                          # A in, O in, O out
+    transfers = cs.dma_transfers(m.funcs[0])
+    first = transfers[0]
+    assert (first.count, first.stride, first.per) == (256, 64, 16)
+    assert all(isinstance(s.parent_op, AffineForOp) and s.parent_op.step == 16 for s in starts)
+    tags = [op.memref_type for op in m.walk() if isinstance(op, AllocOp)
+            and op.memref_type.element.name == "i32"]
+    assert tags and all(str(t) == "memref<1xi32>" for t in tags)
+
+
+def test_tag_space_and_fast_space_options() -> None:
+    m = cs.tiled_2d(32, 32, 16)
+    copy(m, "generate-dma fast-mem-space=2 tag-mem-space=3 fast-mem-capacity=2")
+    spaces = {op.memref_type.memory_space for op in m.walk() if isinstance(op, AllocOp)}
+    assert spaces == {2, 3}
+
+
+def test_copies_take_the_location_of_the_access() -> None:
+    m = cs.tiled_2d(32, 32, 16)
+    loads = {op.memref.name_hint: op.loc for op in m.walk() if isinstance(op, AffineLoadOp)}  # type: ignore[union-attr]
+    copy(m, "generate-dma fast-mem-capacity=2")
+    a_start = next(s for s in dma_starts(m) if s.src.name_hint == "A")
+    assert a_start.loc == loads["A"]
+
+
+# ---- placement and capacity ------------------------------------------------------------------------
+
+def test_invariant_region_is_hoisted_out_of_the_reduction_loop() -> None:
+    """C[i-tile, j-tile] does not depend on the k-tile loop: its copies sit outside it."""
+    from compiler.ir.ops import FuncOp
+
+    m = cs.tile(gemm(32, 32, 32), 8)
+    orig = cs.tile(gemm(32, 32, 32), 8)
+    copy(m, "generate-dma fast-mem-capacity=1")
+    c_in = next(s for s in dma_starts(m) if s.src.name_hint in ("C", "arg2"))
+    loops = [a for a in c_in.ancestors() if isinstance(a, AffineForOp)]
+    a_in = next(s for s in dma_starts(m) if s.src.name_hint in ("A", "arg0"))
+    a_loops = [a for a in a_in.ancestors() if isinstance(a, AffineForOp)]
+    assert len(a_loops) == len(loops) + 1           # A's copy is inside the k-tile loop
+    assert isinstance(m.funcs[0], FuncOp)
+    assert cs.same_results(orig, m, cs.inputs_for(orig))
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3, 8, 64])
+def test_live_fast_buffers_never_exceed_capacity(cap: int) -> None:
+    orig, m = cs.tile(gemm(24, 20, 28), 8), cs.tile(gemm(24, 20, 28), 8)
+    copy(m, f"fast-mem-capacity={cap}")
+    assert 0 < peak_live_bytes(m, 1) <= cap * 1024
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=cap))
+
+
+def test_capacity_error_when_even_the_innermost_level_does_not_fit() -> None:
+    m = cs.tiled_2d(16, 16, 8)
+    with pytest.raises(PassError, match=r"need 8 bytes of fast memory, 0 bytes available"):
+        copy(m, "fast-mem-capacity=0")
+
+
+def test_skip_non_unit_stride_loops_places_copies_inside_tile_loops() -> None:
+    m = cs.tiled_2d(32, 32, 16)
+    copy(m, "generate-dma skip-non-unit-stride-loops")
+    starts = dma_starts(m)
+    assert starts and all(isinstance(s.parent_op, AffineForOp) and s.parent_op.step == 16 for s in starts)
+
+
+# ---- upstream structure on full tiles ---------------------------------------------------------------
+
+@pytest.mark.mlir_opt
+@pytest.mark.parametrize("dma", ["true", "false"])
+def test_full_tiles_match_upstream_buffers_and_copies(mlir_opt: str, dma: str) -> None:
+    text = print_module(gemm(64, 64, 64))
+    tiled = cs.mlir_opt(text, "--affine-loop-tile=tile-size=16")
+    flags = f"--affine-data-copy-generate=generate-dma={dma} fast-mem-capacity=4"
+    upstream = parse_module(cs.mlir_opt(tiled, flags))
+    ours = parse_module(tiled)
+    copy(ours, f"generate-dma={dma} fast-mem-capacity=4")
+    fu, fo = upstream.funcs[0], ours.funcs[0]
+    assert cs.fast_buffer_types(fo) == cs.fast_buffer_types(fu)
+    assert len(dma_starts(ours)) == len(dma_starts(upstream))
+    sig_u = [n for _, n in cs.signature(fu) if n == "affine.for"]
+    sig_o = [n for _, n in cs.signature(fo) if n == "affine.for"]
+    assert len(sig_o) == len(sig_u)
+    inputs = cs.inputs_for(gemm(64, 64, 64), seed=2)
+    assert cs.same_results(upstream, ours, inputs)
+
+
+# ---- options ---------------------------------------------------------------------------------------
+
+def test_options_have_mlir_opt_names() -> None:
+    p = parse_pass_flag('--affine-data-copy-generate="generate-dma=false fast-mem-capacity=16 '
+                        'fast-mem-space=2 slow-mem-space=0 tag-mem-space=1 min-dma-transfer=64 '
+                        'skip-non-unit-stride-loops"')
+    assert p.options == Options(generate_dma=False, fast_mem_capacity=16, fast_mem_space=2,
+                                tag_mem_space=1, min_dma_transfer=64, skip_non_unit_stride_loops=True)
+    with pytest.raises(OptionError, match="fast-mem-space and slow-mem-space are both 0"):
+        parse_pass_flag("--affine-data-copy-generate=fast-mem-space=0")
