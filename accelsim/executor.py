@@ -121,11 +121,15 @@ class Executor:
         self.kernel_runner = kernel_runner
         self._plans: dict[Operation, Any] = {}
         self._boxes: dict[tuple[int, tuple], list] = {}
+        self._regions: dict[tuple, list[Region]] = {}
         self._funcs = {f.sym_name: f for f in module.funcs}
         self._in_kernel = False
         self._tmp = 0
         sp = config.spaces
         self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
+        self._burst = config.dram.burst_bytes
+        self._bw = config.dram.bandwidth_bytes_per_cycle
+        self._sram_bw = config.sram.bytes_per_cycle
 
     # ---- entry ---------------------------------------------------------------------------
     def run(self, func: O.FuncOp, inputs: Mapping[str, np.ndarray] | None) -> dict[str, Buffer]:
@@ -204,7 +208,7 @@ class Executor:
     def _plan(self, op: Operation) -> Any:
         p = self._plans.get(op)
         if p is None:
-            p = self._plans[op] = _make_plan(op)
+            p = self._plans[op] = _make_plan(op, self.config.spaces)
         return p
 
     # ---- control -------------------------------------------------------------------------
@@ -327,21 +331,28 @@ class Executor:
 
     # ---- DMA -----------------------------------------------------------------------------
     def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> Gen:
-        p = self._plan(op)
-        src: Buffer = vals[op.src]
-        dst: Buffer = vals[op.dst]
-        tag: Buffer = vals[op.tag]
-        for b in (src, dst, tag):
-            self._check_alive(b, op)
+        p: _DmaPlan = self._plan(op)
+        src: Buffer = vals[op.operands[0]]
+        dst: Buffer = vals[p.dst]
+        tag: Buffer = vals[p.tag]
+        if not (src.alive and dst.alive and tag.alive):
+            for b in (src, dst, tag):
+                self._check_alive(b, op)
         s_idx = p.src_fn([vals[v] for v in p.src_ops])
         d_idx = p.dst_fn([vals[v] for v in p.dst_ops])
         t_idx = p.tag_fn([vals[v] for v in p.tag_ops])
-        s0 = self._indices(op, src, s_idx, f"source {src.name}")
-        d0 = self._indices(op, dst, d_idx, f"destination {dst.name}")
-        t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+        s0 = _lin(src, s_idx)
+        if s0 < 0:
+            s0 = self._indices(op, src, s_idx, f"source {src.name}")
+        d0 = _lin(dst, d_idx)
+        if d0 < 0:
+            d0 = self._indices(op, dst, d_idx, f"destination {dst.name}")
+        t0 = _lin(tag, t_idx)
+        if t0 < 0:
+            t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
         key = (id(tag), t0)
         tags = self.machine.tags
-        prev = tags.pending(key)
+        prev = tags.slots.get(key)
         if prev is not None:
             raise HazardError(
                 f"affine.dma_start reuses tag {tag.name}{list(t_idx)} at cycle {self.env.now} while "
@@ -350,11 +361,15 @@ class Executor:
         n = vals[p.num]
         if n < 0:
             raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
-        eb = src.ebytes
+        eb = p.ebytes
         if p.stride is None:
-            sreg = Region.contiguous(s0, n)
-            dreg = Region.contiguous(d0, n)
+            sreg = Region(s0, n or 1, n, 1 if n else 0, n)
+            dreg = Region(d0, n or 1, n, 1 if n else 0, n)
             nchunks, per, last = (1 if n else 0), n, n
+            if sreg.end > src.numel:
+                self._dma_bounds(op, src, sreg, s_idx, "source", False)
+            if dreg.end > dst.numel:
+                self._dma_bounds(op, dst, dreg, d_idx, "destination", False)
         else:
             stride, per = vals[p.stride], vals[p.per]
             if per <= 0 or stride <= 0:
@@ -362,35 +377,40 @@ class Executor:
                                   "stride: both must be positive", op.loc)
             nchunks = -(-n // per)
             last = n - (nchunks - 1) * per if nchunks else 0
-            src_strided = src.space <= dst.space
-            sreg = Region(s0, stride if src_strided else per, per, nchunks, last)
-            dreg = Region(d0, per if src_strided else stride, per, nchunks, last)
-        self._dma_bounds(op, src, sreg, s_idx, "source", p.stride is not None)
-        self._dma_bounds(op, dst, dreg, d_idx, "destination", p.stride is not None)
+            if p.src_strided:
+                sreg = Region(s0, stride, per, nchunks, last)
+                dreg = Region(d0, per, per, nchunks, last)
+            else:
+                sreg = Region(s0, per, per, nchunks, last)
+                dreg = Region(d0, stride, per, nchunks, last)
+            self._dma_bounds(op, src, sreg, s_idx, "source", True)
+            self._dma_bounds(op, dst, dreg, d_idx, "destination", True)
         label = f"{src.name}->{dst.name}"
-        for f in src.inflight:
-            if f.writes and f.region.overlaps(sreg):
-                self._race(op, "reads", src, f, sreg.first_common(f.region))
-        for f in dst.inflight:
-            if f.region.overlaps(dreg):
-                self._race(op, "overwrites", dst, f, dreg.first_common(f.region))
+        if src.inflight:
+            for f in src.inflight:
+                if f.writes and f.region.overlaps(sreg):
+                    self._race(op, "reads", src, f, sreg.first_common(f.region))
+        if dst.inflight:
+            for f in dst.inflight:
+                if f.region.overlaps(dreg):
+                    self._race(op, "overwrites", dst, f, dreg.first_common(f.region))
         # cost: bursts on the DRAM side(s), bytes through the SRAM port
-        dram = self.machine.dram
         dram_bytes = 0
-        for b, reg in ((src, sreg), (dst, dreg)):
-            if b.space == self.dram_space and nchunks:
-                if reg.stride == reg.per or reg.count == 1:
-                    dram_bytes += dram.burst_bytes(n * eb)
-                else:
-                    dram_bytes += dram.burst_bytes(per * eb, nchunks - 1) + dram.burst_bytes(last * eb)
-        sram_bytes = n * eb * ((src.space == self.sram_space) + (dst.space == self.sram_space))
-        cyc = dram.transfer_cycles(dram_bytes)
-        cyc = max(cyc, -(-sram_bytes // self.machine.sram.bytes_per_cycle))
-        kind = ("read" if src.space == self.dram_space and dst.space != self.dram_space
-                else "write" if dst.space == self.dram_space and src.space != self.dram_space
-                else "copy")
-        rs = InFlight(op, self.env.now, sreg, False, label)
-        rd = InFlight(op, self.env.now, dreg, True, label)
+        if nchunks and p.dram_sides:
+            burst = self._burst
+            full = -(-n * eb // burst) * burst
+            for is_dram, reg in ((p.src_dram, sreg), (p.dst_dram, dreg)):
+                if is_dram:
+                    if reg.stride == reg.per or reg.count == 1:
+                        dram_bytes += full
+                    else:
+                        dram_bytes += ((nchunks - 1) * -(-per * eb // burst)
+                                       + -(-last * eb // burst)) * burst
+        sram_bytes = n * eb * p.sram_sides
+        cyc = max(-(-dram_bytes // self._bw), -(-sram_bytes // self._sram_bw))
+        now = self.env.now
+        rs = InFlight(op, now, sreg, False, label)
+        rd = InFlight(op, now, dreg, True, label)
         src.inflight.append(rs)
         dst.inflight.append(rd)
         functional = self.functional
@@ -402,11 +422,12 @@ class Executor:
             dst.inflight.remove(rd)
 
         done = self.env.event()
-        desc = Descriptor(cyc, dram_bytes, n * eb, kind, label, _loc(op), done, on_done)
-        tags.signal_on(key, PendingTransfer(done, op, self.env.now, label))
-        self.stats.dma_ops += 1
-        self.stats.dma_sram_bytes += sram_bytes
-        yield from self.machine.cp.enqueue(desc)
+        tags.slots[key] = PendingTransfer(done, op, now, label)
+        stats = self.stats
+        stats.dma_ops += 1
+        stats.dma_sram_bytes += sram_bytes
+        yield from self.machine.cp.enqueue(
+            Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done))
 
     def _dma_bounds(self, op: Operation, buf: Buffer, reg: Region, idx: tuple[int, ...],
                     side: str, strided: bool) -> None:
@@ -435,16 +456,20 @@ class Executor:
             f"[0, {buf.shape[dim] - 1}]", op.loc)
 
     def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> Gen:
-        p = self._plan(op)
-        tag: Buffer = vals[op.tag]
-        t_idx = p[0]([vals[v] for v in p[1]])
-        t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
-        pend = self.machine.tags.take((id(tag), t0))
+        fn, idx_ops, loc = self._plan(op)
+        tag: Buffer = vals[op.operands[0]]
+        t_idx = fn([vals[v] for v in idx_ops])
+        t0 = _lin(tag, t_idx)
+        if t0 < 0:
+            t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+        pend = self.machine.tags.slots.pop((id(tag), t0), None)
         if pend is None:
             raise HazardError(
                 f"affine.dma_wait on {tag.name}{list(t_idx)} at cycle {self.env.now}: no DMA in "
                 f"flight signals this tag, so the wait would never return (deadlock)", op.loc)
-        yield from self.machine.cp.wait(pend.done, f"wait {pend.label}", _loc(op))
+        done = pend.done
+        if not done.processed:
+            yield from self.machine.cp.wait(done, f"wait {pend.label}", loc)
 
     # ---- kernels -------------------------------------------------------------------------
     def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen:
@@ -464,8 +489,11 @@ class Executor:
         self._account(op, cost)
         if self.functional:
             self._run_kernel(op, func, args)
-        yield from self.machine.cp.issue(op.callee, _loc(op))
-        yield from self.machine.compute.run(cost.cycles, op.callee, _loc(op), cost.sram_bytes)
+        loc = self._plan(op)
+        m = self.machine
+        if m.cp.issue_cycles:
+            yield from m.cp.issue(op.callee, loc)
+        yield from m.compute.run(cost.cycles, op.callee, loc, cost.sram_bytes)
 
     def _account(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats
@@ -503,7 +531,10 @@ class Executor:
             buf = args[ab.arg]
             if not buf.inflight:
                 continue
-            regions = box_regions(ab.box, buf.shape)
+            rkey = (ab.box, buf.shape)
+            regions = self._regions.get(rkey)
+            if regions is None:
+                regions = self._regions[rkey] = box_regions(ab.box, buf.shape)
             for f in buf.inflight:
                 if not (ab.written or f.writes):
                     continue
@@ -559,18 +590,40 @@ class Executor:
 
 @dataclass(slots=True)
 class _DmaPlan:
+    """Everything about a dma_start that does not change between executions."""
+
     src_fn: Any
     src_ops: list[Value]
+    dst: Value
     dst_fn: Any
     dst_ops: list[Value]
+    tag: Value
     tag_fn: Any
     tag_ops: list[Value]
     num: Value
     stride: Value | None
     per: Value | None
+    ebytes: int
+    src_strided: bool
+    src_dram: bool
+    dst_dram: bool
+    dram_sides: int
+    sram_sides: int
+    kind: str
+    loc: str
 
 
-def _make_plan(op: Operation) -> Any:
+def _lin(buf: Buffer, idx: tuple[int, ...]) -> int:
+    """Row-major linear index, or -1 when an index is out of bounds (the caller reports it)."""
+    lin = 0
+    for i, n, st in zip(idx, buf.shape, buf.strides):
+        if not 0 <= i < n:
+            return -1
+        lin += i * st
+    return lin
+
+
+def _make_plan(op: Operation, spaces: Any) -> Any:
     if isinstance(op, O.AffineForOp):
         return (compile_map(op.lower_map), op.lower_operands,
                 compile_map(op.upper_map), op.upper_operands)
@@ -581,11 +634,20 @@ def _make_plan(op: Operation) -> Any:
     if isinstance(op, O.AffineLoadOp | O.AffineStoreOp):
         return compile_map(op.map), op.indices
     if isinstance(op, O.AffineDmaStartOp):
-        return _DmaPlan(compile_map(op.src_map), op.src_indices, compile_map(op.dst_map),
-                        op.dst_indices, compile_map(op.tag_map), op.tag_indices,
-                        op.num_elements, op.stride, op.elements_per_stride)
+        st, dt = op.src.type, op.dst.type
+        assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
+        sd, dd = st.memory_space == spaces.dram, dt.memory_space == spaces.dram
+        kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
+        return _DmaPlan(compile_map(op.src_map), op.src_indices, op.dst, compile_map(op.dst_map),
+                        op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices,
+                        op.num_elements, op.stride, op.elements_per_stride, st.element.byte_width,
+                        st.memory_space <= dt.memory_space, sd, dd, sd + dd,
+                        (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram),
+                        kind, str(op.loc))
     if isinstance(op, O.AffineDmaWaitOp):
-        return compile_map(op.tag_map), op.tag_indices
+        return compile_map(op.tag_map), op.tag_indices, str(op.loc)
+    if isinstance(op, O.CallOp):
+        return str(op.loc)
     raise AssertionError(op.NAME)
 
 
