@@ -53,6 +53,10 @@ from compiler.ir.scope import is_valid_symbol
 from compiler.ir.types import ELEMENT_TYPES, INDEX, ElementType, FunctionType, MemRefType, Type
 from compiler.text.lexer import Source, Token, tokenize
 
+# A parsed location: resolved, unknown (None), ("alias", "#name", offset) until the end, or the
+# parts of a fused location that still contains aliases.
+_LocRef = Location | tuple[str, str, int] | list | None
+
 _MULTIPLICATIVE = {"*": "mul", "floordiv": "floordiv", "ceildiv": "ceildiv", "mod": "mod"}
 
 
@@ -100,8 +104,8 @@ class _Parser:
         self.i = 0
         self.map_aliases: dict[str, AffineMap] = {}
         self.set_aliases: dict[str, IntegerSet] = {}
-        self.loc_aliases: dict[str, Location] = {}
-        self.pending_locs: list[tuple[Operation, str, int]] = []
+        self.loc_aliases: dict[str, _LocRef] = {}
+        self.pending_locs: list[tuple[Operation, _LocRef]] = []
         self.scopes: list[dict[str, list[Value]]] = []
         self.block: Block | None = None
         self.type_cache: dict[str, MemRefType] = {}
@@ -829,42 +833,107 @@ class _Parser:
     # ---- locations -------------------------------------------------------------------------
     def parse_trailing_loc(self, op: Operation) -> None:
         if self.at("loc"):
-            loc = self.parse_loc_body(op)
-            if loc is not None:
-                op.loc = loc
+            self.parse_loc_body(op)
 
-    def parse_loc_body(self, op: Operation | None) -> Location | None:
+    def parse_loc_body(self, op: Operation | None) -> _LocRef:
+        """`loc(...)`; with `op`, sets its location (alias references are resolved at the end)."""
         self.expect("loc")
         self.expect("(", "after 'loc'")
+        ref = self.parse_loc_inner()
+        self.expect(")", "to close 'loc('")
+        if op is not None:
+            if isinstance(ref, Location):
+                op.loc = ref
+            elif ref is not None:
+                self.pending_locs.append((op, ref))
+        return ref
+
+    def parse_loc_inner(self) -> _LocRef:
+        """A location: "file":line:col, "name"(child), unknown, #alias, fused[...], callsite(...).
+
+        Fused and call-site locations keep their first component: the op's own position.
+        """
         t = self.tok
-        result: Location | None = None
         if t[0] == "str":
             self.i += 1
             fname = _unescape(t[1][1:-1])
-            line, col = 0, 0
             if self.accept(":"):
                 line = self.expect_int("a line number")
                 self.expect(":", "between line and column in loc(...)")
                 col = self.expect_int("a column number")
-            result = Location(fname, line, col)
-        elif t[0] == "bare" and t[1] == "unknown":
+                return Location(fname, line, col)
+            if self.accept("("):  # a named location wrapping a child location
+                child = self.parse_loc_inner()
+                self.expect(")", "to close the named location")
+                return child
+            return Location(fname, 0, 0)
+        if t[0] == "hash":
             self.i += 1
-        elif t[0] == "hash":
+            return ("alias", t[1], t[2])
+        if t[0] == "bare" and t[1] == "unknown":
             self.i += 1
-            if op is not None:
-                self.pending_locs.append((op, t[1], t[2]))
-        else:
-            raise self.error(f"unsupported location {self.describe()} (expected \"file\":line:col, "
-                             f"unknown or #alias)")
-        self.expect(")", "to close 'loc('")
-        return result
+            return None
+        if t[0] == "bare" and t[1] == "fused":
+            self.i += 1
+            if self.at("<"):
+                self.skip_balanced("<", ">")
+            self.expect("[", "after 'fused'")
+            parts = [self.parse_loc_inner()]
+            while self.accept(","):
+                parts.append(self.parse_loc_inner())
+            self.expect("]", "to close the fused location")
+            known = [p for p in parts if p is not None]
+            if all(isinstance(p, Location) for p in known):
+                return known[0] if known else None
+            return known  # contains aliases: the first that resolves wins, at the end
+        if t[0] == "bare" and t[1] == "callsite":
+            self.i += 1
+            self.expect("(", "after 'callsite'")
+            callee = self.parse_loc_inner()
+            self.expect("at", "in callsite(callee at caller)")
+            self.parse_loc_inner()
+            self.expect(")", "to close the callsite location")
+            return callee
+        raise self.error(f"unsupported location {self.describe()} (expected \"file\":line:col, "
+                         f"unknown, #alias, fused[...] or callsite(...))")
+
+    def skip_balanced(self, open_: str, close: str) -> None:
+        self.expect(open_)
+        depth = 1
+        while depth:
+            t = self.advance()
+            if t[0] == "eof":
+                raise self.error(f"unterminated '{open_}'", t)
+            if t[1] == open_:
+                depth += 1
+            elif t[1] == close:
+                depth -= 1
+
+    def resolve_loc(self, ref: _LocRef) -> Location | None:
+        if isinstance(ref, list):
+            for part in ref:
+                loc = self.resolve_loc(part)
+                if loc is not None:
+                    return loc
+            return None
+        seen: set[str] = set()
+        while isinstance(ref, tuple):
+            _, name, offset = ref
+            if name not in self.loc_aliases:
+                raise self.src.error(offset, f"undefined location alias '{name}'")
+            if name in seen:
+                raise self.src.error(offset, f"location alias '{name}' refers to itself")
+            seen.add(name)
+            ref = self.loc_aliases[name]
+            if isinstance(ref, list):
+                return self.resolve_loc(ref)
+        return ref
 
     def resolve_pending_locs(self) -> None:
-        for op, name, offset in self.pending_locs:
-            loc = self.loc_aliases.get(name)
-            if loc is None:
-                raise self.src.error(offset, f"undefined location alias '{name}'")
-            op.loc = loc
+        for op, ref in self.pending_locs:
+            loc = self.resolve_loc(ref)
+            if loc is not None:
+                op.loc = loc
 
     # ---- op handlers ------------------------------------------------------------------------
     def parse_bound(self, prefix: str) -> tuple[AffineMap, list[Value]]:

@@ -116,8 +116,9 @@ CASES: list[tuple[str, str, int, int, str]] = [
      2, 23, "'%n' has type index, but the op's type is f32"),
     ("map_missing_close", F("  %y = affine.apply affine_map<(d0) -> (d0)(%n)"),
      2, 44, "expected '>' to close 'affine_map<', found '('"),
-    ("unsupported_location", F('  %c = arith.constant 0 : index loc(fused["a.mlir":1:2])'),
-     2, 37, 'unsupported location \'fused\' (expected "file":line:col, unknown or #alias)'),
+    ("unsupported_location", F("  %c = arith.constant 0 : index loc(42)"),
+     2, 37, 'unsupported location \'42\' (expected "file":line:col, unknown, #alias, fused[...] or '
+            'callsite(...))'),
     ("undefined_location_alias", F("  %c = arith.constant 0 : index loc(#loc7)"),
      2, 37, "undefined location alias '#loc7'"),
     ("unterminated_string", F('  %c = arith.constant 0 : index loc("a.mlir'),

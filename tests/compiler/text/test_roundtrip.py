@@ -161,17 +161,26 @@ module {
   func.func @f() {
     %c = arith.constant 1 : index loc(#loc1)
     %d = arith.constant 2 : index loc(unknown)
+    %e = arith.constant 3 : index loc(fused<"tag">["fused.mlir":3:4, "other":1:1])
+    %g = arith.constant 4 : index loc(callsite("callee.mlir":5:6 at "caller.mlir":1:1))
+    %h = arith.constant 5 : index loc("name"("named.mlir":7:8))
+    %k = arith.constant 6 : index loc(#loc3)
+    %m = arith.constant 7 : index loc(#loc4)
     return loc("x.mlir":9:7)
   } loc(#loc1)
 } loc(unknown)
 #loc1 = loc("orig.py":12:5)
+#loc2 = loc(unknown)
+#loc3 = loc(fused[#loc2, #loc1])
+#loc4 = loc(#loc2)
 """
     m = parse_module(text, "a.mlir")
     f = m.funcs[0]
     assert f.loc == Location("orig.py", 12, 5)
-    assert f.body.ops[0].loc == Location("orig.py", 12, 5)
-    assert f.body.ops[1].loc == Location("a.mlir", 5, 5)
-    assert f.body.ops[2].loc == Location("x.mlir", 9, 7)
+    assert [op.loc for op in f.body.ops] == [
+        Location("orig.py", 12, 5), Location("a.mlir", 5, 5), Location("fused.mlir", 3, 4),
+        Location("callee.mlir", 5, 6), Location("named.mlir", 7, 8), Location("orig.py", 12, 5),
+        Location("a.mlir", 10, 5), Location("x.mlir", 9, 7)]
 
 
 def test_wrappers_declarations_and_attributes() -> None:
