@@ -29,7 +29,9 @@ class Dependence:
     """A (possible) dependence from `src` to `dst` first carried at loop depth `depth`.
 
     `components[k]` is the (min, max) of `dst IV - src IV` on common loop k (outer -> inner),
-    in IV units (None = unbounded); `relation` is `[symbols] -> { [src ivs] -> [dst ivs] }`.
+    in IV units (None = unbounded); `pairs` is `[symbols] -> { [src ivs] -> [dst ivs] }`, the
+    iteration pairs touching a common element in any order, and `relation` the same restricted
+    to this dependence's order (src first, carried at `depth`).
     """
 
     src: Operation
@@ -39,9 +41,13 @@ class Dependence:
     depth: int
     loops: tuple[AffineForOp, ...]
     components: tuple[tuple[int | None, int | None], ...]
-    relation: isl.Map
+    pairs: isl.Map
     src_side: str = ""
     dst_side: str = ""
+
+    @property
+    def relation(self) -> isl.Map:
+        return _order(self.pairs, len(self.loops), self.depth)
 
     @property
     def distance(self) -> tuple[int | None, ...]:
@@ -127,9 +133,11 @@ class _Cache:
     def relation(self, acc: Access) -> isl.Map:
         key = (id(acc.op), acc.side)
         if key not in self.rels:
-            if id(acc.op) not in self.frames:
-                self.frames[id(acc.op)] = domain_frame(acc.op)
-            frame, dom = self.frames[id(acc.op)]
+            # ops of one block share their enclosing loops and ifs, hence their domain
+            bk = id(acc.op.parent_block)
+            if bk not in self.frames:
+                self.frames[bk] = domain_frame(acc.op)
+            frame, dom = self.frames[bk]
             self.rels[key] = relation_in_frame(acc.op, acc.side, frame, dom)
         return self.rels[key]
 
@@ -159,16 +167,34 @@ def _order(rel: isl.Map, n_common: int, depth: int) -> isl.Map:
     return rel
 
 
-def components_of(rel: isl.Map, n_common: int) -> tuple[tuple[int | None, int | None], ...]:
-    if n_common == 0:
-        return ()
-    n_in, n_out = rel.dim(isl.dim_type.in_), rel.dim(isl.dim_type.out)
-    common = rel.project_out(isl.dim_type.in_, n_common, n_in - n_common)
+def common_deltas(pairs: isl.Map, n_common: int) -> isl.Set:
+    """`[symbols] -> { [t0 - s0, ..., t(c-1) - s(c-1)] }` over the pairs (common loops only).
+
+    The order constraints of every depth only involve these differences, so emptiness and
+    distance bounds per depth are asked on this small set instead of the full relation.
+    """
+    n_in, n_out = pairs.dim(isl.dim_type.in_), pairs.dim(isl.dim_type.out)
+    common = pairs.project_out(isl.dim_type.in_, n_common, n_in - n_common)
     common = common.project_out(isl.dim_type.out, n_common, n_out - n_common)
-    # [symbols] -> { [t0 - s0, ..., t(c-1) - s(c-1)] }
-    deltas = common.deltas()
+    return common.deltas().coalesce()
+
+
+def order_deltas(deltas: isl.Set, depth: int) -> isl.Set:
+    """Deltas of pairs ordered at `depth`: zero on loops < depth, >= 1 at loop `depth`."""
+    n = deltas.dim(isl.dim_type.set)
+    ls = isl.LocalSpace.from_space(deltas.get_space())
+    for k in range(min(depth - 1, n)):
+        deltas = deltas.add_constraint(
+            isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.set, k, 1))
+    if depth <= n:
+        c = isl.Constraint.inequality_alloc(ls).set_coefficient_val(isl.dim_type.set, depth - 1, 1)
+        deltas = deltas.add_constraint(c.set_constant_val(-1))
+    return deltas
+
+
+def components_of(deltas: isl.Set) -> tuple[tuple[int | None, int | None], ...]:
     out = []
-    for k in range(n_common):
+    for k in range(deltas.dim(isl.dim_type.set)):
         lo = val_to_int(deltas.dim_min(k).min_val())
         hi = val_to_int(deltas.dim_max(k).max_val())
         out.append((lo, hi))
@@ -185,11 +211,12 @@ def access_dependence(src: Access, dst: Access, depth: int,
         raise ValueError(f"depth must be in 1..{n + 1} for ops with {n} common loops, got {depth}")
     if depth == n + 1 and not precedes(src.op, dst.op):
         return None
-    rel = _order(pair_relation(src, dst, cache), n, depth)
-    if rel.is_empty():
+    pairs = pair_relation(src, dst, cache)
+    ordered = order_deltas(common_deltas(pairs, n), depth)
+    if ordered.is_empty():
         return None
     return Dependence(src.op, dst.op, src.memref, kind_of(src.is_write, dst.is_write), depth,
-                      tuple(loops), components_of(rel, n), rel, src.side, dst.side)
+                      tuple(loops), components_of(ordered), pairs, src.side, dst.side)
 
 
 def dependence_list(src_op: Operation, dst_op: Operation, depth: int,
@@ -233,8 +260,9 @@ def all_dependences(roots: Iterable[Operation] | Operation, include_input: bool 
         for da in accs:
             if sa.memref is not da.memref or not (include_input or sa.is_write or da.is_write):
                 continue
-            n = len(common_loops(sa.op, da.op))
-            base = None
+            loops = tuple(common_loops(sa.op, da.op))
+            n = len(loops)
+            base = deltas = None
             for depth in range(min_depth, n + 2):
                 if depth == n + 1 and not precedes(sa.op, da.op):
                     continue
@@ -242,12 +270,12 @@ def all_dependences(roots: Iterable[Operation] | Operation, include_input: bool 
                     base = pair_relation(sa, da, cache)
                     if base.is_empty():
                         break
-                rel = _order(base, n, depth)
-                if rel.is_empty():
+                    deltas = common_deltas(base, n)
+                ordered = order_deltas(deltas, depth)  # type: ignore[arg-type]
+                if ordered.is_empty():
                     continue
                 out.append(Dependence(sa.op, da.op, sa.memref, kind_of(sa.is_write, da.is_write),
-                                      depth, tuple(common_loops(sa.op, da.op)),
-                                      components_of(rel, n), rel, sa.side, da.side))
+                                      depth, loops, components_of(ordered), base, sa.side, da.side))
     return out
 
 

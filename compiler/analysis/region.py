@@ -149,7 +149,7 @@ def memref_regions(ops: Sequence[Operation],
     frames: dict[int, tuple[Frame, isl.Set]] = {}
     for root in ops:
         for acc in accesses_in(root):
-            fk = id(acc.op)
+            fk = id(acc.op.parent_block)  # same block: same loops and ifs, same domain
             if fk not in frames:
                 frame = Frame([lp.iv for lp in enclosing_loops(acc.op)])
                 frames[fk] = (frame, domain_in_frame(acc.op, frame))

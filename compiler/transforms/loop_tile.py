@@ -140,10 +140,11 @@ class _TileFootprint:
         self.rels: list[tuple[isl.Map, int]] = []
         frames: dict[int, tuple[Frame, isl.Set]] = {}
         for acc in accesses_in(inner):
-            if id(acc.op) not in frames:
+            bk = id(acc.op.parent_block)  # same block: same domain
+            if bk not in frames:
                 frame = Frame([lp.iv for lp in enclosing_loops(acc.op)])
-                frames[id(acc.op)] = (frame, domain_in_frame(acc.op, frame))
-            frame, dom = frames[id(acc.op)]
+                frames[bk] = (frame, domain_in_frame(acc.op, frame))
+            frame, dom = frames[bk]
             mt = acc.memref.type
             assert isinstance(mt, MemRefType)
             # [symbols] -> { [band ivs, inner ivs] -> M[a] }
