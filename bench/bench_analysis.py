@@ -1,6 +1,7 @@
 """Polyhedral analysis time (regions + dependences) for gemm, conv2d and jacobi-2d nests.
 
-Goal: under 50 ms per nest (CPU time of this process, robust to other load). Peer, measured in the same run: answering the region question
+Goal: under 50 ms per nest (CPU time of this process, robust to other load). Peer, measured
+in the same run: answering the region question
 by enumeration (every iteration point evaluated with numpy, then per memref the distinct
 elements and their bounding box) — what the analysis replaces. isl's time does not depend on
 the loop bounds; the enumeration grows with the iteration count.
