@@ -527,7 +527,9 @@ def compare(a: Report, b: Report, names: tuple[str, str] = ("A", "B")) -> str:
         rows.append([label, _fmt(va, fmt[label]), _fmt(vb, fmt[label]),
                      "-" if ratio is None else f"{ratio:.3f}x"])
     lines = _table(["metric", names[0], names[1], f"{names[1]}/{names[0]}"], rows)
-    if a.cycles and b.cycles:
+    if a.cycles and a.cycles == b.cycles:
+        lines += ["", f"  {names[0]} and {names[1]} take the same number of cycles"]
+    elif a.cycles and b.cycles:
         faster, slower = (names[1], names[0]) if b.cycles <= a.cycles else (names[0], names[1])
         lines.append("")
         lines.append(f"  {faster} takes {max(a.cycles, b.cycles) / min(a.cycles, b.cycles):.3f}x "

@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="skip all data (no arrays, kernels not run): faster, for sweeps")
     g.add_argument("--fidelity", choices=("event", "analytic"), default="event",
                    help="event: the SimPy machine (default); analytic: closed-form estimate")
+    from accelsim.cli.sim_report import add_arguments as add_report_arguments
+
+    add_report_arguments(p)
 
 
 def accelerator_pipeline(config: HardwareConfig) -> tuple[list[str], list[str]]:
@@ -64,6 +67,10 @@ def run_on_sim(req: Any) -> Any:
     from accelsim.simulate import simulate
 
     args = req.args
+    if getattr(args, "compare", None):
+        from accelsim.cli.sim_report import run_compare
+
+        return run_compare(req)
     config = load_config(args.config)
     module = req.program.module
     func = req.program.func_name
@@ -106,10 +113,13 @@ def run_on_sim(req: Any) -> Any:
         extra["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
         arrays = dict(result.outputs) if result.outputs is not None else {}
         outputs = tuple(arrays) if functional else ()
+        from accelsim.cli.sim_report import emit
+
+        emit(args, result, extra)  # the report table (unless --json), --timeline/--roofline/--trace
     extra["pipeline"] = applied
     if args.check and not arrays:
         raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
-    if not args.json:
+    if not args.json and args.fidelity == "analytic":
         _print_summary(extra)
     return RunOutcome(arrays, wall, compile_seconds, outputs, extra)
 

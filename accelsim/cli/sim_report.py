@@ -1,0 +1,226 @@
+"""The report side of `accelsim run ... --target sim`: the table (or --json dict), figures,
+the Perfetto trace, and `--compare A B`.
+
+    accelsim run gemm:M=256,N=256,K=256 --target sim --timeline gemm.png --window 0:20000
+    accelsim run gemm:M=256,N=256,K=256 --target sim --roofline roof.svg --trace gemm.json
+    accelsim run gemm:M=256,N=256,K=256 --target sim --compare no-pipeline default
+
+A `--compare` side is `as-is` (the input as given), `default` (the accelerator pipeline for
+the config), `no-pipeline` (that pipeline without `affine-pipeline-data-transfer`), or a string
+of pass flags such as "affine-data-copy-generate=generate-dma affine-pipeline-data-transfer"
+(the leading `--` of each flag may be left out, so that the shell and argparse leave it alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import Any
+
+from accelsim.errors import InputError
+
+PRESETS = ("as-is", "default", "no-pipeline")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("--target sim: report, figures, traces")
+    g.add_argument("--timeline", metavar="OUT.png|svg|pdf", default=None,
+                   help="draw the overlap timeline (one lane per DMA engine, DRAM channel, compute unit)")
+    g.add_argument("--window", metavar="START:END", default=None,
+                   help="timeline zoom: only cycles [START, END) (either side may be empty)")
+    g.add_argument("--roofline", metavar="OUT.png|svg|pdf", default=None,
+                   help="draw the roofline with the measured point")
+    g.add_argument("--trace", metavar="OUT.json", default=None,
+                   help="write Chrome trace-event JSON (open it in https://ui.perfetto.dev)")
+    g.add_argument("--compare", nargs=2, metavar=("A", "B"), default=None,
+                   help=f"run two pipelines and print the reports side by side with B/A ratios; "
+                        f"each is {', '.join(PRESETS)} or a string of pass flags")
+
+
+def parse_window(text: str | None, end: int) -> tuple[int, int] | None:
+    """`START:END` in cycles; an empty side means the trace's start or end."""
+    if text is None:
+        return None
+    lo_s, sep, hi_s = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        lo = int(lo_s) if lo_s.strip() else 0
+        hi = int(hi_s) if hi_s.strip() else end
+    except ValueError:
+        raise InputError(f"--window {text!r}: expected START:END in cycles, e.g. 0:20000") from None
+    if lo < 0 or hi <= lo:
+        raise InputError(f"--window {text!r}: expected 0 <= START < END, found START {lo}, END {hi}")
+    return lo, hi
+
+
+def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "") -> Any:
+    """After one event run: print the table (unless --json), add the rows to the --json
+    figures, and write --timeline/--roofline/--trace. Returns the Report."""
+    from accelsim.report import Report
+
+    report = Report.from_result(result)
+    d = report.to_dict()
+    figures["units"] = d["units"]
+    figures["buffers"] = d["buffers"]
+    written = write_outputs(args, result, report, suffix)
+    if written:
+        figures["files"] = written
+    if not getattr(args, "json", False):
+        print(report.format_table())
+        if "analytic_cycles" in figures:
+            print(f"  analytic estimate {figures['analytic_cycles']:,} cycles "
+                  f"({figures['analytic_error']:+.2%} from this run)")
+        for path in written:
+            print(f"  wrote {path}")
+    return report
+
+
+def write_outputs(args: argparse.Namespace, result: Any, report: Any, suffix: str = "") -> list[str]:
+    written: list[str] = []
+    window = parse_window(getattr(args, "window", None), result.trace.end or 1)
+    if getattr(args, "timeline", None):
+        from plots.timeline import plot_timeline
+
+        path = _suffixed(args.timeline, suffix)
+        plot_timeline(result.trace, path, config=result.config, window=window,
+                      title=f"@{result.func} on '{result.config.name}'{' - ' + suffix if suffix else ''}: "
+                            f"{result.cycles:,} cycles")
+        written.append(path)
+    if getattr(args, "roofline", None):
+        from plots.roofline import plot_roofline
+
+        path = _suffixed(args.roofline, suffix)
+        plot_roofline(report, path, config=result.config)
+        written.append(path)
+    if getattr(args, "trace", None):
+        from accelsim.chrome_trace import write_result_trace
+
+        path = _suffixed(args.trace, suffix)
+        try:
+            write_result_trace(path, result)
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        written.append(path)
+    return written
+
+
+def _suffixed(path: str, suffix: str) -> str:
+    if not suffix:
+        return path
+    stem, ext = os.path.splitext(path)
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in suffix)[:40]
+    return f"{stem}-{safe}{ext}"
+
+
+def side_flags(spec: str, config: Any) -> list[str]:
+    """The pass flags one `--compare` side means."""
+    from accelsim.cli.sim_target import accelerator_pipeline
+
+    if spec == "as-is":
+        return []
+    if spec in ("default", "no-pipeline"):
+        flags, notes = accelerator_pipeline(config)
+        for n in notes:
+            print(n, file=sys.stderr)
+        if spec == "no-pipeline":
+            flags = [f for f in flags if not f.startswith("--affine-pipeline-data-transfer")]
+        return flags
+    try:
+        tokens = shlex.split(spec)
+    except ValueError as exc:
+        raise InputError(f"--compare side {spec!r}: {exc}") from None
+    flags = [t if t.startswith("--") else "--" + t for t in tokens]
+    from compiler.transforms.registry import is_pass_flag
+
+    bad = [f for f in flags if not is_pass_flag(f)]
+    if bad:
+        raise InputError(f"--compare side {spec!r}: expected {', '.join(PRESETS)} or pass flags; "
+                         f"not a pass: {' '.join(bad)}")
+    return flags
+
+
+def run_compare(req: Any) -> Any:
+    """`--compare A B`: compile the input twice, simulate both on the same config and inputs,
+    print both reports side by side with B/A ratios (and both in --json)."""
+    import time
+
+    from accelsim.cli.run_cmd import RunOutcome
+    from accelsim.config import load_config
+    from accelsim.report import compare, metrics
+    from accelsim.simulate import simulate
+    from compiler.transforms.registry import PassManager
+
+    args = req.args
+    if getattr(args, "pass_flags", None) or getattr(args, "as_is", False):
+        raise InputError("--compare takes the pipelines as its two sides (as-is, default, "
+                         "no-pipeline or pass flags); drop --as-is and the pass flags")
+    if getattr(args, "fidelity", "event") != "event":
+        raise InputError("--compare needs --fidelity event (the reports come from the trace)")
+    config = load_config(args.config)
+    functional = not args.timing_only
+    names = tuple(args.compare)
+    sides: dict[str, Any] = {}
+    results = []
+    compile_seconds = wall = 0.0
+    for name in names:
+        module = _fresh_module(req.program)
+        t0 = time.perf_counter()
+        flags = side_flags(name, config)
+        if flags:
+            pm = PassManager.from_flags(flags)
+            pm.run(module)
+            for r in pm.remarks:
+                print(r, file=sys.stderr)
+        t1 = time.perf_counter()
+        res = simulate(module, config, inputs=req.inputs if functional else None,
+                       func=req.program.func_name, functional=functional)
+        wall += time.perf_counter() - t1
+        compile_seconds += t1 - t0
+        figs = metrics(res)
+        figs["pipeline"] = flags
+        results.append(res)
+        sides[name] = figs
+    reports = []
+    for name, res in zip(names, results, strict=True):
+        from accelsim.report import Report
+
+        rep = Report.from_result(res)
+        reports.append(rep)
+        sides[name]["files"] = write_outputs(args, res, rep, suffix=name if len(set(names)) == 2 else
+                                             f"{names.index(name)}")
+    table = compare(reports[0], reports[1], (names[0], names[1]))
+    if not args.json:
+        print(table)
+        for figs in sides.values():
+            for path in figs["files"]:
+                print(f"  wrote {path}")
+    a, b = sides[names[0]], sides[names[1]]
+    extra = {"compare": {"A": names[0], "B": names[1], names[0]: a, names[1]: b,
+                         "ratios": {k: (b[k] / a[k] if a[k] else None) for k in a
+                                    if isinstance(a[k], int | float) and not isinstance(a[k], bool)
+                                    and isinstance(b.get(k), int | float)}}}
+    last = results[1]
+    arrays = dict(last.outputs) if last.outputs is not None else {}
+    if args.check and not arrays:
+        raise InputError("--check needs output data: drop --timing-only")
+    return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
+
+
+def _fresh_module(program: Any) -> Any:
+    """A new copy of the input module for one side (passes mutate it)."""
+    if program.workload is not None:
+        return program.workload.module()
+    if program.source != "-" and os.path.exists(program.source):
+        from compiler.text import parse_file
+
+        return parse_file(program.source)
+    from compiler.text import parse_module, print_module
+
+    return parse_module(print_module(program.module), filename="<stdin>")
+
+
+__all__ = ["PRESETS", "add_arguments", "emit", "parse_window", "run_compare", "side_flags",
+           "write_outputs"]
