@@ -131,12 +131,51 @@ def _rectangular(sub: list[AffineForOp]) -> bool:
     return all(id(v) not in ivs for lp in sub for v in (*lp.lower_operands, *lp.upper_operands))
 
 
+def _pinned(m: AffineMap, operands: list[Value], ivs: set[int], outer_iv: Value) -> set[int]:
+    """Band IVs whose value this index determines: a result `±iv + (terms fixed while the
+    band runs)`; `outer_iv` is the IV of the band's outermost loop."""
+    pinned: set[int] = set()
+    for r in m.results:
+        lin = r.linear_coeffs(m.num_dims, m.num_symbols)
+        if lin is None:
+            continue
+        coeffs = [*lin[0], *lin[1]]
+        band_terms = [(id(v), c) for v, c in zip(operands, coeffs) if c and id(v) in ivs]
+        varying = [v for v, c in zip(operands, coeffs) if c and id(v) not in ivs
+                   and not _independent(v, outer_iv)]
+        if len(band_terms) == 1 and abs(band_terms[0][1]) == 1 and not varying:
+            pinned.add(band_terms[0][0])
+    return pinned
+
+
+def _sink_is_obviously_legal(sub: list[AffineForOp]) -> bool:
+    """Cheap sufficient test: every pair of accesses to one memref, one of them a store, uses
+    the same index map and operands and that index pins the sunk loop's IV, so every
+    dependence has distance 0 in that loop."""
+    ivs = {id(lp.iv) for lp in sub}
+    cand = id(sub[0].iv)
+    accesses = [op for op in sub[-1].body.ops if isinstance(op, AffineLoadOp | AffineStoreOp)]
+    for a in accesses:
+        if not isinstance(a, AffineStoreOp):
+            continue
+        for b in accesses:
+            if b.memref is not a.memref:
+                continue
+            if b.map != a.map or list(b.indices) != list(a.indices):
+                return False
+            if cand not in _pinned(a.map, list(a.indices), ivs, sub[0].iv):
+                return False
+    return True
+
+
 def _can_sink(sub: list[AffineForOp]) -> bool:
     """Moving sub[0] below the other loops of `sub` keeps every dependence's direction.
 
     Per dependence not carried outside `sub` (distances in sub order `(d0, rest...)`): if d0 is
     always 0, the new vector `(rest..., 0)` is as lexicographically positive as `(0, rest...)`
     was; if every component is >= 0, any order of them is. Otherwise refuse."""
+    if _sink_is_obviously_legal(sub):
+        return True
     try:
         from compiler.analysis import all_dependences, loop_depth
 

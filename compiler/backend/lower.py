@@ -158,7 +158,8 @@ def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
     for sym, (f, llf) in funcs.items():
         if f.is_declaration:
             continue
-        plan = plan_interchanges(f) if options.interchange else {}
+        # Interchange reasons about distinct memrefs as distinct memory: only when they are.
+        plan = plan_interchanges(f) if options.interchange and options.noalias else {}
         _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set()), plan).run()
     for sym, (f, _) in funcs.items():
         if f.is_declaration:

@@ -51,7 +51,7 @@ class CompiledModule:
         self._ir: dict[bool, ir.Module] = {options.noalias: lower_module(module, options, f"m{key[:12]}")}
         needs_safe = options.noalias and any(len(s.memref_args) > 1 for s in self.signatures.values())
         if needs_safe:
-            safe = dataclasses.replace(options, noalias=False)
+            safe = dataclasses.replace(options, noalias=False)  # (and so no interchange)
             self._ir[False] = lower_module(module, safe, f"m{key[:12]}_alias")
         self._engines: dict[bool, Engine] = {}
         self._natives: dict[tuple[str, bool], _Native] = {}

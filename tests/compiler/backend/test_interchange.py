@@ -59,3 +59,20 @@ def test_illegal_interchange_is_refused_and_results_follow_the_original_order():
             want[j, i] = want[j + 1, i - 1] + np.float32(1)
     compile_module(m).call(None, [a])
     np.testing.assert_array_equal(a, want)
+
+
+def test_no_interchange_when_arguments_overlap():
+    """gemm with A and C the same buffer: the loop order is observable, so the alias-safe
+    variant must run the original i, j, k order."""
+    n = 8
+    w = workloads.get(f"gemm:M={n},N={n},K={n},dtype=f64")
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, (n, n))
+    bm = rng.uniform(-1, 1, (n, n))
+    want = x.copy()
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                want[i, j] = want[i, j] + want[i, k] * bm[k, j]
+    compile_module(w.module()).call("gemm", {"A": x, "B": bm, "C": x})
+    np.testing.assert_array_equal(x, want)
