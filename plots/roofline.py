@@ -1,7 +1,8 @@
 """Roofline: operational intensity (ops per DRAM byte) against ops per cycle, log-log.
 
 Ceilings from the config: the DRAM bandwidth slope (channels x bytes/cycle), the matrix array
-(2 x rows x cols ops/cycle, a MAC counting as two ops) and the vector lanes (lanes ops/cycle);
+(2 x rows x cols ops/cycle, a MAC counting as two ops) and the vector lanes (2 x lanes: the
+cost model issues a MAC as one fused lane-op);
 the program's own compute ceiling (its ops over its ideal kernel cycles) dashed; the measured
 point (ops / cycles) and its roofline bound, from a `Report`.
 
@@ -46,7 +47,7 @@ def plot_roofline(report: Report | Sequence[tuple[str, Report]], out: str | Path
         cc = config.compute
         if cc.kind == "matrix":
             ceilings[f"matrix {cc.rows}x{cc.cols}"] = float(2 * cc.rows * cc.cols)
-        ceilings[f"vector {cc.lanes} lanes"] = float(cc.lanes)
+        ceilings[f"vector {cc.lanes} lanes (FMA)"] = float(2 * cc.lanes)  # a MAC is one lane-op
     if roof.compute_cycles:
         ceilings["this program's compute roof"] = roof.peak_ops_per_cycle
 
