@@ -7,8 +7,8 @@ the very same IR function (bench/loopnest_emit.py), so every peer runs the same 
 same order. Fast-math is off everywhere (numba's default, gcc without -ffast-math, our
 default). Time = CPU time of the calling thread (robust on a shared box; wall time shown
 too), best and median of N runs on the same arrays, the peers interleaved run by run in
-rotating order; compile time = first compile, wall (our cache cleared). Also checks that all three produce the same outputs
-from the same inputs.
+rotating order; compile time = first compile, wall (our cache cleared). Also checks that all
+three produce the same outputs from the same inputs.
 """
 
 from __future__ import annotations
