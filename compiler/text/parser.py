@@ -187,7 +187,7 @@ class _Parser:
             t = self.tok
             if t[0] == "hash":
                 self.parse_alias_definition()
-            elif self.at("module"):
+            elif self.at("module") or self.at("builtin.module"):
                 if module is not None or implicit is not None:
                     raise self.error("only one top-level module is supported")
                 module = self.parse_module_op()
@@ -206,7 +206,7 @@ class _Parser:
         return result
 
     def parse_module_op(self) -> ModuleOp:
-        t = self.expect("module")
+        t = self.advance()  # `module` or `builtin.module`
         module = ModuleOp(loc=self.location(t))
         if self.kind() == "at":
             self.advance()  # module @name: the name carries no meaning for us
