@@ -556,12 +556,17 @@ class _FunctionLowering:
         dyn = iter(self.scalar(v) for v in op.operands)
         sizes = tuple(_i64(d) if d is not None else next(dyn) for d in t.shape)
         b = self.b
-        nbytes: ir.Value = _i64(t.element.byte_width)
-        for s in sizes:
-            nbytes = b.mul(nbytes, s)
         # aligned_alloc wants a multiple of the alignment; never ask for 0 bytes.
-        rounded = b.mul(b.udiv(b.add(nbytes, _i64(ALIGN - 1)), _i64(ALIGN)), _i64(ALIGN))
-        rounded = b.select(b.icmp_unsigned("==", rounded, _i64(0)), _i64(ALIGN), rounded)
+        rounded: ir.Value
+        if t.has_static_shape:
+            nb = t.size_bytes
+            rounded = _i64(max(ALIGN, -(-nb // ALIGN) * ALIGN))
+        else:
+            nbytes: ir.Value = _i64(t.element.byte_width)
+            for s in sizes:
+                nbytes = b.mul(nbytes, s)
+            rounded = b.mul(b.udiv(b.add(nbytes, _i64(ALIGN - 1)), _i64(ALIGN)), _i64(ALIGN))
+            rounded = b.select(b.icmp_unsigned("==", rounded, _i64(0)), _i64(ALIGN), rounded)
         fn = self._libc("aligned_alloc", PTR, [I64, I64])
         ptr = b.call(fn, [_i64(ALIGN), rounded], name=op.result.name_hint or "")
         memset = self.llmod.declare_intrinsic("llvm.memset", [PTR, I64])

@@ -59,3 +59,15 @@ def test_unknown_callee_and_declarations_are_lowering_errors():
         b.insert(CallOp("ext", [x]))
     with pytest.raises(LoweringError, match="@ext"):
         lower_module(b.module)
+
+
+def test_alloc_in_any_space_is_64_byte_aligned_heap_memory_freed_by_dealloc():
+    b = Builder()
+    with b.func("k", x=memref((10,), F32)) as (x,):
+        buf = b.alloc(memref((10,), F32, 3))
+        for i in b.range(10):
+            buf[i] = x[i]
+        b.dealloc(buf)
+    text = str(lower_module(b.module))
+    assert 'call ptr @"aligned_alloc"(i64 64, i64 64)' in text  # 40 bytes rounded up to 64
+    assert 'call void @"free"' in text
