@@ -3,6 +3,7 @@ well-nested tracks), loads back, and the report's busy cycles are recomputed fro
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -65,7 +66,7 @@ def check_format(data: dict) -> None:
             by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
     for spans in by_track.values():
         spans.sort()
-        for (_, end), (start, _) in zip(spans, spans[1:]):
+        for (_, end), (start, _) in itertools.pairwise(spans):
             assert start >= end - 1e-9
 
 
