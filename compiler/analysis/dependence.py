@@ -193,12 +193,43 @@ def order_deltas(deltas: isl.Set, depth: int) -> isl.Set:
 
 
 def components_of(deltas: isl.Set) -> tuple[tuple[int | None, int | None], ...]:
+    """(min, max) of each delta over the set (and over all symbol values)."""
     out = []
+    ls = isl.LocalSpace.from_space(deltas.get_space())
     for k in range(deltas.dim(isl.dim_type.set)):
-        lo = val_to_int(deltas.dim_min(k).min_val())
-        hi = val_to_int(deltas.dim_max(k).max_val())
-        out.append((lo, hi))
+        obj = isl.Aff.var_on_domain(ls, isl.dim_type.set, k)
+        out.append((val_to_int(deltas.min_val(obj)), val_to_int(deltas.max_val(obj))))
     return tuple(out)
+
+
+def deltas_by_depth(deltas: isl.Set, depths: Sequence[int]) -> dict[int, isl.Set]:
+    """`order_deltas(deltas, d)` for each wanted depth, built incrementally, empty ones left out.
+
+    Fixing the outer deltas to 0 one loop at a time shares the work between depths, and once
+    no pair is equal on the outer loops no deeper depth can have a dependence.
+    """
+    n = deltas.dim(isl.dim_type.set)
+    ls = isl.LocalSpace.from_space(deltas.get_space())
+    wanted = set(depths)
+    out: dict[int, isl.Set] = {}
+    equal = deltas  # pairs equal on loops < depth
+    for depth in range(1, n + 2):
+        if depth > max(wanted, default=0):
+            break
+        if depth == n + 1:
+            if depth in wanted and not equal.is_empty():
+                out[depth] = equal
+            break
+        if depth in wanted:
+            c = isl.Constraint.inequality_alloc(ls).set_coefficient_val(isl.dim_type.set, depth - 1, 1)
+            carried = equal.add_constraint(c.set_constant_val(-1))
+            if not carried.is_empty():
+                out[depth] = carried
+        eq = isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.set, depth - 1, 1)
+        equal = equal.add_constraint(eq)
+        if equal.is_empty():
+            break
+    return out
 
 
 def access_dependence(src: Access, dst: Access, depth: int,
@@ -262,20 +293,18 @@ def all_dependences(roots: Iterable[Operation] | Operation, include_input: bool 
                 continue
             loops = tuple(common_loops(sa.op, da.op))
             n = len(loops)
-            base = deltas = None
-            for depth in range(min_depth, n + 2):
-                if depth == n + 1 and not precedes(sa.op, da.op):
-                    continue
-                if base is None:
-                    base = pair_relation(sa, da, cache)
-                    if base.is_empty():
-                        break
-                    deltas = common_deltas(base, n)
-                ordered = order_deltas(deltas, depth)  # type: ignore[arg-type]
-                if ordered.is_empty():
-                    continue
+            depths = [d for d in range(min_depth, n + 2)
+                      if d <= n or precedes(sa.op, da.op)]
+            if not depths:
+                continue
+            base = pair_relation(sa, da, cache)
+            if base.is_empty():
+                continue
+            by_depth = deltas_by_depth(common_deltas(base, n), depths)
+            for depth in sorted(by_depth):
                 out.append(Dependence(sa.op, da.op, sa.memref, kind_of(sa.is_write, da.is_write),
-                                      depth, loops, components_of(ordered), base, sa.side, da.side))
+                                      depth, loops, components_of(by_depth[depth]), base,
+                                      sa.side, da.side))
     return out
 
 

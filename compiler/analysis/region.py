@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -210,7 +210,7 @@ def _make_region(memref: Value, read: bool, written: bool, exact: isl.Set, writt
         # [params] -> { M[a] : lower(params) <= a <= lower(params) + extent - 1 }
         box = box.lower_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, lo_list))
         box = box.upper_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, hi_list))
-    box = box.intersect_params(exact.params()).coalesce()
+    box = box.intersect_params(exact.params())
     clipped: list[bool] = []
     shape = isl.Set.universe(space)
     for d, size in enumerate(mt.shape):
@@ -218,10 +218,23 @@ def _make_region(memref: Value, read: bool, written: bool, exact: isl.Set, writt
         if size is not None:
             along = along.upper_bound_val(isl.dim_type.set, d, _val(int(size) - 1))
         shape = shape.intersect(along)
-        clipped.append(not box.subtract(along).is_empty())
+        clipped.append(_leaves(lo_list.get_at(d), hi_list.get_at(d), size, box, along))
     return MemRefRegion(memref, read, written, exact, written_set, params, tuple(lowers),
-                        tuple(extents), tuple(sym_extents), box, box.intersect(shape).coalesce(),
+                        tuple(extents), tuple(sym_extents), box, box.intersect(shape),
                         tuple(clipped), exact_ranges)
+
+
+def _leaves(lo: isl.PwAff, hi: isl.PwAff, size: int | None, box: isl.Set, along: isl.Set) -> bool:
+    """Whether the box's [lo, hi] can leave [0, size) for some parameter value."""
+    try:
+        low, high = lo.min_val(), hi.max_val()
+    except isl.Error:  # quasi-affine bounds: ask the sets instead
+        return not box.subtract(along).is_empty()
+    if low.is_neginfty() or (low.is_int() and low.is_neg()):
+        return True
+    if size is None:
+        return False
+    return high.is_infty() or (high.is_int() and val_to_int(high) >= size)  # type: ignore[operator]
 
 
 def _canonical_params(exact: isl.Set, written: isl.Set, names: dict[str, Value]
@@ -242,19 +255,11 @@ def _is_loop_iv(v: Value) -> bool:
     return isinstance(v, BlockArgument) and isinstance(v.block.parent_op, AffineForOp)
 
 
-def _candidates(proj: isl.Set, lo: isl.PwAff) -> list[isl.Aff]:
-    """Lower-bound candidates: pieces of the minimum, and unit lower-bound constraints."""
+def _constraint_candidates(proj: isl.Set) -> list[isl.Aff]:
+    """Unit lower-bound constraints of the set's pieces, then of its convex hull without
+    existentials (valid for every piece): the cheap lower-bound candidates."""
     cands: list[isl.Aff] = []
     seen: set[str] = set()
-
-    def add(a: isl.Aff) -> None:
-        key = str(a)
-        if key not in seen:
-            seen.add(key)
-            cands.append(a)
-
-    # Constraints of the set's pieces, then of its convex hull without existentials (valid
-    # for every piece), then the pieces of the exact minimum.
     bsets = list(proj.get_basic_sets())
     with contextlib.suppress(isl.Error):
         bsets.append(proj.remove_divs().convex_hull())
@@ -266,10 +271,10 @@ def _candidates(proj: isl.Set, lo: isl.PwAff) -> list[isl.Aff]:
                     aff = c.get_bound(isl.dim_type.set, 0)
                 except isl.Error:  # the constraint involves an existential without a formula
                     continue
-                if aff.dim(isl.dim_type.div) == 0:
-                    add(aff)
-    for dom, aff in lo.get_pieces():
-        add(aff.gist(dom))
+                key = str(aff)
+                if aff.dim(isl.dim_type.div) == 0 and key not in seen:
+                    seen.add(key)
+                    cands.append(aff)
     return cands
 
 
@@ -282,33 +287,54 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
     if proj.is_empty():
         zero = isl.PwAff.val_on_domain(isl.Set.universe(proj.params().get_space()), _val(0))
         return zero, zero.add(_param_const(zero, -1)), IndexExpr.of(0), 0, None
-    lo = proj.dim_min(0)
-    hi = proj.dim_max(0)
-    dom = lo.domain()
+    dom = proj.params()
+    cache: dict[str, isl.PwAff] = {}
+
+    def lo() -> isl.PwAff:
+        if "lo" not in cache:
+            cache["lo"] = proj.dim_min(0)
+        return cache["lo"]
+
+    def hi() -> isl.PwAff:
+        if "hi" not in cache:
+            cache["hi"] = proj.dim_max(0)
+        return cache["hi"]
+
     best: tuple[tuple[int, int], isl.PwAff, isl.Aff, int | None] | None = None
-    for aff in _candidates(proj, lo):
+
+    def consider(aff: isl.Aff) -> None:
+        nonlocal best
         # The candidate as a parameter-only function (the basic-set bound lives on [x] -> []).
         cand = _param_aff(aff, dom)
         if cand is None:
-            continue
+            return
         try:
             slack, span = _slack_and_span(proj, cand, lo, hi)
         except isl.Error:  # isl's ILP wants integer affine objectives
-            continue
+            return
         if slack.is_neginfty() or slack.is_nan() or (slack.is_int() and slack.is_neg()):
-            continue  # not a lower bound for every parameter value
+            return  # not a lower bound for every parameter value
         ext = val_to_int(span)
         ext = None if ext is None else ext + 1
-        rank_key = (0 if ext is not None else 1, ext if ext is not None else 0)
-        rank_key = (rank_key[0], rank_key[1] * 2 + (1 if cand.dim(isl.dim_type.div) else 0))
-        if best is None or rank_key < best[0]:
-            best = (rank_key, cand, aff, ext)
+        key = (0 if ext is not None else 1,
+               (ext or 0) * 2 + (1 if cand.dim(isl.dim_type.div) else 0))
+        if best is None or key < best[0]:
+            best = (key, cand, aff, ext)
+
+    for aff in _constraint_candidates(proj):
+        consider(aff)
+    # The pieces of the exact (parametric) minimum: needed when the set's constraints bound
+    # the dim only through existentials (DMA ranges, mod/floordiv), skipped when a unit
+    # constraint already gives the tightest box (its extent equals the widest single span).
+    if best is None or best[3] is None or _needs_pieces(proj):
+        for piece_dom, aff in lo().get_pieces():
+            consider(aff.gist(piece_dom))
     if best is None:
         # Last resort: the smallest coordinate over all parameter values, if bounded.
-        low = val_to_int(lo.min_val())
+        low = val_to_int(lo().min_val())
         if low is not None:
             cand = isl.PwAff.val_on_domain(dom, _val(low))
-            span = val_to_int(hi.max_val())
+            span = val_to_int(hi().max_val())
             ext = None if span is None else span - low + 1
             best = ((0, 0), cand, None, ext)  # type: ignore[assignment]
     if best is None:
@@ -319,19 +345,33 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
     lo_ie = aff_to_index_expr(single, names)
     sym: IndexExpr | None = None
     if ext is None:
-        diff = pw_single_aff(hi.sub(cand).coalesce())
+        diff = pw_single_aff(hi().sub(cand).coalesce())
         if diff is not None and diff.dim(isl.dim_type.div) == 0:
             sym = aff_to_index_expr(diff, names) + 1
-    upper = hi if ext is None else cand.add(_param_const(cand, ext - 1))
+    upper = hi() if ext is None else cand.add(_param_const(cand, ext - 1))
     return cand, upper, lo_ie, ext, sym
 
 
-def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: isl.PwAff, hi: isl.PwAff
-                    ) -> tuple[isl.Val, isl.Val]:
+def _needs_pieces(proj: isl.Set) -> bool:
+    """Whether some constraint bounds the dim with a non-unit coefficient or through an
+    existential: then the unit constraints may miss the tightest lower bound."""
+    for bset in proj.get_basic_sets():
+        n_div = bset.dim(isl.dim_type.div)
+        for c in bset.get_constraints():
+            coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
+            if coef == 0:
+                continue
+            if abs(coef) != 1 or (n_div and c.involves_dims(isl.dim_type.div, 0, n_div)):
+                return True
+    return False
+
+
+def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: Callable[[], isl.PwAff],
+                    hi: Callable[[], isl.PwAff]) -> tuple[isl.Val, isl.Val]:
     """min and max over the region of `a - cand(params)`: >= 0 means a valid lower bound."""
     aff = pw_single_aff(cand)
     if aff is None or aff.dim(isl.dim_type.div) != 0:
-        return lo.sub(cand).min_val(), hi.sub(cand).max_val()
+        return lo().sub(cand).min_val(), hi().sub(cand).max_val()
     n_par = proj.dim(isl.dim_type.param)
     # [params] -> { [a] }  ->  { [params..., a] }
     full = proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
