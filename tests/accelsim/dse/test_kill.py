@@ -42,7 +42,8 @@ def kill_and_resume(tmp_path, spec_text, env, evaluator=None, kill_after=4, time
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
     first = stored(db)
-    assert kill_after <= len(first) < len(keys), "the sweep must be killed mid-way"
+    assert kill_after <= len(first) < len(keys), (
+        f"the sweep must be killed mid-way: {len(first)} of {len(keys)} stored at the kill")
 
     done = subprocess.run(run_cmd(spec, db, evaluator), env=env, capture_output=True, text=True,
                           timeout=timeout_s)
@@ -60,11 +61,11 @@ name = "kill-me-real"
 workloads = ["gemm:M=32,N=32,K=32", "gemm:M=16,N=48,K=32"]
 fidelity = "event"
 [hardware]
-sram.capacity_kib = [8, 16, 64]
+sram.capacity_kib = [4, 8, 12]
 dma.engines = [1, 2, 4]
 [compiler]
-tile_sizes = ["none"]
-stages = [1, 2]
+tile_sizes = [[16, 16, 16], [8, 16, 32]]
+stages = [2]
 """
 
 

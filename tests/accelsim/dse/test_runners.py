@@ -92,3 +92,18 @@ def test_store_object_can_be_shared_across_runs(tmp_path):
         run_sweep(sweep(), store, evaluate=toy_eval.closed_form, workers=0, progress=False)
         assert store.count() == 18
         assert store.conn.execute("SELECT COUNT(*) FROM sweeps").fetchone()[0] == 1
+
+
+def test_real_evaluator_failing_point_stores_its_error(tmp_path):
+    """Each value alone is a valid config, but DRAM and SRAM in one memory space is not: that
+    point fails inside the worker with the config's message, and the other three run."""
+    s = Sweep(workloads=["gemm:M=16,N=16,K=16"], fidelity="event",
+              hardware={"spaces.sram": [1, 3], "spaces.dram": [0, 3]}, compiler={"tile_sizes": "none"})
+    summary = run_sweep(s, tmp_path / "real.sqlite", workers=2, progress=False)
+    assert (summary.ran, summary.failed) == (4, 1)
+    df = load(tmp_path / "real.sqlite")
+    bad = df[df["status"] == "error"]
+    assert bad[["spaces.sram", "spaces.dram"]].values.tolist() == [[3, 3]]
+    assert bad["error"].iloc[0].startswith("ConfigError:") and "distinct" in bad["error"].iloc[0]
+    good = df[df["status"] == "ok"]
+    assert (good["cycles"] > 0).all() and good["error"].isna().all()
