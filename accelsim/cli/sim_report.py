@@ -7,8 +7,9 @@ the Perfetto trace, and `--compare A B`.
 
 A `--compare` side is `as-is` (the input as given), `default` (the accelerator pipeline for
 the config), `no-pipeline` (that pipeline without `affine-pipeline-data-transfer`), or a string
-of pass flags such as "affine-data-copy-generate=generate-dma affine-pipeline-data-transfer"
-(the leading `--` of each flag may be left out, so that the shell and argparse leave it alone).
+of pass flags such as "affine-loop-tile=tile-size=32 affine-data-copy-generate=generate-dma
+fast-mem-capacity=64 affine-pipeline-data-transfer" (the leading `--` may be left out, so that
+argparse leaves the string alone; a word that is not a pass is an option of the pass before it).
 """
 
 from __future__ import annotations
@@ -132,13 +133,19 @@ def side_flags(spec: str, config: Any) -> list[str]:
         tokens = shlex.split(spec)
     except ValueError as exc:
         raise InputError(f"--compare side {spec!r}: {exc}") from None
-    flags = [t if t.startswith("--") else "--" + t for t in tokens]
     from compiler.transforms.registry import is_pass_flag
 
-    bad = [f for f in flags if not is_pass_flag(f)]
-    if bad:
-        raise InputError(f"--compare side {spec!r}: expected {', '.join(PRESETS)} or pass flags; "
-                         f"not a pass: {' '.join(bad)}")
+    flags: list[str] = []
+    for t in tokens:
+        flag = t if t.startswith("--") else "--" + t
+        if is_pass_flag(flag):
+            flags.append(flag)
+        elif flags and not t.startswith("--"):
+            # an option of the pass before it: "pass=opt1 opt2" reads as --pass="opt1 opt2"
+            flags[-1] += (" " if "=" in flags[-1] else "=") + t
+        else:
+            raise InputError(f"--compare side {spec!r}: expected {', '.join(PRESETS)} or pass "
+                             f"flags; not a pass: {flag}")
     return flags
 
 

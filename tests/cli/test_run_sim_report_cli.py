@@ -1,0 +1,68 @@
+"""`accelsim run ... --target sim`: the report table by default, the rows in --json, figures and
+the Perfetto trace written, `--compare A B` side by side, and clean errors."""
+
+from __future__ import annotations
+
+import json
+
+from accelsim.chrome_trace import busy_cycles_from_chrome
+from accelsim.cli import main
+
+SPEC = "gemm:M=32,N=24,K=16"
+SIDE = ("affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
+        "fast-mem-capacity=2")
+
+
+def _run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_default_output_is_the_report_table_and_files_are_written(capsys, tmp_path):
+    tl, roof, trace = tmp_path / "t.png", tmp_path / "r.svg", tmp_path / "t.json"
+    status, out, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only",
+                            "--timeline", str(tl), "--roofline", str(roof), "--trace", str(trace),
+                            "--window", "0:")
+    assert status == 0, err
+    for fragment in ("roofline", "SRAM peak", "hidden", "exposed", "dma_start at", "compute0",
+                     "dram.ch1", f"wrote {tl}", f"wrote {trace}"):
+        assert fragment in out
+    assert tl.read_bytes()[:4] == b"\x89PNG" and roof.read_text().lstrip().startswith("<?xml")
+    data = json.loads(trace.read_text())
+    assert any(e["ph"] == "X" for e in data["traceEvents"])
+
+
+def test_json_has_the_figures_and_the_rows_consistent_with_the_trace(capsys, tmp_path):
+    trace = tmp_path / "t.json"
+    status, out, err = _run(capsys, "run", SPEC, "--target", "sim", "--json", "--trace", str(trace))
+    assert status == 0, err
+    d = json.loads(out)
+    for k in ("cycles", "dram_bytes_read", "overlap_fraction", "roofline_ratio", "energy_pj",
+              "energy_static_pj", "units", "buffers"):
+        assert k in d
+    busy = busy_cycles_from_chrome(json.loads(trace.read_text()), d["clock_ghz"])
+    assert busy == {u["unit"]: u["busy_cycles"] for u in d["units"]}
+
+
+def test_compare_prints_both_with_ratios(capsys):
+    status, out, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only",
+                            "--compare", SIDE, SIDE + " affine-pipeline-data-transfer")
+    assert status == 0, err
+    cycles = next(line for line in out.splitlines() if line.strip().startswith("cycles"))
+    a, b, ratio = cycles.split()[1:4]
+    a, b = int(a.replace(",", "")), int(b.replace(",", ""))
+    assert ratio == f"{b / a:.3f}x"
+    status, out, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only", "--json",
+                            "--compare", "as-is", SIDE)
+    assert status == 0, err
+    c = json.loads(out)["compare"]
+    assert c["ratios"]["cycles"] == c[SIDE]["cycles"] / c["as-is"]["cycles"]
+
+
+def test_bad_window_and_bad_compare_side_are_clean_errors(capsys, tmp_path):
+    status, _, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only", "--timeline",
+                          str(tmp_path / "t.png"), "--window", "50:10")
+    assert status == 1 and "--window '50:10'" in err and "START < END" in err
+    status, _, err = _run(capsys, "run", SPEC, "--target", "sim", "--compare", "as-is", "fastest")
+    assert status == 1 and "not a pass: --fastest" in err
