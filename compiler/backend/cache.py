@@ -36,7 +36,7 @@ class CompileCache:
             if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return found
+                return found.for_module(module)
             self.misses += 1
         compiled = CompiledModule(module, key[0], options)
         with self._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import dataclasses
 import time
@@ -58,6 +59,16 @@ class CompiledModule:
         self._plans: dict[str, object] = {}
         self._engine(options.noalias)
         self.compile_seconds = time.perf_counter() - t0
+
+    def for_module(self, module: ModuleOp) -> CompiledModule:
+        """This native code as seen through `module`'s argument names (a structurally equal
+        module may name its arguments differently: the hash ignores names)."""
+        sigs = signatures(module)
+        if sigs == self.signatures:
+            return self
+        twin = copy.copy(self)  # shares engines and native entry points
+        twin.signatures = sigs
+        return twin
 
     # ---- compilation ----------------------------------------------------------------------
     def _engine(self, noalias: bool) -> Engine:
