@@ -10,7 +10,8 @@ from llvmlite import ir
 
 from compiler.backend.errors import JitError
 
-_LOCK = threading.Lock()
+# LLVM's global context is not thread-safe: parse, optimize and JIT one module at a time.
+_LOCK = threading.RLock()
 
 
 @functools.cache
@@ -83,6 +84,7 @@ class Engine:
 
 def jit(module: ir.Module, speed_level: int = 3) -> Engine:
     """Verify, optimize and compile."""
-    ref = parse_and_verify(module)
-    optimize(ref, speed_level)
-    return Engine(ref)
+    with _LOCK:
+        ref = parse_and_verify(module)
+        optimize(ref, speed_level)
+        return Engine(ref)
