@@ -84,7 +84,7 @@ def gemm_1024(quick: bool) -> None:
     cpu, wall, rf = cpu_best(lambda: simulate(mod, cfg, inputs=inputs), repeat=1)
     print(f"functional  : {wall:7.2f} s wall ({cpu:6.2f} s CPU)")
     run_host(mod, inputs, func="gemm")  # compile once
-    hcpu, hwall, host = cpu_best(lambda: run_host(mod, inputs, func="gemm"), repeat=1)
+    _, hwall, host = cpu_best(lambda: run_host(mod, inputs, func="gemm"), repeat=1)
     print(f"peer: host backend, same program: {hwall:7.2f} s wall; functional sim / host = "
           f"{wall / hwall:6.1f}x")
     same = all(np.array_equal(rf.outputs[k], host[k]) for k in host)  # type: ignore[attr-defined]
