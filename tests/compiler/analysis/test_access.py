@@ -85,7 +85,7 @@ def test_depth_ops_projects_the_other_outer_loops(brute):  # type: ignore[no-unt
 
 def test_semi_affine_index_is_refused_with_location():
     b = Builder()
-    with b.func("f", A=memref((8,)), N=INDEX) as (A, N):
+    with b.func("f", A=memref((8,)), N=INDEX) as (A, _N):
         for i in b.range(4):
             A[i] = 1.0
     f = b.module.funcs[0]
