@@ -28,6 +28,7 @@ SCHEMA_VERSION = "1"
 TABLE = "points"
 FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "wall_s", "worker",
                  "finished_at", "point_json")
+BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match")
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
 
@@ -202,4 +203,8 @@ def load(path: str | Path) -> Any:
         cur = store.conn.execute(f"SELECT * FROM {TABLE} ORDER BY rowid")
         names = [d[0] for d in cur.description]
         df = pd.DataFrame.from_records(cur.fetchall(), columns=names)
+    # SQLite has no booleans: give the boolean parameters and figures their dtype back
+    for col in BOOL_COLUMNS:
+        if col in df.columns and df[col].dropna().isin([0, 1]).all():
+            df[col] = df[col].astype("boolean")
     return df.drop(columns=["point_json"])

@@ -56,3 +56,15 @@ def test_not_a_database(tmp_path):
         ResultStore(bad)
     with pytest.raises(ConfigError, match="no such results database"):
         load(tmp_path / "absent.sqlite")
+
+
+def test_boolean_columns_load_as_booleans(tmp_path):
+    p = Point("gemm:M=8", compiler=(("copy_out_pipelining", False), ("data_copy", True)))
+    with ResultStore(tmp_path / "b.sqlite") as s:
+        s.put(Outcome(p, "ok", {"cycles": 1, "outputs_match": True}, None, "0.1.0"))
+        s.put(Outcome(pt(64), "error", {}, "boom", "0.1.0"))
+    df = load(tmp_path / "b.sqlite")
+    assert str(df["copy_out_pipelining"].dtype) == "boolean"
+    assert df["copy_out_pipelining"].tolist() == [False, True]
+    assert bool(df["outputs_match"].iloc[0])
+    assert df["outputs_match"].isna().tolist() == [False, True]
