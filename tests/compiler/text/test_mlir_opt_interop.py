@@ -7,12 +7,16 @@ upstream fixtures.
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
+import shutil
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from compiler.ir import F32, F64, I32, INDEX, AffineMap, Builder, Const, Sym, memref
+from compiler.ir import F32, F64, I32, INDEX, AffineMap, Builder, Const, IndexExpr, Sym, memref
 from compiler.ir.ops import (
     AffineMaxOp,
     AffineMinOp,
@@ -26,6 +30,7 @@ from compiler.ir.verifier import verify
 from compiler.text import module_diff, parse_module, print_module
 
 HERE = pathlib.Path(__file__).parent
+MLIR_OPT = shutil.which("mlir-opt-19")
 
 
 def dma_module() -> ModuleOp:
@@ -178,3 +183,60 @@ def test_locations_survive_an_upstream_pass(mlir_opt: str) -> None:
     after = {(op.NAME, op.loc) for op in back.walk() if op.NAME not in skip}
     assert before == after
     assert all(loc.file == str(path) for _, loc in after)
+
+
+# ---- random loop nests: built, printed, read by mlir-opt, printed back, read by us ----------
+
+@st.composite
+def index_exprs(draw: st.DrawFn, values: list) -> IndexExpr:  # type: ignore[type-arg]
+    """A random affine expression over `values` (IVs and symbols)."""
+    e = IndexExpr.of(draw(st.integers(-8, 8)))
+    for v in draw(st.lists(st.sampled_from(values), min_size=1, max_size=3)):
+        e = e + IndexExpr.of(v) * draw(st.sampled_from([1, 1, 2, -1, 3]))
+    kind = draw(st.sampled_from(["plain", "plain", "floordiv", "mod", "ceildiv"]))
+    d = draw(st.integers(2, 5))
+    if kind == "floordiv":
+        e = e // d
+    elif kind == "mod":
+        e = e % d
+    elif kind == "ceildiv":
+        e = e.ceildiv(d)
+    return e
+
+
+@st.composite
+def random_nests(draw: st.DrawFn) -> ModuleOp:
+    b = Builder()
+    with b.func("r", A=memref((None, None)), n=INDEX, m=INDEX) as (A, n, m), \
+            contextlib.ExitStack() as nest:
+        syms = [n, m]
+        ivs: list = []  # type: ignore[type-arg]
+        for _ in range(draw(st.integers(1, 3))):
+            pool = syms + ivs
+            lo = [draw(index_exprs(pool)) for _ in range(draw(st.integers(1, 2)))]
+            hi = [draw(index_exprs(pool)) for _ in range(draw(st.integers(1, 2)))]
+            op = b.for_op(lo if len(lo) > 1 else lo[0], hi if len(hi) > 1 else hi[0],
+                          draw(st.integers(1, 4)))
+            ivs.append(op.iv)
+            nest.enter_context(b.at_end(op.body))
+        pool = syms + ivs
+        v = A[draw(index_exprs(pool)), draw(index_exprs(pool))]
+        if draw(st.booleans()):
+            with b.if_(IndexExpr.of(draw(st.sampled_from(ivs))) >= draw(index_exprs(syms))):
+                A[draw(index_exprs(pool)), draw(index_exprs(pool))] = v
+        else:
+            k = b.apply(draw(index_exprs(pool)))
+            A[k, draw(index_exprs(pool))] = v
+    return b.module
+
+
+@pytest.mark.mlir_opt
+@given(random_nests())
+@settings(max_examples=25, deadline=None)
+def test_random_nests_through_mlir_opt(module: ModuleOp) -> None:
+    if MLIR_OPT is None:
+        pytest.skip("upstream mlir-opt-19 not installed (apt-get install -y mlir-19-tools)")
+    verify(module)
+    theirs = run_mlir_opt(MLIR_OPT, print_module(module))
+    # mlir-opt re-simplifies some expressions ((s0 + 2) floordiv 2 -> s0 floordiv 2 + 1).
+    assert module_diff(module, parse_module(theirs), semantic_maps=True) is None
