@@ -36,16 +36,16 @@ def pareto_mask(values: Any) -> np.ndarray:
     if n == 0:
         return mask
     order = np.lexsort(arr.T[::-1])
-    front: list[int] = []
+    front = np.empty_like(arr)  # the front so far, rows [:m] (a view, never a copy)
+    m = 0
     for i in order:
         row = arr[i]
-        if front:
-            f = arr[front]
-            dominated = np.any(np.all(f <= row, axis=1) & np.any(f < row, axis=1))
-            if dominated:
-                continue
-        front.append(int(i))
-    mask[front] = True
+        f = front[:m]
+        if m and np.any(np.all(f <= row, axis=1) & np.any(f < row, axis=1)):
+            continue
+        front[m] = row
+        m += 1
+        mask[i] = True
     return mask
 
 
