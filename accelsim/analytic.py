@@ -102,6 +102,7 @@ class Analytic:
         self.sram_bw = config.sram.bytes_per_cycle
         self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
         self.issue = config.control.issue_cycles
+        self._plans: dict[Block, list[Any]] = {}
 
     def run(self, func: O.FuncOp) -> _State:
         st = _State(self.cfg.dma.engines, self.cfg.dram.channels)
@@ -114,39 +115,76 @@ class Analytic:
         st.t = end
         return st
 
+    # Each block is compiled once into a list of closures `step(vals, state)`; walking a
+    # sampled iteration is then a flat loop over them.
     def _block(self, block: Block, vals: dict[Value, Any], st: _State) -> None:
-        for op in block.ops:
-            if isinstance(op, O.AffineForOp):
-                self._for(op, vals, st)
-            elif isinstance(op, O.AffineIfOp):
-                c = compile_set(op.condition)([vals[v] for v in op.operands])
-                self._block(op.then_block if c else op.else_block, vals, st)
-            elif isinstance(op, O.AffineApplyOp):
-                vals[op.results[0]] = compile_map(op.map)([vals[v] for v in op.operands])[0]
-            elif isinstance(op, O.AffineMinOp):
-                vals[op.results[0]] = min(compile_map(op.map)([vals[v] for v in op.operands]))
-            elif isinstance(op, O.AffineMaxOp):
-                vals[op.results[0]] = max(compile_map(op.map)([vals[v] for v in op.operands]))
-            elif isinstance(op, O.ConstantOp):
-                vals[op.results[0]] = op.value
-            elif isinstance(op, O.AllocOp):
-                t = op.memref_type
-                dyn = iter(vals[v] for v in op.operands)
-                vals[op.results[0]] = _Buf(t, tuple(d if d is not None else next(dyn) for d in t.shape))
-            elif isinstance(op, O.AffineDmaStartOp):
-                self._dma(op, vals, st)
-            elif isinstance(op, O.AffineDmaWaitOp):
-                tag = vals[op.tag]
-                idx = compile_map(op.tag_map)([vals[v] for v in op.tag_indices])
-                done = st.tags.pop((id(tag), _lin(idx, tag.strides)), st.t)
-                st.t = max(st.t, done)
-            elif isinstance(op, O.CallOp):
-                f = self.funcs[op.callee]
-                args = tuple(None if isinstance(vals[v], _Buf) else int(vals[v]) for v in op.operands)
-                c = self.cost.kernel(f, args)
-                st.t += self.issue + c.cycles
+        steps = self._plans.get(block)
+        if steps is None:
+            steps = self._plans[block] = [self._compile(op) for op in block.ops]
+        for step in steps:
+            if step is not None:
+                step(vals, st)
+
+    def _compile(self, op: Any) -> Any:
+        if isinstance(op, O.AffineForOp):
+            if not any(isinstance(o, O.AffineDmaStartOp | O.AffineDmaWaitOp | O.CallOp)
+                       for o in op.walk()):
+                return None  # pure index arithmetic: takes no time
+            return lambda vals, st: self._for(op, vals, st)
+        if isinstance(op, O.AffineIfOp):
+            fn, ops = compile_set(op.condition), list(op.operands)
+            then_b, else_b = op.then_block, op.else_block
+
+            def if_(vals: dict[Value, Any], st: _State) -> None:
+                self._block(then_b if fn([vals[v] for v in ops]) else else_b, vals, st)
+            return if_
+        if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
+            fn, ops, res = compile_map(op.map), list(op.operands), op.results[0]
+            pick = (lambda r: r[0]) if isinstance(op, O.AffineApplyOp) else (
+                min if isinstance(op, O.AffineMinOp) else max)
+
+            def index(vals: dict[Value, Any], st: _State) -> None:
+                vals[res] = pick(fn([vals[v] for v in ops]))
+            return index
+        if isinstance(op, O.ConstantOp):
+            res, value = op.results[0], op.value
+
+            def const(vals: dict[Value, Any], st: _State) -> None:
+                vals[res] = value
+            return const
+        if isinstance(op, O.AllocOp):
+            t, ops, res = op.memref_type, list(op.operands), op.results[0]
+            static = _Buf(t, tuple(t.shape)) if t.has_static_shape else None  # type: ignore[arg-type]
+
+            def alloc(vals: dict[Value, Any], st: _State) -> None:
+                if static is not None:
+                    vals[res] = _Buf(t, static.shape)
+                    return
+                dyn = iter(vals[v] for v in ops)
+                vals[res] = _Buf(t, tuple(d if d is not None else next(dyn) for d in t.shape))
+            return alloc
+        if isinstance(op, O.AffineDmaStartOp):
+            return self._compile_dma(op)
+        if isinstance(op, O.AffineDmaWaitOp):
+            tagv, fn, ops = op.tag, compile_map(op.tag_map), op.tag_indices
+
+            def wait(vals: dict[Value, Any], st: _State) -> None:
+                tag = vals[tagv]
+                done = st.tags.pop((id(tag), _lin(fn([vals[v] for v in ops]), tag.strides)), st.t)
+                if done > st.t:
+                    st.t = done
+            return wait
+        if isinstance(op, O.CallOp):
+            f, ops, issue, cost = self.funcs[op.callee], list(op.operands), self.issue, self.cost
+
+            def call(vals: dict[Value, Any], st: _State) -> None:
+                args = tuple(None if isinstance(a, _Buf) else int(a) for a in (vals[v] for v in ops))
+                c = cost.kernel(f, args)
+                st.t += issue + c.cycles
                 st.calls += 1
                 st.compute += c.compute_cycles
+            return call
+        return None
 
     def _for(self, op: O.AffineForOp, vals: dict[Value, Any], st: _State) -> None:
         lo = max(compile_map(op.lower_map)([vals[v] for v in op.lower_operands]))
@@ -155,8 +193,6 @@ class Analytic:
             return
         trip = -((lo - hi) // op.step)
         body, iv = op.body, op.iv
-        if not any(isinstance(o, O.AffineDmaStartOp | O.AffineDmaWaitOp | O.CallOp) for o in op.walk()):
-            return  # pure index arithmetic: no time
         # Walk iterations until the per-iteration deltas repeat with period 1 or 2 (double
         # buffering with two engines alternates), then jump over the middle in whole periods.
         deltas: list[tuple[int, ...]] = []
@@ -178,40 +214,51 @@ class Analytic:
         vals[iv] = lo + last * op.step
         self._block(body, vals, st)
 
-    def _dma(self, op: O.AffineDmaStartOp, vals: dict[Value, Any], st: _State) -> None:
-        src, dst, tag = vals[op.src], vals[op.dst], vals[op.tag]
-        n = vals[op.num_elements]
-        eb = src.ebytes
-        per, nchunks, last = n, 1, n
-        if op.is_strided:
-            per = vals[op.elements_per_stride]
-            nchunks = -(-n // per) if per > 0 else 1
-            last = n - (nchunks - 1) * per
-        dram_bytes = 0
-        for b in (src, dst):
-            if b.space == self.dram_space and n:
+    def _compile_dma(self, op: O.AffineDmaStartOp) -> Any:
+        srcv, dstv, tagv = op.src, op.dst, op.tag
+        st_, dt_ = srcv.type, dstv.type
+        assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
+        numv, perv = op.num_elements, op.elements_per_stride
+        tfn, tops = compile_map(op.tag_map), op.tag_indices
+        eb = st_.element.byte_width
+        burst, bw, sram_bw = self.burst, self.bw, self.sram_bw
+        sides = (st_.memory_space == self.dram_space) + (dt_.memory_space == self.dram_space)
+        sram_sides = (st_.memory_space == self.sram_space) + (dt_.memory_space == self.sram_space)
+        setup, lat, issue = self.setup, self.lat, self.issue
+
+        def dma(vals: dict[Value, Any], st: _State) -> None:
+            n = vals[numv]
+            per, nchunks, last = n, 1, n
+            if perv is not None:
+                per = vals[perv]
+                nchunks = -(-n // per) if per > 0 else 1
+                last = n - (nchunks - 1) * per
+            dram_bytes = 0
+            if sides and n:
                 if nchunks == 1:
-                    dram_bytes += -(-n * eb // self.burst) * self.burst
+                    one = -(-n * eb // burst) * burst
                 else:
-                    dram_bytes += ((nchunks - 1) * (-(-per * eb // self.burst))
-                                   + -(-last * eb // self.burst)) * self.burst
-        sram_bytes = n * eb * ((src.space == self.sram_space) + (dst.space == self.sram_space))
-        T = max(-(-dram_bytes // self.bw), -(-sram_bytes // self.sram_bw))
-        st.t += self.issue
-        e = min(range(len(st.engines)), key=st.engines.__getitem__)
-        start = max(st.t, st.engines[e]) + self.setup
-        if dram_bytes:
-            c = min(range(len(st.channels)), key=st.channels.__getitem__)
-            xfer = max(start, st.channels[c])
-            st.channels[c] = xfer + T
-            done = xfer + T + self.lat
-        else:
-            done = start + T
-        st.engines[e] = done
-        idx = compile_map(op.tag_map)([vals[v] for v in op.tag_indices])
-        st.tags[(id(tag), _lin(idx, tag.strides))] = done
-        st.dma_ops += 1
-        st.dram_bytes += dram_bytes
+                    one = ((nchunks - 1) * (-(-per * eb // burst)) + -(-last * eb // burst)) * burst
+                dram_bytes = one * sides
+            T = max(-(-dram_bytes // bw), -(-(n * eb * sram_sides) // sram_bw))
+            st.t += issue
+            engines = st.engines
+            e = min(range(len(engines)), key=engines.__getitem__)
+            start = max(st.t, engines[e]) + setup
+            if dram_bytes:
+                chans = st.channels
+                c = min(range(len(chans)), key=chans.__getitem__)
+                xfer = max(start, chans[c])
+                chans[c] = xfer + T
+                done = xfer + T + lat
+            else:
+                done = start + T
+            engines[e] = done
+            tag = vals[tagv]
+            st.tags[(id(tag), _lin(tfn([vals[v] for v in tops]), tag.strides))] = done
+            st.dma_ops += 1
+            st.dram_bytes += dram_bytes
+        return dma
 
 
 _MAX_SAMPLES = 12

@@ -117,7 +117,21 @@ def interval_of(e: AffineExpr, dims: Sequence[Interval], syms: Sequence[Interval
 
 
 def map_intervals(m: AffineMap, operands: Sequence[Interval]) -> list[Interval]:
-    return _interval_fn(m)(operands)
+    return _interval_by_id(m)(operands)
+
+
+_IV_BY_ID: dict[int, tuple[AffineMap, Callable]] = {}  # type: ignore[type-arg]
+
+
+def _interval_by_id(m: AffineMap) -> Callable:  # type: ignore[type-arg]
+    hit = _IV_BY_ID.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    fn = _interval_fn(m)
+    if len(_IV_BY_ID) > 200_000:
+        _IV_BY_ID.clear()
+    _IV_BY_ID[id(m)] = (m, fn)
+    return fn
 
 
 @cache
@@ -300,8 +314,25 @@ def is_matmul_like(func: FuncOp) -> bool:
     return _static(func).matmul_like
 
 
+_COUNTS: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, OpCounts]] = {}
+_BOXES: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, list[AccessBox]]] = {}
+
+
 def count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
-    """Exact dynamic op counts of `func` called with index arguments `args` (None for memrefs)."""
+    """Exact dynamic op counts of `func` called with index arguments `args` (None for memrefs).
+    Memoized per (function, control-relevant arguments): sweeps re-use them across configs."""
+    key = (id(func), control_key(func, args))
+    hit = _COUNTS.get(key)
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    out = _count_ops(func, args)
+    if len(_COUNTS) > 100_000:
+        _COUNTS.clear()
+    _COUNTS[key] = (func, out)
+    return out
+
+
+def _count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
     st = _static(func)
     env: dict[Value, int] = {a: v for a, v in zip(func.args, args, strict=True) if v is not None}
     acc: dict[str, int] = dict.fromkeys(CLASSES, 0)
@@ -378,6 +409,18 @@ class AccessBox:
 
 def access_boxes(func: FuncOp, args: Sequence[int | None]) -> list[AccessBox]:
     """Bounding boxes of the elements each memref argument's loads/stores can touch."""
+    key = (id(func), tuple(args))
+    hit = _BOXES.get(key)
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    out = _access_boxes(func, args)
+    if len(_BOXES) > 100_000:
+        _BOXES.clear()
+    _BOXES[key] = (func, out)
+    return out
+
+
+def _access_boxes(func: FuncOp, args: Sequence[int | None]) -> list[AccessBox]:
     ivs: dict[Value, Interval] = {a: (v, v) for a, v in zip(func.args, args, strict=True)
                                   if v is not None}
     found: dict[int, list] = {}

@@ -31,12 +31,17 @@ def test_analytic_walks_few_iterations():
     import accelsim.analytic as A
 
     calls = []
-    orig = A.Analytic._dma
-    A.Analytic._dma = lambda self, *a: (calls.append(1), orig(self, *a))[1]
+    orig = A.Analytic._compile_dma
+
+    def counting(self, op):
+        step = orig(self, op)
+        return lambda vals, st: (calls.append(1), step(vals, st))[1]
+
+    A.Analytic._compile_dma = counting
     try:
         est = estimate(tile_sum(10_000, 64), "default")
     finally:
-        A.Analytic._dma = orig
+        A.Analytic._compile_dma = orig
     assert est.dma_ops == 10_001 and len(calls) < 30
 
 
