@@ -168,10 +168,13 @@ class Point:
         return row
 
     def env(self) -> dict[str, Any]:
-        """Names a constraint can use: parameters, workload params (M, N, ...), `kernel`."""
+        """Names a constraint can use: parameters, workload params (M, N, ...), `kernel`, and
+        `dtype_bytes` (element size of the workload's dtype, 4 for f32)."""
         name, wl_params = parse_workload(self.workload)
         env: dict[str, Any] = dict(wl_params)
         env["kernel"] = name
+        bits = re.fullmatch(r"[a-z]+(\d+)", str(wl_params.get("dtype", "f32")))
+        env["dtype_bytes"] = max(1, int(bits.group(1)) // 8) if bits else 4
         env.update(self.params())
         env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
         return env
@@ -320,7 +323,7 @@ class Sweep:
 
     def _check_constraint_names(self) -> None:
         known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
-                                                               "functional", "kernel"}
+                                                               "functional", "kernel", "dtype_bytes"}
         for w in self.workloads:
             known |= set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]

@@ -150,3 +150,14 @@ def test_hardware_keys_are_checked_against_the_config_schema(tmp_path):
 def test_missing_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read"):
         load_spec(tmp_path / "absent.toml")
+
+
+def test_constraint_environment_has_workload_params_and_dtype_bytes():
+    s = Sweep(workloads=["gemm:M=32,N=32,K=32,dtype=f64", "gemm:M=64,N=32,K=32"],
+              compiler={"tile_sizes": [[16, 16, 16], [64, 64, 64]]},
+              constraints=["max(tile_sizes) <= M", "dtype_bytes * prod(tile_sizes) <= 32 * 1024",
+                           "kernel == 'gemm'"])
+    got = sorted((p.workload.split(",")[0], p.options["tile_sizes"]) for p in s.points())
+    # f64 16^3 tile: 32 KiB fits; 64^3 exceeds M=32 (f64) and 4 B x 64^3 > 32 KiB (f32)
+    assert got == [("gemm:M=32", "16,16,16"), ("gemm:M=64", "16,16,16")]
+    assert s.points()[0].env()["dtype_bytes"] == 8
