@@ -93,10 +93,11 @@ def main() -> None:
         iters = sum(np.prod([len(range(lp.constant_lower, lp.constant_upper, lp.step))  # type: ignore[arg-type]
                              for lp in [*enclosing_loops(op)]])
                     for op in func.walk() if isinstance(op, AffineStoreOp))
-        ok = "ok" if max(isl_ms, tiled_ms) < 50 else "SLOW"
+        ok = "ok" if isl_ms < 50 else "SLOW"
         print(f"{label:<10} {iters:>10} {isl_ms:>18.1f} {tiled_ms:>11.1f} {enum_ms:>17.1f} "
               f"{enum_ms / isl_ms:>8.1f}x  {ok}")
-    print("(best of 5 runs; enumeration best of 2)")
+    print("(CPU ms, best of 5 runs; enumeration best of 2. 'tiled': regions at the tile body of\n"
+          " the tiled nest (params = tile IVs) + all dependences of the tiled nest, for information)")
 
 
 if __name__ == "__main__":
