@@ -101,10 +101,8 @@ def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str
 
 def match_inputs(func: FuncOp, raw: Mapping[str, np.ndarray], where: str) -> dict[str, np.ndarray]:
     names = func.arg_names()
-    by_key: dict[str, str] = {}
-    for i, n in enumerate(names):
-        by_key[n] = n
-        by_key[f"arg{i}"] = n
+    by_key: dict[str, str] = {f"arg{i}": n for i, n in enumerate(names)}
+    by_key.update({n: n for n in names})  # a written name wins over a position
     out: dict[str, np.ndarray] = {}
     for key, value in raw.items():
         if key not in by_key:

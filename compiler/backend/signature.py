@@ -51,9 +51,12 @@ class Signature:
         return tuple(a.name for a in self.args if a.is_memref and a.written)
 
     def lookup(self, key: str) -> ArgSpec | None:
-        """By written name (`A`) or position (`arg0`)."""
+        """By written name (`A`) or position (`arg0`); a written name wins over a position."""
         for a in self.args:
-            if a.name == key or f"arg{a.index}" == key:
+            if a.name == key:
+                return a
+        for a in self.args:
+            if f"arg{a.index}" == key:
                 return a
         return None
 

@@ -151,3 +151,11 @@ def test_run_host_copies_inputs_and_returns_every_memref():
     assert set(out) == {"x", "y"}
     out2 = run_host(m, {"arg0": ins["x"], "arg1": ins["y"]})
     assert set(out2) == {"x", "y"}
+
+
+def test_written_names_win_over_positions():
+    """Arguments written as %arg1, %arg0 (swapped): "arg0" means the one named arg0."""
+    m = saxpy(names=("arg1", "arg0"))  # y (written) is named arg0 and sits at position 1
+    out = run_host(m, {"arg1": np.full(16, 2.0, np.float32), "arg0": np.ones(16, np.float32)})
+    np.testing.assert_array_equal(out["arg0"], 5.0)
+    np.testing.assert_array_equal(out["arg1"], 2.0)
