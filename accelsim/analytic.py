@@ -60,11 +60,13 @@ class _Buf:
 class _State:
     """The closed-form machine: free-at cycles, tag completions, and the clock."""
 
-    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "t", "tags")
+    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "pending", "t",
+                 "tags")
 
     def __init__(self, engines: int, channels: int):
         self.t = 0
         self.engines = [0] * engines
+        self.pending: list[list[int]] = [[] for _ in range(engines)]  # completion cycles per engine
         self.channels = [0] * channels
         self.tags: dict[tuple[int, int], int] = {}
         self.dma_ops = 0
@@ -82,6 +84,7 @@ class _State:
         s = k * period
         self.t += s
         self.engines = [e + s for e in self.engines]
+        self.pending = [[c + s for c in p] for p in self.pending]
         self.channels = [c + s for c in self.channels]
         self.tags = {key: v + s for key, v in self.tags.items()}
         self.dma_ops += k * d[1]
@@ -243,8 +246,15 @@ class Analytic:
             T = max(-(-dram_bytes // bw), -(-(n * eb * sram_sides) // sram_bw))
             st.t += issue
             engines = st.engines
-            e = min(range(len(engines)), key=engines.__getitem__)
-            start = max(st.t, engines[e]) + setup
+            # the event model's policy: fewest descriptors not yet completed, lowest index on ties
+            now = st.t
+            e, best = 0, -1
+            for k, pend in enumerate(st.pending):
+                if pend and pend[0] <= now:
+                    pend[:] = [c for c in pend if c > now]
+                if best < 0 or len(pend) < best:
+                    e, best = k, len(pend)
+            start = max(now, engines[e]) + setup
             if dram_bytes:
                 chans = st.channels
                 c = min(range(len(chans)), key=chans.__getitem__)
@@ -254,6 +264,7 @@ class Analytic:
             else:
                 done = start + T
             engines[e] = done
+            st.pending[e].append(done)
             tag = vals[tagv]
             st.tags[(id(tag), _lin(tfn([vals[v] for v in tops]), tag.strides))] = done
             st.dma_ops += 1

@@ -437,7 +437,8 @@ class Executor:
         pos: list[int] | None = None
         if strided and len(buf.shape) > 1 and reg.stride != reg.per:
             inner = buf.shape[-1]
-            if reg.stride % inner == 0 and (reg.start % inner) + reg.per > inner:
+            col = reg.start % inner  # a chunk starting mid-row must end within that row
+            if reg.stride % inner == 0 and col and col + reg.per > inner:
                 pos = [int(x) for x in np.unravel_index(reg.start, buf.shape)]
                 pos[-1] += reg.per - 1
         if pos is None and reg.end > buf.numel:

@@ -255,3 +255,16 @@ def test_control_processor_load_during_dma_is_a_race():
         b.dma_wait(t, [0], 64)
     with pytest.raises(HazardError, match=r"affine.load reads buf element \[5\] at cycle 0"):
         run(build(body))
+
+
+def test_strided_chunks_of_whole_rows_are_in_bounds():
+    # 2 planes x (3 full rows of 10): chunks start at column 0 and cover whole rows
+    b = Builder()
+    with b.func("main", A=memref((2, 5, 10), F32)) as (A,):
+        buf = b.alloc(memref((2, 30), F32, 1), "buf")
+        t = tags(b)
+        b.dma_start(A, [0, 0, 0], buf, [0, 0], t, [0], 60, 50, 30)
+        b.dma_wait(t, [0], 60)
+    A = np.arange(100, dtype=np.float32).reshape(2, 5, 10)
+    r = simulate(b.module, CFG, inputs={"A": A})
+    assert r.cycles > 0
