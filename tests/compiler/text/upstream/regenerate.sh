@@ -22,3 +22,6 @@ gen vadd_copy.mlir vadd.mlir "--affine-loop-tile=tile-sizes=128" "$DCG"
 gen vadd_copy_pipeline.mlir vadd.mlir "--affine-loop-tile=tile-sizes=128" "$DCG" --affine-pipeline-data-transfer
 gen rowsum_if_tile_copy.mlir rowsum_if.mlir "--affine-loop-tile=tile-sizes=32,64" "$DCG"
 gen seed_pipeline.mlir pipeline_seed.mlir --affine-pipeline-data-transfer
+gen gemm_tile_separate.mlir gemm.mlir "--affine-loop-tile=tile-sizes=24,40,64 separate"
+gen stencil_copy_pointwise.mlir stencil2d.mlir "--affine-loop-tile=tile-sizes=16,16" "--affine-data-copy-generate=fast-mem-space=1 fast-mem-capacity=16"
+gen relu_dyn_tile.mlir relu_dyn.mlir "--affine-loop-tile=tile-sizes=32"
