@@ -240,3 +240,48 @@ def test_random_nests_through_mlir_opt(module: ModuleOp) -> None:
     theirs = run_mlir_opt(MLIR_OPT, print_module(module))
     # mlir-opt re-simplifies some expressions ((s0 + 2) floordiv 2 -> s0 floordiv 2 + 1).
     assert module_diff(module, parse_module(theirs), semantic_maps=True) is None
+
+
+def every_scalar_op_module() -> ModuleOp:
+    """One of every arith/math op class the IR has, in a function mlir-opt must accept."""
+    from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp
+    from compiler.ir.types import F16, I64
+
+    b = Builder()
+    with b.func("ops", results=[F32, I32], x=F32, k=I32, i=INDEX) as (x, k, i):
+        fv, iv = x, k
+        for cls in BINARY_OPS.values():
+            if cls.FLOAT:
+                fv = b.insert(cls(fv, x)).result
+            else:
+                iv = b.insert(cls(iv, k)).result
+        for cls in UNARY_OPS.values():
+            fv = b.insert(cls(fv)).result
+        casts = {"arith.index_cast": (i, I64), "arith.sitofp": (k, F32), "arith.fptosi": (x, I32),
+                 "arith.extf": (b.insert(CAST_OPS["arith.truncf"](x, F16)).result, F32),
+                 "arith.truncf": (x, F16)}
+        for name, (src, dst) in casts.items():
+            b.insert(CAST_OPS[name](src, dst))
+        for pred in ("oeq", "une", "ult", "true"):
+            b.insert(CmpFOp(pred, fv, x))
+        for pred in ("eq", "ne", "slt", "uge"):
+            b.insert(CmpIOp(pred, iv, k))
+        b.ret([fv, iv])
+    return b.module
+
+
+def test_every_scalar_op_verifies_and_roundtrips() -> None:
+    module = every_scalar_op_module()
+    verify(module)
+    from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS
+
+    names = {op.NAME for op in module.walk()}
+    assert {*BINARY_OPS, *UNARY_OPS, *CAST_OPS, "arith.cmpf", "arith.cmpi"} <= names
+    assert module_diff(module, parse_module(print_module(module))) is None
+
+
+@pytest.mark.mlir_opt
+def test_mlir_opt_accepts_every_scalar_op(mlir_opt: str) -> None:
+    module = every_scalar_op_module()
+    theirs = run_mlir_opt(mlir_opt, print_module(module))
+    assert module_diff(module, parse_module(theirs)) is None
