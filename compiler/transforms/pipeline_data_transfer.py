@@ -41,6 +41,7 @@ from compiler.transforms.copy_ir import (
     affine_map_of,
     ancestor_in_block,
     erase_dead_alloc,
+    loop_bounds,
     map_exprs,
     memref_type,
     rewrite_memref,
@@ -159,6 +160,7 @@ class PipelineDataTransfer(Pass):
 
     def run(self, module: ModuleOp) -> None:
         self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired
+        self._alive: list[Operation] = []     # keeps those ops alive so their ids stay unique
         for func in module.funcs:
             if func.is_declaration:
                 continue
@@ -206,8 +208,22 @@ class PipelineDataTransfer(Pass):
         for p in in_pairs + out_pairs:
             if not any(p.tag is t for t in tags):
                 tags.append(p.tag)
+        ct_plan = None
+        if opts.cross_tile_prefetch and not compat and isinstance(loop.parent_op, AffineForOp):
+            from compiler.transforms import cross_tile
+
+            got = "copy-out is pipelined in this loop" if out_pairs else \
+                cross_tile.plan(loop, [p.start for p in in_pairs], stages, S, opts.fast_mem_space,
+                                replaced=[p.fast_buffer for p in in_pairs] + [p.tag for p in in_pairs])
+            if isinstance(got, str):
+                self.remark(loop.loc, f"cross-tile prefetch not applied: {got}")
+            else:
+                ct_plan = got
         for old in buffers + tags:
-            multi_buffer(old, loop, func, stages)
+            if ct_plan is not None:
+                multi_buffer(old, loop, func, stages, slot=ct_plan.slot, anchor=ct_plan.outermost)
+            else:
+                multi_buffer(old, loop, func, stages)
         # Shifts: incoming starts 0, outgoing waits S + 1, everything else S.
         in_starts = {id(p.start) for p in in_pairs}
         out_waits = {id(p.wait) for p in out_pairs}
@@ -227,14 +243,29 @@ class PipelineDataTransfer(Pass):
         if why is not None:
             self.remark(loop.loc, f"won't pipeline: the skew would break a dependence: {why}")
             return
+        tmap: dict[Value, Value] = {}
+        template = [op.clone(tmap) for op in loop.body.ops if shift_of.get(id(op)) == 0]
+        loop_iv, loop_lo, step = loop.iv, loop_bounds(loop)[0][0], loop.step
         try:
             res = skew_loop(loop, shifts, allow_guards=not compat)
         except SkewError as exc:
             self.remark(loop.loc, f"won't pipeline: {exc}")
             return
+        if ct_plan is not None:
+            from compiler.transforms import cross_tile
+
+            pro = next(ops for a, _, ops in res.pieces if a == 0)
+            epi = next(ops for a, _, ops in res.pieces if a == ct_plan.trips)
+            made = cross_tile.apply(ct_plan, loop_iv, loop_lo, step, S, template, pro, epi, func)
+            for op in made:
+                self._generated.update(id(o) for o in op.walk())
+                self._alive.append(op)
+            self.remark(loop.loc, "cross-tile prefetch: the next tile's first transfers are "
+                                  "issued during this tile's last steps")
         for op in res.ops:
             if op is not res.steady:
                 self._generated.update(id(o) for o in op.walk())
+                self._alive.append(op)
         if res.guarded:
             self.remark(loop.loc, "pipelined with a symbolic trip count: prologue and epilogue guarded")
         if stages != opts.stages and not compat:
@@ -344,17 +375,18 @@ class PipelineDataTransfer(Pass):
 # ---- multi-buffering -------------------------------------------------------------------------
 
 def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
-                 slot: IndexExpr | None = None) -> Value:
+                 slot: IndexExpr | None = None, anchor: Operation | None = None) -> Value:
     """Give `old` a leading dimension of `n`, indexed by `(iv floordiv step) mod n` (or by
-    `slot`) at every use inside `loop`; alloc before the loop, dealloc after it."""
+    `slot`) at every use inside `loop`; alloc before the loop (or `anchor`), dealloc after."""
     t = memref_type(old)
     new_t = t.with_shape((n, *t.shape))
-    block = loop.parent_block
+    where = anchor if anchor is not None else loop
+    block = where.parent_block
     assert block is not None
     alloc = AllocOp(new_t, loc=loop.loc, name_hint=(old.name_hint + "_mb") if old.name_hint else None)
-    block.insert_before(loop, alloc)
+    block.insert_before(where, alloc)
     dealloc = DeallocOp(alloc.result, loc=loop.loc)
-    block.insert_after(loop, dealloc)
+    block.insert_after(where, dealloc)
     index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
     rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
     erase_dead_alloc(func, old)

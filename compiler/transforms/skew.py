@@ -37,6 +37,7 @@ class SkewResult:
     ops: tuple[Operation, ...]
     steady: AffineForOp | None
     guarded: bool
+    pieces: tuple[tuple[int, int, tuple[Operation, ...]], ...] = ()   # (t0, t1, ops), constant T
 
 
 class SkewError(Exception):
@@ -80,8 +81,9 @@ def skew_loop(loop: AffineForOp, shifts: Sequence[int], allow_guards: bool = Tru
         raise SkewError("unknown trip count")
     block = loop.parent_block
     assert block is not None
+    pieces: list[tuple[int, int, tuple[Operation, ...]]] = []
     if T is not None:
-        new_ops, steady = _skew_constant(loop, groups, order, T, lo[0])
+        new_ops, steady = _skew_constant(loop, groups, order, T, lo[0], pieces)
         guarded = False
     else:
         new_ops, steady = _skew_symbolic(loop, groups, order, lo[0], hi[0])
@@ -89,7 +91,7 @@ def skew_loop(loop: AffineForOp, shifts: Sequence[int], allow_guards: bool = Tru
     for op in new_ops:
         block.insert_before(loop, op)
     loop.erase()
-    return SkewResult(tuple(new_ops), steady, guarded)
+    return SkewResult(tuple(new_ops), steady, guarded, tuple(pieces))
 
 
 def _check_self_contained(loop: AffineForOp, groups: dict[int, list[Operation]]) -> None:
@@ -111,7 +113,8 @@ def _check_self_contained(loop: AffineForOp, groups: dict[int, list[Operation]])
 # ---- constant trip count ------------------------------------------------------------------
 
 def _skew_constant(loop: AffineForOp, groups: dict[int, list[Operation]], order: list[int],
-                   T: int, lo: IndexExpr) -> tuple[list[Operation], AffineForOp | None]:
+                   T: int, lo: IndexExpr, pieces: list[tuple[int, int, tuple[Operation, ...]]]
+                   ) -> tuple[list[Operation], AffineForOp | None]:
     s = loop.step
     cuts = sorted({t for d in order for t in (d, T + d)})
     new_ops: list[Operation] = []
@@ -127,10 +130,12 @@ def _skew_constant(loop: AffineForOp, groups: dict[int, list[Operation]], order:
                 iv_val = _materialize(loop, lo + (a - d) * s, holder)
                 _clone_group(groups[d], loop, iv_val, holder)
             new_ops.extend(holder.ops)
+            pieces.append((a, b, tuple(holder.ops)))
             continue
         piece = make_for([lo + a * s], [lo + b * s], s, loop.loc, loop.iv.name_hint)
         _fill(piece, active, groups, loop)
         new_ops.append(piece)
+        pieces.append((a, b, (piece,)))
         if len(active) == len(order) and b - a > best:
             steady, best = piece, b - a
     for op in new_ops:

@@ -369,3 +369,64 @@ def test_differential_check_catches_a_slot_conflict() -> None:
         rewrite_memref([top], mb, mb, lambda idx: [const_expr(0), *idx[1:]])
     inputs = cs.inputs_for(orig)
     assert not cs.same_results(orig, broken, inputs)
+
+
+# ---- cross-tile prefetch ------------------------------------------------------------------------------
+
+def _tiled_gemm(m: int, n: int, k: int, tile: int):  # type: ignore[no-untyped-def]
+    from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
+
+    b = Builder()
+    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
+        for i in b.range(m):
+            for j in b.range(n):
+                for kk in b.range(k):
+                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
+    orig = b.module
+    t = cs.tile(parse_module(print_module(orig)), tile)
+    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(t)
+    verify(t)
+    return orig, t
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_cross_tile_prefetch_keeps_the_pipeline_full(stages: int) -> None:
+    """gemm 24x20x36, 8-tiles: T = 5 k-steps per (i, j) tile, 9 tiles. Without the extension
+    the A/B pipeline runs dry at every tile boundary; with it, never."""
+    orig, with_ct = _tiled_gemm(24, 20, 36, 8)
+    _, without = _tiled_gemm(24, 20, 36, 8)
+    p = pipeline(with_ct, f"stages={stages}")
+    pipeline(without, f"stages={stages} cross-tile-prefetch=false")
+    assert "cross-tile prefetch: the next tile's first transfers" in remarks(p)
+    srcs = {"A", "B", "arg0", "arg1"}
+    assert cs.pipeline_drains(without.funcs[0], srcs) == 9 - 1
+    assert cs.pipeline_drains(with_ct.funcs[0], srcs) == 0
+    # the multi-buffers live across the tile loops: allocated at function level
+    fb = [op for op in with_ct.funcs[0].body.ops if isinstance(op, AllocOp)]
+    assert sum(1 for a in fb if a.memref_type.memory_space == 1) == 2
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=stages).values())}
+    assert cs.same_results(orig, with_ct, inputs)
+    assert cs.out_of_bounds(with_ct.funcs[0]) == []
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_cross_tile_slot_counter_with_odd_trip_count(stages: int) -> None:
+    """T = 3 k-steps (not a multiple of the stage count): slots follow a flattened counter."""
+    orig, m = _tiled_gemm(13, 11, 21, 7)
+    p = pipeline(m, f"stages={stages}")
+    assert "cross-tile prefetch:" in remarks(p)
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=11).values())}
+    assert cs.same_results(orig, m, inputs)
+    assert cs.pipeline_drains(m.funcs[0], {"A", "B", "arg0", "arg1"}) == 0
+
+
+def test_cross_tile_not_applied_says_why() -> None:
+    m = cs.stream_kernel(hi=256)          # no enclosing tile loop: nothing to say
+    p = pipeline(m)
+    assert "cross-tile" not in remarks(p)
+    orig, g = _tiled_gemm(16, 16, 16, 8)  # T = 2 k-steps: not above stages - 1 = 2
+    p2 = pipeline(g, "stages=3")
+    assert "cross-tile prefetch not applied: the pipelined loop needs a constant trip count above 2" \
+        in remarks(p2)
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig).values())}
+    assert cs.same_results(orig, g, inputs)

@@ -1,0 +1,235 @@
+"""Cross-tile prefetch: keep the DMA pipeline full across the outer tile loops.
+
+After MLIR-style pipelining of a reduction-tile loop L (nested in tile loops P1 ... Pm), every
+(i, j) tile starts with a prologue that issues the first transfers and waits for them, so the
+pipeline drains and refills once per tile. Here the prologue of the *next* tile is issued
+inside the epilogue of the current one (time step T + e issues the next tile's start e, just as
+the steady state issues start k + S), and only the very first tile's prologue stays, hoisted
+before P1. The tile loops are flattened into one counter so buffer slots keep rotating:
+slot = (linear tile index * T + k index) mod N.
+
+Applied only when it is clearly legal: constant trip counts, the starts depend on nothing but
+L's and the tile loops' IVs and values defined before P1, and no op inside P1 writes the
+memrefs the starts read. Otherwise the caller gets a reason for its remark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compiler.ir.builder import IndexExpr, integer_set_of
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops import (
+    AffineApplyOp,
+    AffineDmaStartOp,
+    AffineForOp,
+    AffineIfOp,
+    AffineStoreOp,
+    AffineYieldOp,
+    FuncOp,
+)
+from compiler.transforms.copy_ir import (
+    access_sites,
+    affine_map_of,
+    const_expr,
+    defined_inside,
+    loop_bounds,
+    substitute_value,
+)
+from compiler.transforms.skew import trip_count
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLoop:
+    loop: AffineForOp
+    lo: IndexExpr
+    hi: IndexExpr
+    trips: int
+
+
+@dataclass(frozen=True, slots=True)
+class CrossTilePlan:
+    chain: tuple[ChainLoop, ...]      # outermost first
+    trips: int                        # T of the pipelined loop
+    slot: IndexExpr                   # the flattened slot counter mod N
+
+    @property
+    def outermost(self) -> AffineForOp:
+        return self.chain[0].loop
+
+
+def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int,
+         fast_space: int, replaced: Sequence[Value] = ()) -> CrossTilePlan | str:
+    """A plan, or the reason cross-tile prefetch does not apply."""
+    chain: list[ChainLoop] = []
+    cur = loop.parent_op
+    while isinstance(cur, AffineForOp):
+        lo, hi = loop_bounds(cur)
+        t = trip_count(cur)
+        if len(lo) != 1 or len(hi) != 1 or t is None or t < 1:
+            break
+        chain.append(ChainLoop(cur, lo[0], hi[0], t))
+        cur = cur.parent_op
+    if not chain:
+        return "no enclosing tile loop"
+    chain.reverse()
+    ivs = [c.loop.iv for c in chain]
+    for c in chain:                   # rectangular tile space
+        if any(any(v is w for w in ivs) for v in c.lo.operands + c.hi.operands):
+            return "the tile loops are not rectangular"
+    T = trip_count(loop)
+    if T is None or shift >= T:
+        return f"the pipelined loop needs a constant trip count above {shift}"
+    lo = loop_bounds(loop)[0]
+    if len(lo) != 1:
+        return "the pipelined loop's lower bound is a max of several expressions"
+    top = chain[0].loop
+    from compiler.ir.ops import AllocOp
+    from compiler.transforms.fast_memory import live_buffers_at
+
+    live = {id(a) for a in live_buffers_at(loop, fast_space)}
+    for op in top.walk():
+        if isinstance(op, AllocOp) and op.memref_type.memory_space == fast_space \
+                and not loop.is_ancestor_of(op) and id(op) not in live:
+            return "other fast buffers are allocated inside the tile loops"
+    from compiler.transforms.copy_ir import PURE_INDEX_OPS
+
+    def movable(v: Value, unit: Operation) -> bool:
+        if v is loop.iv or any(v is w for w in ivs) or defined_inside(v, unit) \
+                or any(v is r for r in replaced) or not defined_inside(v, top):
+            return True
+        owner = getattr(v, "owner", None)
+        return (isinstance(owner, PURE_INDEX_OPS) and owner.parent_block is loop.body
+                and all(movable(x, unit) for x in owner.operands))
+
+    for unit in start_units:
+        for op in unit.walk():
+            for v in op.operands:
+                if movable(v, unit):
+                    continue
+                if defined_inside(v, top):
+                    return (f"{op.NAME} at {op.loc} uses {v!r}, computed inside the tile loops")
+            if isinstance(op, AffineDmaStartOp) and _written_in(top, op.src):
+                return f"%{op.src.name_hint or '?'} is written inside the tile loops"
+    # Flattened counter: ((linear tile index) * T + (iv - lo) floordiv step) mod n
+    lin = const_expr(0)
+    for c in chain:
+        lin = lin * c.trips + (IndexExpr.of(c.loop.iv) - c.lo) // c.loop.step
+    slot = (lin * T + (IndexExpr.of(loop.iv) - lo[0]) // loop.step) % n
+    return CrossTilePlan(tuple(chain), T, slot)
+
+
+def _written_in(root: Operation, memref: Value) -> bool:
+    for op in root.walk():
+        if isinstance(op, AffineStoreOp) and op.memref is memref:
+            return True
+        if isinstance(op, AffineDmaStartOp) and op.dst is memref:
+            return True
+    return False
+
+
+def apply(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step: int, shift: int,
+          template: Sequence[Operation], prologue: Sequence[Operation],
+          epilogue: Sequence[Operation], func: FuncOp) -> list[Operation]:
+    """Hoist the first tile's prologue before the tile loops; issue the next tile's starts
+    in the epilogue. `template` holds clones of the start ops over the original loop IV."""
+    top = p.outermost
+    outer = top.parent_block
+    assert outer is not None
+    # 1. The first tile's prologue, with every tile IV at its lower bound.
+    first: dict[Value, Value] = {}
+    start = outer.index_of(top)
+    for c in p.chain:
+        first[c.loop.iv] = _materialize(c.lo, outer, top, c.loop.loc)
+    for op in prologue:
+        outer.insert_before(top, op.clone(first))
+        op.erase()
+    made = list(outer.ops[start: outer.index_of(top)])
+    # 2. Each epilogue time step T + e issues the next tile's start e.
+    T = p.trips
+    for e, (holder, iv_val, before) in enumerate(_epilogue_steps(epilogue, shift)):
+        next_iv_cur = IndexExpr.of(iv_val) if iv_val is not None else None
+        guard = _next_tile_guard(p, loop_iv, loop_lo, step, T, e, next_iv_cur, template)
+        holder.insert_before(before, guard)
+        made.append(guard)
+    return made
+
+
+def _epilogue_steps(epilogue: Sequence[Operation], shift: int):  # type: ignore[no-untyped-def]
+    """(block, time-step IV or None, op to insert before): with shift 1 the epilogue is the
+    promoted ops of one time step; with more, one loop over the time steps."""
+    if shift >= 2:
+        lp = epilogue[0]
+        assert isinstance(lp, AffineForOp) and len(epilogue) == 1
+        yield lp.body, lp.iv, lp.body.ops[0]
+        return
+    first = epilogue[0]
+    assert first.parent_block is not None
+    yield first.parent_block, None, first
+
+
+def _next_tile_guard(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step: int, T: int, e: int,
+                     step_iv: IndexExpr | None, template: Sequence[Operation]) -> AffineIfOp:
+    """if (j + sj < Uj) {starts at (.., j + sj)} else if (i + si < Ui) {starts at (i + si, lo_j)} ..."""
+    loc = p.chain[-1].loop.loc
+    outer_if: AffineIfOp | None = None
+    else_block: Block | None = None
+    m = len(p.chain)
+    for level in range(m - 1, -1, -1):
+        c = p.chain[level]
+        nxt = IndexExpr.of(c.loop.iv) + c.loop.step
+        iset, operands = integer_set_of([c.hi - nxt - 1 >= const_expr(0)])
+        if_op = AffineIfOp(iset, operands, loc=loc)
+        if_op.then_block.append(AffineYieldOp(loc=loc))
+        # Values of the tile IVs in the next tile at this level.
+        subst: dict[int, IndexExpr] = {id(c.loop.iv): nxt}
+        for inner in p.chain[level + 1:]:
+            subst[id(inner.loop.iv)] = inner.lo
+        body = if_op.then_block
+        mapping: dict[Value, Value] = {}
+        for cl in p.chain:
+            if id(cl.loop.iv) in subst:
+                mapping[cl.loop.iv] = _materialize(subst[id(cl.loop.iv)], body, body.ops[-1], loc)
+        # The pipelined loop's IV in the next tile: its lower bound there, plus e steps.
+        lo_next = loop_lo
+        for cl in p.chain:
+            if id(cl.loop.iv) in subst:
+                lo_next = substitute_value(lo_next, cl.loop.iv, subst[id(cl.loop.iv)])
+        if step_iv is not None:
+            # inside an epilogue loop over iv' in [lo + T*s, lo + (T+S)*s): e = (iv' - lo)/s - T
+            k_next = lo_next + (step_iv - loop_lo) - T * step
+        else:
+            k_next = lo_next + e * step
+        mapping[loop_iv] = _materialize(k_next, body, body.ops[-1], loc)
+        for op in template:
+            body.insert_before(body.ops[-1], op.clone(mapping))
+        if outer_if is None:
+            outer_if = if_op
+        else:
+            assert else_block is not None
+            else_block.insert_before(else_block.ops[-1], if_op)
+        if level > 0:
+            if_op.else_block.append(AffineYieldOp(loc=loc))
+            else_block = if_op.else_block
+    assert outer_if is not None
+    return outer_if
+
+
+def _materialize(e: IndexExpr, block: Block, before: Operation, loc) -> Value:  # type: ignore[no-untyped-def]
+    from compiler.ir.ops import ConstantOp
+    from compiler.ir.types import INDEX
+
+    if len(e.operands) == 1 and e.expr == IndexExpr.of(e.operands[0]).expr:
+        return e.operands[0]
+    if not e.operands:
+        c = ConstantOp(e.expr.value, INDEX, loc=loc)  # type: ignore[attr-defined]
+        block.insert_before(before, c)
+        return c.result
+    m, ops = affine_map_of([e])
+    a = AffineApplyOp(m, ops, loc=loc)
+    block.insert_before(before, a)
+    return a.result
+
+
+__all__ = ["CrossTilePlan", "access_sites", "apply", "plan"]
