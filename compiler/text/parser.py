@@ -578,7 +578,7 @@ class _Parser:
         return et
 
     def parse_memref_type(self) -> MemRefType:
-        start = self.advance()
+        self.i += 1  # `memref`
         lt = self.expect("<", "after 'memref'")
         # Types repeat a lot in real files: reuse the parse of an identical spelling.
         close = self.src.text.find(">", lt[2])
@@ -592,7 +592,6 @@ class _Parser:
             return cached
         ty = self.parse_memref_type_body()
         self.type_cache[key] = ty
-        del start
         return ty
 
     def parse_memref_type_body(self) -> MemRefType:
@@ -962,7 +961,7 @@ class _Parser:
         syms: list[Value] = []
         self.expect("(", "to open the dim operand list")
         if not self.at(")"):
-            dims = [self.parse_operand(INDEX) for _ in [0]]
+            dims = [self.parse_operand(INDEX)]
             while self.accept(","):
                 dims.append(self.parse_operand(INDEX))
         self.expect(")", "to close the dim operand list")
