@@ -577,10 +577,8 @@ class Executor:
 
     # ---- scalars -------------------------------------------------------------------------
     def _constant(self, op: O.ConstantOp, vals: dict[Value, Any]) -> None:
-        t = op.results[0].type
-        assert isinstance(t, ElementType)
-        v = op.value
-        vals[op.results[0]] = int(v) if t.is_index else t.numpy_dtype.type(v)
+        res, v = self._plan(op)
+        vals[res] = v
 
     def _scalar(self, op: Operation, vals: dict[Value, Any]) -> None:
         fn = _SCALAR[type(op)]
@@ -649,6 +647,10 @@ def _make_plan(op: Operation, spaces: Any) -> Any:
         return compile_map(op.tag_map), op.tag_indices, str(op.loc)
     if isinstance(op, O.CallOp):
         return str(op.loc)
+    if isinstance(op, O.ConstantOp):
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        return op.results[0], (int(op.value) if t.is_index else t.numpy_dtype.type(op.value))
     raise AssertionError(op.NAME)
 
 

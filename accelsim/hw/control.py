@@ -43,7 +43,7 @@ class ControlProcessor:
         engine = self.pick_engine()
         engine.outstanding += 1
         put = engine.queue.put(desc)
-        if not put.triggered:
+        if put is not None:
             start = self.env.now
             yield put
             if self.env.now > start:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import simpy
 
 from accelsim.hw.dram import Dram
+from accelsim.hw.queues import DescriptorQueue
 from accelsim.trace import Trace
 
 
@@ -32,7 +33,7 @@ class DmaEngine:
                  latency_cycles: int, dram: Dram, trace: Trace):
         self.env = env
         self.name = f"dma{index}"
-        self.queue = simpy.Store(env, capacity=queue_depth)
+        self.queue = DescriptorQueue(env, queue_depth)
         self.setup = setup_cycles
         self.latency = latency_cycles
         self.dram = dram
@@ -48,7 +49,9 @@ class DmaEngine:
     def _run(self) -> Generator[simpy.Event, object, None]:
         env = self.env
         while True:
-            desc: Descriptor = yield self.queue.get()  # type: ignore[assignment]
+            desc: Descriptor = self.queue.take()
+            if desc is None:
+                desc = yield self.queue.wait()  # type: ignore[assignment]
             start = env.now
             if self.setup:
                 yield env.timeout(self.setup)

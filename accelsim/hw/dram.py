@@ -1,8 +1,8 @@
 """DRAM: `channels` channels shared by every DMA engine.
 
 A channel is held for the data-transfer part of a descriptor (bytes at burst granularity /
-bandwidth); the access latency is pipelined and does not hold the channel. The free channels
-sit in a SimPy `Store`, so contention and FIFO arbitration are SimPy's.
+bandwidth); the access latency is pipelined and does not hold the channel. Channels are a FIFO
+server pool (`hw.queues.ServerPool`): a DMA waits, as a SimPy event, for the first free one.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Generator
 import simpy
 
 from accelsim.config import DramConfig
+from accelsim.hw.queues import ServerPool
 from accelsim.trace import Trace
 
 
@@ -20,8 +21,7 @@ class Dram:
         self.env = env
         self.cfg = cfg
         self.trace = trace
-        self.free = simpy.Store(env, capacity=cfg.channels)
-        self.free.items.extend(range(cfg.channels))
+        self.pool = ServerPool(env, cfg.channels)
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
 
     def burst_bytes(self, contiguous_bytes: int, count: int = 1) -> int:
@@ -35,8 +35,10 @@ class Dram:
     def transfer(self, cycles: int, nbytes: int, kind: str, label: str, loc: str
                  ) -> Generator[simpy.Event, object, None]:
         """Hold one channel for `cycles`; waits for a free channel first."""
-        ch = yield self.free.get()
+        ch = self.pool.acquire()
+        if not isinstance(ch, int):
+            ch = yield ch
         start = self.env.now
         yield self.env.timeout(cycles)
         self.trace.add(self.names[ch], start, self.env.now, kind, nbytes, label, loc)  # type: ignore[index]
-        self.free.put(ch)
+        self.pool.release(ch)  # type: ignore[arg-type]
