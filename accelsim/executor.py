@@ -120,6 +120,7 @@ class Executor:
         self.stats = RunStats()
         self.kernel_runner = kernel_runner
         self._plans: dict[Operation, Any] = {}
+        self._steps: dict[Block, list[tuple[int, Any, Operation]]] = {}
         self._boxes: dict[tuple[int, tuple], list] = {}
         self._regions: dict[tuple, list[Region]] = {}
         self._funcs = {f.sym_name: f for f in module.funcs}
@@ -186,23 +187,21 @@ class Executor:
 
     # ---- walking -------------------------------------------------------------------------
     def _block(self, block: Block, vals: dict[Value, Any]) -> Gen:
-        sync, asyn = _SYNC, _ASYNC
-        for op in block.ops:
-            t = type(op)
-            h = sync.get(t)
-            if h is not None:
+        steps = self._steps.get(block)
+        if steps is None:
+            steps = self._steps[block] = [_step(op) for op in block.ops]
+        for kind, h, op in steps:
+            if kind == 0:
                 h(self, op, vals)
-                continue
-            g = asyn.get(t)
-            if g is not None:
-                yield from g(self, op, vals)
-                continue
-            if t is O.AffineYieldOp:
+            elif kind == 1:
+                yield from h(self, op, vals)
+            elif kind == 2:
                 return [vals[v] for v in op.operands]
-            if t is O.ReturnOp:
+            elif kind == 3:
                 return None
-            raise SimulationError(f"the simulator does not execute '{op.NAME}' here "
-                                  f"(control ops, DMA, alloc, calls and scalar ops only)", op.loc)
+            else:
+                raise SimulationError(f"the simulator does not execute '{op.NAME}' here (control "
+                                      "ops, DMA, alloc, calls and scalar ops only)", op.loc)
         return None
 
     def _plan(self, op: Operation) -> Any:
@@ -610,6 +609,20 @@ class _DmaPlan:
     sram_sides: int
     kind: str
     loc: str
+
+
+def _step(op: Operation) -> tuple[int, Any, Operation]:
+    """(kind, handler, op): 0 sync handler, 1 generator handler, 2 yield, 3 return, 4 unsupported."""
+    t = type(op)
+    if t in _SYNC:
+        return 0, _SYNC[t], op
+    if t in _ASYNC:
+        return 1, _ASYNC[t], op
+    if t is O.AffineYieldOp:
+        return 2, None, op
+    if t is O.ReturnOp:
+        return 3, None, op
+    return 4, None, op
 
 
 def _lin(buf: Buffer, idx: tuple[int, ...]) -> int:
