@@ -188,9 +188,20 @@ def _noalias_safe_params(module: ModuleOp) -> dict[str, set[int]]:
 
 # ---- affine expressions with MLIR's exact integer semantics -------------------------------
 
+def safe_divisor(b: ir.IRBuilder, d: ir.Value) -> ir.Value:
+    """Division by zero is undefined in MLIR; on x86 it would kill the whole Python process
+    (SIGFPE). A zero divisor becomes 1 instead, so such a program computes garbage, not a crash.
+    Constant divisors, the usual case, pass through untouched."""
+    if isinstance(d, ir.Constant):
+        return d
+    zero = ir.Constant(d.type, 0)
+    return b.select(b.icmp_signed("==", d, zero), ir.Constant(d.type, 1), d)
+
+
 def emit_floordiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
     """floor(a / d) for any signs: truncating quotient minus one when the remainder's sign
     differs from the divisor's."""
+    d = safe_divisor(b, d)
     q = b.sdiv(a, d)
     r = b.srem(a, d)
     zero = _i64(0)
@@ -200,6 +211,7 @@ def emit_floordiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
 
 
 def emit_ceildiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
+    d = safe_divisor(b, d)
     q = b.sdiv(a, d)
     r = b.srem(a, d)
     zero = _i64(0)
@@ -210,6 +222,7 @@ def emit_ceildiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
 
 def emit_mod(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
     """Remainder with the divisor's sign (non-negative for a positive divisor), as MLIR."""
+    d = safe_divisor(b, d)
     r = b.srem(a, d)
     zero = _i64(0)
     fix = b.and_(b.icmp_signed("!=", r, zero),
@@ -314,6 +327,10 @@ class _FunctionLowering:
                 v.name = _llvm_name(arg.name_hint, k)
                 self.values[arg] = v
         self.block(self.func.body)
+        if not self.b.block.is_terminated:  # a body without func.return (verifier would say)
+            if self.func.function_type.results:
+                raise LoweringError(f"@{self.func.sym_name} has results but no func.return", self.func.loc)
+            self.b.ret_void()
 
     def block(self, block: Block) -> list[ir.Value]:
         """Lower a block's ops; return the operands of its terminator (yield/return)."""
@@ -627,7 +644,10 @@ class _FunctionLowering:
     def _int_binary(self, meth: str) -> Callable[[Operation], None]:
         def lower(op: Operation) -> None:
             fn = getattr(self.b, meth)
-            self.values[op.results[0]] = fn(self.scalar(op.operands[0]), self.scalar(op.operands[1]))
+            lhs, rhs = self.scalar(op.operands[0]), self.scalar(op.operands[1])
+            if meth in ("sdiv", "srem"):
+                rhs = safe_divisor(self.b, rhs)
+            self.values[op.results[0]] = fn(lhs, rhs)
         return lower
 
     def _float_intrinsic2(self, base: str) -> Callable[[Operation], None]:

@@ -164,3 +164,11 @@ def test_half_precision_memrefs(name):
     got = _elementwise(lambda b, x, y: b.insert(cls(x, y)).result, F16, F16, FLOAT_X, FLOAT_Y)
     x, y = FLOAT_X.astype(np.float16), FLOAT_Y.astype(np.float16)
     np.testing.assert_array_equal(got, NUMPY_FLOAT[name](x, y))
+
+
+def test_integer_division_by_zero_does_not_kill_the_process():
+    """Undefined in MLIR; here a zero divisor acts as 1 instead of raising SIGFPE."""
+    xs = np.array([7, -7, 5] + [1] * (N - 3))
+    ys = np.array([0, 0, 2] + [1] * (N - 3))
+    got = _elementwise(lambda b, x, y: b.insert(BINARY_OPS["arith.divsi"](x, y)).result, I64, I64, xs, ys)
+    np.testing.assert_array_equal(got[:3], [7, -7, 2])
