@@ -112,3 +112,26 @@ def test_pass_flags_run_in_order_when_registered() -> None:
     assert proc.returncode == 0, proc.stderr
     out = parse_module(proc.stdout)
     assert sum(1 for op in out.walk() if op.NAME == "affine.dma_start") >= 2
+
+
+def test_pass_flags_match_the_pass_manager_in_the_given_order() -> None:
+    from compiler.ir.verifier import verify
+    from compiler.text import print_module
+    from compiler.transforms.registry import PASSES, PassManager, _load_builtin_passes
+
+    _load_builtin_passes()
+    if not {"affine-loop-tile", "affine-data-copy-generate"} <= set(PASSES):
+        pytest.skip("tiling and copy generation have not landed yet")
+    src = KERNELS / "gemm.mlir"
+    flags = ["--affine-loop-tile=tile-sizes=16,16,16",
+             "--affine-data-copy-generate=generate-dma fast-mem-space=1 fast-mem-capacity=16"]
+    outputs = []
+    for order in (flags, flags[::-1]):
+        proc = accelsim("opt", str(src), *order)
+        assert proc.returncode == 0, proc.stderr
+        module = parse_module(src.read_text(), str(src))
+        verify(module)
+        PassManager.from_flags(order).run(module)
+        assert proc.stdout == print_module(module)
+        outputs.append(proc.stdout)
+    assert outputs[0] != outputs[1]  # the order given is the order run
