@@ -1,0 +1,91 @@
+"""Compile time of tile -> data copy -> pipeline, ours vs upstream mlir-opt-19 on the same input.
+
+For gemm, conv2d and jacobi-2d: the same MLIR text goes through
+  --affine-loop-tile=tile-size=T --affine-data-copy-generate="generate-dma fast-mem-capacity=C"
+  --affine-pipeline-data-transfer
+in our pass manager (CPU time of the three passes, and of parse + passes + print) and in an
+`mlir-opt-19` process (its CPU time, and its wall time). Best of N runs each. Run:
+
+    .venv/bin/python bench/bench_compile.py [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import time
+
+import workloads
+from compiler.text import parse_module, print_module
+from compiler.transforms.registry import PassManager
+
+CASES = [
+    ("gemm", "M=256,N=256,K=256", 32, 16),
+    ("conv2d", "N=1,C=16,H=34,W=34,K=16,R=3,S=3,stride=1", 8, 16),
+    ("jacobi-2d", "N=258,T=4", 32, 16),
+]
+
+
+def flags(tile: int, cap: int, extra: str = "") -> list[str]:
+    pipe = "--affine-pipeline-data-transfer" + (f"={extra}" if extra else "")
+    return [f"--affine-loop-tile=tile-size={tile}",
+            f"--affine-data-copy-generate=generate-dma fast-mem-capacity={cap}", pipe]
+
+
+def ours(text: str, fl: list[str]) -> tuple[float, float, int]:
+    """(CPU seconds of the passes, CPU seconds parse+passes+print, output ops)."""
+    t0 = time.process_time()
+    m = parse_module(text)
+    t1 = time.process_time()
+    pm = PassManager.from_flags(fl)
+    pm.verify_each = False
+    pm.run(m)
+    t2 = time.process_time()
+    out = print_module(m)
+    t3 = time.process_time()
+    return t2 - t1, t3 - t0, out.count("affine.dma_start")
+
+
+def upstream(mlir_opt: str, text: str, fl: list[str]) -> tuple[float, float, int]:
+    """(CPU seconds of the child process, wall seconds, dma_start ops in the output)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    proc = subprocess.run([mlir_opt, "-", *fl], input=text, capture_output=True, text=True)
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"mlir-opt failed: {proc.stderr[:500]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, proc.stdout.count("affine.dma_start")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    mlir_opt = shutil.which("mlir-opt-19")
+    if mlir_opt is None:
+        raise SystemExit("mlir-opt-19 not found: the peer is needed for the ratios")
+    print(f"{'kernel':<10} {'mode':<11} {'ours passes':>12} {'ours total':>11} {'mlir-opt cpu':>13} "
+          f"{'mlir-opt wall':>14} {'passes/cpu':>11} {'total/cpu':>10} {'total/wall':>11} {'DMA ops':>9}")
+    for name, spec, tile, cap in CASES:
+        text = print_module(workloads.get(f"{name}:{spec}").module())
+        for mode, extra in (("default", ""), ("mlir-compat", "mlir-compat")):
+            fl = flags(tile, cap, extra)
+            fl_up = flags(tile, cap)
+            best_p = best_t = best_c = best_w = float("inf")
+            for _ in range(args.repeat):
+                p, t, n_ours = ours(text, fl)
+                c, w, n_up = upstream(mlir_opt, text, fl_up)
+                best_p, best_t = min(best_p, p), min(best_t, t)
+                best_c, best_w = min(best_c, c), min(best_w, w)
+            print(f"{name:<10} {mode:<11} {best_p * 1e3:10.1f}ms {best_t * 1e3:9.1f}ms "
+                  f"{best_c * 1e3:11.1f}ms "
+                  f"{best_w * 1e3:12.1f}ms {best_p / best_c:10.1f}x {best_t / best_c:9.1f}x "
+                  f"{best_t / best_w:10.1f}x {n_ours:>4}/{n_up:<4}")
+
+
+if __name__ == "__main__":
+    main()
