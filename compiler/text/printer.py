@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from compiler.diagnostics import Location
+from compiler.diagnostics import AccelsimError, Location
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
@@ -248,7 +248,8 @@ class _Printer:
                     printer = _DISPATCH[cls]
                     break
         if printer is None:
-            raise TypeError(f"no printer for op {op.NAME}")
+            raise AccelsimError(f"cannot print op '{op.NAME}' ({type(op).__name__}) at {op.loc}: "
+                                f"compiler.text has no syntax for it")
         pad = "  " * depth
         # Regions print their own lines; the op's text may span several lines.
         text = printer(self, op, depth)

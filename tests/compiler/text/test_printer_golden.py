@@ -58,3 +58,19 @@ def test_printer_golden() -> None:
     verify(b.module)
     assert print_module(b.module) == GOLDEN
     assert module_diff(b.module, parse_module(GOLDEN)) is None
+
+
+def test_an_op_without_syntax_is_a_clean_error() -> None:
+    import pytest
+
+    from compiler.diagnostics import AccelsimError
+    from compiler.ir.core import Operation
+
+    class Mystery(Operation):
+        NAME = "test.mystery"
+
+    b = Builder()
+    with b.func("m") as ():
+        b.insert(Mystery())
+    with pytest.raises(AccelsimError, match=r"cannot print op 'test.mystery' \(Mystery\) at .*"):
+        print_module(b.module)
