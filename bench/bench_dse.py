@@ -63,6 +63,9 @@ def stage_breakdown(quick: bool) -> None:
 
 
 def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int]:
+    from accelsim.dse import evaluate
+
+    evaluate._COMPILED.clear()  # the in-process peer starts as cold as a fresh worker
     db = tmp / f"{sweep.name}-{workers}.sqlite"
     t0 = time.perf_counter()
     summary = run_sweep(sweep, db, workers=workers, progress=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from accelsim.dse.spec import Point, Scalar
@@ -111,6 +112,26 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
             figures.update(_check_outputs(wl, inputs, result.outputs))
     figures["config_hash"] = config.hash()
     return figures
+
+
+@lru_cache(maxsize=256)
+def _config(name: str, hardware: tuple[tuple[str, Scalar], ...]) -> Any:
+    from accelsim.config import load_config
+
+    return load_config(name).with_overrides(dict(hardware))
+
+
+def compile_group(point: Point) -> tuple[Any, ...]:
+    """Points with equal groups compile to the same program (the local runner sends them to
+    one worker, whose compile cache then hits)."""
+    try:
+        config = _config(point.config, point.hardware)
+    except Exception:  # a bad config fails in the worker, where its error is stored
+        return ("unconfigurable", point.key)
+    return (point.workload, tuple(compile_flags(point.options, config)))
+
+
+evaluate_point.group_key = compile_group  # type: ignore[attr-defined]
 
 
 # Report keys that are inputs of the point (already columns), or per-row tables.

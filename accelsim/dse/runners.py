@@ -60,9 +60,49 @@ def default_mp_context() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+class _Slot:
+    """One worker process (a one-process pool) and the group of points it is working through.
+
+    Points of one group (by the evaluator's `group_key`, e.g. the same compiled program) go to
+    the same process so its caches hit; an idle slot takes the next group, and at the end of
+    the sweep it steals half of the largest unfinished group.
+    """
+
+    def __init__(self, ctx: Any):
+        self.ctx = ctx
+        self.pool = ProcessPoolExecutor(1, mp_context=ctx)
+        self.group: deque[Point] = deque()
+        self.inflight: dict[Future[Outcome], Point] = {}
+        self.broken = False
+
+    def next_point(self, groups: deque[deque[Point]], slots: Sequence[_Slot]) -> Point | None:
+        if not self.group:
+            if groups:
+                self.group = groups.popleft()
+            else:
+                victim = max(slots, key=lambda s: len(s.group))
+                if len(victim.group) < 2:
+                    return None
+                stolen = [victim.group.pop() for _ in range(len(victim.group) // 2)]
+                self.group = deque(reversed(stolen))
+        return self.group.popleft()
+
+    def restart(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = ProcessPoolExecutor(1, mp_context=self.ctx)
+        self.inflight.clear()
+        self.broken = False
+
+
 def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
                    mp_context: str | None = None) -> Iterator[Outcome]:
-    """Outcomes in completion order. `workers=0` evaluates in this process (for debugging)."""
+    """Outcomes in completion order. `workers=0` evaluates in this process (for debugging).
+
+    If the evaluator has a `group_key(point)` attribute, points with equal keys are sent to
+    the same worker process (see `_Slot`). A worker that dies takes only its own point down:
+    the points it had in flight are re-run alone, and the one that kills a worker again is
+    stored with that error.
+    """
     if workers <= 0:
         for p in points:
             yield run_point(evaluate, p)
@@ -72,44 +112,55 @@ def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
     if method == "forkserver":
         preload = [m for m in (getattr(evaluate, "__module__", None), "accelsim.dse.runners") if m]
         ctx.set_forkserver_preload(preload)
-    queue: deque[Point] = deque(points)
-    # Points that were in flight when a worker died: rerun alone so only the culprit is blamed.
+    group_key = getattr(evaluate, "group_key", None)
+    by_group: dict[Any, deque[Point]] = {}
+    for p in points:
+        by_group.setdefault(group_key(p) if group_key else p.key, deque()).append(p)
+    groups = deque(by_group.values())
+    slots = [_Slot(ctx) for _ in range(workers)]
     suspects: deque[Point] = deque()
-    while queue or suspects:
-        if suspects:
-            p = suspects.popleft()
-            with ProcessPoolExecutor(1, mp_context=ctx) as solo:
-                try:
-                    yield solo.submit(run_point, evaluate, p).result()
-                except BrokenProcessPool:
-                    yield _crashed(p, "worker process died while evaluating this point")
-            continue
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
-        inflight: dict[Future[Outcome], Point] = {}
-        try:
-            while queue or inflight:
-                broken = False
-                while queue and len(inflight) < 2 * workers:
-                    try:
-                        fut = pool.submit(run_point, evaluate, queue[0])
-                    except BrokenProcessPool:
-                        broken = True
+    try:
+        while True:
+            for slot in slots:
+                while len(slot.inflight) < 2:  # one running, one queued: no idle gap
+                    p = slot.next_point(groups, slots)
+                    if p is None:
                         break
-                    inflight[fut] = queue.popleft()
-                done = wait(inflight, return_when=FIRST_COMPLETED)[0] if inflight else set()
-                for fut in done:
-                    p = inflight.pop(fut)
                     try:
-                        yield fut.result()
+                        slot.inflight[slot.pool.submit(run_point, evaluate, p)] = p
                     except BrokenProcessPool:
-                        broken = True
                         suspects.append(p)
-                if broken:
-                    suspects.extend(inflight.values())
-                    inflight.clear()
-                    break
-        finally:
-            pool.shutdown(wait=not inflight, cancel_futures=True)
+                        slot.broken = True
+                        break
+            owner = {f: slot for slot in slots for f in slot.inflight}
+            if not owner and not suspects:
+                return
+            done = wait(owner, return_when=FIRST_COMPLETED)[0] if owner else set()
+            for fut in done:
+                slot = owner[fut]
+                p = slot.inflight.pop(fut)
+                try:
+                    yield fut.result()
+                except BrokenProcessPool:
+                    suspects.append(p)
+                    slot.broken = True
+            for slot in slots:
+                if slot.broken:
+                    suspects.extend(slot.inflight.values())
+                    slot.restart()
+            while suspects:
+                yield _run_alone(ctx, evaluate, suspects.popleft())
+    finally:
+        for slot in slots:
+            slot.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _run_alone(ctx: Any, evaluate: EvalFn, point: Point) -> Outcome:
+    with ProcessPoolExecutor(1, mp_context=ctx) as solo:
+        try:
+            return solo.submit(run_point, evaluate, point).result()
+        except BrokenProcessPool:
+            return _crashed(point, "worker process died while evaluating this point")
 
 
 # ---------------------------------------------------------------------------------------------

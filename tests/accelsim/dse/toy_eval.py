@@ -40,3 +40,11 @@ def slow(point: Point) -> dict[str, float | int | str]:
     """`failing` after a short sleep, so each worker gets points and a sweep can be killed mid-way."""
     time.sleep(float(os.environ.get("TOY_SLEEP_S", "0.05")))
     return failing(point)
+
+
+def grouped(point: Point) -> dict[str, float | int | str]:
+    """`slow`, with a group per SRAM size (as if the SRAM size decided the compiled program)."""
+    return slow(point)
+
+
+grouped.group_key = lambda p: p.hw.get("sram.capacity_kib")  # type: ignore[attr-defined]
