@@ -315,3 +315,39 @@ def test_tiling_violation_matches_brute_force_tiled_order(brute, data):  # type:
                 for g in by_elem.values() for x in g for y in g)
     assert broken == truth
     assert tiling_violation(loops, [1] * len(loops)) is None  # unit tiles keep the order
+
+
+def _dma_pipeline(nbuf: int):  # type: ignore[no-untyped-def]
+    """Per iteration: DMA a row of A into buf[i mod nbuf], wait, then read the buffer."""
+    b = Builder()
+    with b.func("p", A=memref((8, 16)), Out=memref((8, 16)),
+                tag=memref((2,), element=INDEX)) as (A, Out, tag):
+        buf = b.alloc(memref((2, 16), space=1), "buf")
+        n = b.index(16)
+        with b.loop(0, 8) as lp:
+            b.dma_start(A, [lp.iv, 0], buf, [lp.iv % nbuf, 0], tag, [lp.iv % nbuf], n)
+            b.dma_wait(tag, [lp.iv % nbuf], n)
+            for j in b.range(16):
+                Out[lp.iv, j] = buf[lp.iv % nbuf, j]
+    return b.module.funcs[0], lp
+
+
+def test_dma_dependences_cover_the_transferred_range():
+    f, lp = _dma_pipeline(2)
+    dma = next(o for o in f.walk() if o.NAME == "affine.dma_start")
+    ld = next(o for o in f.walk() if isinstance(o, AffineLoadOp))
+    flow = dependences(dma, ld, 2)  # same iteration of the loop, DMA first
+    assert flow is not None and flow.kind == "flow" and flow.dst_side == "" and flow.src_side == "dst"
+    anti = dependences(ld, dma, 1)  # the buffer half is refilled two iterations later
+    assert anti is not None and anti.kind == "anti" and anti.components == ((2, 6),)
+
+
+def test_dma_pipeline_shift_needs_double_buffering():
+    f2, lp2 = _dma_pipeline(2)
+    # ops: dma_start, dma_wait, compute loop, yield; shift the wait and the compute by one
+    assert len(lp2.body.ops) == 4
+    assert is_valid_shift(lp2, [0, 1, 1, 0])
+    assert not is_valid_shift(lp2, [1, 0, 0, 0])  # the wait would run before its start
+    f1, lp1 = _dma_pipeline(1)
+    assert is_valid_shift(lp1, [0, 0, 0, 0])
+    assert not is_valid_shift(lp1, [0, 1, 1, 0])  # refill overwrites the buffer being read
