@@ -1,4 +1,16 @@
-"""Host backend: lower the affine IR to LLVM (llvmlite), JIT it, call it on numpy arrays."""
+"""Host backend: lower the affine IR to LLVM (llvmlite), JIT it, call it on numpy arrays.
+
+    from compiler.backend import compile_module, run_host, random_inputs
+    compiled = compile_module(module)              # cached by structural_hash(module)
+    compiled.call("gemm", {"A": a, "B": b, "C": c})  # in place; checks dtype/shape/contiguity
+    outputs = run_host(module, random_inputs(module.lookup("gemm"), seed=0))
+
+Exact MLIR semantics (floordiv/ceildiv/mod, max/min bounds, iter_args, affine.if); memory
+spaces are ignored (alloc = 64-byte aligned heap), dma_start is the copy it describes and
+dma_wait a no-op. O3 with loop/SLP vectorization for the host CPU; no fast-math unless asked
+(`compile_module(m, fast_math=True)`), so transformed and original programs compare
+bit-for-bit. Set ACCELSIM_JIT_CACHE=<dir> to share machine code between processes.
+"""
 
 from compiler.backend.cache import CACHE, CompileCache, compile_module
 from compiler.backend.errors import ArgumentError, BackendError, JitError, LoweringError
