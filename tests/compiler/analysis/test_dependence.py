@@ -333,7 +333,7 @@ def _dma_pipeline(nbuf: int):  # type: ignore[no-untyped-def]
 
 
 def test_dma_dependences_cover_the_transferred_range():
-    f, lp = _dma_pipeline(2)
+    f, _lp = _dma_pipeline(2)
     dma = next(o for o in f.walk() if o.NAME == "affine.dma_start")
     ld = next(o for o in f.walk() if isinstance(o, AffineLoadOp))
     flow = dependences(dma, ld, 2)  # same iteration of the loop, DMA first
@@ -343,11 +343,11 @@ def test_dma_dependences_cover_the_transferred_range():
 
 
 def test_dma_pipeline_shift_needs_double_buffering():
-    f2, lp2 = _dma_pipeline(2)
+    _f2, lp2 = _dma_pipeline(2)
     # ops: dma_start, dma_wait, compute loop, yield; shift the wait and the compute by one
     assert len(lp2.body.ops) == 4
     assert is_valid_shift(lp2, [0, 1, 1, 0])
     assert not is_valid_shift(lp2, [1, 0, 0, 0])  # the wait would run before its start
-    f1, lp1 = _dma_pipeline(1)
+    _f1, lp1 = _dma_pipeline(1)
     assert is_valid_shift(lp1, [0, 0, 0, 0])
     assert not is_valid_shift(lp1, [0, 1, 1, 0])  # refill overwrites the buffer being read
