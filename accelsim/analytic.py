@@ -8,14 +8,16 @@ the least-loaded engine and the earliest free channel; a kernel costs its cost-m
 a wait advances to the tag's completion. A pipelined loop therefore settles at
 max(DMA, compute) per iteration and an unpipelined one at their sum, with no special casing.
 
-Loops are sampled, not iterated: iterations are walked until their effect (cycles, DMAs,
-calls) repeats with period 1 or 2, then the middle is skipped in whole periods by shifting the
-whole state (engines, channels, tags, clock), and the last iteration (where partial tiles
-are) is walked again. Exact when the loop is periodic after its first iterations.
+Loops are sampled, not iterated: iterations are walked until the machine state relative to
+the clock repeats (period 1 to 6 iterations, times the body's `mod` patterns), then the middle
+is skipped in whole periods by shifting the whole state (engines, channels, tags, clock), and
+the last iteration (where partial tiles are) is walked again. The jump is exact when the
+loop's iterations differ only in those periodic patterns.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
 from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
+from compiler.ir.affine_expr import Binary, Const
 from compiler.ir.core import Block, Value
 from compiler.ir.types import MemRefType
 
@@ -77,6 +80,15 @@ class _State:
     def snapshot(self) -> tuple[int, int, int, int, int]:
         return (self.t, self.dma_ops, self.calls, self.dram_bytes, self.compute)
 
+    def signature(self) -> tuple:  # type: ignore[type-arg]
+        """The state relative to the clock (past times clipped to 0): equal signatures evolve
+        identically, since the model is deterministic."""
+        t = self.t
+        return (tuple(max(e - t, 0) for e in self.engines),
+                tuple(max(c - t, 0) for c in self.channels),
+                tuple(sorted((k[1], max(v - t, 0)) for k, v in self.tags.items())),
+                tuple(tuple(max(c - t, 0) for c in p) for p in self.pending))
+
     def advance(self, k: int, period: int, d: tuple[int, int, int, int, int]) -> None:
         """Repeat an iteration `k` more times: shift every time by k*period, add k*counts."""
         if k <= 0:
@@ -106,6 +118,7 @@ class Analytic:
         self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
         self.issue = config.control.issue_cycles
         self._plans: dict[Block, list[Any]] = {}
+        self._mods: dict[O.AffineForOp, int] = {}
 
     def run(self, func: O.FuncOp) -> _State:
         st = _State(self.cfg.dma.engines, self.cfg.dram.channels)
@@ -196,26 +209,46 @@ class Analytic:
             return
         trip = -((lo - hi) // op.step)
         body, iv = op.body, op.iv
-        # Walk iterations until the per-iteration deltas repeat with period 1 or 2 (double
-        # buffering with two engines alternates), then jump over the middle in whole periods.
+        # Walk iterations until the per-iteration deltas repeat (double buffering on two engines
+        # alternates, several engines rotate), then jump over the middle in whole periods.
         deltas: list[tuple[int, ...]] = []
+        sigs: list[tuple] = []  # type: ignore[type-arg]
         k = 0
         last = trip - 1
+        mod = self._modulus(op)
         while k < last:
             before = st.snapshot()
             vals[iv] = lo + k * op.step
             self._block(body, vals, st)
             after = st.snapshot()
             deltas.append(tuple(a - b for a, b in zip(after, before)))
+            sigs.append(st.signature())
             k += 1
-            period = _period(deltas)
+            period = _period(sigs, deltas)
             if period and k < last:
-                reps = (last - k) // period
-                d = tuple(sum(x[i] for x in deltas[-period:]) for i in range(5))
-                st.advance(reps, d[0], d)  # type: ignore[arg-type]
-                k += reps * period
+                period = math.lcm(period, mod)
+                if len(deltas) >= period:
+                    reps = (last - k) // period
+                    d = tuple(sum(x[i] for x in deltas[-period:]) for i in range(5))
+                    st.advance(reps, d[0], d)  # type: ignore[arg-type]
+                    k += reps * period
+                    sigs.clear()
+                    deltas.clear()
         vals[iv] = lo + last * op.step
         self._block(body, vals, st)
+
+    def _modulus(self, loop: O.AffineForOp) -> int:
+        """lcm of the `mod` divisors in the affine maps inside `loop` (tag slots, buffer halves)."""
+        hit = self._mods.get(loop)
+        if hit is None:
+            m = 1
+            for o in loop.walk():
+                for amap in _maps_of(o):
+                    for r in amap.results:
+                        for d in _mod_divisors(r):
+                            m = math.lcm(m, d)
+            hit = self._mods[loop] = min(m, 64)
+        return hit
 
     def _compile_dma(self, op: O.AffineDmaStartOp) -> Any:
         srcv, dstv, tagv = op.src, op.dst, op.tag
@@ -272,18 +305,39 @@ class Analytic:
         return dma
 
 
-_MAX_SAMPLES = 12
+def _maps_of(op: Any) -> list[Any]:
+    if isinstance(op, O.AffineDmaStartOp):
+        return [op.src_map, op.dst_map, op.tag_map]
+    if isinstance(op, O.AffineDmaWaitOp):
+        return [op.tag_map]
+    if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp | O.AffineLoadOp | O.AffineStoreOp):
+        return [op.map]
+    return []
 
 
-def _period(deltas: list[tuple[int, ...]]) -> int:
-    """1 or 2 when the last deltas repeat with that period (after the first iteration), else 0;
-    after `_MAX_SAMPLES` iterations, the last two are taken as the period anyway."""
-    n = len(deltas)
-    if n >= 3 and deltas[-1] == deltas[-2]:
-        return 1
-    if n >= 5 and deltas[-1] == deltas[-3] and deltas[-2] == deltas[-4]:
-        return 2
-    return 2 if n >= _MAX_SAMPLES else 0
+def _mod_divisors(e: Any) -> list[int]:
+    if isinstance(e, Binary):
+        out = _mod_divisors(e.lhs) + _mod_divisors(e.rhs)
+        if e.kind == "mod" and isinstance(e.rhs, Const) and e.rhs.value > 0:
+            out.append(e.rhs.value)
+        return out
+    return []
+
+
+_MAX_PERIOD = 6
+
+
+def _period(sigs: list[tuple], deltas: list[tuple[int, ...]]) -> int:  # type: ignore[type-arg]
+    """The smallest p <= 6 with the machine state (relative to the clock) after the last
+    iteration equal to the state p iterations earlier, and the same work (cycles, DMAs,
+    calls, bytes) in the last p iterations as in the p before: from there on the loop is
+    periodic. Engines and channels rotate, so periods of 2-4 iterations are common; loops
+    whose work changes every iteration (triangular nests) are walked in full."""
+    n = len(sigs)
+    for p in range(1, _MAX_PERIOD + 1):
+        if n >= 2 * p and sigs[-1] == sigs[-1 - p] and deltas[-p:] == deltas[-2 * p: -p]:
+            return p
+    return 0
 
 
 def _lin(idx: tuple[int, ...], strides: tuple[int, ...]) -> int:
