@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from compiler.analysis.access import accesses_in, relation_in_frame
+from compiler.analysis.access import accesses_in, is_exact_side, relation_in_frame
 from compiler.analysis.domain import domain_in_frame, enclosing_loops
 from compiler.analysis.isl_bridge import (
     CTX,
@@ -29,7 +29,7 @@ from compiler.analysis.isl_bridge import (
     val_to_int,
 )
 from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Operation, Value
+from compiler.ir.core import BlockArgument, Operation, Value
 from compiler.ir.ops import AffineForOp
 from compiler.ir.types import MemRefType
 
@@ -166,7 +166,6 @@ def memref_regions(ops: Sequence[Operation],
             table = writes if acc.is_write else reads
             table[key] = elems if key not in table else table[key].union(elems)
             if acc.side in ("src", "dst"):
-                from compiler.analysis.access import is_exact_side
                 exact_ranges[key] = exact_ranges.get(key, True) and is_exact_side(acc.op, acc.side)
 
     out: dict[Value, MemRefRegion] = {}
@@ -251,7 +250,6 @@ def _canonical_params(exact: isl.Set, written: isl.Set, names: dict[str, Value]
 
 
 def _is_loop_iv(v: Value) -> bool:
-    from compiler.ir.core import BlockArgument
     return isinstance(v, BlockArgument) and isinstance(v.block.parent_op, AffineForOp)
 
 

@@ -25,7 +25,7 @@ from compiler.analysis.legality import tiling_violation
 from compiler.ir.affine_expr import Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.builder import Constraint, IndexExpr, integer_set_of
-from compiler.ir.core import Operation, Value
+from compiler.ir.core import BlockArgument, Operation, OpResult, Value
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineYieldOp, FuncOp, ModuleOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
@@ -68,9 +68,12 @@ def tileable_bands(func: FuncOp) -> list[list[AffineForOp]]:
 
 
 def _defined_inside(v: Value, root: Operation) -> bool:
-    owner = getattr(v, "owner", None)
-    if owner is None:
-        owner = getattr(getattr(v, "block", None), "parent_op", None)
+    if isinstance(v, OpResult):
+        owner: Operation | None = v.owner
+    elif isinstance(v, BlockArgument):
+        owner = v.block.parent_op
+    else:
+        owner = None
     return owner is not None and (owner is root or root.is_ancestor_of(owner))
 
 
