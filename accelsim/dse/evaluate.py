@@ -132,6 +132,10 @@ def compile_group(point: Point) -> tuple[Any, ...]:
 
 
 evaluate_point.group_key = compile_group  # type: ignore[attr-defined]
+# Imported once by the local runner's fork server, so each worker starts with them loaded.
+PRELOAD = ("workloads", "accelsim.config", "accelsim.simulate", "accelsim.analytic", "accelsim.report",
+           "compiler.transforms.passes")
+evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 
 # Report keys that are inputs of the point (already columns), or per-row tables.

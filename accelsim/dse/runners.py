@@ -110,7 +110,9 @@ def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
     method = mp_context or default_mp_context()
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        preload = [m for m in (getattr(evaluate, "__module__", None), "accelsim.dse.runners") if m]
+        wanted = (getattr(evaluate, "__module__", None), "accelsim.dse.runners",
+                  *getattr(evaluate, "preload", ()))
+        preload = [m for m in wanted if m]
         ctx.set_forkserver_preload(preload)
     group_key = getattr(evaluate, "group_key", None)
     by_group: dict[Any, deque[Point]] = {}
