@@ -69,6 +69,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{before.cycles:,} cycles", **common)
     plot_timeline(after.trace, files[1], title=f"{SPEC}, tiles {TILES}, DMA copies + "
                   f"affine-pipeline-data-transfer: {after.cycles:,} cycles", **common)
+    # steady state of the pipelined run: kernels 16..24 (the second row of output tiles)
+    kernels = after.trace.of("compute", "kernel")
+    zoom = (kernels[16].start - 400, kernels[min(24, len(kernels) - 1)].start)
+    files.append(out / "gemm_timeline_after_zoom.png")
+    plot_timeline(after.trace, files[3], config=after.config, window=zoom, width_px=1200,
+                  lane_px=30, title=f"copy + pipeline, steady state (cycles {zoom[0]:,} to {zoom[1]:,})")
     plot_roofline([("copy only", rb), ("copy + pipeline", ra)], files[2], config=before.config,
                   title=f"roofline: {SPEC} on '{CONFIG}'")
     table = compare(rb, ra, ("copy only", "copy + pipeline"))

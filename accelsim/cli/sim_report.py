@@ -198,8 +198,12 @@ def run_compare(req: Any) -> Any:
         reports.append(rep)
         sides[name]["files"] = write_outputs(args, res, rep, suffix=name if len(set(names)) == 2 else
                                              f"{names.index(name)}")
-    table = compare(reports[0], reports[1], (names[0], names[1]))
+    shown = tuple(n if len(n) <= 20 else ab for n, ab in zip(names, ("A", "B"), strict=True))
+    table = compare(reports[0], reports[1], (shown[0], shown[1]))
     if not args.json:
+        for n, ab in zip(names, ("A", "B"), strict=True):
+            if len(n) > 20:
+                print(f"  {ab} = {n}")
         print(table)
         for figs in sides.values():
             for path in figs["files"]:
