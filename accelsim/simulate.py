@@ -37,24 +37,24 @@ class SimResult:
 
 
 def pick_func(module: ModuleOp, func: str | None) -> FuncOp:
-    """The named function, else the only public function with a body, else the last one."""
+    """The named function, else the entry function: the only one, or the only one nobody
+    calls (the host backend's rule, so both run the same function)."""
     if func is not None:
         f = module.lookup(func)
         if f is None or f.is_declaration:
             names = ", ".join(g.sym_name for g in module.funcs)
             raise InputError(f"no function @{func} in the module (functions: {names})")
         return f
-    public = [f for f in module.funcs if not f.private and not f.is_declaration]
-    if not public:
-        raise InputError("the module has no public function with a body to simulate")
-    return public[-1] if len(public) > 1 and _called(module, public) else public[0]
-
-
-def _called(module: ModuleOp, funcs: list[FuncOp]) -> bool:
     from compiler.ir.ops import CallOp
 
-    callees = {op.callee for op in module.walk() if isinstance(op, CallOp)}
-    return any(f.sym_name in callees for f in funcs)
+    defined = [f for f in module.funcs if not f.is_declaration]
+    called = {op.callee for op in module.walk() if isinstance(op, CallOp)}
+    roots = [f for f in defined if f.sym_name not in called]
+    for candidates in (defined, roots, [f for f in roots if not f.private]):
+        if len(candidates) == 1:
+            return candidates[0]
+    names = ", ".join("@" + f.sym_name for f in defined) or "none"
+    raise InputError(f"the module has several entry functions ({names}); name one with func=")
 
 
 def simulate(module: ModuleOp, config: HardwareConfig | str = "default",

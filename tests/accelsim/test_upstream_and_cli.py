@@ -100,5 +100,6 @@ def test_cli_bad_config_is_one_line_error(capsys, tmp_path):
 def test_cli_text_summary(capsys):
     code, out, _ = run_cli(capsys, "run", "vector_add:N=64", "--target", "sim", "--config", "server")
     assert code == 0
-    assert out.startswith("sim [event] config server: ")
-    assert "analytic estimate" in out and "target sim" in out
+    assert "@vector_add on 'server': " in out and " cycles " in out and "target sim" in out
+    code, out, _ = run_cli(capsys, "run", "vector_add:N=64", "--target", "sim", "--fidelity", "analytic")
+    assert code == 0 and out.startswith("sim [analytic] config default: ")
