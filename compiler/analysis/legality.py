@@ -26,7 +26,7 @@ from compiler.ir.ops import AffineForOp, CallOp
 from compiler.ir.types import MemRefType
 
 
-def _opaque_memory_op(root: Operation) -> Operation | None:
+def opaque_memory_op(root: Operation) -> Operation | None:
     """An op with memory effects the analysis does not model (a call taking a memref)."""
     for op in root.walk():
         if isinstance(op, CallOp) and any(isinstance(v.type, MemRefType) for v in op.operands):
@@ -36,7 +36,7 @@ def _opaque_memory_op(root: Operation) -> Operation | None:
 
 def is_parallel(loop: AffineForOp) -> bool:
     """No dependence is carried by `loop` (input dependences do not count)."""
-    if loop.inits or _opaque_memory_op(loop) is not None:
+    if loop.inits or opaque_memory_op(loop) is not None:
         return False
     depth = loop_depth(loop)
     return not any(d.depth == depth for d in all_dependences(loop, min_depth=depth))
@@ -67,7 +67,7 @@ def band_violation(loops: Sequence[AffineForOp]) -> Dependence | None:
 
 def is_band_permutable(loops: Sequence[AffineForOp]) -> bool:
     """Every dependence not carried outside the band is non-negative in all band loops."""
-    if any(lp.inits for lp in loops) or (loops and _opaque_memory_op(loops[0]) is not None):
+    if any(lp.inits for lp in loops) or (loops and opaque_memory_op(loops[0]) is not None):
         return False
     return band_violation(loops) is None
 

@@ -21,7 +21,7 @@ import islpy as isl
 from compiler.analysis.access import accesses_in, relation_in_frame
 from compiler.analysis.domain import domain_in_frame, enclosing_loops
 from compiler.analysis.isl_bridge import AnalysisError, Frame, val_to_int
-from compiler.analysis.legality import tiling_violation
+from compiler.analysis.legality import opaque_memory_op, tiling_violation
 from compiler.ir.affine_expr import Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.builder import Constraint, IndexExpr, integer_set_of
@@ -354,6 +354,11 @@ class LoopTilePass(Pass):
         if not is_hyper_rectangular(band):
             self.remark(root.loc, "band not tiled: a loop bound depends on an outer loop of the "
                                   "band (non-hyperrectangular)")
+            return
+        opaque = opaque_memory_op(root)
+        if opaque is not None:
+            self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc} takes a memref, "
+                                  "so its memory effects are unknown")
             return
         sizes = tile_sizes_for(band, self.options)
         try:

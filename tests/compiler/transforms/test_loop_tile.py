@@ -17,7 +17,7 @@ import workloads
 from compiler.analysis import footprint_bytes, isl_name, iteration_domain
 from compiler.backend import compile_module, random_inputs, run_host
 from compiler.diagnostics import OptionError
-from compiler.ir import Builder, memref
+from compiler.ir import Builder, FunctionType, memref
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineStoreOp, FuncOp, ModuleOp
 from compiler.text import parse_file, parse_module, print_module
 from compiler.transforms.loop_tile import LoopTilePass, Options, cache_tile_sizes, perfect_band
@@ -406,3 +406,17 @@ def test_random_bands_run_bit_identical(data):  # type: ignore[no-untyped-def]
         a = run_host(ref, inputs)
         b = run_host(m, inputs)
         assert np.array_equal(a["A"], b["A"]) and np.array_equal(a["C"], b["C"]), p.remarks
+
+
+def test_band_with_opaque_call_is_refused():
+    b = Builder()
+    with b.func("f", A=memref((8, 8))) as (A,):
+        for i in b.range(8):
+            for j in b.range(8):
+                b.call("ext", [A])
+    ext = FuncOp("ext", FunctionType((memref((8, 8)),), ()), private=True, declaration=True)
+    b.module.body.insert(0, ext)
+    before = print_module(b.module)
+    p = tile(b.module, "tile-sizes=2,2")
+    assert print_module(b.module) == before
+    assert len(p.remarks) == 1 and "func.call" in p.remarks[0].message
