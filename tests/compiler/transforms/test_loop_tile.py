@@ -411,8 +411,8 @@ def test_random_bands_run_bit_identical(data):  # type: ignore[no-untyped-def]
 def test_band_with_opaque_call_is_refused():
     b = Builder()
     with b.func("f", A=memref((8, 8))) as (A,):
-        for i in b.range(8):
-            for j in b.range(8):
+        for _i in b.range(8):
+            for _j in b.range(8):
                 b.call("ext", [A])
     ext = FuncOp("ext", FunctionType((memref((8, 8)),), ()), private=True, declaration=True)
     b.module.body.insert(0, ext)
