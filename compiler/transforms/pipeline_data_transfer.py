@@ -451,17 +451,23 @@ def _shift_violation(loop: AffineForOp, shifts: list[int]) -> str | None:
 
 
 def _dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | None:
-    """Whether the outgoing DMA's writes in one iteration reach the incoming DMA's reads in a
-    later one (a dependence carried by `loop`, which the skew would reorder). None when the
-    analysis cannot tell."""
-    from compiler.analysis import dependences, loop_depth
+    """Whether the outgoing DMA's writes to the slow memref in one iteration reach the incoming
+    DMA's reads in a later one (a dependence carried by `loop`, which the skew would reorder).
+    Dependences through the fast buffer do not count: multi-buffering removes them. None when
+    the analysis cannot model a transferred range exactly."""
+    from compiler.analysis import dependence_list, loop_depth
+    from compiler.analysis.access import is_exact_side
 
     depth = loop_depth(loop)
     try:
         for o in dma_unit(out)[1]:
             for i in dma_unit(inc)[1]:
-                if dependences(o, i, depth) is not None:
-                    return True
+                assert isinstance(o, AffineDmaStartOp) and isinstance(i, AffineDmaStartOp)
+                if not (is_exact_side(o, "dst") and is_exact_side(i, "src")):
+                    return None
+                for dep in dependence_list(o, i, depth):
+                    if dep.memref is i.src:
+                        return True
     except Exception:  # the analysis does not model this access: stay conservative
         return None
     return False
