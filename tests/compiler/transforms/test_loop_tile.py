@@ -19,6 +19,7 @@ from compiler.backend import compile_module, random_inputs, run_host
 from compiler.diagnostics import OptionError
 from compiler.ir import Builder, FunctionType, memref
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineStoreOp, FuncOp, ModuleOp
+from compiler.ir.verifier import verify
 from compiler.text import parse_file, parse_module, print_module
 from compiler.transforms.loop_tile import LoopTilePass, Options, cache_tile_sizes, perfect_band
 from compiler.transforms.registry import create_pass, parse_pass_flag
@@ -30,6 +31,7 @@ MLIR_FILES = sorted(glob.glob(os.path.join(ROOT, "workloads", "mlir", "*.mlir"))
 def tile(module: ModuleOp, options: str) -> LoopTilePass:
     p = create_pass("affine-loop-tile", options)
     p.run(module)
+    verify(module)  # the tiled IR is well formed (dims/symbols, terminators, types)
     return p  # type: ignore[return-value]
 
 
