@@ -295,7 +295,8 @@ def tile_band(band: Sequence[AffineForOp], sizes: Sequence[int], separate: bool 
     for lp, new in zip(band, intra, strict=True):
         intra[0].replace_uses_of(lp.iv, new.iv)
     root.erase()
-    if separate:
+    if separate and all(lp.step == 1 for lp in band):
+        # like mlir-opt, full tiles are only separated for unit steps
         _separate_full_tiles(tile_loops, intra, band, sizes, needs_min)
     return tile_loops + intra
 
