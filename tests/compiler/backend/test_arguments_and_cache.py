@@ -159,3 +159,17 @@ def test_written_names_win_over_positions():
     out = run_host(m, {"arg1": np.full(16, 2.0, np.float32), "arg0": np.ones(16, np.float32)})
     np.testing.assert_array_equal(out["arg0"], 5.0)
     np.testing.assert_array_equal(out["arg1"], 2.0)
+
+
+def test_several_entry_functions_need_a_name():
+    b = Builder()
+    with b.func("f", x=memref((4,), F32)) as (x,):
+        x[0] = 1.0
+    with b.func("g", x=memref((4,), F32)) as (x,):
+        x[0] = 2.0
+    compiled = compile_module(b.module)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ArgumentError, match=r"several entry functions \(@f, @g\)"):
+        compiled.call(None, [x])
+    compiled.call("g", [x])
+    assert x[0] == 2.0
