@@ -7,9 +7,12 @@
     dse.run_sweep(sweep, "results.sqlite")          # local processes, one per core
     df = dse.load("results.sqlite")                 # pandas DataFrame, one row per point
     front = dse.pareto_front(df, ["cycles", "energy_pj"])
+    best = dse.autotune("gemm:M=256,N=256,K=256", "default")   # tile sizes x stages
 """
 
+from accelsim.dse.autotune import TuneResult, autotune
 from accelsim.dse.constraints import Constraint, ConstraintError
+from accelsim.dse.evaluate import evaluate_point
 from accelsim.dse.pareto import non_dominated_sort, pareto_front, pareto_mask
 from accelsim.dse.runners import SweepSummary, run_point, run_sweep
 from accelsim.dse.spec import COMPILER_OPTIONS, FIDELITIES, Point, Sweep, from_dict, load_spec
@@ -17,6 +20,6 @@ from accelsim.dse.store import Outcome, ResultStore, load
 
 __all__ = [
     "COMPILER_OPTIONS", "FIDELITIES", "Constraint", "ConstraintError", "Outcome", "Point",
-    "ResultStore", "Sweep", "SweepSummary", "from_dict", "load", "load_spec", "non_dominated_sort",
-    "pareto_front", "pareto_mask", "run_point", "run_sweep",
+    "ResultStore", "Sweep", "SweepSummary", "TuneResult", "autotune", "evaluate_point", "from_dict",
+    "load", "load_spec", "non_dominated_sort", "pareto_front", "pareto_mask", "run_point", "run_sweep",
 ]
