@@ -184,7 +184,7 @@ def _random_two_statement_nest(data):  # type: ignore[no-untyped-def]
     return b.module.funcs[0]
 
 
-@settings(max_examples=40)
+@settings(max_examples=30)
 @given(st.data())
 def test_random_nests_dependences_match_brute_force(brute, data):  # type: ignore[no-untyped-def]
     f = _random_two_statement_nest(data)

@@ -248,7 +248,7 @@ def _random_nest(data):  # type: ignore[no-untyped-def]
     return b.module.funcs[0]
 
 
-@settings(max_examples=50)
+@settings(max_examples=35)
 @given(st.data())
 def test_random_nests_regions_match_brute_force(brute, data):  # type: ignore[no-untyped-def]
     f = _random_nest(data)

@@ -99,7 +99,7 @@ def gemm_module(M: int, N: int, K: int) -> ModuleOp:
     return b.module
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(1, 13), st.integers(1, 13), st.integers(1, 13),
        st.lists(st.integers(1, 9), min_size=3, max_size=3), st.booleans())
 def test_tiled_domain_covers_original_exactly_once(M, N, K, sizes, separate):  # type: ignore[no-untyped-def]
@@ -352,7 +352,7 @@ def _random_band(data) -> ModuleOp:  # type: ignore[no-untyped-def]
     return b.module
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_random_bands_tile_exactly_once(data):  # type: ignore[no-untyped-def]
     m = _random_band(data)
