@@ -19,13 +19,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Parse and verify INPUT (an affine-dialect .mlir file, '-' for stdin), run "
                     "the given passes in order (mlir-opt names, e.g. "
                     "--affine-loop-tile=\"tile-sizes=32,32\"), and print the result.")
-    p.add_argument("input", help="input .mlir file, or '-' for standard input")
+    p.add_argument("input", nargs="?", help="input .mlir file, or '-' for standard input")
     p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
     p.add_argument("--debug-locs", "--mlir-print-debuginfo", action="store_true",
                    dest="debug_locs", help="print loc(\"file\":line:col) after every op")
     p.add_argument("--no-verify", action="store_true",
                    help="skip verification of the input (passes still verify their output)")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list the available passes and their options, then exit")
     p.set_defaults(handler=run, accepts_extra=True)
+
+
+def list_passes() -> str:
+    """One line per registered pass: its flag, its options with defaults, its summary."""
+    import dataclasses
+
+    from compiler.transforms.registry import PASSES, _load_builtin_passes
+
+    _load_builtin_passes()
+    lines = []
+    for name in sorted(PASSES):
+        cls = PASSES[name]
+        opts = []
+        for f in dataclasses.fields(cls.Options):
+            default = f.default if f.default is not dataclasses.MISSING else None
+            opts.append(f"{f.name.replace('_', '-')}={default}")
+        lines.append(f"--{name}" + (f"  [{' '.join(opts)}]" if opts else ""))
+        if cls.summary:
+            lines.append(f"    {cls.summary}")
+    return "\n".join(lines)
 
 
 def split_pass_flags(extra: Sequence[str]) -> list[str]:
@@ -44,6 +66,11 @@ def run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from compiler.text import parse_module, print_module
     from compiler.transforms.registry import PassManager
 
+    if args.list_passes:
+        print(list_passes())
+        return 0
+    if args.input is None:
+        raise OptionError("missing INPUT (a .mlir file, or '-' for standard input)")
     flags = split_pass_flags(extra)
     pm = PassManager.from_flags(flags)  # unknown passes / options fail before reading input
     if args.input == "-":

@@ -135,3 +135,16 @@ def test_pass_flags_match_the_pass_manager_in_the_given_order() -> None:
         assert proc.stdout == print_module(module)
         outputs.append(proc.stdout)
     assert outputs[0] != outputs[1]  # the order given is the order run
+
+
+def test_list_passes_and_missing_input() -> None:
+    from compiler.transforms.registry import PASSES, _load_builtin_passes
+
+    _load_builtin_passes()
+    proc = accelsim("opt", "--list-passes")
+    assert proc.returncode == 0
+    listed = re.findall(r"^--([\w-]+)", proc.stdout, re.M)
+    assert listed == sorted(PASSES)
+    proc = accelsim("opt")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "error: missing INPUT (a .mlir file, or '-' for standard input)"
