@@ -111,6 +111,24 @@ def test_gemm_partial_tile_region_is_32x32_and_clipped():
     # the clipped box is exactly the accessed set here (the accesses fill the tile)
     assert rc.clipped_box.is_equal(rc.exact)
     assert footprint_bytes(loops[3]) == 3 * 32 * 32 * 4
+    ubs = ra.upper_bounds(0)  # min(i0 + 32, 50): where a copy of the tile must stop
+    assert [str(u.expr) for u in ubs] == ["d0 + 32", "50"] and ubs[0].operands == (i0,)
+
+
+def test_footprint_per_memory_space():
+    b = Builder()
+    with b.func("f", A=memref((16, 16)), B=memref((8, 16), space=1)) as (A, B):
+        for i in b.range(8):
+            for j in b.range(16):
+                B[i, j] = A[2 * i, j]
+    f = b.module.funcs[0]
+    (lp, inner) = loops_of(f)
+    # A: rows 0, 2, .., 14 -> box 15 x 16; B: 8 x 16 (one byte width: f32)
+    assert footprint_bytes(lp, 0) == 15 * 16 * 4
+    assert footprint_bytes(lp, 1) == 8 * 16 * 4
+    assert footprint_bytes(lp) == (15 + 8) * 16 * 4
+    assert footprint_bytes(inner) == 2 * 16 * 4
+    assert footprint_bytes(lp, 2) == 0
 
 
 def test_gemm_regions_at_every_depth(brute):  # type: ignore[no-untyped-def]
