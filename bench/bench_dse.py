@@ -62,7 +62,8 @@ def stage_breakdown(quick: bool) -> None:
           f"{parts}")
 
 
-def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int]:
+def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int, float]:
+    """Wall seconds, points run, points failed, and the points' summed worker CPU seconds."""
     from accelsim.dse import evaluate
 
     evaluate._COMPILED.clear()  # the in-process peer starts as cold as a fresh worker
@@ -71,8 +72,9 @@ def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int]:
     t0 = time.perf_counter()
     summary = run_sweep(sweep, db, workers=workers, progress=False)
     wall = time.perf_counter() - t0
-    assert len(load(db)) == summary.total
-    return wall, summary.ran, summary.failed
+    df = load(db)
+    assert len(df) == summary.total
+    return wall, summary.ran, summary.failed, float(df["cpu_s"].sum())
 
 
 def main() -> int:
@@ -80,8 +82,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="fewer points (smoke run)")
     ap.add_argument("--repeat", type=int, default=2, help="runs per measurement, best kept")
     args = ap.parse_args()
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"cores: {os.cpu_count()}, load average {load} (other work on the machine skews scaling), "
+    loadavg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"cores: {os.cpu_count()}, load average {loadavg} (other work on the machine skews scaling), "
           f"python {sys.version.split()[0]}")
     stage_breakdown(args.quick)
     rows = []
@@ -92,20 +94,26 @@ def main() -> int:
             rates = {}
             for workers in (0, 1, 2):
                 # best of --repeat runs: other load on the machine only ever slows a run down
-                wall, ran, failed = min(measure(sweep, workers, tmp / f"r{i}") for i in range(args.repeat))
+                wall, ran, failed, cpu = min(measure(sweep, workers, tmp / f"r{i}")
+                                             for i in range(args.repeat))
                 rates[workers] = ran / wall
-                rows.append((fidelity, workers, ran, failed, wall, ran / wall))
+                rows.append((fidelity, workers, ran, failed, wall, ran / wall, cpu))
             eff = rates[2] / (2 * rates[1])
             print(f"{fidelity}: 1 worker {rates[1]:.2f} pts/s = {rates[1] / rates[0]:.2f}x in-process; "
                   f"2 workers {rates[2]:.2f} pts/s = {rates[2] / rates[1]:.2f}x 1 worker; "
                   f"scaling efficiency {eff:.0%}")
     print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print()
-    print("| fidelity | workers | points | failed | wall s | points/s |")
-    print("|---|---|---|---|---|---|")
-    for fid, w, ran, failed, wall, rate in rows:
+    print("busy = the points' CPU seconds / (wall seconds x workers): 1.0 means the workers computed")
+    print("all the time; the rest is start-up, scheduling, IPC, commits, or CPU taken by other jobs.")
+    print()
+    print("| fidelity | workers | points | failed | wall s | points/s | CPU ms/point | busy |")
+    print("|---|---|---|---|---|---|---|---|")
+    for fid, w, ran, failed, wall, rate, cpu in rows:
         label = "in-process" if w == 0 else str(w)
-        print(f"| {fid} | {label} | {ran} | {failed} | {wall:.2f} | {rate:.2f} |")
+        busy = cpu / (wall * max(w, 1))
+        print(f"| {fid} | {label} | {ran} | {failed} | {wall:.2f} | {rate:.2f} | {cpu / ran * 1e3:.0f} | "
+              f"{busy:.2f} |")
     return 0
 
 

@@ -34,7 +34,7 @@ def run_point(evaluate: EvalFn, point: Point) -> Outcome:
     """Evaluate one point in the worker; any exception becomes the point's stored error."""
     from accelsim import __version__
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         figures = dict(evaluate(point))
         status, error = STATUS_OK, None
@@ -43,7 +43,7 @@ def run_point(evaluate: EvalFn, point: Point) -> Outcome:
         error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
     return Outcome(point=point, status=status, figures=figures, error=error,
                    accelsim_version=__version__, wall_s=time.perf_counter() - start,
-                   worker=f"{socket.gethostname()}:{os.getpid()}")
+                   cpu_s=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}")
 
 
 def _crashed(point: Point, why: str) -> Outcome:

@@ -26,7 +26,7 @@ from accelsim.errors import ConfigError
 
 SCHEMA_VERSION = "1"
 TABLE = "points"
-FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "wall_s", "worker",
+FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "wall_s", "cpu_s", "worker",
                  "finished_at", "point_json")
 BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match")
 STATUS_OK = "ok"
@@ -43,6 +43,7 @@ class Outcome:
     error: str | None = None
     accelsim_version: str = ""
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # CPU time of the worker process for this point (load-independent cost)
     worker: str = ""
 
     @property
@@ -88,7 +89,8 @@ class ResultStore:
             self.conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {TABLE} ("
                 "key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, accelsim_version TEXT, "
-                "config_hash TEXT, wall_s REAL, worker TEXT, finished_at REAL, point_json TEXT NOT NULL)")
+                "config_hash TEXT, wall_s REAL, cpu_s REAL, worker TEXT, finished_at REAL, "
+                "point_json TEXT NOT NULL)")
             self.conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             self.conn.execute("CREATE TABLE IF NOT EXISTS sweeps (id INTEGER PRIMARY KEY, name TEXT, "
                               "started_at REAL, spec_json TEXT)")
@@ -151,6 +153,7 @@ class ResultStore:
             "accelsim_version": outcome.accelsim_version,
             "config_hash": config_hash,
             "wall_s": outcome.wall_s,
+            "cpu_s": outcome.cpu_s,
             "worker": outcome.worker,
             "finished_at": time.time(),
             "point_json": json.dumps(outcome.point.canonical(), sort_keys=True),

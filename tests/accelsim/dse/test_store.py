@@ -41,7 +41,21 @@ def test_new_figures_add_columns_and_load_gives_a_dataframe(tmp_path):
     assert list(df["config_hash"]) == ["h1", "h2"]
     assert df["dram_bytes_read"].isna().tolist() == [True, False]
     assert {"workload", "config", "fidelity", "sram.capacity_kib", "stages", "tile_sizes",
-            "accelsim_version", "key", "status", "error"} <= set(df.columns)
+            "accelsim_version", "key", "status", "error", "wall_s", "cpu_s"} <= set(df.columns)
+    assert df["wall_s"].tolist()[0] == 0.5
+
+
+def test_an_older_database_gains_new_fixed_columns(tmp_path):
+    db = tmp_path / "old.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE points (key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, "
+                "accelsim_version TEXT, config_hash TEXT, wall_s REAL, worker TEXT, finished_at REAL, "
+                "point_json TEXT NOT NULL)")
+    con.commit()
+    con.close()
+    with ResultStore(db) as s:
+        s.put(Outcome(pt(64), "ok", {"cycles": 3}, None, "0.1.0", cpu_s=0.25))
+    assert load(db)["cpu_s"].tolist() == [0.25]
 
 
 def test_a_figure_named_like_a_parameter_is_refused(tmp_path):
