@@ -116,7 +116,8 @@ class Placement:
 
 
 def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement, func: FuncOp,
-                generate_dma: bool, fast_space: int, tag_space: int) -> Emitted:
+                generate_dma: bool, fast_space: int, tag_space: int,
+                only: set[int] | None = None) -> Emitted:
     """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`."""
     mt = spec.mtype
     loc = spec.loc
@@ -133,13 +134,13 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
         if spec.dense_write or spec.read:
             copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=True)
         else:
-            copy_ops += _replay_stores(spec, buf, range_ops, place)
+            copy_ops += _replay_stores(spec, buf, range_ops, place, only)
             notes.append(f"copy-out of %{spec.memref.name_hint or '?'} writes back only the elements "
                          "the nest stores (the box is not fully written), point-wise")
     # Rewrite the accesses after the copies are built (they address the original memref).
     lower = list(spec.lower)
     rewrite_memref(list(range_ops), spec.memref, buf,
-                   lambda idx: [x - lo for x, lo in zip(idx, lower, strict=True)])
+                   lambda idx: [x - lo for x, lo in zip(idx, lower, strict=True)], only=only)
     place.put_dealloc(DeallocOp(buf, loc=loc))
     return Emitted(buf, buf_t.size_bytes, tuple(copy_ops), tuple(notes))
 
@@ -301,13 +302,14 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
 # ---- exact copy-out for sparse writes -------------------------------------------------------------
 
 def _replay_stores(spec: CopySpec, buf: Value, range_ops: Sequence[Operation],
-                   place: Placement) -> list[Operation]:
+                   place: Placement, only: set[int] | None = None) -> list[Operation]:
     """For each store to the memref: a copy of its loop/if nest that only moves the stored
     element from the buffer back to the memref (`M[f(i)] = buf[f(i) - lower]`)."""
     out: list[Operation] = []
     for root in range_ops:
         for op in root.walk():
-            if isinstance(op, AffineStoreOp) and op.memref is spec.memref:
+            if isinstance(op, AffineStoreOp) and op.memref is spec.memref \
+                    and (only is None or id(op) in only):
                 for new in _replay_one(op, root, spec, buf):
                     place.put_out(new)
                     out.append(new)

@@ -102,13 +102,16 @@ def set_access(op: Operation, side: str, memref: Value, exprs: Sequence[IndexExp
 
 
 def rewrite_memref(root_ops: Sequence[Operation], old: Value, new: Value,
-                   remap: Callable[[list[IndexExpr]], list[IndexExpr]]) -> int:
-    """Point every dereferencing use of `old` inside `root_ops` (nested included) at `new`,
-    with indices `remap(old indices)`. Deallocs are left alone, as MLIR does. Returns the
-    number of rewritten sites."""
+                   remap: Callable[[list[IndexExpr]], list[IndexExpr]],
+                   only: set[int] | None = None) -> int:
+    """Point every dereferencing use of `old` inside `root_ops` (nested included; only the
+    ops whose id is in `only` when given) at `new`, with indices `remap(old indices)`.
+    Deallocs are left alone, as MLIR does. Returns the number of rewritten sites."""
     count = 0
     for root in root_ops:
         for op in root.walk():
+            if only is not None and id(op) not in only:
+                continue
             for side, mem, m, idx in access_sites(op):
                 if mem is old:
                     set_access(op, side, new, remap(map_exprs(m, idx)))

@@ -102,10 +102,26 @@ class AffineDataCopyGenerate(Pass):
         cap = self.options.capacity_bytes
         if cap is None:
             return False
-        from compiler.analysis import footprint_bytes
-
-        fp = footprint_bytes(loop, self.options.slow_mem_space)
+        fp = self.footprint(loop)
         return fp is not None and fp > cap
+
+    def footprint(self, loop: AffineForOp) -> int | None:
+        """Bytes of fast buffers copying at this loop would allocate (disjoint reference
+        groups counted separately, as they would be copied); None when unknown."""
+        from compiler.analysis import memref_regions
+
+        total = 0
+        for memref, region in memref_regions([loop]).items():
+            mt = memref.type
+            assert isinstance(mt, MemRefType)
+            if mt.memory_space != self.options.slow_mem_space or defined_inside(memref, loop):
+                continue
+            size = region.size_bytes()
+            if size is None:
+                return None
+            parts = split_disjoint(memref, region, [loop])
+            total += sum(p.size_bytes() for p, _ in parts)  # type: ignore[misc]
+        return total
 
     # ---- one range (MLIR's affineDataCopyGenerate) --------------------------------------
     def generate(self, range_ops: Sequence[Operation]) -> None:
@@ -131,25 +147,37 @@ class AffineDataCopyGenerate(Pass):
                 continue
             if region.num_elements == 0:
                 continue
-            before, after = self._placement(memref, region, range_ops)
-            place = Placement(before, after)
-            dense = region.written and region.clipped_box.is_subset(region.written_set)
-            spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),  # type: ignore[arg-type]
-                            tuple(region.clipped), region.read, region.written, dense,
-                            region_loc(range_ops, memref))
-            emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
-                                  opts.fast_mem_space, opts.tag_mem_space)
-            place.finish()
-            for op in emitted.copy_ops:
-                self._copy_nests.add(id(op))
-            for note in emitted.notes:
-                self.remark(spec.loc, note)
-            total += emitted.buffer_bytes
+            parts = split_disjoint(memref, region, range_ops)
+            if len(parts) > 1:
+                self.remark(region_loc(range_ops, memref),
+                            f"%{memref.name_hint or '?'}: {len(parts)} disjoint groups of references get "
+                            "separate fast buffers instead of one bounding box")
+            for part_region, part_ops in parts:
+                total += self._emit_one(memref, part_region, range_ops, part_ops)
         cap = opts.capacity_bytes
         if cap is not None and total > cap:
             raise PassError(f"affine-data-copy-generate: the copy buffers for this block need {total} "
                             f"bytes of fast memory, {cap} bytes available (fast-mem-capacity="
                             f"{opts.fast_mem_capacity} KiB), even at the innermost level", loc)
+
+    def _emit_one(self, memref: Value, region, range_ops: Sequence[Operation],  # type: ignore[no-untyped-def]
+                  only: Sequence[Operation] | None) -> int:
+        opts = self.options
+        before, after = self._placement(memref, region, range_ops)
+        place = Placement(before, after)
+        dense = region.written and region.clipped_box.is_subset(region.written_set)
+        loc = only[0].loc if only else region_loc(range_ops, memref)
+        spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
+                        tuple(region.clipped), region.read, region.written, dense, loc)
+        emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
+                              opts.fast_mem_space, opts.tag_mem_space,
+                              only=None if only is None else {id(o) for o in only})
+        place.finish()
+        for op in emitted.copy_ops:
+            self._copy_nests.add(id(op))
+        for note in emitted.notes:
+            self.remark(spec.loc, note)
+        return emitted.buffer_bytes
 
     def _ordered(self, range_ops: Sequence[Operation], regions: dict) -> list:  # type: ignore[type-arg]
         seen: list[Value] = []
@@ -180,6 +208,76 @@ class AffineDataCopyGenerate(Pass):
             inside = [cur]
             cur = cur.parent_op
         return before, after
+
+
+def split_disjoint(memref: Value, region, range_ops: Sequence[Operation]) -> list:  # type: ignore[no-untyped-def]
+    """[(region, access ops)] per group of references to `memref` whose element sets never
+    overlap another group's (for any outer IV values), when separate boxes are smaller than
+    the one bounding box; else [(region, None)] (one buffer for every reference)."""
+    accesses = [op for root in range_ops for op in root.walk()
+                if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref]
+    if len(accesses) < 2 or region.size_bytes() is None:
+        return [(region, None)]
+    singles = _probe(memref, range_ops, [[a] for a in accesses])
+    if singles is None:
+        return [(region, None)]
+    parent = list(range(len(accesses)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    sets = [r.exact.reset_tuple_id() for r in singles]
+    for a in range(len(accesses)):
+        for b in range(a + 1, len(accesses)):
+            if find(a) != find(b) and not sets[a].intersect(sets[b]).is_empty():
+                parent[find(a)] = find(b)
+    groups: dict[int, list[Operation]] = {}
+    for k, op in enumerate(accesses):
+        groups.setdefault(find(k), []).append(op)
+    if len(groups) < 2:
+        return [(region, None)]
+    parts = _probe(memref, range_ops, list(groups.values()))
+    if parts is None or any(p.size_bytes() is None for p in parts):
+        return [(region, None)]
+    if sum(p.size_bytes() for p in parts) >= region.size_bytes():
+        return [(region, None)]
+    return list(zip(parts, groups.values(), strict=True))
+
+
+def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Operation]]) -> list | None:  # type: ignore[type-arg]
+    """Regions of each group of accesses, from the analysis: each group is pointed at its own
+    stand-in memref value for the query, then restored."""
+    from compiler.analysis import memref_regions
+
+    stand_ins = [Value(memref.type, memref.name_hint) for _ in groups]
+    saved: list[tuple[Operation, list[Value]]] = []
+    for group, fake in zip(groups, stand_ins, strict=True):
+        for op in group:
+            saved.append((op, list(op.operands)))
+            op.operands = [fake if v is memref else v for v in op.operands]
+    try:
+        regions = memref_regions(range_ops)
+    except Exception:
+        return None
+    finally:
+        for op, operands in saved:
+            op.operands = operands
+    out = []
+    for fake in stand_ins:
+        r = regions.get(fake)
+        if r is None or any(e is None for e in r.extents):
+            return None
+        out.append(_rebind(r, memref))
+    return out
+
+
+def _rebind(region, memref: Value):  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    return dataclasses.replace(region, memref=memref)
 
 
 def _depends_on(region, iv: Value) -> bool:  # type: ignore[no-untyped-def]

@@ -236,3 +236,44 @@ def test_options_have_mlir_opt_names() -> None:
                                 tag_mem_space=1, min_dma_transfer=64, skip_non_unit_stride_loops=True)
     with pytest.raises(OptionError, match="fast-mem-space and slow-mem-space are both 0"):
         parse_pass_flag("--affine-data-copy-generate=fast-mem-space=0")
+
+
+# ---- disjoint references ------------------------------------------------------------------------------
+
+def _two_far_references(n: int = 512, t: int = 32):  # type: ignore[no-untyped-def]
+    """Each tile reads A[i] and A[i + n] and writes A[i + n]: two far-apart windows of A."""
+    b = Builder()
+    with b.func("k", A=memref((2 * n,)), Out=memref((n,))) as (A, Out):
+        for ii in b.range(0, n, t):
+            for i in b.range(ii, ii + t):
+                Out[i] = A[i] + A[i + n]
+                A[i + n] = Out[i] * 0.5
+    return b.module
+
+
+@pytest.mark.mlir_opt
+@pytest.mark.parametrize("dma", ["true", "false"])
+def test_disjoint_references_get_separate_buffers(mlir_opt: str, dma: str) -> None:
+    text = print_module(_two_far_references())
+    upstream = parse_module(cs.mlir_opt(text, f"--affine-data-copy-generate=generate-dma={dma} "
+                                              "fast-mem-capacity=1"))
+    assert "memref<513xf32, 1>" in cs.fast_buffer_types(upstream.funcs[0])   # one bounding box
+    ours = parse_module(text)
+    p = copy(ours, f"generate-dma={dma} fast-mem-capacity=1")
+    assert "2 disjoint groups of references get separate fast buffers" in "\n".join(
+        r.message for r in p.remarks)
+    assert cs.fast_buffer_types(ours.funcs[0]) == ["memref<32xf32, 1>"] * 3
+    assert peak_live_bytes(ours, 1) <= 1024
+    assert cs.same_results(_two_far_references(), ours, cs.inputs_for(_two_far_references(), seed=4))
+
+
+def test_overlapping_references_share_one_buffer() -> None:
+    """A stencil's A[i-1], A[i], A[i+1] overlap: one bounding box, as MLIR does."""
+    b = Builder()
+    with b.func("k", A=memref((130,)), Out=memref((130,))) as (A, Out):
+        for ii in b.range(1, 129, 32):
+            for i in b.range(ii, [ii + 32, 129]):
+                Out[i] = A[i - 1] + A[i] + A[i + 1]
+    m = b.module
+    copy(m, "generate-dma fast-mem-capacity=1")
+    assert sorted(cs.fast_buffer_types(m.funcs[0])) == ["memref<32xf32, 1>", "memref<34xf32, 1>"]
