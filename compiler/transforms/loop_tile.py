@@ -191,7 +191,10 @@ class _TileFootprint:
                 if proj.is_empty():
                     n = 0
                     break
-                span = val_to_int(proj.dim_max(0).sub(proj.dim_min(0)).max_val())
+                try:
+                    span = val_to_int(proj.dim_max(0).sub(proj.dim_min(0)).max_val())
+                except isl.Error:  # quasi-affine span isl cannot optimize: unknown
+                    return None
                 if span is None:
                     return None
                 n *= span + 1
@@ -210,6 +213,8 @@ def cache_tile_sizes(band: Sequence[AffineForOp], cache_bytes: int) -> list[int]
     except AnalysisError:
         return [DEFAULT_TILE_SIZE] * len(band)
     sizes = [1] * len(band)
+    if fp.bytes(sizes) is None:  # footprint unknown (unbounded or not computable): MLIR's default
+        return [DEFAULT_TILE_SIZE] * len(band)
     for k in reversed(range(len(band))):
         tc = constant_trip_count(band[k])
         hi = tc if tc is not None else 1024

@@ -555,3 +555,19 @@ def test_filecheck_catches_a_wrong_step():
         filecheck("affine.for %a = 0 to 8 step 4 {\n  affine.for %b = 0 to 8 step 2 {",
                   [("CHECK", "affine.for %[[A:.*]] = 0 to 8 step 4 {"),
                    ("CHECK-NEXT", "affine.for %{{.*}} = 0 to 8 step 4 {")])
+
+
+def test_cache_model_unknown_footprint_falls_back_to_default_size():
+    from compiler.ir import F32, INDEX
+
+    b = Builder()
+    with b.func("f", A=memref((None,)), S=memref((None,)), N=INDEX) as (A, S, N):
+        for i in b.range(N):
+            zero = b.constant(0.0, F32)
+            with b.loop(0, N, iter_args=[zero]) as red:  # iter_args end the band at i
+                b.yield_([red.region_iter_args[0] + A[red.iv]])
+            S[i] = red.results[0]
+    band = perfect_band(b.module.funcs[0].body.ops[0])  # type: ignore[arg-type]
+    assert len(band) == 1
+    # every i reads all of A[0 .. N-1]: no constant footprint, so MLIR's default size 4
+    assert cache_tile_sizes(band, 1024) == [4]
