@@ -24,12 +24,15 @@ Definitions (all in cycles of the config clock):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from accelsim.config import HardwareConfig
-from accelsim.trace import Trace, TraceRecord, intersection_length, union_length
+from accelsim.trace import Trace, TraceRecord
 
 UNIT_ORDER = ("cp", "dma", "dram", "compute")
 
@@ -177,21 +180,22 @@ class Report:
         """From a trace, the config it ran on and the run's counters (`RunStats`, or any object
         with `macs`, `alu_ops`, `special_ops`, `kernel_sram_bytes`, `dma_sram_bytes`,
         `ideal_compute_cycles`, `dma_ops`, `kernel_calls`)."""
-        total = int(cycles if cycles is not None else trace.metadata.get("cycles", trace.end))
-        by_unit: dict[str, list[TraceRecord]] = {u: [] for u in expected_units(config)}
-        for r in trace:
-            by_unit.setdefault(r.unit, []).append(r)
-        units = tuple(_unit_row(u, by_unit[u], total) for u in sorted(by_unit, key=unit_sort_key))
+        cols = _Columns(trace)
+        if cycles is None:
+            cycles = trace.metadata.get("cycles")
+        total = int(cycles if cycles is not None else (cols.end.max() if len(cols.end) else 0))
+        names = sorted(set(expected_units(config)) | set(cols.units), key=unit_sort_key)
+        units = tuple(_unit_row(u, cols, total) for u in names)
 
-        dma_iv = [(r.start, r.end) for r in trace if r.kind == "dma"]
-        comp_iv = [(r.start, r.end) for r in trace if r.kind == "kernel"]
-        stall_iv = [(r.start, r.end) for r in trace if r.kind == "stall"]
-        dma_busy, comp_busy = union_length(dma_iv), union_length(comp_iv)
-        hidden = intersection_length(dma_iv, comp_iv)
-        stall = union_length(stall_iv)
-        exposed = stall - intersection_length(stall_iv, comp_iv)
+        dma, comp, stall_m = cols.kind_mask("dma"), cols.kind_mask("kernel"), cols.kind_mask("stall")
+        comp_cover = _Coverage.of(cols.start[comp], cols.end[comp])
+        dma_cover = _Coverage.of(cols.start[dma], cols.end[dma])
+        stall_cover = _Coverage.of(cols.start[stall_m], cols.end[stall_m])
+        dma_busy, comp_busy, stall = dma_cover.total, comp_cover.total, stall_cover.total
+        hidden = dma_cover.intersection(comp_cover)
+        exposed = stall - stall_cover.intersection(comp_cover)
 
-        read, written, copied = _dram_bytes(trace)
+        read, written, copied = _dram_bytes(cols)
         moved = read + written + copied
         cc = config.compute
         unit_name = (f"matrix {cc.rows}x{cc.cols}" if cc.kind == "matrix" else f"vector {cc.lanes} lanes")
@@ -211,7 +215,7 @@ class Report:
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
-            buffers=tuple(_buffer_rows(trace, comp_iv)), dram_bytes_read=read,
+            buffers=tuple(_buffer_rows(cols, comp_cover)), dram_bytes_read=read,
             dram_bytes_written=written, dram_bytes_copied=copied, dma_busy_cycles=dma_busy,
             compute_busy_cycles=comp_busy,
             hidden_dma_cycles=hidden, exposed_dma_cycles=exposed, stall_cycles=stall,
@@ -344,54 +348,86 @@ def expected_units(config: HardwareConfig) -> list[str]:
             + [f"dram.ch{k}" for k in range(config.dram.channels)] + ["compute0"])
 
 
-def _unit_row(unit: str, recs: list[TraceRecord], total: int) -> UnitRow:
-    busy = union_length((r.start, r.end) for r in recs)
+class _Columns:
+    """The trace as numpy columns (start, end, bytes, unit code, kind code): every figure is a
+    vectorized pass, so a million-record trace reports in a few seconds."""
+
+    def __init__(self, trace: Trace):
+        recs = trace.records
+        n = len(recs)
+        self.records = recs
+        nums = np.array(list(map(attrgetter("start", "end", "bytes"), recs)), dtype=np.int64)
+        nums = nums.reshape(n, 3)
+        self.start, self.end, self.bytes = nums[:, 0], nums[:, 1], nums[:, 2]
+        ucode: dict[str, int] = {}
+        kcode: dict[str, int] = {}
+        self.unit = np.array([ucode.setdefault(u, len(ucode)) for u in map(attrgetter("unit"), recs)],
+                             dtype=np.int64)
+        self.kind = np.array([kcode.setdefault(k, len(kcode)) for k in map(attrgetter("kind"), recs)],
+                             dtype=np.int64)
+        self.units = list(ucode)
+        self._ucode, self._kcode = ucode, kcode
+
+    def unit_mask(self, unit: str) -> np.ndarray:
+        code = self._ucode.get(unit)
+        return self.unit == code if code is not None else np.zeros(len(self.start), dtype=bool)
+
+    def kind_mask(self, kind: str) -> np.ndarray:
+        code = self._kcode.get(kind)
+        return self.kind == code if code is not None else np.zeros(len(self.start), dtype=bool)
+
+
+def _unit_row(unit: str, cols: _Columns, total: int) -> UnitRow:
+    m = cols.unit_mask(unit)
+    busy = _Coverage.of(cols.start[m], cols.end[m]).total
     return UnitRow(unit, unit_group(unit), busy, busy / total if total else 0.0,
-                   sum(r.bytes for r in recs), len(recs))
+                   int(cols.bytes[m].sum()), int(m.sum()))
 
 
-def _dram_bytes(trace: Trace) -> tuple[int, int, int]:
+def _dram_bytes(cols: _Columns) -> tuple[int, int, int]:
     """Bytes moved on the DRAM channels: read, written, and DRAM-to-DRAM copies."""
-    read = written = copied = 0
-    for r in trace:
-        if not r.unit.startswith("dram"):
-            continue
-        if r.kind == "read":
-            read += r.bytes
-        elif r.kind == "write":
-            written += r.bytes
-        else:
-            copied += r.bytes
-    return read, written, copied
+    dram = np.zeros(len(cols.start), dtype=bool)
+    for u in cols.units:
+        if u.startswith("dram"):
+            dram |= cols.unit_mask(u)
+    read = int(cols.bytes[dram & cols.kind_mask("read")].sum())
+    written = int(cols.bytes[dram & cols.kind_mask("write")].sum())
+    return read, written, int(cols.bytes[dram].sum()) - read - written
 
 
-def _buffer_rows(trace: Trace, comp_iv: list[tuple[int, int]]) -> list[BufferRow]:
+def _buffer_rows(cols: _Columns, cover: _Coverage) -> list[BufferRow]:
     """Group DMA records by (label, dma_start location); attribute each stall to its DMA."""
-    dmas = [r for r in trace if r.kind == "dma"]
+    recs = cols.records
+    dma_idx = np.flatnonzero(cols.kind_mask("dma"))
+    stall_idx = np.flatnonzero(cols.kind_mask("stall"))
     direction: dict[tuple[str, str], str] = {}
-    for r in trace:
-        if r.unit.startswith("dram") and r.kind in ("read", "write"):
-            direction.setdefault((r.label, r.loc), "in" if r.kind == "read" else "out")
-    acc: dict[tuple[str, str], list[int]] = {}  # key -> [transfers, bytes, cycles, hidden, exposed]
+    for kind, word in (("read", "in"), ("write", "out")):
+        for i in np.flatnonzero(cols.kind_mask(kind)).tolist():
+            r = recs[i]
+            if r.unit.startswith("dram"):
+                direction.setdefault((r.label, r.loc), word)
+    # one code per (label, loc); sums per code with bincount
+    keys: dict[tuple[str, str], int] = {}
+    code = np.fromiter((keys.setdefault((recs[i].label, recs[i].loc), len(keys))
+                        for i in dma_idx.tolist()), dtype=np.int64, count=len(dma_idx))
+    s, e = cols.start[dma_idx], cols.end[dma_idx]
+    nk = len(keys)
+    hidden = cover.upto(e) - cover.upto(s)
+    sums = [np.bincount(code, minlength=nk), np.bincount(code, cols.bytes[dma_idx], nk),
+            np.bincount(code, e - s, nk), np.bincount(code, hidden, nk)]
+    acc = {key: [round(float(x[c])) for x in sums] + [0] for key, c in keys.items()}
     by_end: dict[tuple[str, int], tuple[str, str]] = {}
-    comp_merged = _merged(comp_iv)
-    for r in dmas:
-        key = (r.label, r.loc)
-        row = acc.setdefault(key, [0, 0, 0, 0, 0])
-        row[0] += 1
-        row[1] += r.bytes
-        row[2] += r.duration
-        row[3] += _overlap(r.start, r.end, comp_merged)
-        by_end.setdefault((r.label, r.end), key)
+    for i in dma_idx.tolist():
+        r = recs[i]
+        by_end.setdefault((r.label, r.end), (r.label, r.loc))
     by_loc: dict[str, tuple[str, str]] = {}
     for key in acc:
         by_loc.setdefault(key[1], key)
-    for s in trace:
-        if s.kind != "stall":
-            continue
-        key = _stall_owner(s, by_end, by_loc)
-        exposed = s.duration - _overlap(s.start, s.end, comp_merged)
-        acc.setdefault(key, [0, 0, 0, 0, 0])[4] += exposed
+    ss, se = cols.start[stall_idx], cols.end[stall_idx]
+    exposed = (se - ss) - (cover.upto(se) - cover.upto(ss))
+    for i, x in zip(stall_idx.tolist(), exposed.tolist(), strict=True):
+        key = _stall_owner(recs[i], by_end, by_loc)
+        acc.setdefault(key, [0, 0, 0, 0, 0])[4] += x
     rows = [BufferRow(label, loc, direction.get((label, loc), "copy" if label else "-"), *vals)
             for (label, loc), vals in acc.items()]
     rows.sort(key=lambda b: (-b.exposed_cycles, -b.dma_cycles, b.label, b.loc))
@@ -412,30 +448,44 @@ def _stall_owner(s: TraceRecord, by_end: Mapping[tuple[str, int], tuple[str, str
     return ("(unattributed stall)", s.loc)
 
 
-def _merged(iv: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(iv):
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
+class _Coverage:
+    """The union of intervals as disjoint sorted segments with prefix lengths: `upto(x)` is how
+    many covered cycles lie before x, so any overlap is two binary searches (vectorized)."""
 
+    def __init__(self, s: np.ndarray, e: np.ndarray):
+        self.s, self.e = s, e
+        lengths = e - s
+        self.total = int(lengths.sum())
+        self.before = (np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+                       if len(s) else lengths)
 
-def _overlap(start: int, end: int, merged: Sequence[tuple[int, int]]) -> int:
-    """Length of [start, end) inside the disjoint sorted intervals `merged`."""
-    import bisect
+    @staticmethod
+    def of(starts: np.ndarray, ends: np.ndarray) -> _Coverage:
+        """Merge possibly overlapping [start, end) intervals (empty ones ignored)."""
+        keep = ends > starts
+        s, e = starts[keep], ends[keep]
+        if not len(s):
+            return _Coverage(s, e)
+        order = np.argsort(s, kind="stable")
+        s, e = s[order], e[order]
+        reach = np.maximum.accumulate(e)
+        first = np.ones(len(s), dtype=bool)
+        first[1:] = s[1:] > reach[:-1]
+        heads = np.flatnonzero(first)
+        tails = np.append(heads[1:], len(s)) - 1
+        return _Coverage(s[heads], reach[tails])
 
-    i = max(0, bisect.bisect_right(merged, (start, math.inf)) - 1)
-    total = 0
-    while i < len(merged) and merged[i][0] < end:
-        s, e = merged[i]
-        lo, hi = max(s, start), min(e, end)
-        if hi > lo:
-            total += hi - lo
-        i += 1
-    return total
+    def upto(self, x: np.ndarray) -> np.ndarray:
+        if not len(self.s):
+            return np.zeros(len(x), dtype=np.int64)
+        i = np.searchsorted(self.s, x, side="right") - 1
+        j = np.maximum(i, 0)
+        inside = np.clip(x - self.s[j], 0, self.e[j] - self.s[j])
+        return np.where(i >= 0, self.before[j] + inside, 0)
+
+    def intersection(self, other: _Coverage) -> int:
+        """Cycles covered by both."""
+        return int((other.upto(self.e) - other.upto(self.s)).sum())
 
 
 def metrics(result: Any) -> dict[str, Any]:
