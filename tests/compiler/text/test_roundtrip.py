@@ -321,21 +321,21 @@ def integer_sets(draw: st.DrawFn) -> IntegerSet:
 
 
 @given(affine_maps())
-@settings(max_examples=150)
+@settings(max_examples=100)
 def test_affine_map_text_roundtrip(m: AffineMap) -> None:
     text = format_map(m)
     assert parse_affine_map(text) == m, text
 
 
 @given(integer_sets())
-@settings(max_examples=100)
+@settings(max_examples=60)
 def test_integer_set_text_roundtrip(s: IntegerSet) -> None:
     text = format_set(s)
     assert parse_integer_set(text) == s, text
 
 
 @given(affine_maps(), st.integers(0, 2**31))
-@settings(max_examples=80)
+@settings(max_examples=50)
 def test_affine_apply_roundtrip_in_module(m: AffineMap, seed: int) -> None:
     """Maps as #map aliases on affine.apply / affine.min / affine.max operands."""
     rnd = random.Random(seed)
