@@ -28,35 +28,45 @@ OP_OF_KIND = {"dma": "affine.dma_start", "read": "dram read", "write": "dram wri
 def to_chrome_trace(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str] = (),
                     metadata: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON object (`traceEvents` + `otherData`). `units` adds idle units as empty tracks."""
+    return json.loads(chrome_trace_json(trace, clock_ghz, units, metadata))  # type: ignore[no-any-return]
+
+
+def write_chrome_trace(path: str | os.PathLike[str], trace: Trace, clock_ghz: float = 1.0,
+                       units: Iterable[str] = (), metadata: dict[str, Any] | None = None) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(chrome_trace_json(trace, clock_ghz, units, metadata))
+
+
+def chrome_trace_json(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str] = (),
+                      metadata: dict[str, Any] | None = None) -> str:
+    """The JSON text, one event per line. Events are formatted directly (labels and locations
+    are encoded once each), which is several times faster than building dicts for json."""
     us_per_cycle = 1.0 / (clock_ghz * 1e3)
     by_unit: dict[str, list[TraceRecord]] = {u: [] for u in units}
     for r in trace:
         by_unit.setdefault(r.unit, []).append(r)
-    events: list[dict[str, Any]] = []
+    enc = _Encoder()
+    lines: list[str] = []
     for g, group in enumerate(GROUPS, start=1):
         names = sorted((u for u in by_unit if unit_group(u) == group), key=unit_sort_key)
         if not names:
             continue
-        events.append(_meta("process_name", g, 0, {"name": GROUP_TITLES[group]}))
-        events.append(_meta("process_sort_index", g, 0, {"sort_index": g}))
+        lines.append(_meta("process_name", g, 0, {"name": GROUP_TITLES[group]}))
+        lines.append(_meta("process_sort_index", g, 0, {"sort_index": g}))
         tid = 0
         for unit in names:
             lanes = _lanes(sorted(by_unit[unit], key=lambda r: (r.start, -r.end)))
             for k, lane in enumerate(lanes or [[]]):
                 tid += 1
                 name = unit if k == 0 else f"{unit} #{k + 1}"
-                events.append(_meta("thread_name", g, tid, {"name": name}))
-                events.append(_meta("thread_sort_index", g, tid, {"sort_index": tid}))
-                events.extend(_complete(r, g, tid, us_per_cycle) for r in lane)
+                lines.append(_meta("thread_name", g, tid, {"name": name}))
+                lines.append(_meta("thread_sort_index", g, tid, {"sort_index": tid}))
+                head = f'"ph":"X","pid":{g},"tid":{tid},'
+                lines.extend(_complete(r, head, us_per_cycle, enc) for r in lane)
     other = {"clock_ghz": clock_ghz, "cycles": trace.end, **trace.metadata, **(metadata or {})}
-    return {"traceEvents": events, "displayTimeUnit": "ns",
-            "otherData": {k: _jsonable(v) for k, v in other.items()}}
-
-
-def write_chrome_trace(path: str | os.PathLike[str], trace: Trace, clock_ghz: float = 1.0,
-                       units: Iterable[str] = (), metadata: dict[str, Any] | None = None) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(to_chrome_trace(trace, clock_ghz, units, metadata), fh, separators=(",", ":"))
+    other_json = json.dumps({k: _jsonable(v) for k, v in other.items()})
+    return ('{"traceEvents":[\n' + ",\n".join(lines) + '\n],"displayTimeUnit":"ns","otherData":'
+            + other_json + "}\n")
 
 
 def write_result_trace(path: str | os.PathLike[str], result: Any) -> None:
@@ -83,24 +93,34 @@ def _lanes(recs: list[TraceRecord]) -> list[list[TraceRecord]]:
     return lanes
 
 
-def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "ph": "M", "pid": pid, "tid": tid, "ts": 0, "args": args}
+def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> str:
+    return json.dumps({"name": name, "ph": "M", "pid": pid, "tid": tid, "ts": 0, "args": args},
+                      separators=(",", ":"))
 
 
-def _complete(r: TraceRecord, pid: int, tid: int, us_per_cycle: float) -> dict[str, Any]:
-    op = OP_OF_KIND.get(r.kind, r.kind)
-    if r.kind == "kernel":
-        op = f"func.call @{r.label}"
-    args: dict[str, Any] = {"op": op, "kind": r.kind, "bytes": r.bytes, "loc": r.loc,
-                            "start_cycle": r.start, "end_cycle": r.end}
-    if r.kind == "kernel":
-        args["kernel"] = r.label
-    elif r.kind == "stall":
-        args["reason"] = r.label
+class _Encoder:
+    """JSON string literals, encoded once per distinct string."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        out = self.cache.get(text)
+        if out is None:
+            out = self.cache[text] = json.dumps(text)
+        return out
+
+
+def _complete(r: TraceRecord, head: str, us_per_cycle: float, enc: _Encoder) -> str:
+    kind = r.kind
+    if kind == "kernel":
+        op, role = f"func.call @{r.label}", "kernel"
     else:
-        args["buffer"] = r.label
-    return {"name": r.label or r.kind, "cat": r.kind, "ph": "X", "pid": pid, "tid": tid,
-            "ts": r.start * us_per_cycle, "dur": r.duration * us_per_cycle, "args": args}
+        op, role = OP_OF_KIND.get(kind, kind), ("reason" if kind == "stall" else "buffer")
+    return (f'{{"name":{enc(r.label or kind)},"cat":{enc(kind)},{head}'
+            f'"ts":{r.start * us_per_cycle!r},"dur":{(r.end - r.start) * us_per_cycle!r},'
+            f'"args":{{"op":{enc(op)},"kind":{enc(kind)},"bytes":{r.bytes},"loc":{enc(r.loc)},'
+            f'"start_cycle":{r.start},"end_cycle":{r.end},"{role}":{enc(r.label)}}}}}')
 
 
 def _jsonable(v: Any) -> Any:
@@ -127,4 +147,5 @@ def busy_cycles_from_chrome(data: dict[str, Any], clock_ghz: float) -> dict[str,
     return {u: union_length(v) for u, v in iv.items()}
 
 
-__all__ = ["busy_cycles_from_chrome", "to_chrome_trace", "write_chrome_trace", "write_result_trace"]
+__all__ = ["busy_cycles_from_chrome", "chrome_trace_json", "to_chrome_trace", "write_chrome_trace",
+           "write_result_trace"]
