@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 CASES: list[tuple[str, str, int, str]] = [
     ("gemm:M=128,N=128,K=128", "32,32,32", 16, "README case"),
     ("gemm:M=256,N=256,K=256", "128,128,32", 200, ""),
+    ("gemm:M=256,N=256,K=256", "128,64,64", 200, ""),
     ("gemm:M=128,N=128,K=1024", "128,128,32", 200, "K-deep"),
     ("conv2d:N=1,C=16,H=34,W=34,K=32,R=3,S=3,stride=1", "1,8,8,32", 64, ""),
     ("jacobi-2d:N=256,T=2", "1,32,256", 64, ""),
