@@ -309,8 +309,8 @@ class Report:
         lines = [
             f"@{self.func} on '{self.config}': {self.cycles:,} cycles ({us:,.3f} us at "
             f"{self.clock_ghz:g} GHz)",
-            f"  roofline   {r.cycles:,} cycles, {r.describe()}; run is {self.roofline_ratio:.3f}x "
-            f"the roofline",
+            f"  roofline   {r.cycles:,} cycles, {r.describe()}; run is "
+            + (f"{self.roofline_ratio:.3f}x the roofline" if r.cycles else "n/a (no ops, no DRAM traffic)"),
             f"             {r.ops:,} ops, {r.dram_bytes:,} DRAM bytes, intensity "
             f"{_num(r.intensity)} ops/B, achieved {self.achieved_ops_per_cycle:.4g} ops/cycle",
             f"  DRAM       {self.dram_bytes_read:,} B read, {self.dram_bytes_written:,} B written"

@@ -76,7 +76,7 @@ def plot_roofline(report: Report | Sequence[tuple[str, Report]], out: str | Path
     markers = iter(["o", "s", "^", "D", "v"])
     colors = iter(["#d62728", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"])
     for (name, px, py), (_, r) in zip(points, named):
-        if not math.isfinite(px):
+        if not (math.isfinite(px) and px > 0 and py > 0):  # not drawable on log axes
             continue
         c = next(colors)
         attainable = r.roofline.attainable_ops_per_cycle(px)
