@@ -61,3 +61,10 @@ def live_buffers_at(op: Operation, space: int) -> list[AllocOp]:
         out.extend(live.values())
         cur = cur.parent_op
     return out
+
+
+def peak_around(op: Operation, space: int) -> int:
+    """Peak live bytes while `op` runs: buffers live where it starts plus its own peak."""
+    outer = sum(buffer_bytes(a.memref_type) for a in live_buffers_at(op, space))
+    inner = max((_block_peak(b, space, 0) for b in op.blocks), default=0)
+    return outer + inner

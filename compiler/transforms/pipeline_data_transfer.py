@@ -47,7 +47,7 @@ from compiler.transforms.copy_ir import (
     rewrite_memref,
     users,
 )
-from compiler.transforms.fast_memory import buffer_bytes, peak_live_bytes
+from compiler.transforms.fast_memory import buffer_bytes, peak_around
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.registry import register
 from compiler.transforms.skew import SkewError, skew_loop, trip_count
@@ -358,7 +358,7 @@ class PipelineDataTransfer(Pass):
             t = memref_type(b)
             if t.memory_space == space:
                 extra_unit += buffer_bytes(t)
-        base = peak_live_bytes(func, space)
+        base = peak_around(loop, space)
         n = stages
         while n >= 2 and base + (n - 1) * extra_unit > cap:
             n -= 1
