@@ -129,6 +129,15 @@ class _Cache:
     def __init__(self) -> None:
         self.frames: dict[int, tuple[Frame, isl.Set]] = {}
         self.rels: dict[tuple[int, str], isl.Map] = {}
+        self.pairs: dict[tuple[int, str, int, str], tuple[isl.Map, isl.Set | None]] = {}
+
+    def pair_deltas(self, src: Access, dst: Access, n_common: int) -> tuple[isl.Map, isl.Set | None]:
+        """The pair relation and its common-loop deltas (None when no pair touches)."""
+        key = (id(src.op), src.side, id(dst.op), dst.side)
+        if key not in self.pairs:
+            pairs = pair_relation(src, dst, self)
+            self.pairs[key] = (pairs, None if pairs.is_empty() else common_deltas(pairs, n_common))
+        return self.pairs[key]
 
     def relation(self, acc: Access) -> isl.Map:
         key = (id(acc.op), acc.side)
@@ -242,8 +251,10 @@ def access_dependence(src: Access, dst: Access, depth: int,
         raise ValueError(f"depth must be in 1..{n + 1} for ops with {n} common loops, got {depth}")
     if depth == n + 1 and not precedes(src.op, dst.op):
         return None
-    pairs = pair_relation(src, dst, cache)
-    ordered = order_deltas(common_deltas(pairs, n), depth)
+    pairs, deltas = (cache or _Cache()).pair_deltas(src, dst, n)
+    if deltas is None:
+        return None
+    ordered = order_deltas(deltas, depth)
     if ordered.is_empty():
         return None
     return Dependence(src.op, dst.op, src.memref, kind_of(src.is_write, dst.is_write), depth,

@@ -53,10 +53,26 @@ class MemRefRegion:
     lower: tuple[IndexExpr, ...]
     extents: tuple[int | None, ...]
     symbolic_extents: tuple[IndexExpr | None, ...]
-    box: isl.Set
-    clipped_box: isl.Set
+    box_lower: isl.MultiPwAff  # per dim: lower bound as a function of the parameters
+    box_upper: isl.MultiPwAff  # per dim: inclusive upper bound (lower + extent - 1 if constant)
     clipped: tuple[bool, ...]
     exact_ranges: bool = True
+
+    @property
+    def box(self) -> isl.Set:
+        """`[params] -> { M[a] : lower <= a <= upper }` (built on demand: most callers only
+        need `lower`/`extents`)."""
+        box = isl.Set.universe(self.exact.get_space())
+        if self.rank:
+            box = box.lower_bound_multi_pw_aff(self.box_lower).upper_bound_multi_pw_aff(self.box_upper)
+        return box.intersect_params(self.exact.params())
+
+    @property
+    def clipped_box(self) -> isl.Set:
+        """The box intersected with the memref's shape (what a copy may touch)."""
+        mt = self.memref.type
+        assert isinstance(mt, MemRefType)
+        return self.box.intersect(_shape_set(self.exact.get_space(), mt))
 
     @property
     def rank(self) -> int:
@@ -204,30 +220,39 @@ def _make_region(memref: Value, read: bool, written: bool, exact: isl.Set, writt
         sym_extents.append(sym)
         lo_list = lo_list.add(lo_pw)
         hi_list = hi_list.add(hi_pw)
-    box = isl.Set.universe(space)
-    if rank:
-        # [params] -> { M[a] : lower(params) <= a <= lower(params) + extent - 1 }
-        box = box.lower_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, lo_list))
-        box = box.upper_bound_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, hi_list))
-    box = box.intersect_params(exact.params())
+    # [params] -> { M[a] : lower(params) <= a <= lower(params) + extent - 1 }, per dim
+    box_lower = isl.MultiPwAff.from_pw_aff_list(space, lo_list)
+    box_upper = isl.MultiPwAff.from_pw_aff_list(space, hi_list)
     clipped: list[bool] = []
-    shape = isl.Set.universe(space)
     for d, size in enumerate(mt.shape):
-        along = isl.Set.universe(space).lower_bound_val(isl.dim_type.set, d, _val(0))
-        if size is not None:
-            along = along.upper_bound_val(isl.dim_type.set, d, _val(int(size) - 1))
-        shape = shape.intersect(along)
-        clipped.append(_leaves(lo_list.get_at(d), hi_list.get_at(d), size, box, along))
+        clipped.append(_leaves(d, lo_list.get_at(d), hi_list.get_at(d), size, space,
+                               box_lower, box_upper, exact))
     return MemRefRegion(memref, read, written, exact, written_set, params, tuple(lowers),
-                        tuple(extents), tuple(sym_extents), box, box.intersect(shape),
+                        tuple(extents), tuple(sym_extents), box_lower, box_upper,
                         tuple(clipped), exact_ranges)
 
 
-def _leaves(lo: isl.PwAff, hi: isl.PwAff, size: int | None, box: isl.Set, along: isl.Set) -> bool:
-    """Whether the box's [lo, hi] can leave [0, size) for some parameter value."""
+def _shape_set(space: isl.Space, mt: MemRefType) -> isl.Set:
+    """`{ M[a] : 0 <= a_d < shape_d }` (dynamic extents only bounded below)."""
+    shape = isl.Set.universe(space)
+    for d, size in enumerate(mt.shape):
+        shape = shape.lower_bound_val(isl.dim_type.set, d, _val(0))
+        if size is not None:
+            shape = shape.upper_bound_val(isl.dim_type.set, d, _val(int(size) - 1))
+    return shape
+
+
+def _leaves(d: int, lo: isl.PwAff, hi: isl.PwAff, size: int | None, space: isl.Space,
+            box_lower: isl.MultiPwAff, box_upper: isl.MultiPwAff, exact: isl.Set) -> bool:
+    """Whether the box's [lo, hi] along this dim can leave [0, size) for some parameter value."""
     try:
         low, high = lo.min_val(), hi.max_val()
     except isl.Error:  # quasi-affine bounds: ask the sets instead
+        box = isl.Set.universe(space).lower_bound_multi_pw_aff(box_lower)
+        box = box.upper_bound_multi_pw_aff(box_upper).intersect_params(exact.params())
+        along = isl.Set.universe(space).lower_bound_val(isl.dim_type.set, d, _val(0))
+        if size is not None:
+            along = along.upper_bound_val(isl.dim_type.set, d, _val(int(size) - 1))
         return not box.subtract(along).is_empty()
     if low.is_neginfty() or (low.is_int() and low.is_neg()):
         return True
