@@ -232,13 +232,14 @@ def _static(func: FuncOp) -> _Static:
             st.op_class[id(op)] = "load"
         elif isinstance(op, AffineStoreOp):
             st.op_class[id(op)] = "store"
+    feeds = _control_values(func)
     for op in func.walk():
         if isinstance(op, MulFOp) and id(op) not in paired:
             st.op_class[id(op)] = "mul"
         if isinstance(op, AffineForOp):
             depth = 1 + sum(1 for a in op.ancestors() if isinstance(a, AffineForOp))
             st.max_depth = max(st.max_depth, depth)
-            if _controls(op):
+            if id(op.iv) in feeds:  # the IV reaches an inner bound or condition
                 st.iterate.add(id(op))
     if st.max_depth < 3:
         st.matmul_like = False
@@ -247,8 +248,8 @@ def _static(func: FuncOp) -> _Static:
     return st
 
 
-def _control_args(func: FuncOp) -> tuple[int, ...]:
-    """Arguments that flow (through index ops) into loop bounds or if conditions."""
+def _control_values(func: FuncOp) -> set[int]:
+    """ids of the values that flow (through index ops) into loop bounds or if conditions."""
     feeds: set[int] = set()
     for op in func.walk():
         if isinstance(op, AffineForOp):
@@ -265,6 +266,12 @@ def _control_args(func: FuncOp) -> tuple[int, ...]:
                     if id(v) not in feeds:
                         feeds.add(id(v))
                         changed = True
+    return feeds
+
+
+def _control_args(func: FuncOp) -> tuple[int, ...]:
+    """Arguments that flow (through index ops) into loop bounds or if conditions."""
+    feeds = _control_values(func)
     return tuple(k for k, a in enumerate(func.args) if id(a) in feeds)
 
 
@@ -287,17 +294,6 @@ def _is_reduction(add: AddFOp | SubFOp, mul_value: Value) -> bool:
     for op in add.parent_block.ops:
         if isinstance(op, AffineStoreOp) and op.value is add.results[0] and op.memref is ld.memref:
             return True
-    return False
-
-
-def _controls(loop: AffineForOp) -> bool:
-    """Does any control inside the loop (bounds, conditions, index ops) use its IV?"""
-    iv = loop.iv
-    for op in loop.body.walk():
-        if isinstance(op, AffineForOp | AffineIfOp | AffineApplyOp | AffineMinOp | AffineMaxOp):
-            n = len(op.operands) - (len(op.inits) if isinstance(op, AffineForOp) else 0)
-            if any(v is iv for v in op.operands[:n]):
-                return True
     return False
 
 

@@ -1,6 +1,7 @@
 """Upstream mlir-opt output run as-is, and `accelsim run --target sim`."""
 
 import json
+import re
 import subprocess
 
 import numpy as np
@@ -103,3 +104,28 @@ def test_cli_text_summary(capsys):
     assert "@vector_add on 'server': " in out and " cycles " in out and "target sim" in out
     code, out, _ = run_cli(capsys, "run", "vector_add:N=64", "--target", "sim", "--fidelity", "analytic")
     assert code == 0 and out.startswith("sim [analytic] config default: ")
+
+
+UPSTREAM_FLAGS = ["--affine-data-copy-generate=generate-dma=true fast-mem-space=1 fast-mem-capacity=128",
+                  "--affine-pipeline-data-transfer"]
+
+
+@pytest.mark.parametrize("name,tile", [("softmax", 32), ("row_sum", 32), ("mvt", 20)])
+def test_upstream_whole_tiles_equal_host(mlir_opt, name, tile):
+    mod = upstream(mlir_opt, f"workloads/mlir/{name}.mlir", f"--affine-loop-tile=tile-size={tile}",
+                   *UPSTREAM_FLAGS)
+    f = mod.funcs[-1]
+    inputs = random_inputs(f, seed=4)
+    sim = simulate(mod, load_config("server"), inputs=inputs, func=f.sym_name)
+    host = run_host(mod, inputs, func=f.sym_name)
+    for k, arr in host.items():
+        np.testing.assert_array_equal(sim.outputs[k], arr)
+
+
+@pytest.mark.parametrize("name,tile,where", [("atax", 32, "arg0[384, 0]"), ("jacobi-2d", 32, "arg0[224, 0]"),
+                                             ("bicg", 20, "arg4[400]")])
+def test_upstream_partial_tiles_name_the_dma_and_its_indices(mlir_opt, name, tile, where):
+    mod = upstream(mlir_opt, f"workloads/mlir/{name}.mlir", f"--affine-loop-tile=tile-size={tile}",
+                   *UPSTREAM_FLAGS)
+    with pytest.raises(HazardError, match=rf"affine\.dma_start source {re.escape(where)} runs outside"):
+        simulate(mod, load_config("server"), functional=False)
