@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from accelsim.dse import Sweep, load, run_sweep
 
@@ -62,6 +63,36 @@ def stage_breakdown(quick: bool) -> None:
           f"{parts}")
 
 
+SLEEP_S = 0.05
+
+
+def sleeping_point(point: Any) -> dict[str, int]:
+    """A point that costs 50 ms of waiting and no CPU: isolates the runner's own scaling from
+    the CPU contention of a shared machine."""
+    time.sleep(SLEEP_S)
+    return {"cycles": len(point.key)}
+
+
+def runner_scaling(tmp: Path) -> None:
+    sweep = gemm_sweep("analytic", quick=False)
+    n = len(sweep.points())
+    t0 = time.perf_counter()  # the first pool of a process also starts the fork server
+    run_sweep(sweep.points()[:2], tmp / "warm.sqlite", evaluate=sleeping_point, workers=2, progress=False)
+    print(f"first pool start-up (fork server, preloading the simulator) + 2 points: "
+          f"{time.perf_counter() - t0:.2f} s")
+    rates = {}
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        run_sweep(sweep, tmp / f"sleep-{workers}.sqlite", evaluate=sleeping_point, workers=workers,
+                  progress=False)
+        rates[workers] = n / (time.perf_counter() - t0)
+    ideal = 1 / SLEEP_S
+    print(f"runner only ({n} points of {SLEEP_S * 1e3:.0f} ms sleep): 1 worker {rates[1]:.1f} pts/s "
+          f"({rates[1] / ideal:.0%} of ideal {ideal:.0f}), 2 workers {rates[2]:.1f} pts/s "
+          f"({rates[2] / (2 * ideal):.0%} of ideal {2 * ideal:.0f}); scaling efficiency "
+          f"{rates[2] / (2 * rates[1]):.0%}")
+
+
 def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int, float]:
     """Wall seconds, points run, points failed, and the points' summed worker CPU seconds."""
     from accelsim.dse import evaluate
@@ -89,6 +120,7 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        runner_scaling(tmp)
         for fidelity in ("analytic", "event"):
             sweep = gemm_sweep(fidelity, args.quick)
             rates = {}
