@@ -39,9 +39,12 @@ class MemRefRegion:
     """Elements of `memref` accessed inside some ops, as a function of the outer IVs/symbols.
 
     `exact` and `written_set` live in `[params] -> { M[a0, ...] }`. `lower[d]` and
-    `extents[d]` describe the bounding box; `box` is that box as an isl set and
+    `extents[d]` describe the bounding box (`symbolic_extents[d]` when the extent is an
+    affine function of symbols instead of a constant); `box` is that box as an isl set and
     `clipped[d]` says whether the box can leave the memref's shape along dim d (a partial
-    tile: the copy must then be clipped with `min(lower + extent, size)`, see `clipped_box`).
+    tile: the copy must then be clipped with `min(lower + extent, size)`, see `clipped_box`
+    and `upper_bounds`). `exact_ranges` is False when a DMA side's transferred range could
+    not be modelled (only its start element is in `exact`).
     """
 
     memref: Value
