@@ -571,3 +571,18 @@ def test_cache_model_unknown_footprint_falls_back_to_default_size():
     assert len(band) == 1
     # every i reads all of A[0 .. N-1]: no constant footprint, so MLIR's default size 4
     assert cache_tile_sizes(band, 1024) == [4]
+
+
+def test_accelsim_opt_accepts_the_mlir_opt_flag(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    from accelsim.cli import main
+
+    here = os.path.join(os.path.dirname(__file__), "loop_tile")
+    src, sizes = os.path.join(here, "illegal_skew.mlir"), os.path.join(here, "tile_sizes.mlir")
+    out = tmp_path / "tiled.mlir"
+    assert main(["opt", sizes, "-o", str(out), '--affine-loop-tile="tile-sizes=32,16"']) == 0
+    _, checks, _ = _read_check_file(sizes)
+    filecheck(out.read_text(), checks)
+    assert main(["opt", src, "--affine-loop-tile=tile-sizes=4,4"]) == 0
+    captured = capsys.readouterr()
+    assert "remark: [affine-loop-tile]" in captured.err + captured.out
+    assert "flow dependence on %A" in captured.err + captured.out
