@@ -6,7 +6,10 @@ For gemm, conv2d and jacobi-2d: the same MLIR text goes through
 in our pass manager (CPU time of the three passes, and of parse + passes + print) and in an
 `mlir-opt-19` process (its CPU time, and its wall time). Best of N runs each. Run:
 
-    .venv/bin/python bench/bench_compile.py [--repeat 3]
+    .venv/bin/python bench/bench_compile.py [--repeat 3] [--sim]
+
+`--sim` also simulates the compiled programs (accelsim, default hardware) and prints cycles
+with no pipelining, MLIR's pipelining (mlir-compat) and ours, as ratios to MLIR's.
 """
 
 from __future__ import annotations
@@ -61,9 +64,56 @@ def upstream(mlir_opt: str, text: str, fl: list[str]) -> tuple[float, float, int
     return cpu, wall, proc.stdout.count("affine.dma_start")
 
 
+SIM_CASES = [
+    ("gemm", "M=64,N=64,K=64", 16, 8),
+    ("saxpy", "N=8192", 256, 4),
+    ("jacobi-2d", "N=66,T=2", 16, 4),
+    ("2mm", "NI=32,NJ=32,NK=32,NL=32", 8, 2),
+]
+
+SIM_MODES = [
+    ("no pipelining", None),
+    ("mlir-compat", "mlir-compat"),
+    ("ours stages=2", "stages=2 fast-mem-capacity={cap}"),
+    ("ours stages=3", "stages=3 fast-mem-capacity={cap}"),
+    ("ours 3, no x-tile", "stages=3 fast-mem-capacity={cap} cross-tile-prefetch=false"),
+]
+
+
+def simulate_cycles() -> None:
+    import numpy as np
+
+    from accelsim import simulate
+    from accelsim.config import load_config
+
+    cfg = load_config("default")
+    print(f"\n{'kernel':<32} " + " ".join(f"{m:>18}" for m, _ in SIM_MODES))
+    for name, spec, tile, cap in SIM_CASES:
+        w = workloads.get(f"{name}:{spec}")
+        inputs = w.random_inputs(0)
+        ref = w.reference(inputs)
+        cycles: list[int] = []
+        for _, opts in SIM_MODES:
+            fl = [f"--affine-loop-tile=tile-size={tile}",
+                  f"--affine-data-copy-generate=generate-dma fast-mem-capacity={cap}"]
+            if opts is not None:
+                fl.append("--affine-pipeline-data-transfer=" + opts.format(cap=cap))
+            m = w.module()
+            PassManager.from_flags(fl).run(m)
+            r = simulate(m, cfg, inputs=inputs, func=w.func_name)
+            for out in w.outputs:
+                if not np.allclose(r.outputs[out], ref[out], rtol=w.rtol, atol=w.atol):
+                    raise SystemExit(f"{name}: wrong result with {opts}")
+            cycles.append(int(r.cycles))
+        mlir = cycles[1]
+        cells = " ".join(f"{c:>9} ({c / mlir:4.2f}x)" for c in cycles)
+        print(f"{name + ':' + spec:<32} {cells}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sim", action="store_true", help="also compare simulated cycles")
     args = ap.parse_args()
     mlir_opt = shutil.which("mlir-opt-19")
     if mlir_opt is None:
@@ -85,6 +135,8 @@ def main() -> None:
                   f"{best_c * 1e3:11.1f}ms "
                   f"{best_w * 1e3:12.1f}ms {best_p / best_c:10.1f}x {best_t / best_c:9.1f}x "
                   f"{best_t / best_w:10.1f}x {n_ours:>4}/{n_up:<4}")
+    if args.sim:
+        simulate_cycles()
 
 
 if __name__ == "__main__":

@@ -218,6 +218,9 @@ def split_disjoint(memref: Value, region, range_ops: Sequence[Operation]) -> lis
                 if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref]
     if len(accesses) < 2 or region.size_bytes() is None:
         return [(region, None)]
+    patterns = {(str(op.map), tuple(id(v) for v in op.indices)) for op in accesses}  # type: ignore[attr-defined]
+    if len(patterns) < 2:             # every reference touches the same elements
+        return [(region, None)]
     singles = _probe(memref, range_ops, [[a] for a in accesses])
     if singles is None:
         return [(region, None)]
