@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.ir import F32, I32, Builder, memref
 from compiler.ir.ops import AffineApplyOp, AffineDmaWaitOp, AllocOp
@@ -471,3 +473,48 @@ def test_accelsim_opt_accepts_the_flags_in_any_order(tmp_path, capsys) -> None: 
     m = parse_module(out)
     assert any(op.NAME == "affine.dma_start" for op in m.walk())
     assert any(isinstance(op, AllocOp) and op.memref_type.shape[0] == 3 for op in m.walk())
+
+
+# ---- hypothesis: the skew is exact for any bounds, step, stage count ----------------------------------
+
+def _general_stream(lo: int, hi: int, step: int, t: int, symbolic: bool):  # type: ignore[no-untyped-def]
+    from compiler.ir import INDEX
+
+    b = Builder()
+    args = {"A": memref((512,)), "O": memref((512,))}
+    if symbolic:
+        args["N"] = INDEX
+    with b.func("k", **args) as fargs:
+        A, Out = fargs[0], fargs[1]
+        count = b.constant(t, INDEX)
+        for kk in b.range(lo, fargs[2] if symbolic else hi, step):
+            buf = b.alloc(memref((t,), F32, 1))
+            tag = b.alloc(memref((1,), I32, 0))
+            b.dma_start(A, [kk], buf, [0], tag, [0], count)
+            b.dma_wait(tag, [0], count)
+            for k in b.range(t):
+                Out[kk + k] = Out[kk + k] * 0.5 + buf[k]
+            b.dealloc(tag)
+            b.dealloc(buf)
+    return b.module
+
+
+@settings(max_examples=25, deadline=None)
+@given(lo=st.integers(0, 40), trips=st.integers(0, 7), step=st.integers(1, 48), t=st.integers(1, 16),
+       stages=st.integers(2, 5), symbolic=st.booleans())
+def test_random_bounds_steps_and_stages(lo: int, trips: int, step: int, t: int, stages: int,
+                                        symbolic: bool) -> None:
+    hi = lo + trips * step - (step // 2 if trips else 0)   # upper bound not on the step grid
+    if hi + t > 512 or lo + step * trips + t > 512:
+        return
+    orig = _general_stream(lo, hi, step, t, symbolic)
+    m = _general_stream(lo, hi, step, t, symbolic)
+    p = pipeline(m, f"stages={stages}")
+    assert "won't" not in remarks(p)
+    assert any(isinstance(op, AllocOp) and op.memref_type.shape == (stages, t) for op in m.walk())
+    scal = {"N": hi} if symbolic else None
+    assert cs.executed_stores(m.funcs[0], scal) == cs.executed_stores(orig.funcs[0], scal)
+    assert cs.out_of_bounds(m.funcs[0], scal) == []
+    starts = [x.src_start for x in cs.dma_transfers(m.funcs[0], scal)]
+    want = [x.src_start for x in cs.dma_transfers(orig.funcs[0], scal)]
+    assert starts == want                      # every transfer issued once, in order
