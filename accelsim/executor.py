@@ -189,9 +189,13 @@ class Executor:
     def _block(self, block: Block, vals: dict[Value, Any]) -> Gen:
         steps = self._steps.get(block)
         if steps is None:
-            steps = self._steps[block] = [_step(op) for op in block.ops]
+            steps = self._steps[block] = [self._make_step(op) for op in block.ops]
         for kind, h, op in steps:
-            if kind == 0:
+            if kind == 5:  # constant: (result, value)
+                vals[h[0]] = h[1]
+            elif kind == 6:  # affine.apply: (fn, operands, result)
+                vals[h[2]] = h[0]([vals[v] for v in h[1]])[0]
+            elif kind == 0:
                 h(self, op, vals)
             elif kind == 1:
                 yield from h(self, op, vals)
@@ -203,6 +207,13 @@ class Executor:
                 raise SimulationError(f"the simulator does not execute '{op.NAME}' here (control "
                                       "ops, DMA, alloc, calls and scalar ops only)", op.loc)
         return None
+
+    def _make_step(self, op: Operation) -> tuple[int, Any, Operation]:
+        if isinstance(op, O.ConstantOp):
+            return 5, self._plan(op), op
+        if type(op) is O.AffineApplyOp:
+            return 6, (self._plan(op), list(op.operands), op.results[0]), op
+        return _step(op)
 
     def _plan(self, op: Operation) -> Any:
         p = self._plans.get(op)
@@ -379,11 +390,17 @@ class Executor:
             if p.src_strided:
                 sreg = Region(s0, stride, per, nchunks, last)
                 dreg = Region(d0, per, per, nchunks, last)
+                strided, sbuf = sreg, src
             else:
                 sreg = Region(s0, per, per, nchunks, last)
                 dreg = Region(d0, stride, per, nchunks, last)
-            self._dma_bounds(op, src, sreg, s_idx, "source", True)
-            self._dma_bounds(op, dst, dreg, d_idx, "destination", True)
+                strided, sbuf = dreg, dst
+            inner = sbuf.shape[-1] if sbuf.shape else 0
+            col = s0 % inner if strided is sreg and inner else (d0 % inner if inner else 0)
+            if (sreg.end > src.numel or dreg.end > dst.numel
+                    or (col and stride % inner == 0 and col + per > inner)):
+                self._dma_bounds(op, src, sreg, s_idx, "source", True)
+                self._dma_bounds(op, dst, dreg, d_idx, "destination", True)
         label = f"{src.name}->{dst.name}"
         if src.inflight:
             for f in src.inflight:

@@ -23,13 +23,13 @@ class ControlProcessor:
 
     def pick_engine(self) -> DmaEngine:
         """The least-loaded engine; ties go to the lowest index (deterministic)."""
-        best = self.engines[0]
-        if len(self.engines) > 1:
-            best_load = best.load
-            for e in self.engines[1:]:
-                ld = e.load
-                if ld < best_load:
-                    best, best_load = e, ld
+        engines = self.engines
+        best = engines[0]
+        best_load = best.outstanding
+        if best_load:
+            for e in engines:
+                if e.outstanding < best_load:
+                    best, best_load = e, e.outstanding
         return best
 
     def issue(self, label: str, loc: str) -> Generator[simpy.Event, object, None]:
