@@ -57,6 +57,14 @@ def parse_window(text: str | None, end: int) -> tuple[int, int] | None:
     return lo, hi
 
 
+def require_trace_outputs_unused(args: argparse.Namespace) -> None:
+    """The analytic estimate has no trace: figures and traces need an event run."""
+    given = [f"--{n}" for n in ("timeline", "roofline", "trace") if getattr(args, n, None)]
+    if given:
+        raise InputError(f"{', '.join(given)} need(s) a trace: use --fidelity event (the default), "
+                         "not --fidelity analytic")
+
+
 def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "") -> Any:
     """After one event run: print the table (unless --json), add the rows to the --json
     figures, and write --timeline/--roofline/--trace. Returns the Report."""
@@ -233,5 +241,5 @@ def _fresh_module(program: Any) -> Any:
     return parse_module(print_module(program.module), filename="<stdin>")
 
 
-__all__ = ["PRESETS", "add_arguments", "emit", "parse_window", "run_compare", "side_flags",
-           "write_outputs"]
+__all__ = ["PRESETS", "add_arguments", "emit", "parse_window", "require_trace_outputs_unused",
+           "run_compare", "side_flags", "write_outputs"]

@@ -91,6 +91,9 @@ def run_on_sim(req: Any) -> Any:
     extra: dict[str, Any]
     if args.fidelity == "analytic":
         from accelsim.analytic import estimate
+        from accelsim.cli.sim_report import require_trace_outputs_unused
+
+        require_trace_outputs_unused(args)
 
         est = estimate(module, config, func=func)
         extra = {"fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,

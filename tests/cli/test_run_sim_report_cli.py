@@ -66,3 +66,10 @@ def test_bad_window_and_bad_compare_side_are_clean_errors(capsys, tmp_path):
     assert status == 1 and "--window '50:10'" in err and "START < END" in err
     status, _, err = _run(capsys, "run", SPEC, "--target", "sim", "--compare", "as-is", "fastest")
     assert status == 1 and "not a pass: --fastest" in err
+
+
+def test_figures_need_an_event_run(capsys, tmp_path):
+    status, _, err = _run(capsys, "run", SPEC, "--target", "sim", "--fidelity", "analytic",
+                          "--trace", str(tmp_path / "t.json"))
+    assert status == 1 and "--trace need(s) a trace" in err
+    assert not (tmp_path / "t.json").exists()
