@@ -9,6 +9,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import workloads
 from accelsim import load_config, simulate
@@ -178,3 +180,27 @@ def test_a_quarter_million_intervals_draw_quickly(tmp_path):
 def test_bad_window_is_an_error():
     with pytest.raises(ValueError, match="window 10:10"):
         plot_timeline(dense_trace(10), window=(10, 10))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), st.integers(0, 30), st.sampled_from("abc")),
+                max_size=60),
+       st.floats(0.5, 40.0), st.integers(0, 200), st.integers(1, 300))
+def test_merging_invariants_on_random_lanes(recs, cpp, lo, span):
+    t = Trace()
+    for s, d, lab in recs:
+        t.add("dma0", s, s + d, "dma", 0, lab)
+    hi = lo + span
+    bars = timeline_bars(t, ["dma0"], (lo, hi), cpp)
+    clipped = sorted((max(s, lo), min(s + d, hi)) for s, d, _ in recs
+                     if s + d > lo and s < hi and d > 0)
+    assert sum(b.count for b in bars) == len(clipped)
+    i = 0
+    for b in bars:
+        group = clipped[i:i + b.count]
+        assert b.start == group[0][0] and b.end == max(e for _, e in group)
+        if b.count > 1:  # only sub-pixel intervals, all starting in one pixel column
+            assert all(e - s < cpp for s, e in group)
+            assert len({int((s - lo) // cpp) for s, _ in group}) == 1
+        i += b.count
+    assert all(lo <= b.start < b.end <= hi for b in bars)
