@@ -27,13 +27,17 @@ def ensure_outlined(module: ModuleOp) -> ModuleOp:
 
 
 def backend_runner(module: ModuleOp):  # type: ignore[no-untyped-def]
-    """`compiler.backend.compile_module(module).call`, or None when the backend is absent
-    (the executor then interprets kernel bodies itself)."""
+    """`compiler.backend.compile_module(module).call`; None when the backend is absent, or the
+    backend's error message when it cannot compile this module (the executor then interprets
+    kernel bodies itself)."""
     try:
-        from compiler.backend import compile_module  # type: ignore[attr-defined]
+        from compiler.backend import BackendError, compile_module  # type: ignore[attr-defined]
     except ImportError:
         return None
-    compiled = compile_module(module)
+    try:
+        compiled = compile_module(module)
+    except BackendError as exc:
+        return str(exc)  # the caller interprets the kernels and says why
 
     def run(callee: str, args: list) -> None:  # type: ignore[type-arg]
         compiled.call(callee, args)

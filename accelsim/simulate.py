@@ -79,7 +79,13 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
         from accelsim.kernels import backend_runner
 
         runner = backend_runner(module)
+    note = None
+    if isinstance(runner, str):
+        note = f"host backend could not compile the module ({runner}); kernels were interpreted"
+        runner = None
     ex = Executor(module, cfg, functional=functional, kernel_runner=runner)
+    if note:
+        ex.stats.flags.append(note)
     bufs = ex.run(f, inputs)
     outputs = {k: b.array for k, b in bufs.items()} if functional else None  # type: ignore[misc]
     cycles = int(ex.env.now)
