@@ -321,7 +321,7 @@ class Report:
             f"({_pct(self.dma_hidden_fraction)} overlapped by compute), exposed "
             f"{self.exposed_dma_cycles:,} (control stalled)",
             f"  compute    busy {self.compute_busy_cycles:,} cycles ({_pct(self.compute_utilization)}), "
-            f"{self.kernel_calls:,} kernel calls, {self.dma_ops:,} DMAs",
+            f"{_plural(self.kernel_calls, 'kernel call')}, {_plural(self.dma_ops, 'DMA')}",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "
             f"SRAM {_share(en.sram_pj, en)}, compute {_share(en.compute_pj, en)}, "
             f"static {_share(en.static_pj, en)}",
@@ -499,6 +499,10 @@ def metrics(result: Any) -> dict[str, Any]:
 
 
 # ---- text ------------------------------------------------------------------------------
+
+def _plural(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
