@@ -113,6 +113,8 @@ def shift_violation(loop: AffineForOp, shifts: Sequence[int]) -> str | None:
         for j, da in accs:
             if i == j or sa.memref is not da.memref or not (sa.is_write or da.is_write):
                 continue
+            if shifts[i] == shifts[j]:
+                continue  # both move by the same amount: their relative order is unchanged
             n = len(common_loops(sa.op, da.op))
             if n < depth:
                 continue
