@@ -19,6 +19,9 @@ Definitions (all in cycles of the config clock):
 - roofline: ops = 2 x MACs + ALU ops + special ops; the compute roof is the kernels' ideal
   cycles (ops / the unit's throughput, no fill/drain), the bandwidth roof is the DRAM bytes
   moved / (channels x bytes per cycle); roofline cycles = the larger, ratio = cycles / it.
+- energy (pJ, the config's [energy] table): DRAM bytes moved, SRAM bytes through the ports
+  (kernels + DMAs), MACs / ALU / special ops, and static = static_mw x the run's seconds.
+- SRAM peak: the run's allocation high-water mark (passed in with the counters).
 """
 
 from __future__ import annotations
