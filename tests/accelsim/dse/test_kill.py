@@ -64,7 +64,7 @@ fidelity = "event"
 sram.capacity_kib = [4, 8, 12]
 dma.engines = [1, 2, 4]
 [compiler]
-tile_sizes = [[16, 16, 16], [8, 16, 32]]
+tile_sizes = [[16, 16, 16]]
 stages = [2]
 """
 
@@ -73,4 +73,4 @@ def test_sigkill_mid_sweep_then_resume_simulator(tmp_path):
     """The real evaluator: compile + simulate each point, runner SIGKILLed after 4 rows."""
     db = kill_and_resume(tmp_path, REAL_SPEC, dict(os.environ))
     con = sqlite3.connect(db)
-    assert con.execute("SELECT COUNT(*) FROM points WHERE status = 'ok' AND cycles > 0").fetchone()[0] == 36
+    assert con.execute("SELECT COUNT(*) FROM points WHERE status = 'ok' AND cycles > 0").fetchone()[0] == 18
