@@ -2,9 +2,10 @@
 
 One process per unit group (control, DMA engines, DRAM channels, compute units) and one thread
 (track) per unit, named by metadata events (`process_name`, `thread_name`, sort indices). Every
-interval is a complete event (`ph: "X"`) with `ts`/`dur` in microseconds of the config clock and
-its op, buffer or kernel, bytes and IR location in `args` (plus the exact cycles). Intervals of
-one unit that overlap get extra tracks (`dma0 #2`) so that every track nests properly.
+interval is a complete event (`ph: "X"`, or a `B`/`E` pair with `complete=False`), timestamps in
+microseconds of the config clock, with its op, buffer or kernel, bytes and IR location in `args`
+(plus the exact cycles). Intervals of one unit that overlap get extra tracks (`dma0 #2`) so
+that every track nests properly.
 """
 
 from __future__ import annotations
@@ -26,19 +27,22 @@ OP_OF_KIND = {"dma": "affine.dma_start", "read": "dram read", "write": "dram wri
 
 
 def to_chrome_trace(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str] = (),
-                    metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON object (`traceEvents` + `otherData`). `units` adds idle units as empty tracks."""
-    return json.loads(chrome_trace_json(trace, clock_ghz, units, metadata))  # type: ignore[no-any-return]
+                    metadata: dict[str, Any] | None = None, complete: bool = True) -> dict[str, Any]:
+    """The JSON object (`traceEvents` + `otherData`). `units` adds idle units as empty tracks;
+    `complete=False` writes begin/end pairs (`B`/`E`) instead of complete events (`X`)."""
+    text = chrome_trace_json(trace, clock_ghz, units, metadata, complete)
+    return json.loads(text)  # type: ignore[no-any-return]
 
 
 def write_chrome_trace(path: str | os.PathLike[str], trace: Trace, clock_ghz: float = 1.0,
-                       units: Iterable[str] = (), metadata: dict[str, Any] | None = None) -> None:
+                       units: Iterable[str] = (), metadata: dict[str, Any] | None = None,
+                       complete: bool = True) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(chrome_trace_json(trace, clock_ghz, units, metadata))
+        fh.write(chrome_trace_json(trace, clock_ghz, units, metadata, complete))
 
 
 def chrome_trace_json(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str] = (),
-                      metadata: dict[str, Any] | None = None) -> str:
+                      metadata: dict[str, Any] | None = None, complete: bool = True) -> str:
     """The JSON text, one event per line. Events are formatted directly (labels and locations
     are encoded once each), which is several times faster than building dicts for json."""
     us_per_cycle = 1.0 / (clock_ghz * 1e3)
@@ -61,8 +65,15 @@ def chrome_trace_json(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str]
                 name = unit if k == 0 else f"{unit} #{k + 1}"
                 lines.append(_meta("thread_name", g, tid, {"name": name}))
                 lines.append(_meta("thread_sort_index", g, tid, {"sort_index": tid}))
-                head = f'"ph":"X","pid":{g},"tid":{tid},'
-                lines.extend(_complete(r, head, us_per_cycle, enc) for r in lane)
+                if complete:
+                    head = f'"ph":"X","pid":{g},"tid":{tid},'
+                    lines.extend(_complete(r, head, us_per_cycle, enc) for r in lane)
+                else:
+                    for r in lane:
+                        lines.append(_complete(r, f'"ph":"B","pid":{g},"tid":{tid},', us_per_cycle,
+                                               enc, with_dur=False))
+                        lines.append(f'{{"ph":"E","pid":{g},"tid":{tid},'
+                                     f'"ts":{r.end * us_per_cycle!r}}}')
     other = {"clock_ghz": clock_ghz, "cycles": trace.end, **trace.metadata, **(metadata or {})}
     other_json = json.dumps({k: _jsonable(v) for k, v in other.items()})
     return ('{"traceEvents":[\n' + ",\n".join(lines) + '\n],"displayTimeUnit":"ns","otherData":'
@@ -111,14 +122,16 @@ class _Encoder:
         return out
 
 
-def _complete(r: TraceRecord, head: str, us_per_cycle: float, enc: _Encoder) -> str:
+def _complete(r: TraceRecord, head: str, us_per_cycle: float, enc: _Encoder,
+              with_dur: bool = True) -> str:
     kind = r.kind
     if kind == "kernel":
         op, role = f"func.call @{r.label}", "kernel"
     else:
         op, role = OP_OF_KIND.get(kind, kind), ("reason" if kind == "stall" else "buffer")
     return (f'{{"name":{enc(r.label or kind)},"cat":{enc(kind)},{head}'
-            f'"ts":{r.start * us_per_cycle!r},"dur":{(r.end - r.start) * us_per_cycle!r},'
+            f'"ts":{r.start * us_per_cycle!r},'
+            + (f'"dur":{(r.end - r.start) * us_per_cycle!r},' if with_dur else "") +
             f'"args":{{"op":{enc(op)},"kind":{enc(kind)},"bytes":{r.bytes},"loc":{enc(r.loc)},'
             f'"start_cycle":{r.start},"end_cycle":{r.end},"{role}":{enc(r.label)}}}}}')
 
@@ -140,10 +153,17 @@ def busy_cycles_from_chrome(data: dict[str, Any], clock_ghz: float) -> dict[str,
             names[(e["pid"], e["tid"])] = e["args"]["name"].split(" #")[0]
     cycles_per_us = clock_ghz * 1e3
     iv: dict[str, list[tuple[int, int]]] = {n: [] for n in names.values()}
+    open_b: dict[tuple[int, int], list[float]] = {}
     for e in data["traceEvents"]:
+        track = (e["pid"], e["tid"])
         if e["ph"] == "X":
             s = round(e["ts"] * cycles_per_us)
-            iv[names[(e["pid"], e["tid"])]].append((s, s + round(e["dur"] * cycles_per_us)))
+            iv[names[track]].append((s, s + round(e["dur"] * cycles_per_us)))
+        elif e["ph"] == "B":
+            open_b.setdefault(track, []).append(e["ts"])
+        elif e["ph"] == "E":
+            start = open_b[track].pop()  # an E closes the innermost open B of its track
+            iv[names[track]].append((round(start * cycles_per_us), round(e["ts"] * cycles_per_us)))
     return {u: union_length(v) for u, v in iv.items()}
 
 

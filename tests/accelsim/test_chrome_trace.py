@@ -122,3 +122,43 @@ def test_overlapping_intervals_of_one_unit_get_their_own_tracks():
     track = {e["name"]: names[e["tid"]] for e in data["traceEvents"] if e["ph"] == "X"}
     assert track == {"a": "dma0", "c": "dma0", "b": "dma0 #2"}
     assert busy_cycles_from_chrome(data, 1.0) == {"dma0": 15, "dma1": 0}
+
+
+def check_begin_end(data: dict) -> list[tuple[tuple[int, int], float, float, dict]]:
+    """B/E events: every E closes the innermost open B of its track, at a later or equal time,
+    nothing stays open; returns (track, begin, end, args of the B)."""
+    stacks: dict[tuple[int, int], list[dict]] = {}
+    spans = []
+    for e in data["traceEvents"]:
+        for key in ("ph", "pid", "tid", "ts"):
+            assert key in e
+        track = (e["pid"], e["tid"])
+        if e["ph"] == "B":
+            assert "name" in e and "args" in e
+            stacks.setdefault(track, []).append(e)
+        elif e["ph"] == "E":
+            assert stacks.get(track), f"E without an open B on track {track}"
+            b = stacks[track].pop()
+            assert e["ts"] >= b["ts"]
+            spans.append((track, b["ts"], e["ts"], b["args"]))
+        else:
+            assert e["ph"] == "M"
+    assert all(not st for st in stacks.values()), "B without its E"
+    return spans
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_begin_end_pairs_match_and_round_trip(name):
+    cfg = load_config("default").with_overrides({"clock_ghz": 1.5})
+    r = simulate(PROGRAMS[name](), cfg, functional=False)
+    data = to_chrome_trace(r.trace, cfg.clock_ghz, complete=False)
+    spans = check_begin_end(data)
+    assert len(spans) == len(r.trace)
+    us = 1 / (cfg.clock_ghz * 1e3)
+    for _, b, e, args in spans:
+        assert b == pytest.approx(args["start_cycle"] * us, abs=1e-9)
+        assert e == pytest.approx(args["end_cycle"] * us, abs=1e-9)
+    rep = Report.from_result(r)
+    busy = busy_cycles_from_chrome(data, cfg.clock_ghz)
+    assert busy == {row.unit: row.busy_cycles for row in rep.units if row.unit in busy}
+    assert set(busy) == set(r.trace.units())
