@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import socket
 import sys
 import time
@@ -60,6 +61,11 @@ def default_mp_context() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the sweep and shuts the pool down."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class _Slot:
     """One worker process (a one-process pool) and the group of points it is working through.
 
@@ -70,7 +76,7 @@ class _Slot:
 
     def __init__(self, ctx: Any):
         self.ctx = ctx
-        self.pool = ProcessPoolExecutor(1, mp_context=ctx)
+        self.pool = ProcessPoolExecutor(1, mp_context=ctx, initializer=_worker_init)
         self.group: deque[Point] = deque()
         self.inflight: dict[Future[Outcome], Point] = {}
         self.broken = False
@@ -89,7 +95,7 @@ class _Slot:
 
     def restart(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
-        self.pool = ProcessPoolExecutor(1, mp_context=self.ctx)
+        self.pool = ProcessPoolExecutor(1, mp_context=self.ctx, initializer=_worker_init)
         self.inflight.clear()
         self.broken = False
 
@@ -158,7 +164,7 @@ def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
 
 
 def _run_alone(ctx: Any, evaluate: EvalFn, point: Point) -> Outcome:
-    with ProcessPoolExecutor(1, mp_context=ctx) as solo:
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=_worker_init) as solo:
         try:
             return solo.submit(run_point, evaluate, point).result()
         except BrokenProcessPool:
