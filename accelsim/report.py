@@ -69,10 +69,12 @@ class UnitRow:
     utilization: float
     bytes: int
     intervals: int
+    bytes_per_cycle: float = 0.0   # bytes over the whole run's cycles (achieved bandwidth)
 
     def to_dict(self) -> dict[str, Any]:
         return {"unit": self.unit, "group": self.group, "busy_cycles": self.busy_cycles,
-                "utilization": self.utilization, "bytes": self.bytes, "intervals": self.intervals}
+                "utilization": self.utilization, "bytes": self.bytes, "intervals": self.intervals,
+                "bytes_per_cycle": self.bytes_per_cycle}
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +262,11 @@ class Report:
         return self.cycles / self.roofline.cycles if self.roofline.cycles else math.inf
 
     @property
+    def dram_bytes_per_cycle(self) -> float:
+        """Achieved DRAM bandwidth over the whole run (compare `roofline.peak_bytes_per_cycle`)."""
+        return self.roofline.dram_bytes / self.cycles if self.cycles else 0.0
+
+    @property
     def achieved_ops_per_cycle(self) -> float:
         return self.roofline.ops / self.cycles if self.cycles else 0.0
 
@@ -294,6 +301,8 @@ class Report:
             "roofline_bandwidth_cycles": r.bandwidth_cycles, "ops": r.ops,
             "operational_intensity": r.intensity if r.dram_bytes else None,
             "achieved_ops_per_cycle": self.achieved_ops_per_cycle,
+            "dram_bytes_per_cycle": self.dram_bytes_per_cycle,
+            "dram_peak_bytes_per_cycle": r.peak_bytes_per_cycle,
             "sram_peak_bytes": self.sram_peak_bytes, "sram_capacity_bytes": self.sram_capacity_bytes,
             "energy_pj": self.energy.total_pj, "energy_dram_pj": self.energy.dram_pj,
             "energy_sram_pj": self.energy.sram_pj, "energy_compute_pj": self.energy.compute_pj,
@@ -317,7 +326,9 @@ class Report:
             f"             {r.ops:,} ops, {r.dram_bytes:,} DRAM bytes, intensity "
             f"{_num(r.intensity)} ops/B, achieved {self.achieved_ops_per_cycle:.4g} ops/cycle",
             f"  DRAM       {self.dram_bytes_read:,} B read, {self.dram_bytes_written:,} B written"
-            + (f", {self.dram_bytes_copied:,} B copied" if self.dram_bytes_copied else ""),
+            + (f", {self.dram_bytes_copied:,} B copied" if self.dram_bytes_copied else "")
+            + f"; {self.dram_bytes_per_cycle:.2f} B/cycle of the {r.peak_bytes_per_cycle} peak "
+            f"({_pct(self.dram_bytes_per_cycle / r.peak_bytes_per_cycle)})",
             f"  SRAM peak  {self.sram_peak_bytes:,} B of {self.sram_capacity_bytes:,} B "
             f"({_pct(self.sram_peak_bytes / self.sram_capacity_bytes)})",
             f"  DMA        busy {self.dma_busy_cycles:,} cycles: hidden {self.hidden_dma_cycles:,} "
@@ -330,9 +341,10 @@ class Report:
             f"static {_share(en.static_pj, en)}",
             "",
         ]
-        lines += _table(["unit", "busy cycles", "util", "bytes", "intervals"],
+        lines += _table(["unit", "busy cycles", "util", "bytes", "B/cycle", "intervals"],
                         [[u.unit, f"{u.busy_cycles:,}", _pct(u.utilization), f"{u.bytes:,}",
-                          f"{u.intervals:,}"] for u in self.units])
+                          f"{u.bytes_per_cycle:.2f}" if u.bytes else "-", f"{u.intervals:,}"]
+                         for u in self.units])
         if self.buffers:
             lines.append("")
             lines += _table(["DMA (buffer)", "dir", "n", "bytes", "DMA cycles", "hidden", "exposed",
@@ -383,8 +395,9 @@ class _Columns:
 def _unit_row(unit: str, cols: _Columns, total: int) -> UnitRow:
     m = cols.unit_mask(unit)
     busy = _Coverage.of(cols.start[m], cols.end[m]).total
-    return UnitRow(unit, unit_group(unit), busy, busy / total if total else 0.0,
-                   int(cols.bytes[m].sum()), int(m.sum()))
+    nbytes = int(cols.bytes[m].sum())
+    return UnitRow(unit, unit_group(unit), busy, busy / total if total else 0.0, nbytes,
+                   int(m.sum()), nbytes / total if total else 0.0)
 
 
 def _dram_bytes(cols: _Columns) -> tuple[int, int, int]:
@@ -548,6 +561,7 @@ _COMPARE_ROWS: tuple[tuple[str, Any, str, bool], ...] = (
     ("roofline ratio", lambda r: r.roofline_ratio, "float", True),
     ("DRAM bytes read", lambda r: r.dram_bytes_read, "int", True),
     ("DRAM bytes written", lambda r: r.dram_bytes_written, "int", True),
+    ("DRAM B/cycle", lambda r: r.dram_bytes_per_cycle, "float", False),
     ("compute utilization", lambda r: r.compute_utilization, "pct", False),
     ("DMA utilization", lambda r: r.dma_utilization, "pct", False),
     ("DMA busy cycles", lambda r: r.dma_busy_cycles, "int", True),

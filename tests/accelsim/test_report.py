@@ -73,6 +73,7 @@ def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles):
         assert row.busy_cycles == busy
         assert row.bytes == sum(r.bytes for r in trace if r.unit == row.unit)
         assert row.utilization == (busy / n if n else 0.0)
+        assert row.bytes_per_cycle == pytest.approx(row.bytes / n if n else 0.0)
     dma = bitmap(trace, lambda r: r.kind == "dma", n)
     comp = bitmap(trace, lambda r: r.kind == "kernel", n)
     stall = bitmap(trace, lambda r: r.kind == "stall", n)
@@ -97,6 +98,7 @@ def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles):
     assert (rep.dram_bytes_read, rep.dram_bytes_written, rep.roofline.dram_bytes) == (read, written, moved)
     peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
     assert rep.roofline.cycles == max(3, math.ceil(moved / peak))
+    assert rep.dram_bytes_per_cycle == pytest.approx(moved / n if n else 0.0)
     assert rep.roofline.ops == 2 * 7 + 5 + 2
     e = cfg.energy
     assert rep.energy.dram_pj == pytest.approx(moved * e.dram_pj_per_byte)
