@@ -61,7 +61,7 @@ class CrossTilePlan:
 
 def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int,
          fast_space: int, replaced: Sequence[Value] = ()) -> CrossTilePlan | str:
-    """A plan, or the reason cross-tile prefetch does not apply."""
+    """A plan over the longest legal chain of enclosing tile loops, or the reason none is."""
     chain: list[ChainLoop] = []
     cur = loop.parent_op
     while isinstance(cur, AffineForOp):
@@ -74,26 +74,43 @@ def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int
     if not chain:
         return "no enclosing tile loop"
     chain.reverse()
-    ivs = [c.loop.iv for c in chain]
-    for c in chain:                   # rectangular tile space
-        if any(any(v is w for w in ivs) for v in c.lo.operands + c.hi.operands):
-            return "the tile loops are not rectangular"
     T = trip_count(loop)
     if T is None or shift >= T:
         return f"the pipelined loop needs a constant trip count above {shift}"
     lo = loop_bounds(loop)[0]
     if len(lo) != 1:
         return "the pipelined loop's lower bound is a max of several expressions"
-    top = chain[0].loop
+    why = "no enclosing tile loop"
+    for k in range(len(chain)):           # longest chain first
+        sub = chain[k:]
+        why = _check_chain(loop, sub, start_units, fast_space, replaced) or ""
+        if not why:
+            lin = const_expr(0)
+            for c in sub:
+                lin = lin * c.trips + (IndexExpr.of(c.loop.iv) - c.lo) // c.loop.step
+            # Flattened counter: ((linear tile index) * T + (iv - lo) floordiv step) mod n
+            slot = (lin * T + (IndexExpr.of(loop.iv) - lo[0]) // loop.step) % n
+            return CrossTilePlan(tuple(sub), T, slot)
+    return why
+
+
+def _check_chain(loop: AffineForOp, chain: Sequence[ChainLoop], start_units: Sequence[Operation],
+                 fast_space: int, replaced: Sequence[Value]) -> str | None:
     from compiler.ir.ops import AllocOp
+    from compiler.transforms.copy_ir import PURE_INDEX_OPS
     from compiler.transforms.fast_memory import live_buffers_at
 
+    ivs = [c.loop.iv for c in chain]
+    for c in chain:                   # rectangular tile space
+        if any(any(v is w for w in ivs) for v in c.lo.operands + c.hi.operands):
+            return "the tile loops are not rectangular"
+    top = chain[0].loop
     live = {id(a) for a in live_buffers_at(loop, fast_space)}
     for op in top.walk():
         if isinstance(op, AllocOp) and op.memref_type.memory_space == fast_space \
-                and not loop.is_ancestor_of(op) and id(op) not in live:
-            return "other fast buffers are allocated inside the tile loops"
-    from compiler.transforms.copy_ir import PURE_INDEX_OPS
+                and not loop.is_ancestor_of(op) and id(op) not in live \
+                and not any(op.result is r for r in replaced):
+            return f"other fast buffers are allocated inside the tile loops ({op.memref_type} at {op.loc})"
 
     def movable(v: Value, unit: Operation) -> bool:
         if v is loop.iv or any(v is w for w in ivs) or defined_inside(v, unit) \
@@ -106,18 +123,11 @@ def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int
     for unit in start_units:
         for op in unit.walk():
             for v in op.operands:
-                if movable(v, unit):
-                    continue
-                if defined_inside(v, top):
-                    return (f"{op.NAME} at {op.loc} uses {v!r}, computed inside the tile loops")
+                if not movable(v, unit):
+                    return f"{op.NAME} at {op.loc} uses {v!r}, computed inside the tile loops"
             if isinstance(op, AffineDmaStartOp) and _written_in(top, op.src):
                 return f"%{op.src.name_hint or '?'} is written inside the tile loops"
-    # Flattened counter: ((linear tile index) * T + (iv - lo) floordiv step) mod n
-    lin = const_expr(0)
-    for c in chain:
-        lin = lin * c.trips + (IndexExpr.of(c.loop.iv) - c.lo) // c.loop.step
-    slot = (lin * T + (IndexExpr.of(loop.iv) - lo[0]) // loop.step) % n
-    return CrossTilePlan(tuple(chain), T, slot)
+    return None
 
 
 def _written_in(root: Operation, memref: Value) -> bool:

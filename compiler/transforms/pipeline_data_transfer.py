@@ -212,9 +212,9 @@ class PipelineDataTransfer(Pass):
         if opts.cross_tile_prefetch and not compat and isinstance(loop.parent_op, AffineForOp):
             from compiler.transforms import cross_tile
 
-            got = "copy-out is pipelined in this loop" if out_pairs else \
-                cross_tile.plan(loop, [p.start for p in in_pairs], stages, S, opts.fast_mem_space,
-                                replaced=[p.fast_buffer for p in in_pairs] + [p.tag for p in in_pairs])
+            swapped = [p.fast_buffer for p in in_pairs + out_pairs] + [p.tag for p in in_pairs + out_pairs]
+            got = cross_tile.plan(loop, [p.start for p in in_pairs], stages, S, opts.fast_mem_space,
+                                  replaced=swapped)
             if isinstance(got, str):
                 self.remark(loop.loc, f"cross-tile prefetch not applied: {got}")
             else:

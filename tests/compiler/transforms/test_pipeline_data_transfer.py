@@ -518,3 +518,31 @@ def test_random_bounds_steps_and_stages(lo: int, trips: int, step: int, t: int, 
     starts = [x.src_start for x in cs.dma_transfers(m.funcs[0], scal)]
     want = [x.src_start for x in cs.dma_transfers(orig.funcs[0], scal)]
     assert starts == want                      # every transfer issued once, in order
+
+
+def _scale_2d(m: int, n: int, t: int):  # type: ignore[no-untyped-def]
+    """Out = 2*A + 1 over t x t tiles: a read tile and a write-only tile per step."""
+    from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
+
+    b = Builder()
+    with b.func("k", A=memref((m, n)), Out=memref((m, n))) as (A, Out):
+        for ii in b.range(0, m, t):
+            for jj in b.range(0, n, t):
+                for i in b.range(ii, ii + t):
+                    for j in b.range(jj, jj + t):
+                        Out[i, j] = A[i, j] * 2.0 + 1.0
+    orig = b.module
+    copied = parse_module(print_module(orig))
+    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(copied)
+    return orig, copied
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_cross_tile_prefetch_with_copy_out_pipelining(stages: int) -> None:
+    orig, m = _scale_2d(32, 64, 8)       # 4 x 8 tiles, T = 8 column tiles per row of tiles
+    p = pipeline(m, f"stages={stages}")
+    assert "cross-tile prefetch: the next tile's first transfers" in remarks(p)
+    assert "copy-out not pipelined" not in remarks(p)
+    assert cs.pipeline_drains(m.funcs[0], {"A"}) == 0
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=stages))
