@@ -12,6 +12,7 @@ with the most cycles in it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from accelsim.report import unit_sort_key
+from accelsim.report import unit_group, unit_sort_key
 from accelsim.trace import Trace
 
 STALL_COLOR = "#d62728"
@@ -105,6 +106,9 @@ def plot_timeline(trace: Trace, out: str | Path | None = None, *, config: Any = 
         widths = [0.6 if w >= 4 * cpp else 0.0 for _, w in spans]
         ax.broken_barh(spans, (y_of[lane] - 0.36, 0.72), facecolors=color, edgecolor="white",
                        linewidths=widths, hatch=hatch, zorder=2)
+    for above, below in itertools.pairwise(lane_list):  # a rule between unit groups
+        if unit_group(above) != unit_group(below):
+            ax.axhline(y_of[above] - 0.5, color="#888888", linewidth=0.6, zorder=3)
     ax.set_ylim(-0.5, len(lane_list) - 0.5)
     ax.set_yticks([y_of[u] for u in lane_list], [_lane_name(u) for u in lane_list])
     ax.set_xlim(lo, hi)
