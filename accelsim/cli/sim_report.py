@@ -177,7 +177,7 @@ def run_compare(req: Any) -> Any:
     config = load_config(args.config)
     functional = not args.timing_only
     names = tuple(args.compare)
-    sides: dict[str, Any] = {}
+    sides: list[dict[str, Any]] = []
     results = []
     compile_seconds = wall = 0.0
     for name in names:
@@ -195,32 +195,35 @@ def run_compare(req: Any) -> Any:
         wall += time.perf_counter() - t1
         compile_seconds += t1 - t0
         figs = metrics(res)
+        figs["side"] = name
         figs["pipeline"] = flags
         results.append(res)
-        sides[name] = figs
-    reports = []
-    for name, res in zip(names, results, strict=True):
-        from accelsim.report import Report
+        sides.append(figs)
+    from accelsim.report import Report
 
+    reports = []
+    distinct = names[0] != names[1]
+    for k, (name, res) in enumerate(zip(names, results, strict=True)):
         rep = Report.from_result(res)
         reports.append(rep)
-        sides[name]["files"] = write_outputs(args, res, rep, suffix=name if len(set(names)) == 2 else
-                                             f"{names.index(name)}")
+        sides[k]["files"] = write_outputs(args, res, rep, suffix=name if distinct else "AB"[k])
     shown = tuple(n if len(n) <= 20 else ab for n, ab in zip(names, ("A", "B"), strict=True))
+    if shown[0] == shown[1]:
+        shown = ("A", "B")
     table = compare(reports[0], reports[1], (shown[0], shown[1]))
     if not args.json:
-        for n, ab in zip(names, ("A", "B"), strict=True):
-            if len(n) > 20:
+        for n, ab, sh in zip(names, ("A", "B"), shown, strict=True):
+            if sh != n:
                 print(f"  {ab} = {n}")
         print(table)
-        for figs in sides.values():
+        for figs in sides:
             for path in figs["files"]:
                 print(f"  wrote {path}")
-    a, b = sides[names[0]], sides[names[1]]
-    extra = {"compare": {"A": names[0], "B": names[1], names[0]: a, names[1]: b,
-                         "ratios": {k: (b[k] / a[k] if a[k] else None) for k in a
-                                    if isinstance(a[k], int | float) and not isinstance(a[k], bool)
-                                    and isinstance(b.get(k), int | float)}}}
+    a, b = sides
+    ratios = {k: (b[k] / a[k] if a[k] else None) for k in a
+              if isinstance(a[k], int | float) and not isinstance(a[k], bool)
+              and isinstance(b.get(k), int | float)}
+    extra = {"compare": {"A": a, "B": b, "ratios": ratios}}
     last = results[1]
     arrays = dict(last.outputs) if last.outputs is not None else {}
     if args.check and not arrays:

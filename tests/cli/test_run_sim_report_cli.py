@@ -57,7 +57,9 @@ def test_compare_prints_both_with_ratios(capsys):
                             "--compare", "as-is", SIDE)
     assert status == 0, err
     c = json.loads(out)["compare"]
-    assert c["ratios"]["cycles"] == c[SIDE]["cycles"] / c["as-is"]["cycles"]
+    assert (c["A"]["side"], c["B"]["side"]) == ("as-is", SIDE)
+    assert c["A"]["pipeline"] == [] and len(c["B"]["pipeline"]) == 1
+    assert c["ratios"]["cycles"] == c["B"]["cycles"] / c["A"]["cycles"]
 
 
 def test_bad_window_and_bad_compare_side_are_clean_errors(capsys, tmp_path):
@@ -73,3 +75,12 @@ def test_figures_need_an_event_run(capsys, tmp_path):
                           "--trace", str(tmp_path / "t.json"))
     assert status == 1 and "--trace need(s) a trace" in err
     assert not (tmp_path / "t.json").exists()
+
+
+def test_compare_of_one_pipeline_with_itself_writes_two_files(capsys, tmp_path):
+    tl = tmp_path / "t.svg"
+    status, out, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only", "--compare",
+                            "as-is", "as-is", "--timeline", str(tl))
+    assert status == 0, err
+    assert "same number of cycles" in out
+    assert (tmp_path / "t-A.svg").exists() and (tmp_path / "t-B.svg").exists()
