@@ -456,4 +456,19 @@ def load_spec(path: str | Path, check_registry: bool = True) -> Sweep:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}")
+    configs = data.get("config")
+    if isinstance(configs, str | list):  # hardware files next to the spec, wherever it runs from
+        data = {**data, "config": _resolve_configs(configs, p.parent)}
     return from_dict(data, source=str(path), check_registry=check_registry)
+
+
+def _resolve_configs(configs: str | list[Any], base: Path) -> str | list[Any]:
+    """A relative `.toml` config path that exists next to the spec becomes absolute (workers
+    may run in another directory); preset names and other values are left alone."""
+    def one(c: Any) -> Any:
+        if isinstance(c, str) and c.endswith(".toml") and not Path(c).is_absolute() \
+                and (base / c).is_file():
+            return str((base / c).resolve())
+        return c
+
+    return one(configs) if isinstance(configs, str) else [one(c) for c in configs]

@@ -161,3 +161,16 @@ def test_constraint_environment_has_workload_params_and_dtype_bytes():
     # f64 16^3 tile: 32 KiB fits; 64^3 exceeds M=32 (f64) and 4 B x 64^3 > 32 KiB (f32)
     assert got == [("gemm:M=32", "16,16,16"), ("gemm:M=64", "16,16,16")]
     assert s.points()[0].env()["dtype_bytes"] == 8
+
+
+def test_hardware_file_next_to_the_spec(tmp_path):
+    from accelsim.config import load_config
+
+    hw = tmp_path / "hw"
+    hw.mkdir()
+    (hw / "tiny.toml").write_text('name = "tiny"\n[sram]\ncapacity_kib = 16\n')
+    sweep = load_spec(write(tmp_path, 'workloads = ["gemm:M=16,N=16,K=16"]\n'
+                                      'config = ["default", "hw/tiny.toml"]'))
+    configs = [p.config for p in sweep.points()]
+    assert configs == ["default", str((hw / "tiny.toml").resolve())]
+    assert load_config(configs[1]).sram.capacity_kib == 16
