@@ -167,5 +167,30 @@ def busy_cycles_from_chrome(data: dict[str, Any], clock_ghz: float) -> dict[str,
     return {u: union_length(v) for u, v in iv.items()}
 
 
-__all__ = ["busy_cycles_from_chrome", "chrome_trace_json", "to_chrome_trace", "write_chrome_trace",
-           "write_result_trace"]
+def trace_from_chrome(data: dict[str, Any]) -> Trace:
+    """The `Trace` back from JSON this module wrote (either form), using the exact cycles kept in
+    `args`: a saved `--trace` file can be re-plotted or re-reported without re-simulating."""
+    names: dict[tuple[int, int], str] = {}
+    for e in data["traceEvents"]:
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            names[(e["pid"], e["tid"])] = e["args"]["name"].split(" #")[0]
+    t = Trace()
+    for e in data["traceEvents"]:
+        if e["ph"] in ("X", "B"):
+            a = e["args"]
+            label = a.get("buffer", a.get("kernel", a.get("reason", "")))
+            t.add(names[(e["pid"], e["tid"])], int(a["start_cycle"]), int(a["end_cycle"]), a["kind"],
+                  int(a["bytes"]), label, a["loc"])
+    t.records.sort(key=lambda r: (r.end, r.start, r.unit))
+    other = data.get("otherData", {})
+    t.metadata.update(other)
+    return t
+
+
+def read_chrome_trace(path: str | os.PathLike[str]) -> Trace:
+    with open(path, encoding="utf-8") as fh:
+        return trace_from_chrome(json.load(fh))
+
+
+__all__ = ["busy_cycles_from_chrome", "chrome_trace_json", "read_chrome_trace", "to_chrome_trace",
+           "trace_from_chrome", "write_chrome_trace", "write_result_trace"]

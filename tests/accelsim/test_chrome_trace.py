@@ -10,7 +10,13 @@ import pytest
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.chrome_trace import busy_cycles_from_chrome, to_chrome_trace, write_result_trace
+from accelsim.chrome_trace import (
+    busy_cycles_from_chrome,
+    read_chrome_trace,
+    to_chrome_trace,
+    trace_from_chrome,
+    write_result_trace,
+)
 from accelsim.examples import tile_sum, tiled_gemm
 from accelsim.report import Report
 from accelsim.trace import Trace
@@ -162,3 +168,17 @@ def test_begin_end_pairs_match_and_round_trip(name):
     busy = busy_cycles_from_chrome(data, cfg.clock_ghz)
     assert busy == {row.unit: row.busy_cycles for row in rep.units if row.unit in busy}
     assert set(busy) == set(r.trace.units())
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_the_trace_reads_back_exactly(complete, tmp_path):
+    r = simulate(tiled_gemm(64, 64, 64, 32), "default", functional=False)
+    key = lambda x: (x.unit, x.start, x.end, x.kind, x.bytes, x.label, x.loc)
+    back = trace_from_chrome(to_chrome_trace(r.trace, 1.0, complete=complete))
+    assert sorted(map(key, back)) == sorted(map(key, r.trace))
+    write_result_trace(tmp_path / "t.json", r)
+    again = read_chrome_trace(tmp_path / "t.json")
+    assert sorted(map(key, again)) == sorted(map(key, r.trace))
+    assert again.metadata["cycles"] == r.cycles
+    assert Report.build(again, r.config, r.stats, r.sram_peak_bytes).to_dict() == \
+        Report.from_result(r).to_dict() | {"flags": []}
