@@ -327,7 +327,7 @@ class Sweep:
         for w in self.workloads:
             known |= set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
-            for n in sorted(c.names - known - {f for f in _function_names()}):
+            for n in sorted(c.names - known):
                 raise ConfigError(f"{self.source}: key 'constraints[{i}]': unknown name '{n}' in "
                                   f"{c.text!r} (known: {', '.join(sorted(known))})")
 
@@ -413,12 +413,6 @@ class Sweep:
             "functional": self.functional,
             "constraints": list(self.constraints),
         }
-
-
-def _function_names() -> set[str]:
-    from accelsim.dse.constraints import FUNCTIONS
-
-    return set(FUNCTIONS)
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: bool = True) -> Sweep:
