@@ -217,4 +217,31 @@ def _lane_name(unit: str) -> str:
     return "control" if unit == "cp" else unit
 
 
-__all__ = ["Bar", "TimelinePlot", "plot_timeline", "timeline_bars"]
+def main(argv: list[str] | None = None) -> int:
+    """`python -m plots.timeline TRACE.json OUT.png [--window START:END]`: redraw a saved
+    `--trace` file (Chrome trace-event JSON written by accelsim) without re-simulating."""
+    import argparse
+
+    from accelsim.chrome_trace import read_chrome_trace
+
+    ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0] if main.__doc__ else None)
+    ap.add_argument("trace")
+    ap.add_argument("out")
+    ap.add_argument("--window", default=None, metavar="START:END")
+    ap.add_argument("--title", default=None)
+    args = ap.parse_args(argv)
+    trace = read_chrome_trace(args.trace)
+    window = None
+    if args.window:
+        lo, _, hi = args.window.partition(":")
+        window = (int(lo or 0), int(hi) if hi else trace.end)
+    clock = float(trace.metadata.get("clock_ghz", 1.0))
+    tl = plot_timeline(trace, args.out, clock_ghz=clock, window=window, title=args.title)
+    print(f"{args.out}: {len(tl.bars):,} bars from {len(trace):,} intervals")
+    return 0
+
+
+__all__ = ["Bar", "TimelinePlot", "main", "plot_timeline", "timeline_bars"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -204,3 +204,15 @@ def test_merging_invariants_on_random_lanes(recs, cpp, lo, span):
             assert len({int((s - lo) // cpp) for s, _ in group}) == 1
         i += b.count
     assert all(lo <= b.start < b.end <= hi for b in bars)
+
+
+def test_a_saved_trace_redraws_the_same_bars(tmp_path, capsys):
+    from accelsim.chrome_trace import write_result_trace
+    from plots.timeline import main
+
+    r = simulate(tiled_gemm(64, 64, 64, 32), "default", functional=False)
+    write_result_trace(tmp_path / "t.json", r)
+    assert main([str(tmp_path / "t.json"), str(tmp_path / "t.png"), "--window", "500:4000"]) == 0
+    direct = plot_timeline(r.trace, config=r.config, window=(500, 4000))
+    assert f"{len(direct.bars):,} bars from {len(r.trace):,} intervals" in capsys.readouterr().out
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
