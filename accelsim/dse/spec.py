@@ -453,7 +453,27 @@ def load_spec(path: str | Path, check_registry: bool = True) -> Sweep:
     configs = data.get("config")
     if isinstance(configs, str | list):  # hardware files next to the spec, wherever it runs from
         data = {**data, "config": _resolve_configs(configs, p.parent)}
-    return from_dict(data, source=str(path), check_registry=check_registry)
+    try:
+        return from_dict(data, source=str(path), check_registry=check_registry)
+    except ConfigError as exc:
+        raise ConfigError(_with_line(str(exc), str(path), text)) from None
+
+
+def _with_line(message: str, source: str, text: str) -> str:
+    """`spec.toml: key 'hardware.sram.capacity_kib': ...` -> `spec.toml:7: key ...`, the line
+    where the key is written (tomllib keeps no positions, so the text is searched)."""
+    m = re.match(re.escape(source) + r": (?:unknown )?key '([^']+)'", message)
+    if m is None:
+        return message
+    parts = re.sub(r"\[\d+\]$", "", m.group(1)).split(".")
+    lines = text.splitlines()
+    for start in range(len(parts)):  # the longest dotted suffix written on one line
+        leaf = r"\.".join(re.escape(x) for x in parts[start:])
+        pattern = re.compile(rf'^\s*"?{leaf}"?\s*=')
+        for i, line in enumerate(lines, 1):
+            if pattern.match(line):
+                return f"{source}:{i}:" + message[len(source) + 1:]
+    return message
 
 
 def _resolve_configs(configs: str | list[Any], base: Path) -> str | list[Any]:

@@ -174,3 +174,14 @@ def test_hardware_file_next_to_the_spec(tmp_path):
     configs = [p.config for p in sweep.points()]
     assert configs == ["default", str((hw / "tiny.toml").resolve())]
     assert load_config(configs[1]).sram.capacity_kib == 16
+
+
+def test_errors_point_at_the_line_of_the_key(tmp_path):
+    text = 'name = "x"\nworkloads = ["gemm"]\n\n[hardware]\ndma.engines = [1, 2]\n' \
+           'sram.capacity_kib = [64, "big"]\n\n[compiler]\nstages = [1]\n'
+    with pytest.raises(ConfigError, match=r"spec\.toml:6: key 'hardware\.sram\.capacity_kib'"):
+        load_spec(write(tmp_path, text))
+    with pytest.raises(ConfigError, match=r"spec\.toml:9: key 'compiler\.stages'"):
+        load_spec(write(tmp_path, text.replace('"big"', "128").replace("[1]\n", "[0]\n")))
+    with pytest.raises(ConfigError, match=r"spec\.toml:3: key 'workloads\[1\]'"):
+        load_spec(write(tmp_path, 'name = "x"\n\nworkloads = ["gemm", "nope"]\n'))
