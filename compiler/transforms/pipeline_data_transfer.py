@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from compiler.diagnostics import Location
 from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Operation, Value
+from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
@@ -36,6 +36,7 @@ from compiler.ir.ops import (
     FuncOp,
     ModuleOp,
 )
+from compiler.ir.types import INDEX
 from compiler.transforms.copy_ir import (
     PURE_INDEX_OPS,
     affine_map_of,
@@ -45,6 +46,7 @@ from compiler.transforms.copy_ir import (
     map_exprs,
     memref_type,
     rewrite_memref,
+    substitute_value,
     users,
 )
 from compiler.transforms.fast_memory import buffer_bytes, peak_around
@@ -149,7 +151,24 @@ def tags_match(start: Operation, wait: Operation) -> bool:
         return False
     if isinstance(start, AffineDmaStartOp) and isinstance(wait, AffineDmaWaitOp):
         return _same_index(s0.tag_map, s0.tag_indices, w0.tag_map, w0.tag_indices)
-    return isinstance(start, AffineForOp) and isinstance(wait, AffineForOp)
+    if not (isinstance(start, AffineForOp) and isinstance(wait, AffineForOp)):
+        return False
+    return _nest_tag_key(start, s0) == _nest_tag_key(wait, w0)
+
+
+_PLACEHOLDERS = Block([INDEX] * 16, [f"nest{k}" for k in range(16)]).args
+
+
+def _nest_tag_key(nest: AffineForOp, dma: Operation) -> tuple:  # type: ignore[type-arg]
+    """The tag element a DMA in a nest signals, with the nest's own IVs replaced by
+    positional placeholders, so a start nest and its wait nest compare equal."""
+    tag_map = dma.tag_map  # type: ignore[attr-defined]
+    exprs = map_exprs(tag_map, dma.tag_indices)  # type: ignore[attr-defined]
+    loops = [o for o in nest.walk() if isinstance(o, AffineForOp)]
+    for k, lp in enumerate(loops[: len(_PLACEHOLDERS)]):
+        exprs = [substitute_value(e, lp.iv, IndexExpr.of(_PLACEHOLDERS[k])) for e in exprs]
+    m, operands = affine_map_of(exprs)
+    return (m, tuple(id(v) for v in operands))
 
 
 @register
