@@ -313,8 +313,9 @@ class Report:
             **dict(self.extra),
         }
 
-    def format_table(self) -> str:
-        """The readable default output of `accelsim run --target sim`."""
+    def format_table(self, max_buffers: int = 20) -> str:
+        """The readable default output of `accelsim run --target sim`; the DMA rows are the
+        `max_buffers` with the most exposed cycles (all of them are in `to_dict()`)."""
         r = self.roofline
         en = self.energy
         us = self.seconds * 1e6
@@ -351,7 +352,12 @@ class Report:
                              "dma_start at"],
                             [[b.label, b.direction, f"{b.transfers:,}", f"{b.bytes:,}",
                               f"{b.dma_cycles:,}", f"{b.hidden_cycles:,}", f"{b.exposed_cycles:,}",
-                              b.loc] for b in self.buffers])
+                              b.loc] for b in self.buffers[:max_buffers]])
+            if len(self.buffers) > max_buffers:
+                rest = self.buffers[max_buffers:]
+                hidden_rest = sum(b.exposed_cycles for b in rest)
+                lines.append(f"  ... {len(rest)} more dma_start sites ({hidden_rest:,} exposed "
+                             "cycles); --json lists them all")
         for flag in self.flags:
             lines.append(f"  note: {flag}")
         return "\n".join(lines)

@@ -219,6 +219,9 @@ def test_format_table_lists_every_unit_and_every_dma_start():
     for d in r.trace.of("dma", "dma"):
         assert d.loc in text
     assert f"{rep.cycles:,} cycles" in text and "bandwidth-bound" in text
+    short = rep.format_table(max_buffers=1)
+    assert rep.buffers[0].loc in short and rep.buffers[-1].loc not in short.split("dma_start at")[1]
+    assert f"... {len(rep.buffers) - 1} more dma_start sites" in short
 
 
 def test_compare_prints_b_over_a_and_the_speedup():
