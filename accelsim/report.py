@@ -355,8 +355,8 @@ class Report:
                               b.loc] for b in self.buffers[:max_buffers]])
             if len(self.buffers) > max_buffers:
                 rest = self.buffers[max_buffers:]
-                hidden_rest = sum(b.exposed_cycles for b in rest)
-                lines.append(f"  ... {len(rest)} more dma_start sites ({hidden_rest:,} exposed "
+                exposed_rest = sum(b.exposed_cycles for b in rest)
+                lines.append(f"  ... {len(rest)} more dma_start sites ({exposed_rest:,} exposed "
                              "cycles); --json lists them all")
         for flag in self.flags:
             lines.append(f"  note: {flag}")
