@@ -94,3 +94,15 @@ def test_compile_cache_shares_modules_only_between_compatible_points():
     fresh = evaluate_point(point(hardware=(("dma.engines", 2), ("sram.capacity_kib", 16)), compiler=tiled))
     assert {k: v for k, v in b.items()} == fresh  # a cached module simulates like a fresh one
     assert a["dma_ops"] == b["dma_ops"]
+
+
+@pytest.mark.parametrize("workload", ["conv2d:N=1,C=4,H=10,W=10,K=4", "softmax:M=16,N=32",
+                                      "jacobi-2d:N=20,T=2"])
+def test_compiler_options_keep_programs_correct_beyond_gemm(workload):
+    """Auto tiles + DMA copies + 2-stage pipelining in a 4 KiB SRAM: the simulated arrays
+    still match the numpy reference."""
+    p = point(workload=workload, hardware=(("sram.capacity_kib", 4),),
+              compiler={"tile_sizes": "auto", "stages": 2}, functional=True)
+    f = evaluate_point(p)
+    assert f["outputs_match"] is True
+    assert f["dma_ops"] > 0 and f["sram_peak_bytes"] <= 4 * 1024
