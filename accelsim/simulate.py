@@ -69,10 +69,14 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     Loop nests outside kernels are outlined first (`outline-kernels`) when `outline` is true.
     """
     cfg = load_config(config) if isinstance(config, str) else config
+    inline_note = None
     if outline:
-        from accelsim.kernels import ensure_outlined
+        from accelsim.kernels import ensure_outlined, needs_outlining
 
         module = ensure_outlined(module)
+        if needs_outlining(module):
+            inline_note = ("a loop nest returning values stayed in the control program (not "
+                           "outlined): the control processor executed it in zero cycles")
     f = pick_func(module, func)
     runner = kernel_runner
     if functional and runner is None and not interpret_kernels:
@@ -84,8 +88,9 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
         note = f"host backend could not compile the module ({runner}); kernels were interpreted"
         runner = None
     ex = Executor(module, cfg, functional=functional, kernel_runner=runner)
-    if note:
-        ex.stats.flags.append(note)
+    for n in (note, inline_note):
+        if n:
+            ex.stats.flags.append(n)
     bufs = ex.run(f, inputs)
     outputs = {k: b.array for k, b in bufs.items()} if functional else None  # type: ignore[misc]
     cycles = int(ex.env.now)

@@ -40,3 +40,18 @@ def test_inputs_are_not_modified_and_timing_is_data_independent():
     assert r.outputs["A"] is not A
     r2 = simulate(tile_sum(4, 32), CFG, inputs={"A": -A})
     assert r2.outputs["out"][0] == -128.0 and r2.cycles == r.cycles
+
+
+def test_loop_with_used_results_stays_inline_and_is_flagged():
+    from compiler.ir import F32, Builder, memref
+
+    b = Builder()
+    with b.func("f", A=memref((16,), F32), out=memref((1,), F32)) as (A, out):
+        z = b.constant(0.0, F32)
+        with b.loop(0, 16, iter_args=[z]) as loop:
+            b.yield_([loop.region_iter_args[0] + A[loop.iv]])
+        out[0] = loop.results[0]
+    A = np.arange(16, dtype=np.float32)
+    r = simulate(b.module, CFG, inputs={"A": A})
+    assert r.outputs["out"][0] == A.sum()
+    assert any("stayed in the control program" in f for f in r.flags)
