@@ -18,13 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.diagnostics import Location
-from compiler.ir.builder import Constraint, IndexExpr, integer_set_of
+from compiler.ir.builder import IndexExpr
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
-    AffineIfOp,
     AffineLoadOp,
     AffineMinOp,
     AffineStoreOp,
@@ -374,10 +373,3 @@ def _move_element(store: AffineStoreOp, spec: CopySpec, buf: Value, _m: dict) ->
 
 def _store_from(load: AffineLoadOp, store: AffineStoreOp) -> AffineStoreOp:
     return AffineStoreOp(load.result, store.memref, store.map, store.indices, loc=store.loc)
-
-
-def guard(conds: list[Constraint], loc: Location) -> AffineIfOp:
-    iset, operands = integer_set_of(conds)
-    op = AffineIfOp(iset, operands, loc=loc)
-    op.then_block.append(AffineYieldOp(loc=loc))
-    return op

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.diagnostics import Location
 from compiler.ir.builder import IndexExpr
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
@@ -512,4 +511,3 @@ def _in_func(op: Operation, func: FuncOp) -> bool:
 __all__ = ["DmaPair", "Options", "PipelineDataTransfer", "escapes", "is_incoming", "is_outgoing",
            "multi_buffer", "tags_match"]
 
-_ = Location

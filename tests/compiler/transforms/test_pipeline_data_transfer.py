@@ -546,3 +546,15 @@ def test_cross_tile_prefetch_with_copy_out_pipelining(stages: int) -> None:
     assert cs.pipeline_drains(m.funcs[0], {"A"}) == 0
     assert cs.out_of_bounds(m.funcs[0]) == []
     assert cs.same_results(orig, m, cs.inputs_for(orig, seed=stages))
+
+
+def test_running_the_pass_twice_keeps_results() -> None:
+    """The second run must not pair a prologue's starts with an epilogue's waits."""
+    orig, m = _tiled_gemm(20, 12, 28, 4)
+    pipeline(m, "stages=2")
+    before = cs.signature(m.funcs[0])
+    pipeline(m, "stages=3")
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=21).values())}
+    assert cs.same_results(orig, m, inputs)
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert len(cs.signature(m.funcs[0])) >= len(before)
