@@ -270,6 +270,12 @@ class Report:
     def achieved_ops_per_cycle(self) -> float:
         return self.roofline.ops / self.cycles if self.cycles else 0.0
 
+    @property
+    def busiest(self) -> UnitRow:
+        """The hardware unit busy the longest (the control processor's stalls are not work)."""
+        rows = [u for u in self.units if u.group != "control"] or list(self.units)
+        return max(rows, key=lambda u: (u.busy_cycles, -unit_sort_key(u.unit)[0]))
+
     def unit(self, name: str) -> UnitRow:
         for row in self.units:
             if row.unit == name:
@@ -301,6 +307,7 @@ class Report:
             "roofline_bandwidth_cycles": r.bandwidth_cycles, "ops": r.ops,
             "operational_intensity": r.intensity if r.dram_bytes else None,
             "achieved_ops_per_cycle": self.achieved_ops_per_cycle,
+            "busiest_unit": self.busiest.unit, "busiest_utilization": self.busiest.utilization,
             "dram_bytes_per_cycle": self.dram_bytes_per_cycle,
             "dram_peak_bytes_per_cycle": r.peak_bytes_per_cycle,
             "sram_peak_bytes": self.sram_peak_bytes, "sram_capacity_bytes": self.sram_capacity_bytes,
@@ -337,6 +344,8 @@ class Report:
             f"{self.exposed_dma_cycles:,} (control stalled)",
             f"  compute    busy {self.compute_busy_cycles:,} cycles ({_pct(self.compute_utilization)}), "
             f"{_plural(self.kernel_calls, 'kernel call')}, {_plural(self.dma_ops, 'DMA')}",
+            f"  busiest    {self.busiest.unit} ({_pct(self.busiest.utilization)} of the run)"
+            if self.busiest.busy_cycles else "  busiest    -",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "
             f"SRAM {_share(en.sram_pj, en)}, compute {_share(en.compute_pj, en)}, "
             f"static {_share(en.static_pj, en)}",

@@ -99,6 +99,8 @@ def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles):
     peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
     assert rep.roofline.cycles == max(3, math.ceil(moved / peak))
     assert rep.dram_bytes_per_cycle == pytest.approx(moved / n if n else 0.0)
+    work = [u for u in rep.units if u.unit != "cp"]
+    assert rep.busiest.busy_cycles == max(u.busy_cycles for u in work)
     assert rep.roofline.ops == 2 * 7 + 5 + 2
     e = cfg.energy
     assert rep.energy.dram_pj == pytest.approx(moved * e.dram_pj_per_byte)
