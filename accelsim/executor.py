@@ -12,6 +12,7 @@ location and the simulated cycle; SRAM overflow is a `CapacityError`.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from accelsim.hw.dma import Descriptor
 from accelsim.hw.tags import PendingTransfer
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
+from accelsim.trace import TraceRecord
 from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
 from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
@@ -156,6 +158,10 @@ class Executor:
                 args.append(int(inputs[name]))
         vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
         self.env.process(self._main(func, vals))
+        # The run allocates many short-lived objects and no reference cycles worth collecting
+        # mid-run; the cyclic GC rescanning the IR and trace costs ~20% of a long run.
+        gc_was_on = gc.isenabled()
+        gc.disable()
         try:
             self.env.run()
         except AccelsimError as exc:
@@ -165,6 +171,9 @@ class Executor:
             if isinstance(cause, AccelsimError) and type(cause) is type(exc):
                 raise cause from None
             raise
+        finally:
+            if gc_was_on:
+                gc.enable()
         for slot in self.machine.tags.slots.values():
             self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
                                        f"{slot.issued}) was never waited on")
@@ -442,8 +451,13 @@ class Executor:
         stats = self.stats
         stats.dma_ops += 1
         stats.dma_sram_bytes += sram_bytes
-        yield from self.machine.cp.enqueue(
-            Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done))
+        desc = Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done)
+        cp = self.machine.cp
+        if cp.issue_cycles:
+            yield from cp.issue(label, p.loc)
+        put = cp.submit(desc)
+        if put is not None:
+            yield from cp.stall_on_queue(put, desc)
 
     def _dma_bounds(self, op: Operation, buf: Buffer, reg: Region, idx: tuple[int, ...],
                     side: str, strided: bool) -> None:
@@ -485,8 +499,12 @@ class Executor:
                 f"affine.dma_wait on {tag.name}{list(t_idx)} at cycle {self.env.now}: no DMA in "
                 f"flight signals this tag, so the wait would never return (deadlock)", op.loc)
         done = pend.done
-        if not done.processed:
-            yield from self.machine.cp.wait(done, f"wait {pend.label}", loc)
+        if not done.processed:  # the control processor stalls (ControlProcessor.wait, inlined)
+            start = self.env.now
+            yield done
+            if self.env.now > start:
+                self.trace.records.append(TraceRecord("cp", start, self.env.now, "stall", 0,
+                                                      f"wait {pend.label}", loc))
 
     # ---- kernels -------------------------------------------------------------------------
     def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen:
@@ -510,7 +528,10 @@ class Executor:
         m = self.machine
         if m.cp.issue_cycles:
             yield from m.cp.issue(op.callee, loc)
-        yield from m.compute.run(cost.cycles, op.callee, loc, cost.sram_bytes)
+        start = self.env.now
+        if cost.cycles:
+            yield self.env.timeout(cost.cycles)  # the compute unit is busy (ComputeUnit.run, inlined)
+        m.compute.record(start, self.env.now, op.callee, loc, cost.sram_bytes)
 
     def _account(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats

@@ -9,7 +9,7 @@ from collections.abc import Generator
 
 import simpy
 
-from accelsim.trace import Trace
+from accelsim.trace import Trace, TraceRecord
 
 
 class ComputeUnit:
@@ -23,4 +23,7 @@ class ComputeUnit:
         start = self.env.now
         if cycles:
             yield self.env.timeout(cycles)
-        self.trace.add(self.name, start, self.env.now, "kernel", nbytes, label, loc)
+        self.record(start, self.env.now, label, loc, nbytes)
+
+    def record(self, start: int, end: int, label: str, loc: str, nbytes: int = 0) -> None:
+        self.trace.records.append(TraceRecord(self.name, start, end, "kernel", nbytes, label, loc))

@@ -11,7 +11,7 @@ import simpy
 
 from accelsim.hw.dram import Dram
 from accelsim.hw.queues import DescriptorQueue
-from accelsim.trace import Trace
+from accelsim.trace import Trace, TraceRecord
 
 
 @dataclass(slots=True)
@@ -48,6 +48,7 @@ class DmaEngine:
 
     def _run(self) -> Generator[simpy.Event, object, None]:
         env = self.env
+        records = self.trace.records
         while True:
             desc: Descriptor = self.queue.take()
             if desc is None:
@@ -56,13 +57,22 @@ class DmaEngine:
             if self.setup:
                 yield env.timeout(self.setup)
             if desc.dram_bytes:
-                yield from self.dram.transfer(desc.transfer_cycles, desc.dram_bytes, desc.kind,
-                                              desc.label, desc.loc)
+                # one DRAM channel for the transfer (Dram.transfer, inlined: hot path)
+                pool = self.dram.pool
+                ch = pool.acquire()
+                if not isinstance(ch, int):
+                    ch = yield ch
+                t0 = env.now
+                yield env.timeout(desc.transfer_cycles)
+                records.append(TraceRecord(self.dram.names[ch], t0, env.now, desc.kind,  # type: ignore[index]
+                                           desc.dram_bytes, desc.label, desc.loc))
+                pool.release(ch)  # type: ignore[arg-type]
                 if self.latency:
                     yield env.timeout(self.latency)
             elif desc.transfer_cycles:
                 yield env.timeout(desc.transfer_cycles)
-            self.trace.add(self.name, start, env.now, "dma", desc.payload_bytes, desc.label, desc.loc)
+            records.append(TraceRecord(self.name, start, env.now, "dma", desc.payload_bytes,
+                                       desc.label, desc.loc))
             self.outstanding -= 1
             if desc.on_done is not None:
                 desc.on_done()
