@@ -16,7 +16,7 @@ import gc
 import math
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -73,8 +73,9 @@ class Buffer:
         return f"<Buffer {self.name} {self.type}>"
 
 
-@dataclass(slots=True, eq=False)
-class InFlight:
+class InFlight(NamedTuple):
+    """A DMA side in flight on a buffer (NamedTuple: two are made per DMA)."""
+
     op: Operation
     issued: int
     region: Region
@@ -385,9 +386,9 @@ class Executor:
             sreg = Region(s0, n or 1, n, 1 if n else 0, n)
             dreg = Region(d0, n or 1, n, 1 if n else 0, n)
             nchunks, per, last = (1 if n else 0), n, n
-            if sreg.end > src.numel:
+            if s0 + n > src.numel:
                 self._dma_bounds(op, src, sreg, s_idx, "source", False)
-            if dreg.end > dst.numel:
+            if d0 + n > dst.numel:
                 self._dma_bounds(op, dst, dreg, d_idx, "destination", False)
         else:
             stride, per = vals[p.stride], vals[p.per]
@@ -406,7 +407,9 @@ class Executor:
                 strided, sbuf = dreg, dst
             inner = sbuf.shape[-1] if sbuf.shape else 0
             col = s0 % inner if strided is sreg and inner else (d0 % inner if inner else 0)
-            if (sreg.end > src.numel or dreg.end > dst.numel
+            span = last - per  # end = start + (nchunks - 1) * stride_side + last
+            if (s0 + (nchunks - 1) * sreg.stride + per + span > src.numel
+                    or d0 + (nchunks - 1) * dreg.stride + per + span > dst.numel
                     or (col and stride % inner == 0 and col + per > inner)):
                 self._dma_bounds(op, src, sreg, s_idx, "source", True)
                 self._dma_bounds(op, dst, dreg, d_idx, "destination", True)
@@ -433,7 +436,8 @@ class Executor:
                                        + -(-last * eb // burst)) * burst
         sram_bytes = n * eb * p.sram_sides
         cyc = max(-(-dram_bytes // self._bw), -(-sram_bytes // self._sram_bw))
-        now = self.env.now
+        env = self.env
+        now = env.now
         rs = InFlight(op, now, sreg, False, label)
         rd = InFlight(op, now, dreg, True, label)
         src.inflight.append(rs)
@@ -446,7 +450,7 @@ class Executor:
             src.inflight.remove(rs)
             dst.inflight.remove(rd)
 
-        done = self.env.event()
+        done = env.event()
         tags.slots[key] = PendingTransfer(done, op, now, label)
         stats = self.stats
         stats.dma_ops += 1

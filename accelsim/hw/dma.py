@@ -5,7 +5,7 @@ burst-granular transfer, then the pipelined access latency; completion runs the 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import simpy
 
@@ -14,9 +14,8 @@ from accelsim.hw.queues import DescriptorQueue
 from accelsim.trace import Trace, TraceRecord
 
 
-@dataclass(slots=True)
-class Descriptor:
-    """One transfer, already split and costed by the executor."""
+class Descriptor(NamedTuple):
+    """One transfer, already split and costed by the executor (a NamedTuple: one per DMA)."""
 
     transfer_cycles: int      # cycles holding a DRAM channel (or the SRAM port if no DRAM side)
     dram_bytes: int           # bytes moved on DRAM, burst granular (0 if no DRAM side)

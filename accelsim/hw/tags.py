@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import simpy
 
 from compiler.ir.core import Operation
 
 
-@dataclass(slots=True)
-class PendingTransfer:
+class PendingTransfer(NamedTuple):
     """A started DMA whose tag has not been waited on yet."""
 
     done: simpy.Event
