@@ -5,8 +5,6 @@ kernel is a single timeout (no request/release events on the hot path)."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
-
 import simpy
 
 from accelsim.trace import Trace, TraceRecord
@@ -17,13 +15,6 @@ class ComputeUnit:
         self.env = env
         self.name = f"compute{index}"
         self.trace = trace
-
-    def run(self, cycles: int, label: str, loc: str, nbytes: int = 0
-            ) -> Generator[simpy.Event, object, None]:
-        start = self.env.now
-        if cycles:
-            yield self.env.timeout(cycles)
-        self.record(start, self.env.now, label, loc, nbytes)
 
     def record(self, start: int, end: int, label: str, loc: str, nbytes: int = 0) -> None:
         self.trace.records.append(TraceRecord(self.name, start, end, "kernel", nbytes, label, loc))

@@ -38,32 +38,19 @@ class ControlProcessor:
             yield self.env.timeout(self.issue_cycles)
             self.trace.add(self.name, start, self.env.now, "issue", 0, label, loc)
 
-    def enqueue(self, desc: Descriptor) -> Generator[simpy.Event, object, None]:
-        yield from self.issue(desc.label, desc.loc)
-        put = self.submit(desc)
-        if put is not None:
-            yield from self.stall_on_queue(put, desc)
-
-    def submit(self, desc: Descriptor) -> simpy.Event | None:
+    def submit(self, desc: Descriptor) -> tuple[simpy.Event, DmaEngine] | None:
         """Hand `desc` to the least-loaded engine: None if accepted now, else the event that
-        fires when its full queue takes it (the caller stalls on it: `stall_on_queue`)."""
+        fires when that engine's full queue takes it (the caller stalls: `stall_on_queue`)."""
         engine = self.pick_engine()
         engine.outstanding += 1
         put = engine.queue.put(desc)
-        if put is not None:
-            put.engine_name = engine.name  # type: ignore[attr-defined]
-        return put
+        return None if put is None else (put, engine)
 
-    def stall_on_queue(self, put: simpy.Event, desc: Descriptor) -> Generator[simpy.Event, object, None]:
+    def stall_on_queue(self, blocked: tuple[simpy.Event, DmaEngine], desc: Descriptor
+                       ) -> Generator[simpy.Event, object, None]:
+        put, engine = blocked
         start = self.env.now
         yield put
         if self.env.now > start:
             self.trace.add(self.name, start, self.env.now, "stall", 0,
-                           f"queue full: {put.engine_name}", desc.loc)  # type: ignore[attr-defined]
-
-    def wait(self, event: simpy.Event, label: str, loc: str) -> Generator[simpy.Event, object, None]:
-        if not event.processed:
-            start = self.env.now
-            yield event
-            if self.env.now > start:
-                self.trace.add(self.name, start, self.env.now, "stall", 0, label, loc)
+                           f"queue full: {engine.name}", desc.loc)

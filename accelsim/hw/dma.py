@@ -40,11 +40,6 @@ class DmaEngine:
         self.outstanding = 0  # descriptors accepted and not yet completed
         self.process = env.process(self._run())
 
-    @property
-    def load(self) -> int:
-        """Descriptors queued, blocked on a full queue, or in service (to choose an engine)."""
-        return self.outstanding
-
     def _run(self) -> Generator[simpy.Event, object, None]:
         env = self.env
         records = self.trace.records

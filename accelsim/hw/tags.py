@@ -22,12 +22,3 @@ class PendingTransfer(NamedTuple):
 class TagFile:
     def __init__(self) -> None:
         self.slots: dict[tuple[int, int], PendingTransfer] = {}
-
-    def pending(self, key: tuple[int, int]) -> PendingTransfer | None:
-        return self.slots.get(key)
-
-    def signal_on(self, key: tuple[int, int], pending: PendingTransfer) -> None:
-        self.slots[key] = pending
-
-    def take(self, key: tuple[int, int]) -> PendingTransfer | None:
-        return self.slots.pop(key, None)
