@@ -99,29 +99,25 @@ class AffineDataCopyGenerate(Pass):
         self.generate(tail)
 
     def exceeds_capacity(self, loop: AffineForOp) -> bool:
+        """MLIR's footprint test; when the bounding boxes do not fit, disjoint reference
+        groups (which would get separate buffers) are counted separately before recursing."""
         cap = self.options.capacity_bytes
         if cap is None:
             return False
-        fp = self.footprint(loop)
-        return fp is not None and fp > cap
-
-    def footprint(self, loop: AffineForOp) -> int | None:
-        """Bytes of fast buffers copying at this loop would allocate (disjoint reference
-        groups counted separately, as they would be copied); None when unknown."""
         from compiler.analysis import memref_regions
 
+        regions = [(m, r) for m, r in memref_regions([loop]).items()
+                   if m.type.memory_space == self.options.slow_mem_space  # type: ignore[attr-defined]
+                   and not defined_inside(m, loop)]
+        sizes = [r.size_bytes() for _, r in regions]
+        if any(x is None for x in sizes):
+            return False                  # unknown footprint: assume it fits, as MLIR does
+        if sum(sizes) <= cap:  # type: ignore[arg-type]
+            return False
         total = 0
-        for memref, region in memref_regions([loop]).items():
-            mt = memref.type
-            assert isinstance(mt, MemRefType)
-            if mt.memory_space != self.options.slow_mem_space or defined_inside(memref, loop):
-                continue
-            size = region.size_bytes()
-            if size is None:
-                return None
-            parts = split_disjoint(memref, region, [loop])
-            total += sum(p.size_bytes() for p, _ in parts)  # type: ignore[misc]
-        return total
+        for m, r in regions:
+            total += sum(p.size_bytes() for p, _ in split_disjoint(m, r, [loop]))  # type: ignore[misc]
+        return total > cap
 
     # ---- one range (MLIR's affineDataCopyGenerate) --------------------------------------
     def generate(self, range_ops: Sequence[Operation]) -> None:
