@@ -4,6 +4,7 @@
     accelsim dse export DB (--csv OUT | --parquet OUT)
     accelsim dse pareto DB --objectives cycles,energy_pj [--plot out.png]
     accelsim dse tune WORKLOAD --config NAME
+    accelsim dse status DB
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def register(sub: Any) -> None:
     q.add_argument("--fidelity", default=None, choices=("analytic", "event"),
                    help="only rows of this fidelity")
     q.set_defaults(handler=cmd_pareto)
+
+    st = dsub.add_parser("status", help="what a results database holds: counts, failures by message")
+    st.add_argument("db")
+    st.set_defaults(handler=cmd_status)
 
     t = dsub.add_parser("tune", help="search tile sizes and stages for one workload and config")
     t.add_argument("workload", help="workload spec, e.g. gemm:M=256,N=256,K=256")
@@ -172,4 +177,28 @@ def cmd_tune(args: argparse.Namespace, extra: Sequence[str]) -> int:
                       max_candidates=args.max_candidates, db=args.db, workers=args.workers,
                       scheduler=args.scheduler, progress=not args.no_progress)
     print(result.summary())
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from accelsim.dse import load
+
+    df = load(args.db)
+    ok = df[df["status"] == "ok"]
+    bad = df[df["status"] == "error"]
+    print(f"{args.db}: {len(df)} points, {len(ok)} ok, {len(bad)} failed")
+    for col in ("workload", "config", "fidelity"):
+        if col in df.columns and df[col].nunique() > 1:
+            counts = df.groupby(col)["status"].value_counts().unstack(fill_value=0)
+            print(f"by {col}:")
+            for name, row in counts.iterrows():
+                print(f"  {name}: " + ", ".join(f"{int(row[c])} {c}" for c in counts.columns))
+    if len(bad):
+        print("failures by message (first line):")
+        first = bad["error"].fillna("").str.split("\n").str[0]
+        for msg, n in first.value_counts().items():
+            print(f"  {n:5d}  {msg}")
+    versions = sorted(df["accelsim_version"].dropna().unique())
+    if versions:
+        print(f"accelsim versions: {', '.join(versions)}")
     return 0

@@ -82,3 +82,15 @@ def test_export_needs_a_format(tmp_path, spec, capsys):
     assert main(["dse", "export", str(db)]) == 1
     assert "--csv" in capsys.readouterr().err
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM points").fetchone()[0] == 32
+
+
+def test_status_groups_failures_by_message(tmp_path, spec, capsys):
+    db = tmp_path / "s.sqlite"
+    main(["dse", "run", str(spec), "--db", str(db), "--workers", "0", "--evaluator", "toy_eval:failing",
+          "--no-progress"])
+    capsys.readouterr()
+    assert main(["dse", "status", str(db)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{db}: 32 points, 24 ok, 8 failed"
+    assert out[1:3] == ["failures by message (first line):",
+                        "      8  ValueError: SRAM of 32 KiB cannot hold the tile buffers"]
