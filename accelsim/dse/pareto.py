@@ -35,6 +35,8 @@ def pareto_mask(values: Any) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     if n == 0:
         return mask
+    if arr.shape[1] == 2:
+        return _pareto_mask_2d(arr)
     order = np.lexsort(arr.T[::-1])
     front = np.empty_like(arr)  # the front so far, rows [:m] (a view, never a copy)
     m = 0
@@ -46,6 +48,23 @@ def pareto_mask(values: Any) -> np.ndarray:
         front[m] = row
         m += 1
         mask[i] = True
+    return mask
+
+
+def _pareto_mask_2d(arr: np.ndarray) -> np.ndarray:
+    """Two objectives in O(n log n). Sorted by (a, b), row i is dominated exactly when an
+    earlier a-group has some b <= b_i, or its own a-group has a smaller b (equal rows do not
+    dominate each other)."""
+    order = np.lexsort((arr[:, 1], arr[:, 0]))
+    a, b = arr[order, 0], arr[order, 1]
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])  # first row of each a-group
+    group = np.cumsum(np.r_[True, a[1:] != a[:-1]]) - 1
+    group_min = b[starts][group]  # b is sorted within a group
+    prefix_min = np.minimum.accumulate(b)
+    before = np.where(starts > 0, prefix_min[np.maximum(starts - 1, 0)], np.inf)[group]
+    dominated = (before <= b) | (b > group_min)
+    mask = np.zeros(len(arr), dtype=bool)
+    mask[order[~dominated]] = True
     return mask
 
 

@@ -38,6 +38,11 @@ def test_non_dominated_sort_ranks(values):
             assert any(dominates(rows[j], p) for j in range(len(rows)) if ranks[j] == ranks[i] - 1)
 
 
+@given(arrays(np.int64, st.tuples(st.integers(0, 60), st.just(2)), elements=st.integers(0, 4)))
+def test_two_objective_fast_path_on_heavy_ties(values):
+    assert pareto_mask(values).tolist() == brute_mask(values.tolist())
+
+
 def test_ties_and_duplicates():
     v = [[1, 5], [1, 5], [2, 2], [3, 2], [5, 1], [1, 6]]
     assert pareto_mask(v).tolist() == [True, True, True, False, True, False]
