@@ -10,7 +10,9 @@ findHighestBlockForPlacement), but only when no other op in those loops touches 
 
 Differences from upstream, all on purpose (see copy_emit.py): clipped partial tiles, exact
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
-when even the innermost level does not fit.
+when even the innermost level does not fit, and groups of references to one memref whose
+elements never overlap get separate buffers when that is smaller than one bounding box (the
+groups' regions come from the analysis, queried with a stand-in memref per group).
 """
 
 from __future__ import annotations
