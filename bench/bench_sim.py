@@ -50,7 +50,7 @@ def bare_simpy_events_per_second(n: int = 200_000) -> float:
 
 
 def throughput(quick: bool) -> None:
-    print("== 1. timing-only throughput (CPU time, best of 3) ==")
+    print("== 1. timing-only throughput (CPU time, best of 7) ==")
     peer = bare_simpy_events_per_second(50_000 if quick else 200_000)
     print(f"peer: bare SimPy timeouts        : {peer:12,.0f} events/s")
     cfg = load_config("default")
@@ -59,7 +59,7 @@ def throughput(quick: bool) -> None:
              ("tiled gemm 512^3 T=32, double-buffered", tiled_gemm(512, 512, 512, 32))]
     for name, mod in cases:
         simulate(mod, cfg, functional=False)  # warm caches (maps, cost model statics)
-        cpu, wall, r = cpu_best(lambda mod=mod: simulate(mod, cfg, functional=False))
+        cpu, wall, r = cpu_best(lambda mod=mod: simulate(mod, cfg, functional=False), repeat=7)
         ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
         rate = ops / cpu
         print(f"{name:40s}: {ops:7d} ops, {cpu:6.3f} s CPU ({wall:6.3f} s wall) -> "
