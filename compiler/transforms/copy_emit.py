@@ -57,6 +57,20 @@ class CopySpec:
     written: bool
     dense_write: bool           # every element of the clipped box is written
     loc: Location
+    lattice: int = 1            # > 1: only every `lattice`-th element of the last dim is used
+
+    @property
+    def buffer_shape(self) -> tuple[int, ...]:
+        """The box, with the last dim compacted to its lattice points."""
+        if self.lattice == 1:
+            return self.extents
+        return (*self.extents[:-1], (self.extents[-1] - 1) // self.lattice + 1)
+
+    def buffer_index(self, idx: Sequence[IndexExpr]) -> list[IndexExpr]:
+        out = [x - lo for x, lo in zip(idx, self.lower, strict=True)]
+        if self.lattice > 1:
+            out[-1] = out[-1] // self.lattice
+        return out
 
     @property
     def mtype(self) -> MemRefType:
@@ -120,7 +134,7 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
     """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`."""
     mt = spec.mtype
     loc = spec.loc
-    buf_t = MemRefType(spec.extents, mt.element, fast_space)
+    buf_t = MemRefType(spec.buffer_shape, mt.element, fast_space)
     alloc = AllocOp(buf_t, loc=loc, name_hint=(spec.memref.name_hint + "_fast") if spec.memref.name_hint
                     else None)
     place.put_in(alloc)
@@ -137,9 +151,7 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
             notes.append(f"copy-out of %{spec.memref.name_hint or '?'} writes back only the elements "
                          "the nest stores (the box is not fully written), point-wise")
     # Rewrite the accesses after the copies are built (they address the original memref).
-    lower = list(spec.lower)
-    rewrite_memref(list(range_ops), spec.memref, buf,
-                   lambda idx: [x - lo for x, lo in zip(idx, lower, strict=True)], only=only)
+    rewrite_memref(list(range_ops), spec.memref, buf, spec.buffer_index, only=only)
     place.put_dealloc(DeallocOp(buf, loc=loc))
     return Emitted(buf, buf_t.size_bytes, tuple(copy_ops), tuple(notes))
 
@@ -160,15 +172,17 @@ def _pointwise_nest(spec: CopySpec, buf: Value, outgoing: bool) -> AffineForOp:
     """for x in clipped box: buf[x - lower] = M[x]  (or the reverse for a copy-out)."""
     loops: list[AffineForOp] = []
     parent: Block | None = None
-    for d in range(len(spec.extents)):
-        lp = make_for([spec.lower[d]], spec.upper(d), 1, spec.loc)
+    r = len(spec.extents)
+    for d in range(r):
+        step = spec.lattice if d == r - 1 else 1
+        lp = make_for([spec.lower[d]], spec.upper(d), step, spec.loc)
         if parent is not None:
             parent.insert_before(parent.ops[-1], lp)
         loops.append(lp)
         parent = lp.body
     assert parent is not None
     ivs = [IndexExpr.of(lp.iv) for lp in loops]
-    buf_idx = [x - lo for x, lo in zip(ivs, spec.lower, strict=True)]
+    buf_idx = spec.buffer_index(ivs)
     src, src_idx, dst, dst_idx = (buf, buf_idx, spec.memref, ivs) if outgoing else \
         (spec.memref, ivs, buf, buf_idx)
     sm, so = affine_map_of(src_idx)
@@ -197,6 +211,8 @@ def dma_outer_dims(spec: CopySpec) -> int:
     outermost dim is clipped (0 = one DMA for the whole box)."""
     shape = [int(s) for s in spec.mtype.shape]  # type: ignore[arg-type]
     r = len(spec.extents)
+    if spec.lattice > 1:
+        return r - 1                  # one strided (stride = lattice, 1 per chunk) DMA per row
     k_clip = max((d for d in range(r) if spec.clipped[d] and spec.extents[d] > 1), default=0)
     k = k_clip
     while len(stride_levels(spec.extents[k:], shape[k:])) > 1:
@@ -219,6 +235,8 @@ def _dma_copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, tag_sp
     sub_ext, sub_shape = spec.extents[k:], shape[k:]
     levels = stride_levels(sub_ext, sub_shape)
     inner = math.prod(sub_ext[1:]) if r - k > 1 else 1
+    if spec.lattice > 1:
+        levels = [(r - 1, spec.lattice, 1)] if spec.buffer_shape[-1] > 1 else []
 
     def build(into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
         # Element count: rows of dim k (clipped) times the full inner sub-box.
@@ -287,11 +305,14 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
                  func: FuncOp) -> Value:
     """`min(E_k, size_k - lower_k) * inner` elements, a constant when dim k is not clipped."""
     loc = spec.loc
-    full = spec.extents[k] * inner if k < len(spec.extents) else 1
-    if k >= len(spec.extents) or not spec.clipped[k]:
+    r = len(spec.extents)
+    step = spec.lattice if k == r - 1 else 1
+    rows = spec.buffer_shape[k] if k < r else 1
+    full = rows * inner if k < r else 1
+    if k >= r or not spec.clipped[k]:
         return constant_index(func, full, loc)
     size = int(spec.mtype.shape[k])  # type: ignore[arg-type]
-    exprs = [const_expr(full), (const_expr(size) - spec.lower[k]) * inner]
+    exprs = [const_expr(full), (const_expr(size) - spec.lower[k]).ceildiv(step) * inner]
     m, ops = affine_map_of(exprs)
     mn = AffineMinOp(m, ops, loc=loc)
     into.insert_before(into.ops[-1], mn)
@@ -366,7 +387,7 @@ def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Valu
 
 def _move_element(store: AffineStoreOp, spec: CopySpec, buf: Value, _m: dict) -> AffineLoadOp:
     idx = map_exprs(store.map, store.indices)
-    bidx = [x - lo for x, lo in zip(idx, spec.lower, strict=True)]
+    bidx = spec.buffer_index(idx)
     m, ops = affine_map_of(bidx)
     return AffineLoadOp(buf, m, ops, loc=store.loc)
 

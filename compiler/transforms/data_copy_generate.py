@@ -163,10 +163,18 @@ class AffineDataCopyGenerate(Pass):
         opts = self.options
         before, after = self._placement(memref, region, range_ops)
         place = Placement(before, after)
-        dense = region.written and region.clipped_box.is_subset(region.written_set)
+        accesses = [op for root in range_ops for op in root.walk()
+                    if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
+                    and (only is None or any(op is o for o in only))]
+        k = lattice_step(region, accesses)
+        box = region.clipped_box if k == 1 else lattice_box(region, k)
+        dense = region.written and box.is_subset(region.written_set)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        tuple(region.clipped), region.read, region.written, dense, loc)
+                        tuple(region.clipped), region.read, region.written, dense, loc, k)
+        if k > 1:
+            self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
+                             f"accessed; the buffer is compacted to {spec.buffer_shape}")
         emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
                               opts.fast_mem_space, opts.tag_mem_space,
                               only=None if only is None else {id(o) for o in only})
@@ -206,6 +214,39 @@ class AffineDataCopyGenerate(Pass):
             inside = [cur]
             cur = cur.parent_op
         return before, after
+
+
+def lattice_step(region, accesses: Sequence[Operation]) -> int:  # type: ignore[no-untyped-def]
+    """k > 1 when every access's last index is `lower + k * (something)` (strided accesses:
+    the buffer keeps only those elements); 1 otherwise."""
+    from math import gcd
+
+    from compiler.transforms.copy_ir import map_exprs
+
+    if not accesses or not region.lower or (region.extents[-1] or 0) <= 1:
+        return 1
+    lower = region.lower[-1]
+    g = 0
+    for op in accesses:
+        e = map_exprs(op.map, op.indices)[-1] - lower  # type: ignore[attr-defined]
+        lin = e.expr.linear_coeffs(len(e.operands), 0)
+        if lin is None:
+            return 1
+        for c in [*lin[0], lin[2]]:
+            g = gcd(g, c)
+    return g if g > 1 else 1
+
+
+def lattice_box(region, k: int):  # type: ignore[no-untyped-def]
+    """The clipped box restricted to the last-dim residue class of the accessed elements."""
+    ex = region.exact
+    r = ex.dim(isl.dim_type.set)
+    name = ex.get_tuple_name() if ex.has_tuple_name() else ""
+    a = ", ".join(f"a{i}" for i in range(r))
+    b = ", ".join(f"b{i}" for i in range(r))
+    same = isl.Map(f"{{ {name}[{a}] -> {name}[{b}] : exists (q : b{r - 1} = a{r - 1} + {k} * q) }}",
+                   context=ex.get_ctx())
+    return region.clipped_box.intersect(ex.apply(same)).coalesce()
 
 
 def split_disjoint(memref: Value, region, range_ops: Sequence[Operation]) -> list:  # type: ignore[no-untyped-def]
