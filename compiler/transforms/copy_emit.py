@@ -8,7 +8,9 @@ the buffer. Where upstream MLIR is wrong this module is not:
 - multi-level strides (3-D tiles): a loop nest of single-stride DMAs, never no copy at all;
 - sparse writes: when the nest does not write every element of the (clipped) box and the
   buffer was not filled by a copy-in, the copy-out replays the stores' loop nests and writes
-  back exactly the elements written (upstream issue #54994).
+  back exactly the elements written (upstream issue #54994);
+- strided accesses (`lattice` k > 1 on the last dim): the buffer keeps one element in k and the
+  DMAs move them with stride k, one element per chunk.
 """
 
 from __future__ import annotations
