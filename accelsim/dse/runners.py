@@ -186,39 +186,69 @@ def connect(scheduler: str, timeout_s: float = 20.0) -> Any:
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
 
 
+def run_points(evaluate: EvalFn, points: Sequence[Point]) -> list[Outcome]:
+    """Several points in one task, in order: one Dask task per chunk of a group, so a worker
+    compiles the group's program once (the evaluator's cache) instead of once per point."""
+    return [run_point(evaluate, p) for p in points]
+
+
+def chunked_groups(evaluate: EvalFn, points: Sequence[Point], chunk: int) -> list[list[Point]]:
+    """Points grouped by the evaluator's `group_key` (if any), in chunks of at most `chunk`."""
+    group_key = getattr(evaluate, "group_key", None)
+    if group_key is None or chunk <= 1:
+        return [[p] for p in points]
+    groups: dict[Any, list[Point]] = {}
+    for p in points:
+        groups.setdefault(group_key(p), []).append(p)
+    return [g[i:i + chunk] for g in groups.values() for i in range(0, len(g), chunk)]
+
+
 def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any,
-                  window: int | None = None) -> Iterator[Outcome]:
-    """Outcomes in completion order from a Dask cluster; at most `window` tasks in flight."""
+                  window: int | None = None, chunk: int = 8) -> Iterator[Outcome]:
+    """Outcomes from a Dask cluster, a chunk of points of one group per task, at most
+    `window` tasks in flight. A chunk whose task fails (e.g. its worker died, taking the tasks
+    queued next to it along) is retried one point per task; a point whose own task fails is
+    re-run at the end alone on the cluster, so only a point that fails by itself stores the
+    infrastructure error."""
     from distributed import as_completed
 
     if window is None:
         nthreads = sum(client.nthreads().values()) or 1
-        window = 4 * nthreads
-    queue: deque[Point] = deque(points)
-    inflight: dict[str, Point] = {}
+        window = 2 * nthreads
+    queue: deque[list[Point]] = deque(chunked_groups(evaluate, points, chunk))
+    inflight: dict[str, list[Point]] = {}
 
     def submit() -> Any:
-        p = queue.popleft()
-        fut = client.submit(run_point, evaluate, p, pure=False)
-        inflight[fut.key] = p
+        batch = queue.popleft()
+        fut = client.submit(run_points, evaluate, batch, pure=False)
+        inflight[fut.key] = batch
         return fut
 
-    first = [submit() for _ in range(min(window, len(queue)))]
-    pending = as_completed(first, loop=client.loop)
+    suspects: list[Point] = []
+    pending = as_completed([submit() for _ in range(min(window, len(queue)))], loop=client.loop)
     try:
         for fut in pending:
-            p = inflight.pop(fut.key)
+            batch = inflight.pop(fut.key)
             if fut.status == "finished":
-                yield fut.result()
-            else:  # infrastructure failure (e.g. KilledWorker): the point's error, not the sweep's
-                exc = fut.exception()
-                yield _crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
+                yield from fut.result()
+            elif len(batch) > 1:
+                queue.extendleft([p] for p in reversed(batch))
+            else:
+                suspects.append(batch[0])
             fut.release()
-            if queue:
+            while queue and len(inflight) < window:
                 pending.add(submit())
     finally:
         for f in list(pending.futures):
             f.cancel()
+    for p in suspects:  # alone on the cluster: a failure now is this point's own
+        fut = client.submit(run_points, evaluate, [p], pure=False)
+        try:
+            yield from fut.result()
+        except Exception as exc:  # infrastructure failure (e.g. KilledWorker), not the sweep's
+            yield _crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
+        finally:
+            fut.release()
 
 
 # ---------------------------------------------------------------------------------------------

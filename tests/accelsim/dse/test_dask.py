@@ -16,8 +16,12 @@ COMPARED = ["status", "error", "workload", "config", "fidelity", "sram.capacity_
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=40) as c:
+    import dask
+
+    # a task whose worker dies fails at once (default: retried on 3 more workers)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, silence_logs=40) as c:
         yield c
 
 
@@ -73,3 +77,30 @@ def test_unreachable_scheduler_is_a_config_error():
 
     with pytest.raises(ConfigError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"):
         connect("tcp://127.0.0.1:9", timeout_s=1)
+
+
+def test_a_dead_dask_worker_fails_only_its_own_point(tmp_path, cluster):
+    """Points of one group travel in one task; when that task's worker dies, the group is
+    retried point by point, and only the point that kills its worker stores the error."""
+    sweep = Sweep(workloads=["gemm:M=16,N=16,K=16"], hardware={"dma.engines": [1, 2, 3, 4, 5]})
+    summary = run_sweep(sweep, tmp_path / "crash.sqlite", evaluate=toy_eval.grouped_crashing,
+                        scheduler=cluster.scheduler_address, progress=False)
+    assert (summary.ran, summary.failed) == (5, 1)
+    df = load(tmp_path / "crash.sqlite")
+    dead = df[df["status"] == "error"]
+    assert dead["dma.engines"].tolist() == [3]
+    assert all(e.startswith("dask: ") for e in dead["error"])
+    assert (df[df["status"] == "ok"]["dma.engines"] != 3).all()
+
+
+def test_chunks_follow_the_evaluators_groups():
+    from accelsim.dse.evaluate import evaluate_point
+    from accelsim.dse.runners import chunked_groups
+
+    sweep = Sweep(workloads=["gemm:M=16,N=16,K=16"],
+                  hardware={"sram.capacity_kib": [32, 64], "dma.engines": [1, 2, 4]})
+    chunks = chunked_groups(evaluate_point, sweep.points(), chunk=2)
+    assert sorted(len(c) for c in chunks) == [1, 1, 2, 2]  # 2 programs x 3 engine counts, by 2
+    for c in chunks:
+        assert len({p.hw["sram.capacity_kib"] for p in c}) == 1
+    assert [len(c) for c in chunked_groups(toy_eval.closed_form, sweep.points(), 8)] == [1] * 6

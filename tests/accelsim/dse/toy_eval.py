@@ -48,3 +48,11 @@ def grouped(point: Point) -> dict[str, float | int | str]:
 
 
 grouped.group_key = lambda p: p.hw.get("sram.capacity_kib")  # type: ignore[attr-defined]
+
+
+def grouped_crashing(point: Point) -> dict[str, float | int | str]:
+    """`crashing`, grouped by `stages` (so a crashing point shares its task with others)."""
+    return crashing(point)
+
+
+grouped_crashing.group_key = lambda p: p.options["stages"]  # type: ignore[attr-defined]
