@@ -19,8 +19,12 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
+# The main job: compile gemm for the default preset (tile, DMA copies, pipelining), simulate it
+# with real data, check the result against numpy, print the report and draw the timeline.
 demo: $(STAMP_RUN)
-	$(VENV)/bin/accelsim opt workloads/mlir/gemm.mlir --affine-loop-tile="tile-sizes=32,32,32"
+	mkdir -p out
+	$(VENV)/bin/accelsim run gemm:M=256,N=256,K=256 --target sim --config default --check \
+	  --timeline out/gemm_timeline.png --trace out/gemm_trace.json
 
 test: $(STAMP_TEST)
 	$(PY) -m pytest -q
