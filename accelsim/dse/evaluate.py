@@ -171,13 +171,21 @@ def event_figures(result: Any) -> dict[str, Scalar | None]:
 
 
 def analytic_figures(module: Any, config: Any, func: str | None) -> dict[str, Scalar | None]:
-    """What the analytic estimate gives (`accelsim.analytic.estimate`): no trace, fewer figures."""
+    """Every scalar field of the analytic estimate (`accelsim.analytic.estimate`): no trace,
+    so fewer figures than an event run (today: cycles, DMA ops, kernel calls, DRAM bytes,
+    compute cycles; no energy). New fields of the estimate become columns by themselves."""
+    import dataclasses
+
     from accelsim.analytic import estimate
 
     est = estimate(module, config, func=func)
-    return {"cycles": int(est.cycles), "seconds": float(est.seconds), "dma_ops": int(est.dma_ops),
-            "kernel_calls": int(est.kernel_calls), "dram_bytes": int(est.dram_bytes),
-            "compute_cycles": int(est.compute_cycles)}
+    figures: dict[str, Scalar | None] = {}
+    for f in dataclasses.fields(est):
+        v = getattr(est, f.name)
+        if f.name != "wall_seconds" and isinstance(v, int | float | str) and not isinstance(v, bool):
+            figures[f.name] = v
+    figures["seconds"] = float(est.seconds)
+    return figures
 
 
 def _check_outputs(wl: Any, inputs: Any, outputs: Mapping[str, Any] | None) -> dict[str, Scalar | None]:
