@@ -33,12 +33,17 @@ def _use_log(values: np.ndarray) -> bool:
     return v.size == values.size and v.size > 1 and v.max() / v.min() >= 10
 
 
+MAX_LABELS = 12
+
+
 def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = None, *,
-                title: str | None = None) -> Any:
+                title: str | None = None, label_columns: Sequence[str] = ()) -> Any:
     """Draw the front of `objectives` (minimized) over the ok rows of a results DataFrame.
 
     Returns the matplotlib Figure; saves it to `out` (PNG/SVG/PDF by extension) when given.
     The front's scatter artist has the label "Pareto front" so a test can read its points back.
+    With `label_columns` (e.g. the swept parameters), a 2-objective front of at most 12 points
+    has each point annotated with its values of those columns ("which design is that?").
     """
     check_objectives(df, objectives)
     data = df[df["status"] == "ok"] if "status" in df.columns else df
@@ -47,7 +52,8 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
     mask = pareto_mask(values) if len(values) else np.zeros(0, dtype=bool)
     pairs = [(0, 1)] if len(objectives) == 2 else [(0, 1), (0, 2), (1, 2)]
     # A bare Figure (no pyplot): renders with Agg, touches no global backend state.
-    fig = Figure(figsize=(5.5 * len(pairs), 4.5))
+    width = 7.5 if label_columns and len(pairs) == 1 else 5.5 * len(pairs)
+    fig = Figure(figsize=(width, 4.5))
     axes = fig.subplots(1, len(pairs), squeeze=False)
     for ax, (a, b) in zip(axes[0], pairs):
         x, y = values[:, a], values[:, b]
@@ -57,6 +63,8 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
         if len(pairs) == 1 and mask.any():
             order = np.argsort(x[mask], kind="stable")
             ax.step(x[mask][order], y[mask][order], where="post", color=FRONT_COLOR, lw=1.2, zorder=1)
+            if label_columns and mask.sum() <= MAX_LABELS:
+                _annotate_front(ax, data[mask], x[mask], y[mask], label_columns)
         ax.set_xlabel(_label(objectives[a]))
         ax.set_ylabel(_label(objectives[b]))
         for axis, vals, set_scale in ((ax.xaxis, x, ax.set_xscale), (ax.yaxis, y, ax.set_yscale)):
@@ -66,7 +74,7 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
                 axis.set_minor_formatter(NullFormatter())
             axis.set_major_formatter(EngFormatter())  # 20k, 100M: readable cycles and pJ
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="lower right" if label_columns else "best", fontsize="small")
     n_front = int(mask.sum())
     fig.suptitle(title or f"Pareto front of {', '.join(objectives)}: {n_front} of {len(values)} points "
                           "(lower is better)")
@@ -74,6 +82,26 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
     if out is not None:
         fig.savefig(out, dpi=120)
     return fig
+
+
+def front_labels(rows: Any, columns: Sequence[str]) -> list[str]:
+    """One short label per front row: the columns whose values differ along the front."""
+    cols = [c for c in columns if rows[c].nunique(dropna=False) > 1] or list(columns)[:1]
+    return [" ".join(f"{c.split('.')[-1]}={row[c]}" for c in cols) for _, row in rows.iterrows()]
+
+
+def _annotate_front(ax: Any, rows: Any, xs: np.ndarray, ys: np.ndarray, columns: Sequence[str]) -> None:
+    """Label the front points in a column of text inside the axes, each tied to its point by
+    a thin line; points at the same place share one label."""
+    placed: dict[tuple[float, float], list[str]] = {}
+    for text, px, py in zip(front_labels(rows, columns), xs, ys):
+        placed.setdefault((float(px), float(py)), []).append(text)
+    # top label for the highest point, so the leader lines do not cross much
+    for k, ((px, py), texts) in enumerate(sorted(placed.items(), key=lambda kv: -kv[0][1])):
+        ax.annotate(" / ".join(dict.fromkeys(texts)), (px, py), xytext=(0.16, 0.93 - 0.065 * k),
+                    textcoords="axes fraction", fontsize=7, color="#333333", va="center",
+                    arrowprops={"arrowstyle": "-", "color": "#999999", "lw": 0.6},
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.8, "lw": 0})
 
 
 def front_points(fig: Any, panel: int = 0) -> np.ndarray:

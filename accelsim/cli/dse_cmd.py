@@ -144,7 +144,8 @@ def cmd_pareto(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.plot:
         from plots.pareto import plot_pareto
 
-        plot_pareto(df, objectives, args.plot)
+        plot_pareto(df, objectives, args.plot,
+                    label_columns=[c for c in varying if c not in ("workload",)])
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 

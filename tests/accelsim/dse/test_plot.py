@@ -43,3 +43,15 @@ def test_three_objectives_draw_three_projections_of_the_3d_front(tmp_path):
         assert got == sorted(map(tuple, front[:, [a, b]]))
         assert collection(ax, FRONT_LABEL).get_offsets().shape[0] == len(front)
     assert (tmp_path / "p3.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_small_fronts_are_labelled_with_the_parameters_that_vary_along_them():
+    df = pd.DataFrame({"cycles": [10, 20, 30, 30, 40, 5], "energy_pj": [9.0, 5.0, 2.0, 2.0, 8.0, 9.5],
+                       "sram.capacity_kib": [64, 128, 256, 256, 64, 64], "stages": [2, 2, 1, 2, 2, 2],
+                       "status": ["ok"] * 5 + ["error"]})
+    fig = plot_pareto(df, ["cycles", "energy_pj"], label_columns=["sram.capacity_kib", "stages"])
+    texts = sorted(t.get_text() for t in fig.axes[0].texts)
+    # (30, 2) holds two designs: one label for both; the failed row is not on the plot
+    assert texts == ["capacity_kib=128 stages=2", "capacity_kib=256 stages=1 / capacity_kib=256 stages=2",
+                     "capacity_kib=64 stages=2"]
+    assert not plot_pareto(df, ["cycles", "energy_pj"]).axes[0].texts  # no labels unless asked
