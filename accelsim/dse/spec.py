@@ -26,6 +26,7 @@ from compiler.diagnostics import AccelsimError
 
 Scalar = int | float | str | bool
 FIDELITIES = ("analytic", "event")
+MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
                   "constraints")
 
@@ -271,6 +272,9 @@ class Sweep:
         self._check_constraint_names()
         if self.check_registry:
             self._check_against_schema()
+        if self.size > MAX_POINTS:
+            raise ConfigError(f"{src}: the sweep has {self.size:,} points before constraints, more than "
+                              f"{MAX_POINTS:,}: split it into several specs (they can share one database)")
         # Constraints run on every point now, so a constraint that fails on some point is a
         # spec error raised before anything runs.
         object.__setattr__(self, "_points", tuple(self._filter()))

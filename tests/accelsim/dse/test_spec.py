@@ -185,3 +185,10 @@ def test_errors_point_at_the_line_of_the_key(tmp_path):
         load_spec(write(tmp_path, text.replace('"big"', "128").replace("[1]\n", "[0]\n")))
     with pytest.raises(ConfigError, match=r"spec\.toml:3: key 'workloads\[1\]'"):
         load_spec(write(tmp_path, 'name = "x"\n\nworkloads = ["gemm", "nope"]\n'))
+
+
+def test_a_sweep_too_large_to_list_is_refused_up_front():
+    with pytest.raises(ConfigError, match=r"3,200,000 points before constraints"):
+        Sweep(workloads=["gemm"], hardware={"sram.capacity_kib": list(range(1, 1601)),
+                                            "dram.latency_cycles": list(range(2000))},
+              check_registry=False)
