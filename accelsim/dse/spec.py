@@ -270,11 +270,11 @@ class Sweep:
         object.__setattr__(self, "constraints", tuple(c.text for c in cons))
         object.__setattr__(self, "_parsed", tuple(cons))
         self._check_constraint_names()
-        if self.check_registry:
-            self._check_against_schema()
         if self.size > MAX_POINTS:
             raise ConfigError(f"{src}: the sweep has {self.size:,} points before constraints, more than "
                               f"{MAX_POINTS:,}: split it into several specs (they can share one database)")
+        if self.check_registry:
+            self._check_against_schema()
         # Constraints run on every point now, so a constraint that fails on some point is a
         # spec error raised before anything runs.
         object.__setattr__(self, "_points", tuple(self._filter()))
