@@ -4,6 +4,10 @@ Both runners only move points out and outcomes back; the parent process writes e
 the store the moment it arrives, so what is stored is exactly what finished. The evaluation
 function is a parameter (default: the simulator, `accelsim.dse.evaluate.evaluate_point`); it must
 be importable by the workers (a module-level function), as with any process pool.
+
+Optional attributes of the evaluation function: `group_key(point)` (points with equal keys
+share expensive work, e.g. one compiled program: the local runner sends them to one worker and
+Dask tasks carry chunks of one group) and `preload` (modules the local fork server imports once).
 """
 
 from __future__ import annotations
