@@ -176,3 +176,19 @@ def test_issue_cycles_charge_the_control_processor():
     T = 4096 // BW
     assert r.trace.timeline() == [("cp", 0, 3), ("cp", 3, 3 + SETUP + T + LAT),
                                   ("dma0", 3, 3 + SETUP + T + LAT), ("dram.ch0", 3 + SETUP, 3 + SETUP + T)]
+
+
+def test_sram_to_sram_copy_uses_the_bank_bandwidth_and_no_dram():
+    cfg = machine(**{"sram.banks": 4, "sram.bank_bytes_per_cycle": 8})  # 32 B/cycle
+    b = Builder()
+    with b.func("f", A=memref((8,), F32)) as (A,):
+        x = b.alloc(memref((1000,), F32, 1), "x")
+        y = b.alloc(memref((1000,), F32, 1), "y")
+        tag = b.alloc(memref((1,), I32, 2), "tag")
+        b.dma_start(x, [0], y, [0], tag, [0], 1000)
+        b.dma_wait(tag, [0], 1000)
+    r = simulate(b.module, cfg, functional=False)
+    # 4000 B read from and 4000 B written to SRAM through a 32 B/cycle port
+    T = math.ceil(8000 / 32)
+    assert r.trace.timeline() == [("cp", 0, SETUP + T), ("dma0", 0, SETUP + T)]
+    assert r.trace.of("dma")[0].kind == "dma" and not r.trace.of("dram")
