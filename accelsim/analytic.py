@@ -109,7 +109,7 @@ class Analytic:
     def __init__(self, module: O.ModuleOp, config: HardwareConfig, cost: CostModel | None = None):
         self.module = module
         self.cfg = config
-        self.cost = cost if cost is not None else CostModel(config)
+        self.cost = cost if cost is not None else CostModel.for_config(config)
         self.funcs = {f.sym_name: f for f in module.funcs}
         d = config.dram
         self.setup, self.lat = config.dma.setup_cycles, d.latency_cycles

@@ -36,25 +36,42 @@ class KernelCost:
 
 
 class CostModel:
-    """Cached per (kernel, index arguments): a tile loop calls the same kernel many times."""
+    """Cached per (kernel, index arguments): a tile loop calls the same kernel many times.
+    `CostModel.for_config(cfg)` shares one model (and its cache) per hardware config."""
+
+    _shared: dict[HardwareConfig, CostModel] = {}
+
+    @classmethod
+    def for_config(cls, config: HardwareConfig) -> CostModel:
+        model = cls._shared.get(config)
+        if model is None:
+            if len(cls._shared) > 16:
+                cls._shared.clear()
+            model = cls._shared[config] = cls(config)
+        return model
 
     def __init__(self, config: HardwareConfig):
         self.config = config
-        self._cache: dict[tuple[int, tuple[int | None, ...]], KernelCost] = {}
+        # (id(func), args) -> (func, cost): the entry keeps `func` alive and is checked by
+        # identity, so an id reused by a later module can never hit a stale entry
+        self._cache: dict[tuple[int, tuple[int | None, ...], bool], tuple[FuncOp, KernelCost]] = {}
 
     def kernel(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
-        key = (id(func), tuple(args))
+        key = (id(func), tuple(args), True)
         hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+        if hit is not None and hit[0] is func:
+            return hit[1]
         # counts (and footprint sizes) depend only on the arguments that reach loop bounds or
         # conditions; the rest only move the accessed boxes around
-        ckey = (id(func), control_key(func, args))
-        hit = self._cache.get(ckey)
-        if hit is None:
-            hit = self._cache[ckey] = self._cost(func, args)
-        self._cache[key] = hit
-        return hit
+        ckey = (id(func), control_key(func, args), False)
+        chit = self._cache.get(ckey)
+        if chit is None or chit[0] is not func:
+            chit = (func, self._cost(func, args))
+            if len(self._cache) > 20_000:
+                self._cache.clear()
+            self._cache[ckey] = chit
+        self._cache[key] = chit
+        return chit[1]
 
     def _cost(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
         cfg = self.config

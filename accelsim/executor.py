@@ -119,7 +119,7 @@ class Executor:
         self.machine = Machine(config)
         self.env = self.machine.env
         self.trace = self.machine.trace
-        self.cost = CostModel(config)
+        self.cost = CostModel.for_config(config)
         self.stats = RunStats()
         self.kernel_runner = kernel_runner
         self._plans: dict[Operation, Any] = {}

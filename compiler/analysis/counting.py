@@ -244,6 +244,8 @@ def _static(func: FuncOp) -> _Static:
     if st.max_depth < 3:
         st.matmul_like = False
     st.control_args = _control_args(func)
+    if len(_STATIC) > 1000:  # entries keep their function (and module) alive: stay bounded
+        _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
 
@@ -316,13 +318,14 @@ _BOXES: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, list[AccessBox]]]
 
 def count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
     """Exact dynamic op counts of `func` called with index arguments `args` (None for memrefs).
-    Memoized per (function, control-relevant arguments): sweeps re-use them across configs."""
+    Memoized per (function, control-relevant arguments): sweeps re-use them across configs.
+    A kernel is treated as immutable once counted (passes create new functions)."""
     key = (id(func), control_key(func, args))
     hit = _COUNTS.get(key)
     if hit is not None and hit[0] is func:
         return hit[1]
     out = _count_ops(func, args)
-    if len(_COUNTS) > 100_000:
+    if len(_COUNTS) > 20_000:
         _COUNTS.clear()
     _COUNTS[key] = (func, out)
     return out
@@ -410,7 +413,7 @@ def access_boxes(func: FuncOp, args: Sequence[int | None]) -> list[AccessBox]:
     if hit is not None and hit[0] is func:
         return hit[1]
     out = _access_boxes(func, args)
-    if len(_BOXES) > 100_000:
+    if len(_BOXES) > 20_000:
         _BOXES.clear()
     _BOXES[key] = (func, out)
     return out
