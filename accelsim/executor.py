@@ -205,6 +205,10 @@ class Executor:
                 vals[h[0]] = h[1]
             elif kind == 6:  # affine.apply: (fn, operands, result)
                 vals[h[2]] = h[0]([vals[v] for v in h[1]])[0]
+            elif kind == 7:  # may return a generator to wait in
+                g = h(self, op, vals)
+                if g is not None:
+                    yield from g
             elif kind == 0:
                 h(self, op, vals)
             elif kind == 1:
@@ -350,7 +354,9 @@ class Executor:
             f"a dma_wait on its tag must come first", op.loc)
 
     # ---- DMA -----------------------------------------------------------------------------
-    def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> Gen:
+    def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> Gen | None:
+        """Issues the descriptor; returns a generator only if the control processor must wait
+        (issue cycles, or a full queue) -- most DMA starts cost no generator at all."""
         p: _DmaPlan = self._plan(op)
         src: Buffer = vals[op.operands[0]]
         dst: Buffer = vals[p.dst]
@@ -458,7 +464,13 @@ class Executor:
         desc = Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done)
         cp = self.machine.cp
         if cp.issue_cycles:
-            yield from cp.issue(label, p.loc)
+            return self._issue_and_submit(desc)
+        put = cp.submit(desc)
+        return None if put is None else cp.stall_on_queue(put, desc)
+
+    def _issue_and_submit(self, desc: Descriptor) -> Gen:
+        cp = self.machine.cp
+        yield from cp.issue(desc.label, desc.loc)
         put = cp.submit(desc)
         if put is not None:
             yield from cp.stall_on_queue(put, desc)
@@ -490,7 +502,7 @@ class Executor:
             f"{reg.stride}) reaches element {pos}, index {pos[dim]} of dimension {dim} not in "
             f"[0, {buf.shape[dim] - 1}]", op.loc)
 
-    def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> Gen:
+    def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> Gen | None:
         fn, idx_ops, loc = self._plan(op)
         tag: Buffer = vals[op.operands[0]]
         t_idx = fn([vals[v] for v in idx_ops])
@@ -503,23 +515,26 @@ class Executor:
                 f"affine.dma_wait on {tag.name}{list(t_idx)} at cycle {self.env.now}: no DMA in "
                 f"flight signals this tag, so the wait would never return (deadlock)", op.loc)
         done = pend.done
-        if not done.processed:  # the control processor stalls (ControlProcessor.wait, inlined)
-            start = self.env.now
-            yield done
-            if self.env.now > start:
-                self.trace.records.append(TraceRecord("cp", start, self.env.now, "stall", 0,
-                                                      f"wait {pend.label}", loc))
+        if done.processed:
+            return None
+        return self._stall(done, f"wait {pend.label}", loc)
+
+    def _stall(self, done: Any, label: str, loc: str) -> Gen:
+        """The control processor waits for `done` (ControlProcessor.wait, inlined)."""
+        start = self.env.now
+        yield done
+        if self.env.now > start:
+            self.trace.records.append(TraceRecord("cp", start, self.env.now, "stall", 0, label, loc))
 
     # ---- kernels -------------------------------------------------------------------------
-    def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen:
+    def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen | None:
         func = self._funcs.get(op.callee)
         if func is None or func.is_declaration:
             raise SimulationError(f"func.call to @{op.callee}: no function body in the module", op.loc)
         args = [vals[v] for v in op.operands]
         idx_args = tuple(None if isinstance(a, Buffer) else int(a) for a in args)
         if self._in_kernel:
-            yield from self._interpret(func, args)
-            return
+            return self._interpret(func, args)
         for a in args:
             if isinstance(a, Buffer):
                 self._check_alive(a, op)
@@ -528,14 +543,16 @@ class Executor:
         self._account(op, cost)
         if self.functional:
             self._run_kernel(op, func, args)
-        loc = self._plan(op)
+        return self._kernel_busy(op.callee, self._plan(op), cost)
+
+    def _kernel_busy(self, callee: str, loc: str, cost: KernelCost) -> Gen:
         m = self.machine
         if m.cp.issue_cycles:
-            yield from m.cp.issue(op.callee, loc)
+            yield from m.cp.issue(callee, loc)
         start = self.env.now
         if cost.cycles:
             yield self.env.timeout(cost.cycles)  # the compute unit is busy (ComputeUnit.run, inlined)
-        m.compute.record(start, self.env.now, op.callee, loc, cost.sram_bytes)
+        m.compute.record(start, self.env.now, callee, loc, cost.sram_bytes)
 
     def _account(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats
@@ -654,8 +671,11 @@ class _DmaPlan:
 
 
 def _step(op: Operation) -> tuple[int, Any, Operation]:
-    """(kind, handler, op): 0 sync handler, 1 generator handler, 2 yield, 3 return, 4 unsupported."""
+    """(kind, handler, op): 0 sync handler, 1 generator handler, 7 handler that may return a
+    generator, 2 yield, 3 return, 4 unsupported (5/6: constants and applies, inlined)."""
     t = type(op)
+    if t in _MAYBE:
+        return 7, _MAYBE[t], op
     if t in _SYNC:
         return 0, _SYNC[t], op
     if t in _ASYNC:
@@ -849,6 +869,8 @@ _SYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], None]] = {
 }
 _ASYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], Gen]] = {
     O.AffineForOp: Executor._for, O.AffineIfOp: Executor._if,
+}
+_MAYBE: dict[type, Callable[[Executor, Any, dict[Value, Any]], Gen | None]] = {
     O.AffineDmaStartOp: Executor._dma_start, O.AffineDmaWaitOp: Executor._dma_wait,
     O.CallOp: Executor._call,
 }
