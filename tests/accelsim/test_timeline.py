@@ -181,7 +181,7 @@ def test_issue_cycles_charge_the_control_processor():
 def test_sram_to_sram_copy_uses_the_bank_bandwidth_and_no_dram():
     cfg = machine(**{"sram.banks": 4, "sram.bank_bytes_per_cycle": 8})  # 32 B/cycle
     b = Builder()
-    with b.func("f", A=memref((8,), F32)) as (A,):
+    with b.func("f", A=memref((8,), F32)) as (_A,):
         x = b.alloc(memref((1000,), F32, 1), "x")
         y = b.alloc(memref((1000,), F32, 1), "y")
         tag = b.alloc(memref((1,), I32, 2), "tag")
