@@ -112,8 +112,9 @@ def _name(v: Value, fallback: str) -> str:
 
 class Executor:
     def __init__(self, module: O.ModuleOp, config: HardwareConfig, functional: bool = True,
-                 kernel_runner: KernelRunner | None = None):
+                 kernel_runner: KernelRunner | None = None, compiled: bool = True):
         self.module = module
+        self.compiled = compiled  # run the control program compiled to Python (cp_compile)
         self.config = config
         self.functional = functional
         self.machine = Machine(config)
@@ -193,7 +194,19 @@ class Executor:
         return np.array(arr, dtype=dtype, order="C", copy=True)
 
     def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> Gen:
-        yield from self._block(func.body, vals)
+        run = None
+        if self.compiled:
+            from accelsim.cp_compile import compile_control
+
+            run = compile_control(self, func)
+        if run is None:
+            yield from self._block(func.body, vals)
+        else:
+            yield from run(self, vals)
+
+    def _unsupported(self, op: Operation) -> None:
+        raise SimulationError(f"the simulator does not execute '{op.NAME}' here (control ops, DMA, "
+                              "alloc, calls and scalar ops only)", op.loc)
 
     # ---- walking -------------------------------------------------------------------------
     def _block(self, block: Block, vals: dict[Value, Any]) -> Gen:

@@ -55,3 +55,22 @@ def test_loop_with_used_results_stays_inline_and_is_flagged():
     r = simulate(b.module, CFG, inputs={"A": A})
     assert r.outputs["out"][0] == A.sum()
     assert any("stayed in the control program" in f for f in r.flags)
+
+
+@pytest.mark.parametrize("make", [lambda: tile_sum(7, 32), lambda: tiled_gemm(32, 32, 48, 16),
+                                  lambda: tiled_gemm(32, 32, 48, 16, pipelined=False)])
+def test_compiled_control_program_equals_the_interpreter(make):
+    from accelsim.executor import Executor
+
+    def run(compiled):
+        mod = make()
+        ex = Executor(mod, CFG, functional=True, compiled=compiled)
+        func = next(f for f in mod.funcs if not f.private)
+        inputs = random_inputs(func, seed=9)
+        bufs = ex.run(func, inputs)
+        return ex.trace.records, {k: b.array for k, b in bufs.items()}
+
+    (tc, oc), (ti, oi) = run(True), run(False)
+    assert tc == ti
+    for k in oi:
+        np.testing.assert_array_equal(oc[k], oi[k])
