@@ -377,25 +377,26 @@ class Executor:
         if not (src.alive and dst.alive and tag.alive):
             for b in (src, dst, tag):
                 self._check_alive(b, op)
-        s_idx = p.src_fn([vals[v] for v in p.src_ops])
-        d_idx = p.dst_fn([vals[v] for v in p.dst_ops])
-        t_idx = p.tag_fn([vals[v] for v in p.tag_ops])
-        s0 = _lin(src, s_idx)
+        s_ops = [vals[v] for v in p.src_ops]
+        d_ops = [vals[v] for v in p.dst_ops]
+        t_ops = [vals[v] for v in p.tag_ops]
+        # linear index with the bounds check folded in (-1: out of bounds, reported below)
+        s0 = p.src_lin(s_ops) if p.src_lin is not None else _lin(src, p.src_fn(s_ops))
         if s0 < 0:
-            s0 = self._indices(op, src, s_idx, f"source {src.name}")
-        d0 = _lin(dst, d_idx)
+            s0 = self._indices(op, src, p.src_fn(s_ops), f"source {src.name}")
+        d0 = p.dst_lin(d_ops) if p.dst_lin is not None else _lin(dst, p.dst_fn(d_ops))
         if d0 < 0:
-            d0 = self._indices(op, dst, d_idx, f"destination {dst.name}")
-        t0 = _lin(tag, t_idx)
+            d0 = self._indices(op, dst, p.dst_fn(d_ops), f"destination {dst.name}")
+        t0 = p.tag_lin(t_ops) if p.tag_lin is not None else _lin(tag, p.tag_fn(t_ops))
         if t0 < 0:
-            t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+            t0 = self._indices(op, tag, p.tag_fn(t_ops), f"tag {tag.name}")
         key = (id(tag), t0)
         tags = self.machine.tags
         prev = tags.slots.get(key)
         if prev is not None:
             raise HazardError(
-                f"affine.dma_start reuses tag {tag.name}{list(t_idx)} at cycle {self.env.now} while "
-                f"the transfer it signals is not yet waited on ({prev.label}, issued at cycle "
+                f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn(t_ops))} at cycle "
+                f"{self.env.now} while the transfer it signals is not yet waited on ({prev.label}, issued at cycle "
                 f"{prev.issued} by the dma_start at {prev.op.loc})", op.loc)
         n = vals[p.num]
         if n < 0:
@@ -406,9 +407,9 @@ class Executor:
             dreg = Region(d0, n or 1, n, 1 if n else 0, n)
             nchunks, per, last = (1 if n else 0), n, n
             if s0 + n > src.numel:
-                self._dma_bounds(op, src, sreg, s_idx, "source", False)
+                self._dma_bounds(op, src, sreg, p.src_fn(s_ops), "source", False)
             if d0 + n > dst.numel:
-                self._dma_bounds(op, dst, dreg, d_idx, "destination", False)
+                self._dma_bounds(op, dst, dreg, p.dst_fn(d_ops), "destination", False)
         else:
             stride, per = vals[p.stride], vals[p.per]
             if per <= 0 or stride <= 0:
@@ -430,8 +431,8 @@ class Executor:
             if (s0 + (nchunks - 1) * sreg.stride + per + span > src.numel
                     or d0 + (nchunks - 1) * dreg.stride + per + span > dst.numel
                     or (col and stride % inner == 0 and col + per > inner)):
-                self._dma_bounds(op, src, sreg, s_idx, "source", True)
-                self._dma_bounds(op, dst, dreg, d_idx, "destination", True)
+                self._dma_bounds(op, src, sreg, p.src_fn(s_ops), "source", True)
+                self._dma_bounds(op, dst, dreg, p.dst_fn(d_ops), "destination", True)
         label = f"{src.name}->{dst.name}"
         if src.inflight:
             for f in src.inflight:
@@ -673,6 +674,9 @@ class _DmaPlan:
     num: Value
     stride: Value | None
     per: Value | None
+    src_lin: Any
+    dst_lin: Any
+    tag_lin: Any
     ebytes: int
     src_strided: bool
     src_dram: bool
@@ -698,6 +702,26 @@ def _step(op: Operation) -> tuple[int, Any, Operation]:
     if t is O.ReturnOp:
         return 3, None, op
     return 4, None, op
+
+
+def _lin_fn(m: Any, t: Any) -> Any:
+    """`fn(operand values) -> linear index or -1` for `m` into a static-shaped memref: the map,
+    the bounds check and the row-major linearization as one generated function."""
+    if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
+        return None
+    from compiler.analysis.counting import _src
+
+    shape = t.shape
+    strides = strides_of(shape)  # type: ignore[arg-type]
+    names = [f"a{k}" for k in range(t.rank)]
+    lines = ["def f(v):"]
+    lines += [f"    {n} = {_src(r, m.num_dims)}" for n, r in zip(names, m.results)]
+    cond = " and ".join(f"0 <= {n} < {d}" for n, d in zip(names, shape)) or "True"
+    lin = " + ".join(f"{n} * {st}" for n, st in zip(names, strides)) or "0"
+    lines += [f"    if {cond}:", f"        return {lin}", "    return -1"]
+    ns: dict[str, Any] = {}
+    exec("\n".join(lines), ns)
+    return ns["f"]
 
 
 def _lin(buf: Buffer, idx: tuple[int, ...]) -> int:
@@ -727,7 +751,9 @@ def _make_plan(op: Operation, spaces: Any) -> Any:
         kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
         return _DmaPlan(compile_map(op.src_map), op.src_indices, op.dst, compile_map(op.dst_map),
                         op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices,
-                        op.num_elements, op.stride, op.elements_per_stride, st.element.byte_width,
+                        op.num_elements, op.stride, op.elements_per_stride,
+                        _lin_fn(op.src_map, st), _lin_fn(op.dst_map, dt),
+                        _lin_fn(op.tag_map, op.tag.type), st.element.byte_width,
                         st.memory_space <= dt.memory_space, sd, dd, sd + dd,
                         (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram),
                         kind, str(op.loc))
