@@ -396,8 +396,9 @@ class Executor:
         if prev is not None:
             raise HazardError(
                 f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn(t_ops))} at cycle "
-                f"{self.env.now} while the transfer it signals is not yet waited on ({prev.label}, issued at cycle "
-                f"{prev.issued} by the dma_start at {prev.op.loc})", op.loc)
+                f"{self.env.now} while the transfer it signals is not yet waited on "
+                f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
+                op.loc)
         n = vals[p.num]
         if n < 0:
             raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
