@@ -143,14 +143,13 @@ class Executor:
         for a, name in zip(func.args, func.arg_names(), strict=True):
             t = a.type
             if isinstance(t, MemRefType):
-                if not t.has_static_shape:
-                    raise InputError(f"argument %{name}: dynamic shape {t} is not supported")
+                shape = self._arg_shape(name, t, inputs)
                 arr = None
                 if self.functional:
-                    arr = self._input_array(name, t, inputs)
-                buf = Buffer(name, t, tuple(t.shape), arr)  # type: ignore[arg-type]
+                    arr = self._input_array(name, MemRefType(shape, t.element, t.memory_space), inputs)
+                buf = Buffer(name, t, shape, arr)
                 if t.memory_space == self.sram_space:
-                    buf.handle = self.machine.sram.allocate(name, t.size_bytes, func.loc,
+                    buf.handle = self.machine.sram.allocate(name, buf.numel * buf.ebytes, func.loc,
                                                             "function argument", 0)
                 bufs[name] = buf
                 args.append(buf)
@@ -180,6 +179,20 @@ class Executor:
             self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
                                        f"{slot.issued}) was never waited on")
         return bufs
+
+    @staticmethod
+    def _arg_shape(name: str, t: MemRefType, inputs: Mapping[str, np.ndarray] | None
+                   ) -> tuple[int, ...]:
+        """The static shape, or for `?` extents the shape of the input array given for it."""
+        if t.has_static_shape:
+            return tuple(t.shape)  # type: ignore[arg-type]
+        if inputs is None or name not in inputs:
+            raise InputError(f"argument %{name} has a dynamic shape ({t}): give an array for it "
+                             "in inputs (its shape sets the extents; timing-only runs too)")
+        shape = tuple(np.shape(inputs[name]))
+        if len(shape) != t.rank or any(d is not None and d != e for d, e in zip(t.shape, shape)):
+            raise InputError(f"input '{name}': expected a shape matching {t}, got {shape}")
+        return shape
 
     def _input_array(self, name: str, t: MemRefType, inputs: Mapping[str, np.ndarray] | None
                      ) -> np.ndarray:
@@ -622,15 +635,21 @@ class Executor:
     def _exact_oob(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
                    idx_args: tuple[int | None, ...]) -> None:
         """The interval box left the bounds: find a real out-of-bounds access, if any."""
-        found = _find_oob(func, idx_args, limit=2_000_000)
+        shapes = {a: b.shape for a, b in zip(func.args, args) if isinstance(b, Buffer)}
+        budget = [2_000_000]
+        found = _find_oob(func, idx_args, shapes, budget)
         if found is None:
+            if budget[0] <= 0 and len(self.stats.flags) < 20:
+                self.stats.flags.append(
+                    f"kernel @{op.callee} called at {op.loc}: its accesses' bounding box leaves a "
+                    "buffer and the kernel is too large to check point by point (first 2M "
+                    "accesses were in bounds)")
             return
-        acc, idx, exact = found
+        acc, idx = found
         buf = args[next(i for i, a in enumerate(func.args) if a is acc.memref)]
-        how = "" if exact else " (bounding box; the kernel is too large to check point by point)"
         raise HazardError(
             f"kernel @{op.callee} called at cycle {self.env.now}: {acc.NAME} at {acc.loc} accesses "
-            f"{buf.name}{list(idx)} outside {buf.type}{how}", op.loc)
+            f"{buf.name}{list(idx)} outside {buf.type}", op.loc)
 
     def _run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[Any]) -> None:
         if self.kernel_runner is not None:
@@ -797,14 +816,13 @@ def _zero(t: Any) -> Any:
     return 0
 
 
-def _find_oob(func: O.FuncOp, args: Sequence[int | None], limit: int
-              ) -> tuple[Operation, list[int], bool] | None:
-    """First load/store of a memref argument that leaves its bounds, walking point by point."""
+def _find_oob(func: O.FuncOp, args: Sequence[int | None], shapes: dict[Value, tuple[int, ...]],
+              budget: list[int]) -> tuple[Operation, list[int]] | None:
+    """First load/store of a memref argument (with its run-time `shapes`) that leaves its
+    bounds, walking point by point; gives up (None, budget <= 0) after `budget[0]` accesses."""
     env: dict[Value, int] = {a: v for a, v in zip(func.args, args, strict=True) if v is not None}
-    shapes = {a: a.type.shape for a in func.args if isinstance(a.type, MemRefType)}
-    budget = [limit]
 
-    def walk(block: Block) -> tuple[Operation, list[int], bool] | None:
+    def walk(block: Block) -> tuple[Operation, list[int]] | None:
         for op in block.ops:
             if isinstance(op, O.AffineForOp):
                 lo = max(compile_map(op.lower_map)([env[v] for v in op.lower_operands]))
@@ -834,7 +852,7 @@ def _find_oob(func: O.FuncOp, args: Sequence[int | None], limit: int
                     continue
                 idx = compile_map(op.map)([env[v] for v in op.indices])
                 if any(not 0 <= i < n for i, n in zip(idx, shape)):
-                    return op, list(idx), True
+                    return op, list(idx)
         return None
 
     return walk(func.body)

@@ -74,3 +74,24 @@ def test_compiled_control_program_equals_the_interpreter(make):
     assert tc == ti
     for k in oi:
         np.testing.assert_array_equal(oc[k], oi[k])
+
+
+def test_dynamic_shaped_arguments_take_their_extents_from_the_inputs():
+    from accelsim.errors import InputError
+    from compiler.ir import F32, I32, Builder, memref
+
+    b = Builder()
+    with b.func("f", A=memref((None, 8), F32), out=memref((8,), F32)) as (A, out):
+        buf = b.alloc(memref((8,), F32, 1), "buf")
+        tag = b.alloc(memref((1,), I32, 2), "tag")
+        b.dma_start(A, [2, 0], buf, [0], tag, [0], 8)
+        b.dma_wait(tag, [0], 8)
+        b.dma_start(buf, [0], out, [0], tag, [0], 8)
+        b.dma_wait(tag, [0], 8)
+    A = np.arange(24, dtype=np.float32).reshape(3, 8)
+    r = simulate(b.module, CFG, inputs={"A": A})
+    np.testing.assert_array_equal(r.outputs["out"], A[2])
+    with pytest.raises(InputError, match="dynamic shape"):
+        simulate(b.module, CFG, functional=False)
+    with pytest.raises(InputError, match=r"expected a shape matching memref<\?x8xf32>, got \(3, 4\)"):
+        simulate(b.module, CFG, inputs={"A": np.zeros((3, 4), np.float32)})
