@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ class Bar:
     label: str
     kind: str
     count: int = 1
+    level: int = 0   # sub-row of the lane: intervals of one unit that overlap stack up
 
 
 @dataclass(slots=True)
@@ -91,21 +92,25 @@ def plot_timeline(trace: Trace, out: str | Path | None = None, *, config: Any = 
     fig = Figure(figsize=(width_px / dpi, height_px / dpi), dpi=dpi)
     ax = fig.add_axes((LEFT, bottom_px / height_px, RIGHT - LEFT, axes_px / height_px))
     y_of = {u: len(lane_list) - 1 - i for i, u in enumerate(lane_list)}
-    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    levels: dict[str, int] = {}
+    for b in bars:
+        levels[b.lane] = max(levels.get(b.lane, 1), b.level + 1)
+    groups: dict[tuple[str, int, str], list[tuple[int, int]]] = {}
     stalls: list[tuple[int, int]] = []
     for b in bars:
-        groups.setdefault((b.lane, _color_of(b, colors)), []).append((b.start, b.end - b.start))
+        groups.setdefault((b.lane, b.level, _color_of(b, colors)), []).append((b.start, b.end - b.start))
         if b.kind == "stall":
             stalls.append((b.start, b.end - b.start))
     if stalls:  # shade the stalled cycles across every lane
         ax.broken_barh(stalls, (-0.5, len(lane_list)), facecolors=STALL_COLOR, alpha=0.10,
                        linewidth=0, zorder=1)
-    for (lane, color), spans in groups.items():
+    for (lane, level, color), spans in groups.items():
         hatch = "////" if color == STALL_COLOR else None
         # a thin white edge separates back-to-back bars that are wide enough to show it
         widths = [0.6 if w >= 4 * cpp else 0.0 for _, w in spans]
-        ax.broken_barh(spans, (y_of[lane] - 0.36, 0.72), facecolors=color, edgecolor="white",
-                       linewidths=widths, hatch=hatch, zorder=2)
+        h = 0.72 / levels[lane]
+        ax.broken_barh(spans, (y_of[lane] + 0.36 - (level + 1) * h, h), facecolors=color,
+                       edgecolor="white", linewidths=widths, hatch=hatch, zorder=2)
     for above, below in itertools.pairwise(lane_list):  # a rule between unit groups
         if unit_group(above) != unit_group(below):
             ax.axhline(y_of[above] - 0.5, color="#888888", linewidth=0.6, zorder=3)
@@ -159,8 +164,25 @@ def timeline_bars(trace: Trace, lanes: Sequence[str], window: tuple[int, int], c
     for li, lane in enumerate(lanes):
         a, b = bounds[li], bounds[li + 1]
         if a < b:
-            bars.extend(_merge_lane(lane, s[a:b], e[a:b], k[a:b], names, lo, cpp))
+            bars.extend(_stack(_merge_lane(lane, s[a:b], e[a:b], k[a:b], names, lo, cpp)))
     return bars
+
+
+def _stack(bars: list[Bar]) -> list[Bar]:
+    """First-fit sub-rows for a lane's bars (sorted by start): a bar takes the first sub-row
+    free at its start, so overlapping intervals (a pipelined DMA engine) stay visible."""
+    ends: list[int] = []
+    out = []
+    for b in bars:
+        for level, end in enumerate(ends):
+            if end <= b.start:
+                ends[level] = b.end
+                break
+        else:
+            level = len(ends)
+            ends.append(b.end)
+        out.append(b if level == 0 else replace(b, level=level))
+    return out
 
 
 def _merge_lane(lane: str, s: np.ndarray, e: np.ndarray, k: np.ndarray,

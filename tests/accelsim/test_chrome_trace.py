@@ -113,7 +113,8 @@ def test_args_name_the_op_buffer_and_kernel():
     assert kinds["kernel"]["args"]["kernel"] == "gemm_tile"
     assert kinds["stall"]["args"]["reason"].startswith("wait ")
     threads = {e["args"]["name"] for e in data["traceEvents"] if e["name"] == "thread_name"}
-    assert threads == set(r.trace.units())
+    # a pipelined engine's overlapping descriptors get extra tracks "dma0 #2", ...
+    assert {t.split(" #")[0] for t in threads} == set(r.trace.units())
 
 
 def test_overlapping_intervals_of_one_unit_get_their_own_tracks():

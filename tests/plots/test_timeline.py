@@ -4,6 +4,8 @@ cover every interval, colours follow the buffer/kernel, and the µs axis follows
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import time
 
@@ -17,7 +19,7 @@ from accelsim import load_config, simulate
 from accelsim.examples import tile_sum, tiled_gemm
 from accelsim.trace import Trace
 from compiler.transforms.registry import PassManager
-from plots.timeline import STALL_COLOR, plot_timeline, timeline_bars
+from plots.timeline import LEFT, RIGHT, STALL_COLOR, plot_timeline, timeline_bars
 
 COPY = ("--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 "
         "tag-mem-space=2 fast-mem-capacity=2")
@@ -61,13 +63,25 @@ def rgb(hex_color):
     return tuple(round(int(hex_color[i:i + 2], 16) / 255, 3) for i in (1, 3, 5))
 
 
+def unmerged_width(trace):
+    """A figure width at which every interval is at least one pixel wide (nothing merges)."""
+    shortest = min(r.duration for r in trace if r.duration > 0)
+    return math.ceil(trace.end / (shortest * (RIGHT - LEFT))) + 8
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_bars_are_the_trace_intervals(name, tmp_path):
     r = simulate(PROGRAMS[name](), "default", functional=False)
-    tl = plot_timeline(r.trace, tmp_path / "t.png", config=r.config, title=name)
+    tl = plot_timeline(r.trace, tmp_path / "t.png", config=r.config, title=name,
+                       width_px=unmerged_width(r.trace), dpi=50)
     want = sorted((x.unit, x.start, x.end, x.label, x.kind) for x in r.trace if x.end > x.start)
     assert sorted((b.lane, b.start, b.end, b.label, b.kind) for b in tl.bars) == want
     assert all(b.count == 1 for b in tl.bars)
+    # overlapping intervals of a unit (a pipelined DMA engine) sit on separate sub-rows
+    for lane in tl.lanes:
+        for level in {b.level for b in tl.lane_bars(lane)}:
+            row = sorted((b.start, b.end) for b in tl.lane_bars(lane) if b.level == level)
+            assert all(e <= s2 for (_, e), (s2, _) in itertools.pairwise(row))
     # the figure holds exactly these rectangles, each in the colour of its label
     rects = drawn_rectangles(tl)
     assert [(lane, s, e) for lane, s, e, _ in rects] == sorted((b.lane, b.start, b.end) for b in tl.bars)
