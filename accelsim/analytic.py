@@ -4,7 +4,9 @@ iteration.
 The control program is walked once with a closed-form resource state instead of events:
 each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
 control processor its current cycle. A DMA costs setup + burst-granular transfer + latency on
-the least-loaded engine and the earliest free channel; a kernel costs its cost-model cycles;
+the least-loaded engine (which starts its next descriptor after the transfer, with at most
+`dma.max_outstanding` in flight) and on the earliest free channel, or on every channel in
+rotation when transfers are interleaved; a kernel costs its cost-model cycles;
 a wait advances to the tag's completion. A pipelined loop therefore settles at
 max(DMA, compute) per iteration and an unpipelined one at their sum, with no special casing.
 
@@ -63,14 +65,15 @@ class _Buf:
 class _State:
     """The closed-form machine: free-at cycles, tag completions, and the clock."""
 
-    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "pending", "t",
-                 "tags")
+    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "pending",
+                 "rr", "t", "tags")
 
     def __init__(self, engines: int, channels: int):
         self.t = 0
         self.engines = [0] * engines
         self.pending: list[list[int]] = [[] for _ in range(engines)]  # completion cycles per engine
         self.channels = [0] * channels
+        self.rr = 0  # first channel of the next interleaved transfer
         self.tags: dict[tuple[int, int], int] = {}
         self.dma_ops = 0
         self.calls = 0
@@ -87,7 +90,8 @@ class _State:
         return (tuple(max(e - t, 0) for e in self.engines),
                 tuple(max(c - t, 0) for c in self.channels),
                 tuple(sorted((k[1], max(v - t, 0)) for k, v in self.tags.items())),
-                tuple(tuple(max(c - t, 0) for c in p) for p in self.pending))
+                tuple(tuple(max(c - t, 0) for c in p) for p in self.pending),
+                self.rr)
 
     def advance(self, k: int, period: int, d: tuple[int, int, int, int, int]) -> None:
         """Repeat an iteration `k` more times: shift every time by k*period, add k*counts."""
@@ -127,7 +131,7 @@ class Analytic:
             if isinstance(a.type, MemRefType):
                 vals[a] = _Buf(a.type, tuple(a.type.shape))  # type: ignore[arg-type]
         self._block(func.body, vals, st)
-        end = max([st.t, *st.engines, *st.tags.values()])
+        end = max([st.t, *st.engines, *st.tags.values(), *(c for p in st.pending for c in p)])
         st.t = end
         return st
 
@@ -261,6 +265,9 @@ class Analytic:
         sides = (st_.memory_space == self.dram_space) + (dt_.memory_space == self.dram_space)
         sram_sides = (st_.memory_space == self.sram_space) + (dt_.memory_space == self.sram_space)
         setup, lat, issue = self.setup, self.lat, self.issue
+        m = self.cfg.dma.max_outstanding
+        nch = self.cfg.dram.channels
+        interleave = self.cfg.dram.interleave == "burst" and nch > 1
 
         def dma(vals: dict[Value, Any], st: _State) -> None:
             n = vals[numv]
@@ -276,7 +283,8 @@ class Analytic:
                 else:
                     one = ((nchunks - 1) * (-(-per * eb // burst)) + -(-last * eb // burst)) * burst
                 dram_bytes = one * sides
-            T = max(-(-dram_bytes // bw), -(-(n * eb * sram_sides) // sram_bw))
+            port = -(-(n * eb * sram_sides) // sram_bw)
+            T = max(-(-dram_bytes // bw), port)
             st.t += issue
             engines = st.engines
             # the event model's policy: fewest descriptors not yet completed, lowest index on ties
@@ -287,17 +295,34 @@ class Analytic:
                     pend[:] = [c for c in pend if c > now]
                 if best < 0 or len(pend) < best:
                     e, best = k, len(pend)
-            start = max(now, engines[e]) + setup
+            pend = st.pending[e]
+            start = max(now, engines[e])
+            if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
+                start = pend[-m]
+            start += setup
             if dram_bytes:
                 chans = st.channels
-                c = min(range(len(chans)), key=chans.__getitem__)
-                xfer = max(start, chans[c])
-                chans[c] = xfer + T
-                done = xfer + T + lat
+                if interleave:
+                    nb = dram_bytes // burst
+                    first = st.rr
+                    st.rr = (first + nb) % nch
+                    q, r = divmod(nb, nch)
+                    end = start + port
+                    for i in range(min(nb, nch)):
+                        c = (first + i) % nch
+                        x = max(start, chans[c]) - (-((q + (i < r)) * burst) // bw)
+                        chans[c] = x
+                        if x > end:
+                            end = x
+                else:
+                    c = min(range(len(chans)), key=chans.__getitem__)
+                    end = max(start, chans[c]) + T
+                    chans[c] = end
+                engines[e] = end
+                done = end + lat
             else:
-                done = start + T
-            engines[e] = done
-            st.pending[e].append(done)
+                done = engines[e] = start + T
+            pend.append(done)
             tag = vals[tagv]
             st.tags[(id(tag), _lin(tfn([vals[v] for v in tops]), tag.strides))] = done
             st.dma_ops += 1

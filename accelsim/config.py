@@ -67,11 +67,15 @@ class DramConfig:
         "bandwidth_bytes_per_cycle": (int, 1, 4096),
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
+        "interleave": (str, ("burst", "none")),
     }
     channels: int = 2
     bandwidth_bytes_per_cycle: int = 16  # per channel
     latency_cycles: int = 120
     burst_bytes: int = 64
+    # "burst": a transfer's bursts are spread round-robin over the channels (address
+    # interleaving, as memory controllers do); "none": a transfer uses one channel.
+    interleave: str = "burst"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
@@ -112,10 +116,14 @@ class DmaConfig:
         "engines": (int, 1, 64),
         "queue_depth": (int, 1, 1024),
         "setup_cycles": (int, 0, 100_000),
+        "max_outstanding": (int, 1, 1024),
     }
     engines: int = 2
     queue_depth: int = 4
     setup_cycles: int = 16
+    # descriptors an engine keeps in flight: it sets up and transfers the next one while the
+    # DRAM access latency of earlier ones runs (1 = wait for each completion)
+    max_outstanding: int = 8
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

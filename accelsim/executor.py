@@ -469,7 +469,10 @@ class Executor:
                         dram_bytes += ((nchunks - 1) * -(-per * eb // burst)
                                        + -(-last * eb // burst)) * burst
         sram_bytes = n * eb * p.sram_sides
-        cyc = max(-(-dram_bytes // self._bw), -(-sram_bytes // self._sram_bw))
+        port = -(-sram_bytes // self._sram_bw)
+        cyc = max(-(-dram_bytes // self._bw), port)
+        dram = self.machine.dram
+        channel = dram.first_channel(dram_bytes) if dram_bytes and dram.interleave else 0
         env = self.env
         now = env.now
         rs = InFlight(op, now, sreg, False, label)
@@ -489,7 +492,8 @@ class Executor:
         stats = self.stats
         stats.dma_ops += 1
         stats.dma_sram_bytes += sram_bytes
-        desc = Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done)
+        desc = Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done, port,
+                          channel)
         cp = self.machine.cp
         if cp.issue_cycles:
             return self._issue_and_submit(desc)

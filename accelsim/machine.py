@@ -17,7 +17,8 @@ class Machine:
         self.dram = Dram(self.env, config.dram, self.trace)
         self.sram = Sram(config.sram)
         self.engines = [DmaEngine(self.env, k, config.dma.queue_depth, config.dma.setup_cycles,
-                                  config.dram.latency_cycles, self.dram, self.trace)
+                                  config.dram.latency_cycles, self.dram, self.trace,
+                                  config.dma.max_outstanding)
                         for k in range(config.dma.engines)]
         self.tags = TagFile()
         self.compute = ComputeUnit(self.env, 0, self.trace)

@@ -1,9 +1,16 @@
 """DRAM: `channels` channels shared by every DMA engine.
 
-A DMA engine holds one channel from `pool` for the data-transfer part of a descriptor (bytes
-at burst granularity / bandwidth) and records the interval under the channel's name; the
-access latency is pipelined and does not hold the channel. Channels are a FIFO server pool
-(`hw.queues.ServerPool`): a DMA waits, as a SimPy event, for the first free one.
+Each channel is a FIFO server: a DMA engine reserves it for the data-transfer part of a
+descriptor (bytes at burst granularity / bandwidth), starting when both the engine and the
+channel are ready, and the interval is recorded under the channel's name. Reservations are
+made at the simulated cycle the engine asks (in time order, FIFO on ties), so the per-channel
+`free_at` recursion is exactly a FIFO queue (Lindley's recursion) with no SimPy event per
+request. The access latency is pipelined and does not hold a channel.
+
+With `interleave = "burst"` a transfer's bursts go round-robin over the channels starting at
+the channel after the previous transfer's last burst (a contiguous address stream,
+interleaved at burst granularity); the transfer ends when its last piece does. The rotation
+is assigned at issue (program order), so the analytic model reproduces it.
 """
 
 from __future__ import annotations
@@ -11,8 +18,7 @@ from __future__ import annotations
 import simpy
 
 from accelsim.config import DramConfig
-from accelsim.hw.queues import ServerPool
-from accelsim.trace import Trace
+from accelsim.trace import Trace, TraceRecord
 
 
 class Dram:
@@ -20,5 +26,41 @@ class Dram:
         self.env = env
         self.cfg = cfg
         self.trace = trace
-        self.pool = ServerPool(env, cfg.channels)
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
+        self.free_at = [0] * cfg.channels
+        self.interleave = cfg.interleave == "burst" and cfg.channels > 1
+        self.next_channel = 0  # rotation for interleaved transfers, advanced at issue
+
+    def first_channel(self, dram_bytes: int) -> int:
+        """The channel an interleaved transfer of `dram_bytes` starts on (advances the rotation)."""
+        if not self.interleave:
+            return 0
+        first = self.next_channel
+        self.next_channel = (first + dram_bytes // self.cfg.burst_bytes) % self.cfg.channels
+        return first
+
+    def reserve(self, start: int, dram_bytes: int, hold: int, first: int, kind: str, label: str,
+                loc: str) -> int:
+        """Reserve channel time for a transfer ready at `start`; returns the cycle it ends.
+        `hold`: cycles on one channel when not interleaved (the transfer's own bound)."""
+        free, records, names = self.free_at, self.trace.records, self.names
+        if not self.interleave:
+            c = min(range(len(free)), key=free.__getitem__)
+            t0 = max(start, free[c])
+            free[c] = end = t0 + hold
+            records.append(TraceRecord(names[c], t0, end, kind, dram_bytes, label, loc))
+            return end
+        cfg = self.cfg
+        burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, len(free)
+        nb = dram_bytes // burst
+        q, r = divmod(nb, n)
+        end = start
+        for i in range(min(nb, n)):
+            c = (first + i) % n
+            b = (q + (i < r)) * burst
+            t0 = max(start, free[c])
+            free[c] = t1 = t0 - (-b // bw)
+            records.append(TraceRecord(names[c], t0, t1, kind, b, label, loc))
+            if t1 > end:
+                end = t1
+        return end
