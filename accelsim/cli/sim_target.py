@@ -37,8 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_report_arguments(p)
 
 
-def accelerator_pipeline(config: HardwareConfig) -> tuple[list[str], list[str]]:
-    """The pass flags for `config`, and a note for each pipeline pass that is not registered."""
+def accelerator_pipeline(config: HardwareConfig, module: Any = None,
+                         func: str | None = None) -> tuple[list[str], list[str]]:
+    """The pass flags for `config`, and a note for each pipeline pass that is not registered.
+    With `module`, tile sizes (and the copy capacity) come from `accelsim.tiling` when its
+    model applies (one perfect rectangular band), else from the cache model."""
     from compiler.transforms.registry import PASSES, _load_builtin_passes
 
     _load_builtin_passes()
@@ -58,6 +61,12 @@ def accelerator_pipeline(config: HardwareConfig) -> tuple[list[str], list[str]]:
         else:
             missing.append(f"note: pass '{name}' is not available yet; the accelerator pipeline "
                            "runs without it")
+    if module is not None and not missing:
+        from accelsim.tiling import choose_tile_sizes
+
+        choice = choose_tile_sizes(module, config, func)
+        if choice is not None:
+            flags = choice.flags(config)
     return flags, missing
 
 
@@ -79,7 +88,7 @@ def run_on_sim(req: Any) -> Any:
     if not args.as_is and not getattr(args, "pass_flags", None):
         from compiler.transforms.registry import PassManager
 
-        flags, notes = accelerator_pipeline(config)
+        flags, notes = accelerator_pipeline(config, module, func)
         for n in notes:
             print(n, file=sys.stderr)
         pm = PassManager.from_flags(flags)

@@ -86,17 +86,20 @@ def test_direct_dram_kernels_are_charged_and_flagged():
     assert r.cycles >= 3 * 64 * cfg.dram.latency_cycles
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(pipelined=st.booleans(), engines=st.integers(1, 4), channels=st.integers(1, 4),
        queue_depth=st.integers(1, 3), setup=st.integers(0, 40), latency=st.integers(0, 300),
        bw=st.sampled_from([4, 16, 64]), burst=st.sampled_from([16, 64]),
-       kind=st.sampled_from(["matrix", "vector"]), issue=st.integers(0, 3))
+       kind=st.sampled_from(["matrix", "vector"]), issue=st.integers(0, 3),
+       outstanding=st.integers(1, 8), interleave=st.sampled_from(["burst", "none"]))
 def test_analytic_equals_event_on_random_machines(pipelined, engines, channels, queue_depth, setup,
-                                                   latency, bw, burst, kind, issue):
+                                                   latency, bw, burst, kind, issue, outstanding,
+                                                   interleave):
     cfg = load_config("default").with_overrides({
         "dma.engines": engines, "dram.channels": channels, "dma.queue_depth": queue_depth,
         "dma.setup_cycles": setup, "dram.latency_cycles": latency,
         "dram.bandwidth_bytes_per_cycle": bw, "dram.burst_bytes": burst, "compute.kind": kind,
-        "control.issue_cycles": issue})
+        "control.issue_cycles": issue, "dma.max_outstanding": outstanding,
+        "dram.interleave": interleave})
     ev = simulate(tiled_gemm(64, 32, 48, 16, pipelined), cfg, functional=False)
     assert estimate(tiled_gemm(64, 32, 48, 16, pipelined), cfg).cycles == ev.cycles
