@@ -40,17 +40,22 @@ class ControlProcessor:
 
     def submit(self, desc: Descriptor) -> tuple[simpy.Event, DmaEngine] | None:
         """Hand `desc` to the least-loaded engine: None if accepted now, else the event that
-        fires when that engine's full queue takes it (the caller stalls: `stall_on_queue`)."""
+        fires when that engine's full queue has room (the caller stalls: `stall_on_queue`)."""
         engine = self.pick_engine()
         engine.outstanding += 1
-        put = engine.queue.put(desc)
-        return None if put is None else (put, engine)
+        now = self.env.now
+        if engine.queued(now) < engine.queue_depth:
+            engine.accept(desc, now)
+            return None
+        # full: room when the oldest queued descriptor starts
+        return self.env.timeout(engine.starts[0] - now), engine
 
     def stall_on_queue(self, blocked: tuple[simpy.Event, DmaEngine], desc: Descriptor
                        ) -> Generator[simpy.Event, object, None]:
         put, engine = blocked
         start = self.env.now
         yield put
+        engine.accept(desc, self.env.now)
         if self.env.now > start:
             self.trace.add(self.name, start, self.env.now, "stall", 0,
                            f"queue full: {engine.name}", desc.loc)
