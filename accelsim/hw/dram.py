@@ -2,10 +2,11 @@
 
 Each channel is a FIFO server: a DMA engine reserves it for the data-transfer part of a
 descriptor (bytes at burst granularity / bandwidth), starting when both the engine and the
-channel are ready, and the interval is recorded under the channel's name. Reservations are
-made at the simulated cycle the engine asks (in time order, FIFO on ties), so the per-channel
-`free_at` recursion is exactly a FIFO queue (Lindley's recursion) with no SimPy event per
-request. The access latency is pipelined and does not hold a channel.
+channel are ready, and the interval is recorded under the channel's name. Engines reserve
+when they accept a descriptor, so channels are granted in issue order (an in-order request
+queue at the memory controller; the analytic model does the same): the per-channel `free_at`
+recursion is that FIFO queue, with no SimPy event per request. The access latency is
+pipelined and does not hold a channel.
 
 With `interleave = "burst"` a transfer's bursts go round-robin over the channels starting at
 the channel after the previous transfer's last burst (a contiguous address stream,
