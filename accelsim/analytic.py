@@ -66,12 +66,13 @@ class _State:
     """The closed-form machine: free-at cycles, tag completions, and the clock."""
 
     __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "pending",
-                 "rr", "t", "tags")
+                 "queued", "rr", "t", "tags")
 
     def __init__(self, engines: int, channels: int):
         self.t = 0
         self.engines = [0] * engines
         self.pending: list[list[int]] = [[] for _ in range(engines)]  # completion cycles per engine
+        self.queued: list[list[int]] = [[] for _ in range(engines)]   # future start cycles per engine
         self.channels = [0] * channels
         self.rr = 0  # first channel of the next interleaved transfer
         self.tags: dict[tuple[int, int], int] = {}
@@ -91,6 +92,7 @@ class _State:
                 tuple(max(c - t, 0) for c in self.channels),
                 tuple(sorted((k[1], max(v - t, 0)) for k, v in self.tags.items())),
                 tuple(tuple(max(c - t, 0) for c in p) for p in self.pending),
+                tuple(tuple(c - t for c in q if c > t) for q in self.queued),
                 self.rr)
 
     def advance(self, k: int, period: int, d: tuple[int, int, int, int, int]) -> None:
@@ -101,6 +103,7 @@ class _State:
         self.t += s
         self.engines = [e + s for e in self.engines]
         self.pending = [[c + s for c in p] for p in self.pending]
+        self.queued = [[c + s for c in q] for q in self.queued]
         self.channels = [c + s for c in self.channels]
         self.tags = {key: v + s for key, v in self.tags.items()}
         self.dma_ops += k * d[1]
@@ -265,7 +268,7 @@ class Analytic:
         sides = (st_.memory_space == self.dram_space) + (dt_.memory_space == self.dram_space)
         sram_sides = (st_.memory_space == self.sram_space) + (dt_.memory_space == self.sram_space)
         setup, lat, issue = self.setup, self.lat, self.issue
-        m = self.cfg.dma.max_outstanding
+        m, depth = self.cfg.dma.max_outstanding, self.cfg.dma.queue_depth
         nch = self.cfg.dram.channels
         interleave = self.cfg.dram.interleave == "burst" and nch > 1
 
@@ -296,9 +299,19 @@ class Analytic:
                 if best < 0 or len(pend) < best:
                     e, best = k, len(pend)
             pend = st.pending[e]
+            # a full descriptor queue stalls the control processor until the oldest queued
+            # descriptor starts (the engine keeps the one it was handed)
+            q = st.queued[e]
+            if q and q[0] <= now:
+                q[:] = [c for c in q if c > now]
+            if len(q) >= depth:
+                now = st.t = q[0]
+                q[:] = [c for c in q if c > now]
             start = max(now, engines[e])
             if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
                 start = pend[-m]
+            if start > now:
+                q.append(start)
             start += setup
             if dram_bytes:
                 chans = st.channels

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from accelsim import load_config, simulate
+from accelsim.analytic import estimate
 from accelsim.cost_model import CostModel
 from accelsim.examples import tile_sum
 from compiler.ir import F32, I32, Builder, memref
@@ -173,11 +174,13 @@ def test_full_descriptor_queue_stalls_the_control_processor(outstanding):
     # transfer (pipelined, the queue frees up sooner)
     P = D if outstanding == 1 else SETUP + T
     # queue_depth 1: #0 in service, #1 queued, #2 blocks until #1 is taken, #3 until #2 is
-    r = simulate(four_dmas(n), machine(**{"dma.queue_depth": 1, "dma.max_outstanding": outstanding}),
-                 functional=False)
+    cfg = machine(**{"dma.queue_depth": 1, "dma.max_outstanding": outstanding})
+    r = simulate(four_dmas(n), cfg, functional=False)
     stalls = r.trace.timeline("cp", "stall")
     assert stalls[:2] == [("cp", 0, P), ("cp", P, 2 * P)]
     assert r.trace.timeline("dma") == [("dma0", k * P, k * P + D) for k in range(4)]
+    # the analytic model stalls the same way
+    assert estimate(four_dmas(n), cfg).cycles == r.cycles == 3 * P + D
 
 
 def kernel_cycles(cfg, tile):
