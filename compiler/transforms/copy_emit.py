@@ -60,6 +60,15 @@ class CopySpec:
     dense_write: bool           # every element of the clipped box is written
     loc: Location
     lattice: int = 1            # > 1: only every `lattice`-th element of the last dim is used
+    # Exclusive upper limit per dim for clipping: the memref's extent, or less when no
+    # iteration ever touches the elements above (a stencil writing only the interior).
+    limits: tuple[int | None, ...] = ()
+
+    def limit(self, d: int) -> int | None:
+        if self.limits and self.limits[d] is not None:
+            return self.limits[d]
+        size = self.mtype.shape[d]
+        return None if size is None else int(size)
 
     @property
     def buffer_shape(self) -> tuple[int, ...]:
@@ -86,9 +95,9 @@ class CopySpec:
 
     def upper(self, d: int) -> list[IndexExpr]:
         ubs = [self.lower[d] + self.extents[d]]
-        size = self.mtype.shape[d]
+        size = self.limit(d)
         if self.clipped[d] and size is not None:
-            ubs.append(const_expr(int(size)))
+            ubs.append(const_expr(size))
         return ubs
 
 
@@ -313,7 +322,8 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
     full = rows * inner if k < r else 1
     if k >= r or not spec.clipped[k]:
         return constant_index(func, full, loc)
-    size = int(spec.mtype.shape[k])  # type: ignore[arg-type]
+    size = spec.limit(k)
+    assert size is not None
     exprs = [const_expr(full), (const_expr(size) - spec.lower[k]).ceildiv(step) * inner]
     m, ops = affine_map_of(exprs)
     mn = AffineMinOp(m, ops, loc=loc)

@@ -168,10 +168,12 @@ class AffineDataCopyGenerate(Pass):
                     and (only is None or any(op is o for o in only))]
         k = lattice_step(region, accesses)
         box = region.clipped_box if k == 1 else lattice_box(region, k)
+        limits, clipped = accessed_limits(region)
+        box = clip_box(box, limits)
         dense = region.written and box.is_subset(region.written_set)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        tuple(region.clipped), region.read, region.written, dense, loc, k)
+                        clipped, region.read, region.written, dense, loc, k, limits)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
@@ -235,6 +237,55 @@ def lattice_step(region, accesses: Sequence[Operation]) -> int:  # type: ignore[
         for c in [*lin[0], lin[2]]:
             g = gcd(g, c)
     return g if g > 1 else 1
+
+
+def accessed_limits(region) -> tuple[tuple[int | None, ...], tuple[bool, ...]]:  # type: ignore[no-untyped-def]
+    """Per dim, one past the largest element index any iteration accesses (a constant, when the
+    outer loops bound it), capped by the memref's extent; and whether a tile's box can reach it.
+
+    Copies are clipped there instead of at the memref's extent, so a partial tile of a nest
+    that never touches the border (a stencil's interior) still has a dense, DMA-able box.
+    """
+    ex = region.exact
+    # [params] -> { M[a] } to { M[a, params] }, then forget the parameters: every accessed element.
+    nparam = ex.dim(isl.dim_type.param)
+    rank = ex.dim(isl.dim_type.set)
+    flat = ex.move_dims(isl.dim_type.set, rank, isl.dim_type.param, 0, nparam)
+    flat = flat.project_out(isl.dim_type.set, rank, nparam)
+    mt = region.memref.type
+    limits: list[int | None] = []
+    clipped: list[bool] = []
+    for d in range(rank):
+        size = mt.shape[d]
+        hi = flat.dim_max_val(d) if not flat.is_empty() else None
+        lim = size
+        if hi is not None and hi.is_int():
+            top = int(hi.to_python()) + 1
+            lim = top if size is None else min(int(size), top)
+        limits.append(lim)
+    box = region.box
+    for d in range(rank):
+        lim = limits[d]
+        # A dim needs clipping when some tile's box (lower + extent) passes the limit.
+        if lim is None:
+            clipped.append(bool(region.clipped[d]))
+        else:
+            only_d = [None] * rank
+            only_d[d] = lim
+            clipped.append(not box.is_subset(clip_box(box, only_d)))
+    return tuple(limits), tuple(clipped)
+
+
+def clip_box(box, limits: Sequence[int | None]):  # type: ignore[no-untyped-def]
+    """`box` with `a_d < limits[d]` added along every dim that has a limit."""
+    for d, lim in enumerate(limits):
+        if lim is None:
+            continue
+        space = box.get_space()
+        c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(space))
+        c = c.set_coefficient_val(isl.dim_type.set, d, -1).set_constant_val(lim - 1)
+        box = box.add_constraint(c)
+    return box
 
 
 def lattice_box(region, k: int):  # type: ignore[no-untyped-def]
