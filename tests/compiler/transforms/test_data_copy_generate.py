@@ -3,10 +3,6 @@ upstream MLIR v19 is wrong (partial tiles, sparse writes, 3-D tiles) checked aga
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from compiler.diagnostics import OptionError, PassError
@@ -17,21 +13,7 @@ from compiler.text import parse_module, print_module
 from compiler.transforms.data_copy_generate import AffineDataCopyGenerate, Options
 from compiler.transforms.fast_memory import peak_live_bytes
 from compiler.transforms.registry import parse_pass_flag
-
-
-def _load_support():  # type: ignore[no-untyped-def]
-    name = "copy_support"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).parent / "fixtures" / "copy_support.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod
-
-
-cs = _load_support()
+from tests.compiler.transforms.fixtures import copy_support as cs
 
 
 def copy(module, options: str = "") -> AffineDataCopyGenerate:  # type: ignore[no-untyped-def]

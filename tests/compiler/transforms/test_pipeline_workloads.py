@@ -8,10 +8,6 @@ equality is exact. Sizes leave partial tiles. Hypothesis draws further sizes and
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,21 +19,7 @@ from compiler.ir.verifier import verify
 from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
 from compiler.transforms.fast_memory import peak_live_bytes
 from compiler.transforms.pipeline_data_transfer import PipelineDataTransfer
-
-
-def _load_support():  # type: ignore[no-untyped-def]
-    name = "copy_support"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).parent / "fixtures" / "copy_support.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod
-
-
-cs = _load_support()
+from tests.compiler.transforms.fixtures import copy_support as cs
 
 SPECS = {
     "gemm": "M=19,N=13,K=23", "batched_gemm": "batch=2,M=9,N=7,K=11", "vector_add": "N=301",
