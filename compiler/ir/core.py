@@ -201,18 +201,6 @@ class Operation:
         return f"<{self.NAME} at {self.loc}>"
 
 
-def walk_ops(root: Operation | Block) -> Iterator[Operation]:
-    return root.walk()
-
-
-def replace_all_uses(root: Operation, old: Value, new: Value) -> None:
-    root.replace_uses_of(old, new)
-
-
-def defining_op(v: Value) -> Operation | None:
-    return v.owner if isinstance(v, OpResult) else None
-
-
 def enclosing_ops(op: Operation) -> list[Operation]:
     """Ancestors from outermost to innermost."""
     return list(reversed(list(op.ancestors())))
