@@ -43,7 +43,7 @@ KERNELS = sorted((HERE / "kernels").glob("*.mlir"))
 UPSTREAM = sorted((HERE / "upstream").glob("*.mlir"))
 
 
-def roundtrip(text: str, filename: str = "<t>") -> str:
+def assert_roundtrip(text: str, filename: str = "<t>") -> str:
     """Parse, print, re-parse; assert the two modules are equal and printing is stable."""
     m1 = parse_module(text, filename)
     t1 = print_module(m1)
@@ -56,7 +56,7 @@ def roundtrip(text: str, filename: str = "<t>") -> str:
 
 @pytest.mark.parametrize("path", KERNELS + UPSTREAM, ids=lambda p: p.name)
 def test_fixture_roundtrip(path: pathlib.Path) -> None:
-    roundtrip(path.read_text(), str(path))
+    assert_roundtrip(path.read_text(), str(path))
 
 
 def test_fixture_set_is_complete() -> None:
@@ -128,7 +128,7 @@ func.func @f(%A: memref<8x8xf32>, %n: index) {
     assert loop.upper_map == AffineMap.single_symbol() and loop.upper_operands == [f.args[1]]
     store = next(op for op in m.walk() if isinstance(op, AffineStoreOp))
     assert store.map == AffineMap(1, 0, (Dim(0) * 2, Dim(0) - 1))
-    printed = roundtrip(text)
+    printed = assert_roundtrip(text)
     assert "%A[%i + symbol(%n), symbol(%c0) mod 2]" in printed
     assert "affine.for %i = 0 to %n {" in printed
 
@@ -202,7 +202,7 @@ module attributes {test.attr = "x", other = {nested = 1}} {
     ext, g = m.funcs
     assert ext.is_declaration and ext.private and ext.function_type.results == (F32,)
     assert [a.name_hint for a in g.args] == ["arg0", "arg1"]
-    printed = roundtrip(text)
+    printed = assert_roundtrip(text)
     assert "func.func private @ext(memref<4xf32>, index) -> f32" in printed
     assert "memref.alloc() {alignment = 64 : i64} : memref<4xf32, 1>" in printed
 
@@ -225,7 +225,7 @@ func.func @f(%A: memref<4xf32>) -> f32 {
     assert isinstance(loop, AffineForOp) and len(loop.results) == 2
     add = m.funcs[0].body.ops[3]
     assert add.operands == loop.results
-    printed = roundtrip(text)
+    printed = assert_roundtrip(text)
     assert "%r:2 = affine.for %i = 0 to 4 iter_args(%a = %c0_0, %b = %c0_0) -> (f32, f32) {" in printed
     assert "arith.addf %r#0, %r#1 : f32" in printed
 
@@ -349,7 +349,7 @@ def test_affine_apply_roundtrip_in_module(m: AffineMap, seed: int) -> None:
             f"  return %r : index\n}}\n")
     module = parse_module(text)
     assert module.funcs[0].body.ops[0].map == m
-    roundtrip(text)
+    assert_roundtrip(text)
 
 
 @given(st.lists(affine_exprs(2, 2), min_size=1, max_size=3), st.integers(0, 2**31))

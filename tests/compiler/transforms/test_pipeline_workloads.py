@@ -42,7 +42,9 @@ def _needs_tiler() -> None:
         pytest.skip("no affine-loop-tile: ours is not registered and mlir-opt-19 is absent")
 
 
-def run_flow(name: str, spec: str, dma: bool, stages: int, cap: int, tile: int, seed: int = 0) -> None:
+def assert_flow_bit_identical(name: str, spec: str, dma: bool, stages: int, cap: int, tile: int,
+                              seed: int = 0) -> None:
+    """tile -> copy -> pipeline; assert capacity, bounds, and results equal to the original."""
     w = workloads.get(f"{name}:{spec}")
     inputs = w.random_inputs(seed=seed)
     expected = run_host(w.module(), inputs, w.func_name)
@@ -67,13 +69,13 @@ def run_flow(name: str, spec: str, dma: bool, stages: int, cap: int, tile: int, 
 @pytest.mark.parametrize("name", ["gemm", "conv2d", "jacobi-2d"])
 def test_core_workloads_grid(name: str, dma: bool, stages: int, cap: int, tile: int) -> None:
     _needs_tiler()
-    run_flow(name, SPECS[name], dma, stages, cap, tile)
+    assert_flow_bit_identical(name, SPECS[name], dma, stages, cap, tile)
 
 
 @pytest.mark.parametrize("name", sorted(set(SPECS) - {"gemm", "conv2d", "jacobi-2d"}))
 def test_every_other_workload(name: str) -> None:
     _needs_tiler()
-    run_flow(name, SPECS[name], True, 3, 2, 5, seed=1)
+    assert_flow_bit_identical(name, SPECS[name], True, 3, 2, 5, seed=1)
 
 
 def test_every_workload_has_a_spec_here() -> None:
@@ -86,14 +88,14 @@ def test_every_workload_has_a_spec_here() -> None:
 def test_gemm_random_sizes_and_options(m: int, n: int, k: int, tile: int, dma: bool, stages: int,
                                        cap: int) -> None:
     _needs_tiler()
-    run_flow("gemm", f"M={m},N={n},K={k}", dma, stages, cap, tile, seed=m * n + k)
+    assert_flow_bit_identical("gemm", f"M={m},N={n},K={k}", dma, stages, cap, tile, seed=m * n + k)
 
 
 @settings(max_examples=4, deadline=None)
 @given(n=st.integers(6, 16), tile=st.integers(2, 7), dma=st.booleans(), stages=st.integers(2, 4))
 def test_jacobi_random_sizes_and_options(n: int, tile: int, dma: bool, stages: int) -> None:
     _needs_tiler()
-    run_flow("jacobi-2d", f"N={n},T=2", dma, stages, 1, tile, seed=n)
+    assert_flow_bit_identical("jacobi-2d", f"N={n},T=2", dma, stages, 1, tile, seed=n)
 
 
 # ---- asynchronous correctness: the simulator runs DMAs concurrently and flags hazards --------------
