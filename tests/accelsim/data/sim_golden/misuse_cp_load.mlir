@@ -1,0 +1,15 @@
+module {
+  func.func @main(%A: memref<8x64xf32>, %C: memref<8x64xf32>) {
+    %buf = memref.alloc() : memref<64xf32, 1> loc("/work/main/tests/accelsim/sim_golden_gen.py":131:16)
+    %tag = memref.alloc() : memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":134:16)
+    %0 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":210:9)
+    affine.dma_start %A[0, 0], %buf[0], %tag[0], %0 : memref<8x64xf32>, memref<64xf32, 1>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":210:9)
+    %1 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":211:9)
+    affine.dma_wait %tag[0], %1 : memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":211:9)
+    %2 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":212:9)
+    affine.dma_start %A[1, 0], %buf[0], %tag[0], %2 : memref<8x64xf32>, memref<64xf32, 1>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":212:9)
+    %3 = affine.load %buf[3] : memref<64xf32, 1> loc("/work/main/tests/accelsim/sim_golden_gen.py":213:18)
+    affine.store %3, %buf[5] : memref<64xf32, 1> loc("/work/main/tests/accelsim/sim_golden_gen.py":213:9)
+    return loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+  } loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+} loc("/work/main/tests/accelsim/sim_golden_gen.py":116:13)

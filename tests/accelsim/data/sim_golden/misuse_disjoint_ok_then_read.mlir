@@ -1,0 +1,17 @@
+module {
+  func.func @main(%A: memref<8x64xf32>, %C: memref<8x64xf32>) {
+    %buf = memref.alloc() : memref<128xf32, 1> loc("/work/main/tests/accelsim/sim_golden_gen.py":131:16)
+    %tag = memref.alloc() : memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":134:16)
+    %0 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":160:9)
+    affine.dma_start %A[0, 0], %buf[0], %tag[0], %0 : memref<8x64xf32>, memref<128xf32, 1>, memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":160:9)
+    %1 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":161:9)
+    affine.dma_start %A[1, 0], %buf[64], %tag[1], %1 : memref<8x64xf32>, memref<128xf32, 1>, memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":161:9)
+    %2 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":162:9)
+    affine.dma_wait %tag[0], %2 : memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":162:9)
+    %3 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":163:9)
+    affine.dma_start %buf[0], %C[0, 0], %tag[2], %3 : memref<128xf32, 1>, memref<8x64xf32>, memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":163:9)
+    %4 = arith.constant 4 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":164:9)
+    affine.dma_start %buf[70], %C[1, 0], %tag[3], %4 : memref<128xf32, 1>, memref<8x64xf32>, memref<4xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":164:9)
+    return loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+  } loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+} loc("/work/main/tests/accelsim/sim_golden_gen.py":116:13)

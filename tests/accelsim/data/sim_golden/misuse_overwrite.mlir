@@ -1,0 +1,17 @@
+module {
+  func.func @main(%A: memref<8x64xf32>, %C: memref<8x64xf32>) {
+    %buf = memref.alloc() : memref<64xf32, 1> loc("/work/main/tests/accelsim/sim_golden_gen.py":131:16)
+    %tag = memref.alloc() : memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":134:16)
+    %0 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":152:9)
+    affine.dma_start %A[0, 0], %buf[0], %tag[0], %0 : memref<8x64xf32>, memref<64xf32, 1>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":152:9)
+    %1 = arith.constant 64 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":153:9)
+    affine.dma_wait %tag[0], %1 : memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":153:9)
+    %2 = arith.constant 32 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":154:9)
+    affine.dma_start %buf[8], %C[0, 0], %tag[0], %2 : memref<64xf32, 1>, memref<8x64xf32>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":154:9)
+    %3 = arith.constant 16 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":155:9)
+    affine.dma_start %A[1, 0], %buf[0], %tag[1], %3 : memref<8x64xf32>, memref<64xf32, 1>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":155:9)
+    %4 = arith.constant 16 : index loc("/work/main/tests/accelsim/sim_golden_gen.py":156:9)
+    affine.dma_start %A[1, 0], %buf[20], %tag[1], %4 : memref<8x64xf32>, memref<64xf32, 1>, memref<2xi32, 2> loc("/work/main/tests/accelsim/sim_golden_gen.py":156:9)
+    return loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+  } loc("/work/main/tests/accelsim/sim_golden_gen.py":126:9)
+} loc("/work/main/tests/accelsim/sim_golden_gen.py":116:13)
