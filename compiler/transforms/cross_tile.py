@@ -52,14 +52,18 @@ class ChainLoop:
 class CrossTilePlan:
     chain: tuple[ChainLoop, ...]      # outermost first
     trips: int                        # T of the pipelined loop
-    slot: IndexExpr                   # the flattened slot counter mod N
+    counter: IndexExpr                # linear tile index * T + the pipelined loop's index
+
+    def slot(self, n: int) -> IndexExpr:
+        """The buffer slot for `n` rotating buffers."""
+        return self.counter % n
 
     @property
     def outermost(self) -> AffineForOp:
         return self.chain[0].loop
 
 
-def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int,
+def plan(loop: AffineForOp, start_units: Sequence[Operation], shift: int,
          fast_space: int, replaced: Sequence[Value] = ()) -> CrossTilePlan | str:
     """A plan over the longest legal chain of enclosing tile loops, or the reason none is."""
     chain: list[ChainLoop] = []
@@ -88,9 +92,9 @@ def plan(loop: AffineForOp, start_units: Sequence[Operation], n: int, shift: int
             lin = const_expr(0)
             for c in sub:
                 lin = lin * c.trips + (IndexExpr.of(c.loop.iv) - c.lo) // c.loop.step
-            # Flattened counter: ((linear tile index) * T + (iv - lo) floordiv step) mod n
-            slot = (lin * T + (IndexExpr.of(loop.iv) - lo[0]) // loop.step) % n
-            return CrossTilePlan(tuple(sub), T, slot)
+            # Flattened counter: (linear tile index) * T + (iv - lo) floordiv step
+            counter = lin * T + (IndexExpr.of(loop.iv) - lo[0]) // loop.step
+            return CrossTilePlan(tuple(sub), T, counter)
     return why
 
 
@@ -117,7 +121,9 @@ def _check_chain(loop: AffineForOp, chain: Sequence[ChainLoop], start_units: Seq
                 or any(v is r for r in replaced) or not defined_inside(v, top):
             return True
         owner = getattr(v, "owner", None)
-        return (isinstance(owner, PURE_INDEX_OPS) and owner.parent_block is loop.body
+        home = getattr(owner, "parent_block", None)
+        return (isinstance(owner, PURE_INDEX_OPS)
+                and (home is loop.body or any(home is c.loop.body for c in chain))
                 and all(movable(x, unit) for x in owner.operands))
 
     for unit in start_units:
@@ -152,6 +158,7 @@ def apply(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step: int, shift
     start = outer.index_of(top)
     for c in p.chain:
         first[c.loop.iv] = _materialize(c.lo, outer, top, c.loop.loc)
+    _clone_chain_values(prologue, p, first, outer, top)
     for op in prologue:
         outer.insert_before(top, op.clone(first))
         op.erase()
@@ -212,6 +219,7 @@ def _next_tile_guard(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step:
         else:
             k_next = lo_next + e * step
         mapping[loop_iv] = _materialize(k_next, body, body.ops[-1], loc)
+        _clone_chain_values(template, p, mapping, body, body.ops[-1])
         for op in template:
             body.insert_before(body.ops[-1], op.clone(mapping))
         if outer_if is None:
@@ -224,6 +232,30 @@ def _next_tile_guard(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step:
             else_block = if_op.else_block
     assert outer_if is not None
     return outer_if
+
+
+def _clone_chain_values(ops: Sequence[Operation], p: CrossTilePlan, mapping: dict[Value, Value],
+                        block: Block, before: Operation) -> None:
+    """Clone (with `mapping`) the index computations in the tile loops' bodies that `ops`
+    use, e.g. the IVs a flattened tile loop recovers with affine.apply."""
+    from compiler.transforms.copy_ir import PURE_INDEX_OPS
+
+    bodies = [c.loop.body for c in p.chain]
+
+    def visit(v: Value) -> None:
+        if v in mapping:
+            return
+        owner = getattr(v, "owner", None)
+        if not isinstance(owner, PURE_INDEX_OPS) or not any(owner.parent_block is b for b in bodies):
+            return
+        for x in owner.operands:
+            visit(x)
+        block.insert_before(before, owner.clone(mapping))
+
+    for op in ops:
+        for inner in op.walk():
+            for v in inner.operands:
+                visit(v)
 
 
 def _materialize(e: IndexExpr, block: Block, before: Operation, loc) -> Value:  # type: ignore[no-untyped-def]

@@ -17,10 +17,15 @@ Beyond MLIR (off with `mlir-compat`):
 - `fast-mem-capacity` (KiB): the multiplied buffers are counted; stages are lowered (with a
   remark) until every live copy fits.
 - `cross-tile-prefetch`: see compiler/transforms/cross_tile.py.
+- `flatten-tile-loops`: perfect tile loops around a loop with a copy-out become one loop first
+  (compiler/transforms/flatten_tile_loops.py), so write-backs overlap across tile boundaries.
+- a fast buffer that is both copied in and copied out (an accumulator tile) gets one more
+  slot than the other buffers: tile t + S loads, tile t computes, tile t - 1 writes back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.ir.builder import IndexExpr
@@ -59,6 +64,7 @@ class Options:
     stages: int = 2
     pipeline_copy_out: bool = True
     cross_tile_prefetch: bool = True
+    flatten_tile_loops: bool = True
     mlir_compat: bool = False
     fast_mem_capacity: int | None = None   # KiB; None = unlimited (extension)
     fast_mem_space: int = 1
@@ -179,9 +185,16 @@ class PipelineDataTransfer(Pass):
     def run(self, module: ModuleOp) -> None:
         self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired
         self._alive: list[Operation] = []     # keeps those ops alive so their ids stay unique
+        opts = self.options
         for func in module.funcs:
             if func.is_declaration:
                 continue
+            if opts.flatten_tile_loops and opts.pipeline_copy_out and not opts.mlir_compat:
+                from compiler.transforms.flatten_tile_loops import flatten_around
+
+                for flat in flatten_around([func], _copies_out):
+                    self.remark(flat.loc, "tile loops flattened into one loop so that copy-out "
+                                          "overlaps across tile boundaries")
             loops = [op for op in func.walk() if isinstance(op, AffineForOp)]
             for loop in reversed(loops):          # inner loops first
                 if loop.parent_block is not None and _in_func(loop, func):
@@ -213,7 +226,16 @@ class PipelineDataTransfer(Pass):
         if not compat and opts.pipeline_copy_out:
             out_pairs = self.find_outgoing_pairs(loop, func, in_pairs)
         stages = 2 if compat else opts.stages
-        stages = self.fit_stages(loop, func, in_pairs + out_pairs, stages)
+        shared = _shared_buffers(in_pairs, out_pairs)
+        fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared)
+        if fitted < 2 and shared:
+            out_pairs = [p for p in out_pairs if not any(p.fast_buffer is b for b in shared)]
+            for b in shared:
+                self.remark(loop.loc, f"copy-out of {_name(b)} not pipelined: its extra slot does "
+                                      "not fit the fast memory")
+            shared = []
+            fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared)
+        stages = fitted
         if stages < 2:
             return
         S = stages - 1
@@ -231,17 +253,18 @@ class PipelineDataTransfer(Pass):
             from compiler.transforms import cross_tile
 
             swapped = [p.fast_buffer for p in in_pairs + out_pairs] + [p.tag for p in in_pairs + out_pairs]
-            got = cross_tile.plan(loop, [p.start for p in in_pairs], stages, S, opts.fast_mem_space,
+            got = cross_tile.plan(loop, [p.start for p in in_pairs], S, opts.fast_mem_space,
                                   replaced=swapped)
             if isinstance(got, str):
                 self.remark(loop.loc, f"cross-tile prefetch not applied: {got}")
             else:
                 ct_plan = got
         for old in buffers + tags:
+            n = stages + 1 if any(old is b for b in shared) else stages
             if ct_plan is not None:
-                multi_buffer(old, loop, func, stages, slot=ct_plan.slot, anchor=ct_plan.outermost)
+                multi_buffer(old, loop, func, n, slot=ct_plan.slot(n), anchor=ct_plan.outermost)
             else:
-                multi_buffer(old, loop, func, stages)
+                multi_buffer(old, loop, func, n)
         # Shifts: incoming starts 0, outgoing waits S + 1, everything else S.
         in_starts = {id(p.start) for p in in_pairs}
         out_waits = {id(p.wait) for p in out_pairs}
@@ -320,17 +343,21 @@ class PipelineDataTransfer(Pass):
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
         body = loop.body.ops
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
-        incoming_srcs = [dma_unit(op)[1][0].src for op in body  # type: ignore[attr-defined]
-                         if _unit_dir(op) == "in"]
+        incoming = [op for op in body if _unit_dir(op) == "in"]
         pairs: list[DmaPair] = []
         for op in body:
             if _unit_dir(op) != "out" or id(op) in self._generated:
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
-            if any(first.dst is s for s in incoming_srcs) or _accessed_directly(loop, first.dst):
-                self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also read in the "
-                                    "loop, so its write-back must finish within the iteration")
+            reader = next((i for i in incoming if self.conflicts(op, i, loop)), None)
+            if reader is not None:
+                self.remark(op.loc, f"copy-out not pipelined: a later iteration's DMA at {reader.loc} "
+                                    f"reads what it writes to {_name(first.dst)}")
+                continue
+            if _accessed_directly(loop, first.dst):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also accessed in "
+                                    "the loop, so its write-back must finish within the iteration")
                 continue
             if escapes(first.src, loop, func):
                 self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
@@ -340,10 +367,6 @@ class PipelineDataTransfer(Pass):
             if wait is None or body.index(wait) < body.index(op):
                 continue
             if any(p.tag is first.tag for p in in_pairs):
-                continue
-            if any(p.fast_buffer is first.src for p in in_pairs):
-                self.remark(op.loc, f"copy-out not pipelined: {_name(first.src)} is refilled by an "
-                                    "incoming DMA, so its write-back must finish within the iteration")
                 continue
             pairs.append(DmaPair(op, wait))
         return pairs
@@ -360,7 +383,9 @@ class PipelineDataTransfer(Pass):
         return True if dep is None else dep
 
     # ---- capacity -----------------------------------------------------------------------
-    def fit_stages(self, loop: AffineForOp, func: FuncOp, pairs: list[DmaPair], stages: int) -> int:
+    def fit_stages(self, loop: AffineForOp, func: FuncOp, pairs: list[DmaPair], stages: int,
+                   shared: Sequence[Value] = ()) -> int:
+        """The most stages (<= `stages`) whose buffers fit; a shared buffer has one more."""
         cap_kib = self.options.fast_mem_capacity
         if cap_kib is None or self.options.mlir_compat:
             return stages
@@ -368,6 +393,7 @@ class PipelineDataTransfer(Pass):
         space = self.options.fast_mem_space
         seen: list[Value] = []
         extra_unit = 0
+        extra_shared = 0
         for p in pairs:
             b = p.fast_buffer
             if any(b is s for s in seen):
@@ -376,17 +402,24 @@ class PipelineDataTransfer(Pass):
             t = memref_type(b)
             if t.memory_space == space:
                 extra_unit += buffer_bytes(t)
+                if any(b is s for s in shared):
+                    extra_shared += buffer_bytes(t)
         base = peak_around(loop, space)
+
+        def need(n: int) -> int:
+            return base + (n - 1) * extra_unit + extra_shared
+
         n = stages
-        while n >= 2 and base + (n - 1) * extra_unit > cap:
+        while n >= 2 and need(n) > cap:
             n -= 1
         if n < 2:
-            self.remark(loop.loc, f"won't pipeline: double buffering needs {base + extra_unit} bytes of "
-                                  f"fast memory, {cap} available")
+            if not shared:
+                self.remark(loop.loc, f"won't pipeline: double buffering needs {need(2)} bytes of "
+                                      f"fast memory, {cap} available")
             return 1
         if n != stages:
             self.remark(loop.loc, f"pipelined with {n} stages instead of {stages}: {stages} would need "
-                                  f"{base + (stages - 1) * extra_unit} bytes of fast memory, {cap} available")
+                                  f"{need(stages)} bytes of fast memory, {cap} available")
         return n
 
 
@@ -489,6 +522,21 @@ def _dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool |
     except Exception:  # the analysis does not model this access: stay conservative
         return None
     return False
+
+
+def _shared_buffers(in_pairs: Sequence[DmaPair], out_pairs: Sequence[DmaPair]) -> list[Value]:
+    """Fast buffers both filled and drained by pipelined DMAs: they need stages + 1 slots."""
+    out: list[Value] = []
+    for p in out_pairs:
+        b = p.fast_buffer
+        if any(q.fast_buffer is b for q in in_pairs) and not any(b is x for x in out):
+            out.append(b)
+    return out
+
+
+def _copies_out(loop: AffineForOp) -> bool:
+    """A loop (not itself a copy nest) with an outgoing DMA start directly in its body."""
+    return dma_unit(loop)[0] is None and any(_unit_dir(op) == "out" for op in loop.body.ops)
 
 
 def _unit_dir(op: Operation) -> str | None:

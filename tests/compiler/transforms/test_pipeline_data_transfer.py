@@ -520,10 +520,17 @@ def _scale_2d(m: int, n: int, t: int):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("stages", [2, 3])
-def test_cross_tile_prefetch_with_copy_out_pipelining(stages: int) -> None:
+@pytest.mark.parametrize("flatten", [False, True])
+def test_cross_tile_prefetch_with_copy_out_pipelining(stages: int, flatten: bool) -> None:
+    """Two ways to keep the pipeline full across rows of tiles: cross-tile prefetch on the
+    nest, or (the default) the row and column tile loops flattened into one loop."""
     orig, m = _scale_2d(32, 64, 8)       # 4 x 8 tiles, T = 8 column tiles per row of tiles
-    p = pipeline(m, f"stages={stages}")
-    assert "cross-tile prefetch: the next tile's first transfers" in remarks(p)
+    p = pipeline(m, f"stages={stages} flatten-tile-loops={str(flatten).lower()}")
+    if flatten:
+        assert "tile loops flattened into one loop" in remarks(p)
+        assert "cross-tile" not in remarks(p)     # no tile loop is left around the pipeline
+    else:
+        assert "cross-tile prefetch: the next tile's first transfers" in remarks(p)
     assert "copy-out not pipelined" not in remarks(p)
     assert cs.pipeline_drains(m.funcs[0], {"A"}) == 0
     assert cs.out_of_bounds(m.funcs[0]) == []

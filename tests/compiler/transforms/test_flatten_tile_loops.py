@@ -1,0 +1,154 @@
+"""Flattened tile loops and pipelined accumulator tiles (a buffer both copied in and out).
+
+Differential: every transformed program gives bit-identical results to the original on the
+host backend, and its DMAs stay in bounds; structural: the accumulator tile gets one more
+slot than the other buffers, and refusals say why."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.ir import Builder, memref
+from compiler.ir.ops import AffineForOp, AllocOp
+from compiler.ir.verifier import verify
+from compiler.text import parse_module, print_module
+from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
+from compiler.transforms.flatten_tile_loops import flatten, flatten_around, perfect_parent_chain
+from compiler.transforms.pipeline_data_transfer import PipelineDataTransfer
+from tests.compiler.transforms.fixtures import copy_support as cs
+
+
+def _gemm(m: int, n: int, k: int, tile: int, copy_kib: int = 1):  # type: ignore[no-untyped-def]
+    b = Builder()
+    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
+        for i in b.range(m):
+            for j in b.range(n):
+                for kk in b.range(k):
+                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
+    orig = b.module
+    t = cs.tile(parse_module(print_module(orig)), tile)
+    AffineDataCopyGenerate(f"generate-dma fast-mem-capacity={copy_kib}").run(t)
+    verify(t)
+    return orig, t
+
+
+def _pipeline(module, options: str = "") -> str:  # type: ignore[no-untyped-def]
+    p = PipelineDataTransfer(options)
+    p.run(module)
+    verify(module)
+    return "\n".join(r.message for r in p.remarks)
+
+
+def _loops(module) -> list[AffineForOp]:  # type: ignore[no-untyped-def]
+    return [op for op in module.walk() if isinstance(op, AffineForOp)]
+
+
+# ---- flattening alone ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("m", "n", "t"), [(32, 64, 8), (24, 40, 8), (16, 48, 8)])
+def test_flatten_keeps_every_transfer_in_order(m: int, n: int, t: int) -> None:
+    orig = cs.tiled_2d(m, n, t)
+    copied = parse_module(print_module(orig))
+    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(copied)
+    flat = parse_module(print_module(copied))
+    made = flatten_around([flat.funcs[0]], lambda lp: any(op.NAME == "affine.dma_start"
+                                                          for op in lp.body.ops))
+    verify(flat)
+    assert len(made) == 1
+    assert made[0].constant_trip_count == (m // t) * (n // t)
+    want = [(x.src_start, x.dst_start, x.count) for x in cs.dma_transfers(copied.funcs[0])]
+    got = [(x.src_start, x.dst_start, x.count) for x in cs.dma_transfers(flat.funcs[0])]
+    assert got == want                          # same transfers, same order
+    assert cs.same_results(orig, flat, cs.inputs_for(orig, seed=m))
+
+
+def test_flatten_three_loops_with_offsets_and_steps() -> None:
+    b = Builder()
+    with b.func("k", X=memref((5, 7, 9))) as (X,):
+        for i in b.range(1, 5, 2):
+            for j in b.range(2, 7, 3):
+                for kk in b.range(0, 9, 4):
+                    X[i, j, kk] = X[i, j, kk] * 2.0 + 1.0
+    orig = b.module
+    m = parse_module(print_module(orig))
+    outer = _loops(m)
+    flat = flatten(outer[:2], outer[2])
+    verify(m)
+    assert flat.constant_trip_count == 2 * 2 * 3
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=3))
+
+
+def test_perfect_parent_chain_stops_where_it_must() -> None:
+    b = Builder()
+    with b.func("k", X=memref((16, 16)), Y=memref((16,))) as (X, Y):
+        for i in b.range(16):
+            Y[i] = Y[i] * 2.0                    # not perfect: a store beside the inner loop
+            for j in b.range(16):
+                for kk in b.range(j, 16):        # triangular: bounds use a chain IV
+                    X[i, kk] = X[i, kk] + 1.0
+    loops = _loops(b.module)
+    assert perfect_parent_chain(loops[1]) == []    # i's body holds a store too
+    assert perfect_parent_chain(loops[2]) == []    # kk's lower bound uses j
+
+
+# ---- accumulator tiles ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_gemm_accumulator_tile_is_pipelined_with_an_extra_slot(stages: int) -> None:
+    """C is read and written back per (i, j) tile: it gets stages + 1 slots (load t + 1,
+    compute t, write back t - 1) and no tile boundary drains the C pipeline."""
+    orig, m = _gemm(24, 16, 32, 8)
+    rem = _pipeline(m, f"stages={stages}")
+    assert "copy-out not pipelined" not in rem
+    assert "tile loops flattened into one loop" in rem
+    shapes = {op.memref_type.shape for op in m.walk() if isinstance(op, AllocOp)
+              and op.memref_type.memory_space == 1}
+    assert (stages + 1, 8, 8) in shapes         # C: one more slot than A and B
+    assert (stages, 8, 8) in shapes
+    assert cs.pipeline_drains(m.funcs[0], {"C", "arg2"}) == 0
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=stages).values())}
+    assert cs.same_results(orig, m, inputs)
+
+
+def test_without_flattening_the_c_pipeline_drains_per_row_of_tiles() -> None:
+    orig, m = _gemm(24, 16, 32, 8)               # 3 x 2 (i, j) tiles
+    rem = _pipeline(m, "flatten-tile-loops=false")
+    assert "copy-out not pipelined" not in rem
+    assert cs.pipeline_drains(m.funcs[0], {"C", "arg2"}) == 3 - 1
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=5).values())}
+    assert cs.same_results(orig, m, inputs)
+
+
+def test_write_back_that_the_next_tile_reads_is_not_pipelined() -> None:
+    """X[i + 8] = 2 X[i]: tile t writes back what tile t + 1 reads, a dependence that
+    prefetching (and the deferred write-back wait) would break: nothing is multi-buffered."""
+    b = Builder()
+    with b.func("k", X=memref((520,))) as (X,):
+        for ii in b.range(0, 512, 8):
+            for i in b.range(ii, ii + 8):
+                X[i + 8] = X[i] * 2.0
+    orig = b.module
+    m = parse_module(print_module(orig))
+    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(m)
+    rem = _pipeline(m)
+    assert "won't pipeline this DMA: it reads %X, which the outgoing DMA at" in rem
+    assert not any(len(op.memref_type.shape) == 2 for op in m.walk() if isinstance(op, AllocOp))
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=1))
+
+
+def test_extra_slot_that_does_not_fit_keeps_copy_out_unpipelined() -> None:
+    """32-tiles of f32: A, B, C tiles are 4 KiB each. With A and B double-buffered (16 KiB)
+    and C's copy-in double-buffered (8 KiB), 24 KiB fit; C's third slot needs 28."""
+    orig, tight = _gemm(64, 64, 64, 32, copy_kib=16)
+    rem = _pipeline(tight, "fast-mem-capacity=24")
+    assert "copy-out of %C_fast not pipelined: its extra slot does not fit the fast memory" in rem
+    shapes = [op.memref_type.shape for op in tight.walk() if isinstance(op, AllocOp)
+              and op.memref_type.memory_space == 1]
+    assert (2, 32, 32) in shapes and (3, 32, 32) not in shapes
+    inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=7).values())}
+    assert cs.same_results(orig, tight, inputs)
+    _, roomy = _gemm(64, 64, 64, 32, copy_kib=16)
+    rem = _pipeline(roomy, "fast-mem-capacity=28")
+    assert "not pipelined" not in rem
+    assert any(op.memref_type.shape == (3, 32, 32) for op in roomy.walk() if isinstance(op, AllocOp))
