@@ -1,30 +1,41 @@
 """Analytical estimate: the same program and config, without SimPy and without walking every
 iteration.
 
-The control program is walked once with a closed-form resource state instead of events:
-each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
-control processor its current cycle. A DMA costs setup + burst-granular transfer + latency on
-the least-loaded engine (which starts its next descriptor after the transfer, with at most
-`dma.max_outstanding` in flight) and on the earliest free channel, or on every channel in
-rotation when transfers are interleaved; a kernel costs its cost-model cycles;
-a wait advances to the tag's completion. A pipelined loop therefore settles at
-max(DMA, compute) per iteration and an unpipelined one at their sum, with no special casing.
+The control program is walked once with a closed-form resource state instead of events
+(`accelsim.analytic_machine`): each DMA engine and DRAM channel has a "free at" cycle, each
+tag its completion cycle, the control processor its current cycle. A DMA costs setup +
+burst-granular transfer + latency on the least-loaded engine (which starts its next
+descriptor after the transfer, with at most `dma.max_outstanding` in flight) and on the
+earliest free channel, or on every channel in rotation when transfers are interleaved; a
+kernel costs its cost-model cycles; a wait advances to the tag's completion. A pipelined loop
+therefore settles at max(DMA, compute) per iteration and an unpipelined one at their sum, with
+no special casing.
 
 Loops are sampled, not iterated: iterations are walked until the machine state relative to
 the clock repeats (period 1 to 6 iterations, times the body's `mod` patterns), then the middle
 is skipped in whole periods by shifting the whole state (engines, channels, tags, clock), and
 the last iteration (where partial tiles are) is walked again. The jump is exact when the
 loop's iterations differ only in those periodic patterns.
+
+Loops are also memoized: a loop entered again with the same machine state (relative to the
+clock) and the same values of everything its timing depends on (loop bounds, conditions, DMA
+sizes, tag indices, kernel index arguments, found by a backward slice at compile time) ends in
+the same state, so the recorded outcome is replayed (`Machine.restore`). A tile loop nest thus
+walks its inner loops a handful of times, not once per outer iteration.
+
+The program is compiled once (`compile_program`) into closures over a flat slot environment;
+the compiled form does not depend on the hardware config and is cached per module object.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from accelsim.analytic_machine import Machine
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost_model import CostModel
 from accelsim.kernels import ensure_outlined
@@ -35,6 +46,9 @@ from compiler.ir import ops as O
 from compiler.ir.affine_expr import Binary, Const
 from compiler.ir.core import Block, Value
 from compiler.ir.types import MemRefType
+
+Env = list  # type: ignore[type-arg]
+Step = Callable[[Env, Machine], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,304 +67,342 @@ class AnalyticResult:
 
 
 class _Buf:
-    __slots__ = ("ebytes", "shape", "space", "strides")
+    """A memref at run time: where its tags live (`site`: the alloc op, or -1-k for argument
+    k) and its strides (tag indices are linearized)."""
 
-    def __init__(self, t: MemRefType, shape: tuple[int, ...]):
+    __slots__ = ("shape", "site", "strides")
+
+    def __init__(self, site: int, shape: tuple[int, ...]):
+        self.site = site
         self.shape = shape
-        self.space = t.memory_space
-        self.ebytes = t.element.byte_width
         self.strides = strides_of(shape)
 
 
-class _State:
-    """The closed-form machine: free-at cycles, tag completions, and the clock."""
-
-    __slots__ = ("calls", "channels", "compute", "dma_ops", "dram_bytes", "engines", "pending",
-                 "queued", "rr", "t", "tags")
-
-    def __init__(self, engines: int, channels: int):
-        self.t = 0
-        self.engines = [0] * engines
-        self.pending: list[list[int]] = [[] for _ in range(engines)]  # completion cycles per engine
-        self.queued: list[list[int]] = [[] for _ in range(engines)]   # future start cycles per engine
-        self.channels = [0] * channels
-        self.rr = 0  # first channel of the next interleaved transfer
-        self.tags: dict[tuple[int, int], int] = {}
-        self.dma_ops = 0
-        self.calls = 0
-        self.dram_bytes = 0
-        self.compute = 0
-
-    def snapshot(self) -> tuple[int, int, int, int, int]:
-        return (self.t, self.dma_ops, self.calls, self.dram_bytes, self.compute)
-
-    def signature(self) -> tuple:  # type: ignore[type-arg]
-        """The state relative to the clock (past times clipped to 0): equal signatures evolve
-        identically, since the model is deterministic."""
-        t = self.t
-        return (tuple(max(e - t, 0) for e in self.engines),
-                tuple(max(c - t, 0) for c in self.channels),
-                tuple(sorted((k[1], max(v - t, 0)) for k, v in self.tags.items())),
-                tuple(tuple(max(c - t, 0) for c in p) for p in self.pending),
-                tuple(tuple(c - t for c in q if c > t) for q in self.queued),
-                self.rr)
-
-    def advance(self, k: int, period: int, d: tuple[int, int, int, int, int]) -> None:
-        """Repeat an iteration `k` more times: shift every time by k*period, add k*counts."""
-        if k <= 0:
-            return
-        s = k * period
-        self.t += s
-        self.engines = [e + s for e in self.engines]
-        self.pending = [[c + s for c in p] for p in self.pending]
-        self.queued = [[c + s for c in q] for q in self.queued]
-        self.channels = [c + s for c in self.channels]
-        self.tags = {key: v + s for key, v in self.tags.items()}
-        self.dma_ops += k * d[1]
-        self.calls += k * d[2]
-        self.dram_bytes += k * d[3]
-        self.compute += k * d[4]
+@dataclass(slots=True)
+class _BlockInfo:
+    steps: list[Step]
+    timed: bool            # holds a DMA, a wait or a call somewhere
+    mod: int               # lcm of the `mod` divisors of its maps
+    rel: set[Value]        # values defined outside it that its timing depends on
 
 
-class Analytic:
-    def __init__(self, module: O.ModuleOp, config: HardwareConfig, cost: CostModel | None = None):
-        self.module = module
-        self.cfg = config
-        self.cost = cost if cost is not None else CostModel.for_config(config)
+class Program:
+    """One function compiled into closures (`run(config)` walks it on a fresh machine)."""
+
+    def __init__(self, module: O.ModuleOp, func: O.FuncOp):
+        self.func = func
         self.funcs = {f.sym_name: f for f in module.funcs}
-        d = config.dram
-        self.setup, self.lat = config.dma.setup_cycles, d.latency_cycles
-        self.burst, self.bw = d.burst_bytes, d.bandwidth_bytes_per_cycle
-        self.sram_bw = config.sram.bytes_per_cycle
-        self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
-        self.issue = config.control.issue_cycles
-        self._plans: dict[Block, list[Any]] = {}
-        self._mods: dict[O.AffineForOp, int] = {}
+        self.slots: dict[Value, int] = {}
+        self.consts: dict[Value, Any] = {}
+        self.bufs: dict[Value, _Buf] = {}
+        self.nsites = 0
+        self.nloops = 0
+        for k, a in enumerate(func.args):
+            if isinstance(a.type, MemRefType) and a.type.has_static_shape:
+                self.bufs[a] = _Buf(-1 - k, tuple(a.type.shape))  # type: ignore[arg-type]
+        self.body = self._block(func.body).steps
 
-    def run(self, func: O.FuncOp) -> _State:
-        st = _State(self.cfg.dma.engines, self.cfg.dram.channels)
-        vals: dict[Value, Any] = {}
-        for a in func.args:
-            if isinstance(a.type, MemRefType):
-                vals[a] = _Buf(a.type, tuple(a.type.shape))  # type: ignore[arg-type]
-        self._block(func.body, vals, st)
-        end = max([st.t, *st.engines, *st.tags.values(), *(c for p in st.pending for c in p)])
-        st.t = end
-        return st
+    def run(self, config: HardwareConfig, cost: CostModel | None = None) -> Machine:
+        m = Machine(config)
+        m.cost = cost if cost is not None else CostModel.for_config(config)
+        m.memo = {}
+        env: Env = [None] * len(self.slots)
+        for step in self.body:
+            step(env, m)
+        m.t = m.end()
+        return m
 
-    # Each block is compiled once into a list of closures `step(vals, state)`; walking a
-    # sampled iteration is then a flat loop over them.
-    def _block(self, block: Block, vals: dict[Value, Any], st: _State) -> None:
-        steps = self._plans.get(block)
-        if steps is None:
-            steps = self._plans[block] = [self._compile(op) for op in block.ops]
-        for step in steps:
+    # ---- operands ------------------------------------------------------------------------
+    def _slot(self, v: Value) -> int:
+        s = self.slots.get(v)
+        if s is None:
+            s = self.slots[v] = len(self.slots)
+        return s
+
+    def _getter(self, operands: Sequence[Value]) -> tuple[list[Any] | None, Callable[[Env], list[Any]]]:
+        """(the operand values if all are compile-time constants, else None; a reader)."""
+        if all(v in self.consts for v in operands):
+            vals = [self.consts[v] for v in operands]
+            return vals, lambda e: vals
+        if len(operands) == 1:
+            s0 = self._slot(operands[0])
+            return None, lambda e: [e[s0]]
+        items = [(self.consts[v], -1) if v in self.consts else (None, self._slot(v)) for v in operands]
+        if all(s >= 0 for _, s in items):
+            slots = [s for _, s in items]
+            return None, lambda e: [e[s] for s in slots]
+        return None, lambda e: [c if s < 0 else e[s] for c, s in items]
+
+    def _scalar(self, v: Value | None) -> tuple[Any, int]:
+        """(constant, -1) or (None, slot)."""
+        if v is None:
+            return None, -1
+        if v in self.consts:
+            return self.consts[v], -1
+        return None, self._slot(v)
+
+    # ---- blocks --------------------------------------------------------------------------
+    def _block(self, block: Block) -> _BlockInfo:
+        steps: list[Step] = []
+        timed, mod = False, 1
+        uses: list[tuple[set[Value], Value | None]] = []  # per op: (relevant uses, index result)
+        for op in block.ops:
+            step, t, m, rel, res = self._op(op)
             if step is not None:
-                step(vals, st)
+                steps.append(step)
+            timed = timed or t
+            mod = math.lcm(mod, m)
+            uses.append((rel, res))
+        # backward slice: index ops whose results are relevant make their operands relevant
+        R: set[Value] = set()
+        for (rel, res), op in zip(reversed(uses), reversed(block.ops)):
+            if res is not None:
+                if res in R:
+                    R.update(op.operands)
+            else:
+                R |= rel
+        R.difference_update(block.args)
+        for op in block.ops:
+            R.difference_update(op.results)
+        return _BlockInfo(steps, timed, min(mod, 64), R)
 
-    def _compile(self, op: Any) -> Any:
-        if isinstance(op, O.AffineForOp):
-            if not any(isinstance(o, O.AffineDmaStartOp | O.AffineDmaWaitOp | O.CallOp)
-                       for o in op.walk()):
-                return None  # pure index arithmetic: takes no time
-            return lambda vals, st: self._for(op, vals, st)
-        if isinstance(op, O.AffineIfOp):
-            fn, ops = compile_set(op.condition), list(op.operands)
-            then_b, else_b = op.then_block, op.else_block
-
-            def if_(vals: dict[Value, Any], st: _State) -> None:
-                self._block(then_b if fn([vals[v] for v in ops]) else else_b, vals, st)
-            return if_
-        if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
-            fn, ops, res = compile_map(op.map), list(op.operands), op.results[0]
-            pick = (lambda r: r[0]) if isinstance(op, O.AffineApplyOp) else (
-                min if isinstance(op, O.AffineMinOp) else max)
-
-            def index(vals: dict[Value, Any], st: _State) -> None:
-                vals[res] = pick(fn([vals[v] for v in ops]))
-            return index
+    def _op(self, op: Any) -> tuple[Step | None, bool, int, set[Value], Value | None]:
+        """(step, timed, mod, relevant uses, result of an index op)."""
         if isinstance(op, O.ConstantOp):
-            res, value = op.results[0], op.value
-
-            def const(vals: dict[Value, Any], st: _State) -> None:
-                vals[res] = value
-            return const
+            self.consts[op.results[0]] = op.value
+            return None, False, 1, set(), None
+        if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
+            return self._index(op), False, _mods([op.map]), set(), op.results[0]
+        if isinstance(op, O.AffineForOp):
+            return self._for(op)
+        if isinstance(op, O.AffineIfOp):
+            return self._if(op)
         if isinstance(op, O.AllocOp):
-            t, ops, res = op.memref_type, list(op.operands), op.results[0]
-            static = _Buf(t, tuple(t.shape)) if t.has_static_shape else None  # type: ignore[arg-type]
-
-            def alloc(vals: dict[Value, Any], st: _State) -> None:
-                if static is not None:
-                    vals[res] = _Buf(t, static.shape)
-                    return
-                dyn = iter(vals[v] for v in ops)
-                vals[res] = _Buf(t, tuple(d if d is not None else next(dyn) for d in t.shape))
-            return alloc
+            return self._alloc(op)
         if isinstance(op, O.AffineDmaStartOp):
-            return self._compile_dma(op)
+            return self._dma(op)
         if isinstance(op, O.AffineDmaWaitOp):
-            tagv, fn, ops = op.tag, compile_map(op.tag_map), op.tag_indices
-
-            def wait(vals: dict[Value, Any], st: _State) -> None:
-                tag = vals[tagv]
-                done = st.tags.pop((id(tag), _lin(fn([vals[v] for v in ops]), tag.strides)), st.t)
-                if done > st.t:
-                    st.t = done
-            return wait
+            return self._wait(op)
         if isinstance(op, O.CallOp):
-            f, ops, issue, cost = self.funcs[op.callee], list(op.operands), self.issue, self.cost
+            return self._call(op)
+        return None, False, 1, set(), None
 
-            def call(vals: dict[Value, Any], st: _State) -> None:
-                args = tuple(None if isinstance(a, _Buf) else int(a) for a in (vals[v] for v in ops))
-                c = cost.kernel(f, args)
-                st.t += issue + c.cycles
-                st.calls += 1
-                st.compute += c.compute_cycles
-            return call
-        return None
+    def _index(self, op: O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp) -> Step | None:
+        fn, res = compile_map(op.map), op.results[0]
+        pick: Callable[[tuple[int, ...]], int] = (
+            (lambda r: r[0]) if isinstance(op, O.AffineApplyOp) or len(op.map.results) == 1
+            else min if isinstance(op, O.AffineMinOp) else max)
+        static, get = self._getter(op.operands)
+        if static is not None:
+            self.consts[res] = pick(fn(static))
+            return None
+        r = self._slot(res)
 
-    def _for(self, op: O.AffineForOp, vals: dict[Value, Any], st: _State) -> None:
-        lo = max(compile_map(op.lower_map)([vals[v] for v in op.lower_operands]))
-        hi = min(compile_map(op.upper_map)([vals[v] for v in op.upper_operands]))
-        if hi <= lo:
-            return
-        trip = -((lo - hi) // op.step)
-        body, iv = op.body, op.iv
-        # Walk iterations until the per-iteration deltas repeat (double buffering on two engines
-        # alternates, several engines rotate), then jump over the middle in whole periods.
+        def index(e: Env, m: Machine) -> None:
+            e[r] = pick(fn(get(e)))
+        return index
+
+    def _alloc(self, op: O.AllocOp) -> tuple[Step | None, bool, int, set[Value], None]:
+        t, res = op.memref_type, op.results[0]
+        site = self.nsites
+        self.nsites += 1
+        if t.has_static_shape:
+            self.bufs[res] = _Buf(site, tuple(t.shape))  # type: ignore[arg-type]
+            return None, False, 1, set(), None
+        r, get = self._slot(res), self._getter(op.operands)[1]
+
+        def alloc(e: Env, m: Machine) -> None:
+            dyn = iter(get(e))
+            e[r] = _Buf(site, tuple(d if d is not None else next(dyn) for d in t.shape))
+        return alloc, False, 1, set(op.operands), None
+
+    def _tag(self, tag: Value, tag_map: Any, indices: Sequence[Value]
+             ) -> tuple[tuple[int, int] | None, Callable[[Env], tuple[int, int]], set[Value]]:
+        """The tag key (site, linear index): static, or a reader; and the values it reads."""
+        fn = compile_map(tag_map)
+        static, get = self._getter(indices)
+        buf = self.bufs.get(tag)
+        if buf is not None:
+            site, strides = buf.site, buf.strides
+            if static is not None:
+                key = (site, sum(i * s for i, s in zip(fn(static), strides)))
+                return key, lambda e: key, set()
+            return None, lambda e: (site, sum(i * s for i, s in zip(fn(get(e)), strides))), set(indices)
+        ts = self._slot(tag)
+
+        def dyn(e: Env) -> tuple[int, int]:
+            b = e[ts]
+            return (b.site, sum(i * s for i, s in zip(fn(get(e)), b.strides)))
+        return None, dyn, {tag, *indices}
+
+    def _dma(self, op: O.AffineDmaStartOp) -> tuple[Step, bool, int, set[Value], None]:
+        st_, dt_ = op.src.type, op.dst.type
+        assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
+        eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
+        n0, ns = self._scalar(op.num_elements)
+        p0, ps = self._scalar(op.elements_per_stride)
+        key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
+        rel = rel | {v for v in (op.num_elements, op.elements_per_stride) if v is not None}
+        mods = _mods([op.src_map, op.dst_map, op.tag_map])
+        if ns < 0 and ps < 0:
+            cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
+
+            def dma_static(e: Env, m: Machine) -> None:
+                if cache[0] is not m:
+                    cache[0], cache[1] = m, m.sizes_of(n0, p0, eb, ss, ds)
+                db, port, T = cache[1]
+                m.dma(db, port, T, key if key is not None else tagf(e))
+            return dma_static, True, mods, rel, None
+
+        def dma(e: Env, m: Machine) -> None:
+            n = n0 if ns < 0 else e[ns]
+            per = p0 if ps < 0 else e[ps]
+            db, port, T = m.sizes_of(n, per, eb, ss, ds)
+            m.dma(db, port, T, key if key is not None else tagf(e))
+        return dma, True, mods, rel, None
+
+    def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, set[Value], None]:
+        key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
+        if key is not None:
+            def wait_static(e: Env, m: Machine) -> None:
+                done = m.tags.pop(key, 0)
+                if done > m.t:
+                    m.t = done
+            return wait_static, True, _mods([op.tag_map]), rel, None
+
+        def wait(e: Env, m: Machine) -> None:
+            done = m.tags.pop(tagf(e), 0)
+            if done > m.t:
+                m.t = done
+        return wait, True, _mods([op.tag_map]), rel, None
+
+    def _call(self, op: O.CallOp) -> tuple[Step, bool, int, set[Value], None]:
+        f = self.funcs[op.callee]
+        idx = [v for v in op.operands if not isinstance(v.type, MemRefType)]
+        pattern = [self._scalar(v) if not isinstance(v.type, MemRefType) else (None, -1)
+                   for v in op.operands]
+        if all(s < 0 for _, s in pattern):
+            args = tuple(None if c is None else int(c) for c, _ in pattern)
+            cache: list[Any] = [None, None]  # (machine, cost): static arguments, once per run
+
+            def call_static(e: Env, m: Machine) -> None:
+                if cache[0] is not m:
+                    cache[0], cache[1] = m, m.cost.kernel(f, args)
+                c = cache[1]
+                m.t += m.issue + c.cycles
+                m.calls += 1
+                m.compute += c.compute_cycles
+            return call_static, True, 1, set(idx), None
+
+        def call(e: Env, m: Machine) -> None:
+            c = m.cost.kernel(f, tuple([c if s < 0 else int(e[s]) for c, s in pattern]))
+            m.t += m.issue + c.cycles
+            m.calls += 1
+            m.compute += c.compute_cycles
+        return call, True, 1, set(idx), None
+
+    def _if(self, op: O.AffineIfOp) -> tuple[Step | None, bool, int, set[Value], None]:
+        fn = compile_set(op.condition)
+        then_b, else_b = self._block(op.then_block), self._block(op.else_block)
+        rel = set(op.operands) | then_b.rel | else_b.rel
+        mod = math.lcm(then_b.mod, else_b.mod)
+        timed = then_b.timed or else_b.timed
+        static, get = self._getter(op.operands)
+        if static is not None:
+            steps = then_b.steps if fn(static) else else_b.steps
+            if not steps:
+                return None, timed, mod, rel, None
+
+            def if_static(e: Env, m: Machine) -> None:
+                for s in steps:
+                    s(e, m)
+            return if_static, timed, mod, rel, None
+        then_s, else_s = then_b.steps, else_b.steps
+
+        def if_(e: Env, m: Machine) -> None:
+            for s in (then_s if fn(get(e)) else else_s):
+                s(e, m)
+        return if_, timed, mod, rel, None
+
+    def _for(self, op: O.AffineForOp) -> tuple[Step | None, bool, int, set[Value], None]:
+        iv = self._slot(op.iv)
+        body = self._block(op.body)
+        bounds = [*op.lower_operands, *op.upper_operands]
+        if not body.timed:
+            return None, False, 1, set(), None  # pure index arithmetic: takes no time
+        outside = sorted({self._slot(v) for v in body.rel if v not in self.consts})
+        rel = set(bounds) | body.rel
+        lof, hif = compile_map(op.lower_map), compile_map(op.upper_map)
+        lo_static, lo_get = self._getter(op.lower_operands)
+        hi_static, hi_get = self._getter(op.upper_operands)
+        lo0 = max(lof(lo_static)) if lo_static is not None else None
+        hi0 = min(hif(hi_static)) if hi_static is not None else None
+        stride, steps, mod = op.step, body.steps, body.mod
+        loop_id = self.nloops
+        self.nloops += 1
+
+        def for_(e: Env, m: Machine) -> None:
+            lo = lo0 if lo0 is not None else max(lof(lo_get(e)))
+            hi = hi0 if hi0 is not None else min(hif(hi_get(e)))
+            if hi <= lo:
+                return
+            key = (loop_id, lo, hi, tuple([e[s] for s in outside]), m.signature())
+            hit = m.memo.get(key)
+            if hit is not None:
+                m.restore(*hit)
+                return
+            t0, c0 = m.t, m.counters()
+            _walk(e, m, steps, iv, lo, hi, stride, mod)
+            c1 = m.counters()
+            m.memo[key] = (m.t - t0, m.signature(), tuple(b - a for a, b in zip(c0, c1)))
+        return for_, True, mod, rel, None
+
+
+def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
+          mod: int) -> None:
+    """Run iterations lo, lo+stride, ... < hi: walk until the per-iteration deltas repeat
+    (double buffering on two engines alternates, several engines rotate), jump over the
+    middle in whole periods, walk the last iteration."""
+    trip = -((lo - hi) // stride)
+    last = trip - 1
+    k = 0
+    if trip > 3:  # shorter loops cannot jump: walk them plainly
         deltas: list[tuple[int, ...]] = []
         sigs: list[tuple] = []  # type: ignore[type-arg]
-        k = 0
-        last = trip - 1
-        mod = self._modulus(op)
         while k < last:
-            before = st.snapshot()
-            vals[iv] = lo + k * op.step
-            self._block(body, vals, st)
-            after = st.snapshot()
-            deltas.append(tuple(a - b for a, b in zip(after, before)))
-            sigs.append(st.signature())
+            before = (m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute)
+            e[iv] = lo + k * stride
+            for s in steps:
+                s(e, m)
+            deltas.append((m.t - before[0], m.dma_ops - before[1], m.calls - before[2],
+                           m.dram_bytes - before[3], m.compute - before[4]))
+            sigs.append(m.signature())
             k += 1
             period = _period(sigs, deltas)
             if period and k < last:
                 period = math.lcm(period, mod)
                 if len(deltas) >= period:
                     reps = (last - k) // period
-                    d = tuple(sum(x[i] for x in deltas[-period:]) for i in range(5))
-                    st.advance(reps, d[0], d)  # type: ignore[arg-type]
+                    d = [sum(x[i] for x in deltas[-period:]) for i in range(5)]
+                    m.advance(reps, d[0], (d[1], d[2], d[3], d[4]))
                     k += reps * period
                     sigs.clear()
                     deltas.clear()
-        vals[iv] = lo + last * op.step
-        self._block(body, vals, st)
-
-    def _modulus(self, loop: O.AffineForOp) -> int:
-        """lcm of the `mod` divisors in the affine maps inside `loop` (tag slots, buffer halves)."""
-        hit = self._mods.get(loop)
-        if hit is None:
-            m = 1
-            for o in loop.walk():
-                for amap in _maps_of(o):
-                    for r in amap.results:
-                        for d in _mod_divisors(r):
-                            m = math.lcm(m, d)
-            hit = self._mods[loop] = min(m, 64)
-        return hit
-
-    def _compile_dma(self, op: O.AffineDmaStartOp) -> Any:
-        srcv, dstv, tagv = op.src, op.dst, op.tag
-        st_, dt_ = srcv.type, dstv.type
-        assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
-        numv, perv = op.num_elements, op.elements_per_stride
-        tfn, tops = compile_map(op.tag_map), op.tag_indices
-        eb = st_.element.byte_width
-        burst, bw, sram_bw = self.burst, self.bw, self.sram_bw
-        sides = (st_.memory_space == self.dram_space) + (dt_.memory_space == self.dram_space)
-        sram_sides = (st_.memory_space == self.sram_space) + (dt_.memory_space == self.sram_space)
-        setup, lat, issue = self.setup, self.lat, self.issue
-        m, depth = self.cfg.dma.max_outstanding, self.cfg.dma.queue_depth
-        nch = self.cfg.dram.channels
-        interleave = self.cfg.dram.interleave == "burst" and nch > 1
-
-        def dma(vals: dict[Value, Any], st: _State) -> None:
-            n = vals[numv]
-            per, nchunks, last = n, 1, n
-            if perv is not None:
-                per = vals[perv]
-                nchunks = -(-n // per) if per > 0 else 1
-                last = n - (nchunks - 1) * per
-            dram_bytes = 0
-            if sides and n:
-                if nchunks == 1:
-                    one = -(-n * eb // burst) * burst
-                else:
-                    one = ((nchunks - 1) * (-(-per * eb // burst)) + -(-last * eb // burst)) * burst
-                dram_bytes = one * sides
-            port = -(-(n * eb * sram_sides) // sram_bw)
-            T = max(-(-dram_bytes // bw), port)
-            st.t += issue
-            engines = st.engines
-            # the event model's policy: fewest descriptors not yet completed, lowest index on ties
-            now = st.t
-            e, best = 0, -1
-            for k, pend in enumerate(st.pending):
-                if pend and pend[0] <= now:
-                    pend[:] = [c for c in pend if c > now]
-                if best < 0 or len(pend) < best:
-                    e, best = k, len(pend)
-            pend = st.pending[e]
-            # a full descriptor queue stalls the control processor until the oldest queued
-            # descriptor starts (the engine keeps the one it was handed)
-            q = st.queued[e]
-            if q and q[0] <= now:
-                q[:] = [c for c in q if c > now]
-            if len(q) >= depth:
-                now = st.t = q[0]
-                q[:] = [c for c in q if c > now]
-            start = max(now, engines[e])
-            if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
-                start = pend[-m]
-            if start > now:
-                q.append(start)
-            start += setup
-            if dram_bytes:
-                chans = st.channels
-                if interleave:
-                    nb = dram_bytes // burst
-                    first = st.rr
-                    st.rr = (first + nb) % nch
-                    q, r = divmod(nb, nch)
-                    end = start + port
-                    for i in range(min(nb, nch)):
-                        c = (first + i) % nch
-                        x = max(start, chans[c]) - (-((q + (i < r)) * burst) // bw)
-                        chans[c] = x
-                        if x > end:
-                            end = x
-                else:
-                    c = min(range(len(chans)), key=chans.__getitem__)
-                    end = max(start, chans[c]) + T
-                    chans[c] = end
-                engines[e] = end
-                done = end + lat
-            else:
-                done = engines[e] = start + T
-            pend.append(done)
-            tag = vals[tagv]
-            st.tags[(id(tag), _lin(tfn([vals[v] for v in tops]), tag.strides))] = done
-            st.dma_ops += 1
-            st.dram_bytes += dram_bytes
-        return dma
+    while k <= last:
+        e[iv] = lo + k * stride
+        for s in steps:
+            s(e, m)
+        k += 1
 
 
-def _maps_of(op: Any) -> list[Any]:
-    if isinstance(op, O.AffineDmaStartOp):
-        return [op.src_map, op.dst_map, op.tag_map]
-    if isinstance(op, O.AffineDmaWaitOp):
-        return [op.tag_map]
-    if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp | O.AffineLoadOp | O.AffineStoreOp):
-        return [op.map]
-    return []
+def _mods(maps: Sequence[Any]) -> int:
+    """lcm of the `mod` divisors in `maps` (tag slots, buffer halves)."""
+    m = 1
+    for amap in maps:
+        for r in amap.results:
+            for d in _mod_divisors(r):
+                m = math.lcm(m, d)
+    return m
 
 
 def _mod_divisors(e: Any) -> list[int]:
@@ -378,10 +430,6 @@ def _period(sigs: list[tuple], deltas: list[tuple[int, ...]]) -> int:  # type: i
     return 0
 
 
-def _lin(idx: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    return sum(i * s for i, s in zip(idx, strides))
-
-
 def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
              cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
     """Analytic cycles of `module` on `config` (`fidelity="analytic"`)."""
@@ -389,6 +437,6 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     t0 = time.perf_counter()
     module = ensure_outlined(module)
     f = pick_func(module, func)
-    st = Analytic(module, cfg, cost).run(f)
-    return AnalyticResult(st.t, st.dma_ops, st.calls, st.dram_bytes, st.compute,
+    m = Program(module, f).run(cfg, cost)
+    return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)

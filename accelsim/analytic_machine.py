@@ -1,0 +1,178 @@
+"""The closed-form machine of the analytic estimate: free-at cycles instead of SimPy events.
+
+Each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
+control processor its clock. `signature()` is the whole state relative to the clock (past
+times clipped to 0); it is canonical: two states with equal signatures evolve identically
+(every decision compares times against a clock that never goes back), so `restore()` of a
+signature is exactly the state it was taken from. The sampled loop walk and the loop memo of
+`accelsim.analytic` rest on that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accelsim.config import HardwareConfig
+
+Signature = tuple  # type: ignore[type-arg]
+Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
+
+
+class Machine:
+    __slots__ = ("burst", "bw", "calls", "channels", "compute", "cost", "depth", "dma_ops",
+                 "dram_bytes", "dram_space", "engines", "interleave", "issue", "lat", "max_out",
+                 "memo", "nch", "pending", "queued", "rr", "setup", "sizes", "sram_bw",
+                 "sram_space", "t", "tags")
+
+    def __init__(self, config: HardwareConfig):
+        d, dma = config.dram, config.dma
+        self.setup, self.lat, self.issue = dma.setup_cycles, d.latency_cycles, config.control.issue_cycles
+        self.burst, self.bw = d.burst_bytes, d.bandwidth_bytes_per_cycle
+        self.sram_bw = config.sram.bytes_per_cycle
+        self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
+        self.max_out, self.depth, self.nch = dma.max_outstanding, dma.queue_depth, d.channels
+        self.interleave = d.interleave == "burst" and d.channels > 1
+        self.t = 0
+        self.engines = [0] * dma.engines
+        self.pending: list[list[int]] = [[] for _ in range(dma.engines)]  # completion cycles
+        self.queued: list[list[int]] = [[] for _ in range(dma.engines)]   # future start cycles
+        self.channels = [0] * d.channels
+        self.rr = 0  # first channel of the next interleaved transfer
+        self.tags: dict[tuple[int, int], int] = {}  # (tag buffer site, linear index) -> done
+        self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
+        # (elements, per stride, element bytes, src space, dst space) -> (DRAM bytes, port, T)
+        self.sizes: dict[tuple[int, int | None, int, int, int], tuple[int, int, int]] = {}
+        self.cost: Any = None  # the kernel cost model (`CostModel`), set by the walker
+        self.memo: dict[Any, Any] = {}  # the walker's loop outcomes on this machine
+
+    # ---- state as a value ----------------------------------------------------------------
+    def signature(self) -> Signature:
+        t = self.t
+        return (tuple([e - t if e > t else 0 for e in self.engines]),
+                tuple([c - t if c > t else 0 for c in self.channels]),
+                tuple(sorted([(k, v - t if v > t else 0) for k, v in self.tags.items()])),
+                tuple([tuple([c - t if c > t else 0 for c in p]) for p in self.pending]),
+                tuple([tuple([c - t for c in q if c > t]) for q in self.queued]),
+                self.rr)
+
+    def counters(self) -> Counters:
+        return (self.dma_ops, self.calls, self.dram_bytes, self.compute)
+
+    def restore(self, dt: int, sig: Signature, d: Counters) -> None:
+        """Move the clock by `dt`, take the state `sig` (relative to the new clock), add `d`."""
+        t = self.t = self.t + dt
+        eng, ch, tags, pend, que, self.rr = sig
+        self.engines = [t + r for r in eng]
+        self.channels = [t + r for r in ch]
+        self.tags = {k: t + r for k, r in tags}
+        self.pending = [[t + r for r in p] for p in pend]
+        self.queued = [[t + r for r in q] for q in que]
+        self.dma_ops += d[0]
+        self.calls += d[1]
+        self.dram_bytes += d[2]
+        self.compute += d[3]
+
+    def advance(self, k: int, period: int, d: Counters) -> None:
+        """Repeat a period of iterations `k` more times: shift every time by k*period, add k*d."""
+        if k <= 0:
+            return
+        s = k * period
+        self.t += s
+        self.engines = [e + s for e in self.engines]
+        self.pending = [[c + s for c in p] for p in self.pending]
+        self.queued = [[c + s for c in q] for q in self.queued]
+        self.channels = [c + s for c in self.channels]
+        self.tags = {key: v + s for key, v in self.tags.items()}
+        self.dma_ops += k * d[0]
+        self.calls += k * d[1]
+        self.dram_bytes += k * d[2]
+        self.compute += k * d[3]
+
+    def end(self) -> int:
+        return max([self.t, *self.engines, *self.tags.values(), *(c for p in self.pending for c in p)])
+
+    # ---- operations ----------------------------------------------------------------------
+    def sizes_of(self, n: int, per: int | None, eb: int, src: int, dst: int) -> tuple[int, int, int]:
+        """(DRAM bytes at burst granularity, SRAM port cycles, transfer cycles) of a DMA."""
+        key = (n, per, eb, src, dst)
+        hit = self.sizes.get(key)
+        if hit is not None:
+            return hit
+        burst, ds, ss = self.burst, self.dram_space, self.sram_space
+        sides = (src == ds) + (dst == ds)
+        sram_sides = (src == ss) + (dst == ss)
+        nchunks, last = 1, n
+        if per is not None:
+            nchunks = -(-n // per) if per > 0 else 1
+            last = n - (nchunks - 1) * per
+        dram_bytes = 0
+        if sides and n:
+            if nchunks == 1:
+                one = -(-n * eb // burst) * burst
+            else:
+                one = ((nchunks - 1) * (-(-per * eb // burst)) + -(-last * eb // burst)) * burst  # type: ignore[operator]
+            dram_bytes = one * sides
+        port = -(-(n * eb * sram_sides) // self.sram_bw)
+        out = self.sizes[key] = (dram_bytes, port, max(-(-dram_bytes // self.bw), port))
+        return out
+
+    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, int]) -> None:
+        """Issue one descriptor: the event model's engine, queue and channel policy."""
+        self.t += self.issue
+        engines = self.engines
+        now = self.t
+        # fewest descriptors not yet completed, lowest index on ties
+        e, best = 0, -1
+        for k, pend in enumerate(self.pending):
+            if pend and pend[0] <= now:
+                pend[:] = [c for c in pend if c > now]
+            if best < 0 or len(pend) < best:
+                e, best = k, len(pend)
+        pend = self.pending[e]
+        # a full descriptor queue stalls the control processor until the oldest queued
+        # descriptor starts (the engine keeps the one it was handed)
+        q = self.queued[e]
+        if q and q[0] <= now:
+            q[:] = [c for c in q if c > now]
+        if len(q) >= self.depth:
+            now = self.t = q[0]
+            q[:] = [c for c in q if c > now]
+        start = max(now, engines[e])
+        m = self.max_out
+        if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
+            start = pend[-m]
+        if start > now:
+            q.append(start)
+        start += self.setup
+        if dram_bytes:
+            chans = self.channels
+            if self.interleave:
+                burst, bw, nch = self.burst, self.bw, self.nch
+                nb = dram_bytes // burst
+                first = self.rr
+                self.rr = (first + nb) % nch
+                per, r = divmod(nb, nch)
+                end = start + port
+                for i in range(min(nb, nch)):
+                    c = (first + i) % nch
+                    x = max(start, chans[c]) - (-((per + (i < r)) * burst) // bw)
+                    chans[c] = x
+                    if x > end:
+                        end = x
+            else:
+                c = min(range(len(chans)), key=chans.__getitem__)
+                end = max(start, chans[c]) + T
+                chans[c] = end
+            engines[e] = end
+            done = end + self.lat
+        else:
+            done = engines[e] = start + T
+        pend.append(done)
+        self.tags[tag] = done
+        self.dma_ops += 1
+        self.dram_bytes += dram_bytes
+
+    def wait(self, tag: tuple[int, int]) -> None:
+        done = self.tags.pop(tag, self.t)
+        if done > self.t:
+            self.t = done
