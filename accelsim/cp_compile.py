@@ -1,12 +1,11 @@
-"""Compile a control function into one Python generator (the control processor's program).
+"""Compile a control function into one Python function (the control processor's program).
 
-The interpreter (`Executor._block`) dispatches every op and nests one generator per loop/if
-level, and every SimPy event the control processor waits on is passed through all of them. The
-compiled form is straight-line Python with native `for`/`if` statements: index arithmetic is
-inlined, DMA/wait/call ops call the executor's handlers directly, and only one generator frame
-stands between SimPy and the handlers. Semantics are the interpreter's (same handlers, same
-order); constructs the generator does not cover (loops with iter_args, ifs with results) are
-delegated to the interpreter for that op.
+The interpreter (`Executor._block`) dispatches every op through a table and recurses per
+loop/if level. The compiled form is straight-line Python with native `for`/`if` statements:
+index arithmetic is inlined, DMA/wait/call ops call the executor's handlers with their plans
+directly. Semantics are the interpreter's (same handlers, same order); constructs the compiler
+does not cover (loops with iter_args, ifs with results) are delegated to the interpreter for
+that op.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ class _Emitter:
             self.emit(indent, "pass")
 
     def op(self, op: Operation, indent: int) -> None:
-        from accelsim.executor import _MAYBE, _SYNC
+        from accelsim.executor import _SYNC
 
         t = type(op)
         if t is O.ConstantOp:
@@ -76,27 +75,24 @@ class _Emitter:
             pass  # the end of a loop body or an if branch without results
         elif t is O.ReturnOp:
             self.emit(indent, "return")
-        elif t in _MAYBE:
-            self.emit(indent, f"g = {self.k(_MAYBE[t])}(ex, {self.k(op)}, vals)")
-            self.emit(indent, "if g is not None:")
-            self.emit(indent + 1, "yield from g")
-        elif t in _SYNC:
+        elif (site := self.ex.site(op)) is not None:
+            handler, plan = site
+            self.emit(indent, f"{self.k(handler)}({self.k(plan)}, vals)")
+        elif t in _SYNC and t is not O.AffineForOp and t is not O.AffineIfOp:
             self.emit(indent, f"{self.k(_SYNC[t])}(ex, {self.k(op)}, vals)")
         elif t is O.AffineForOp:
-            self.emit(indent, f"yield from ex._for({self.k(op)}, vals)")
+            self.emit(indent, f"ex._for({self.k(op)}, vals)")
         elif t is O.AffineIfOp:
-            self.emit(indent, f"yield from ex._if({self.k(op)}, vals)")
+            self.emit(indent, f"ex._if({self.k(op)}, vals)")
         else:
             self.emit(indent, f"ex._unsupported({self.k(op)})")
 
 
 def compile_control(executor: Any, func: O.FuncOp) -> Callable[[Any, dict], Any] | None:
-    """A generator function `run(executor, vals)` for `func`, or None if Python refuses the
-    generated code (e.g. more than 20 nested blocks): the caller then interprets."""
+    """A function `run(executor, vals)` for `func`, or None if Python refuses the generated
+    code (e.g. more than 20 nested blocks): the caller then interprets."""
     em = _Emitter(executor)
-    em.emit(0, "def run(ex, vals):")
-    em.emit(1, "if False:")
-    em.emit(2, "yield None")
+    em.emit(0, "def run(ex, vals, K=K):")
     em.block(func.body, 1)
     source = "\n".join(em.lines)
     namespace: dict[str, Any] = {"K": em.consts}

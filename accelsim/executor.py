@@ -1,10 +1,17 @@
 """The control processor's program walk: executes a compiled module on the machine.
 
 Control (loops, ifs, index arithmetic, alloc/dealloc, DMA start/wait, calls) is interpreted
-here in program order inside one SimPy process; time passes only through the hardware
-components (`yield`). Kernels (`func.call`) take the cost model's cycles on the compute unit
-and, in functional mode, run natively on the numpy buffers (host backend) or, when the
-backend is not available, through this interpreter.
+here in program order, in plain Python: the control processor drives the SimPy environment
+and moves the clock only when it must wait (issue cycles, a full descriptor queue, a kernel
+on the compute unit, a `dma_wait` on an unfinished transfer), stepping through every event
+due by then, in SimPy's order (`accelsim.hw.env.SimEnv`). Kernels (`func.call`) take the cost
+model's cycles on the compute unit and, in functional mode, run natively on the numpy buffers
+(host backend) or, when the backend is not available, through this interpreter.
+
+Per op, everything that does not change between executions is computed once (a plan: index
+maps, bounds checks and row-major linearization as one generated function, the DMA's cost per
+transfer shape, a kernel's access boxes and cost per argument tuple), so the per-execution work
+is the dynamic part: indices, hazard checks against what is in flight, the machine's state.
 
 Every misuse real hardware would corrupt silently is a `HazardError` naming the op, its
 location and the simulated cycle; SRAM overflow is a `CapacityError`.
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -23,19 +30,17 @@ import numpy as np
 from accelsim.config import HardwareConfig
 from accelsim.cost_model import CostModel, KernelCost
 from accelsim.errors import HazardError, InputError, SimulationError
-from accelsim.hw.dma import Descriptor
-from accelsim.hw.tags import PendingTransfer
+from accelsim.hw.dma import Transfer
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
 from accelsim.trace import TraceRecord
 from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
-from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.types import ElementType, MemRefType
 
-Gen = Generator[Any, Any, Any]
-
+_tnew = tuple.__new__  # NamedTuples (regions, in-flight entries) without the extra __new__ frame
 
 class Buffer:
     """A memref value at run time: its array (functional mode) and in-flight DMA regions."""
@@ -74,13 +79,16 @@ class Buffer:
 
 
 class InFlight(NamedTuple):
-    """A DMA side in flight on a buffer (NamedTuple: two are made per DMA)."""
+    """A DMA side in flight on a buffer (NamedTuple: two are made per DMA). `end` is one
+    past its region's last element (the region's span is `[region.start, end)`), so most
+    overlap checks are two comparisons."""
 
     op: Operation
     issued: int
     region: Region
     writes: bool
     label: str
+    end: int
 
 
 @dataclass(slots=True)
@@ -128,13 +136,21 @@ class Executor:
         self._boxes: dict[tuple[int, tuple], list] = {}
         self._regions: dict[tuple, list[Region]] = {}
         self._funcs = {f.sym_name: f for f in module.funcs}
-        self._in_kernel = False
+        # the call whose kernel body the interpreter is running (None: the control program)
+        self._kernel_op: O.CallOp | None = None
+        self._kernel_entries: list[list[Any]] = []  # [checks, cost, calls] per call site x args
         self._tmp = 0
         sp = config.spaces
         self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
         self._burst = config.dram.burst_bytes
         self._bw = config.dram.bandwidth_bytes_per_cycle
         self._sram_bw = config.sram.bytes_per_cycle
+        m = self.machine
+        self._slots = m.tags.slots
+        self._cp = m.cp
+        self._records = self.trace.records
+        self._compute_unit = m.compute.name
+        self._dma_class = _DmaCopy if functional else _Dma
 
     # ---- entry ---------------------------------------------------------------------------
     def run(self, func: O.FuncOp, inputs: Mapping[str, np.ndarray] | None) -> dict[str, Buffer]:
@@ -158,27 +174,37 @@ class Executor:
                     raise InputError(f"scalar argument %{name} needs a value in inputs")
                 args.append(int(inputs[name]))
         vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
-        self.env.process(self._main(func, vals))
         # The run allocates many short-lived objects and no reference cycles worth collecting
         # mid-run; the cyclic GC rescanning the IR and trace costs ~20% of a long run.
         gc_was_on = gc.isenabled()
         gc.disable()
         try:
-            self.env.run()
-        except AccelsimError as exc:
-            # SimPy re-raises a failed process's exception as a copy built from its args;
-            # the original (with its Location) is the cause.
-            cause = exc.__cause__
-            if isinstance(cause, AccelsimError) and type(cause) is type(exc):
-                raise cause from None
-            raise
+            self._main(func, vals)
+            self.env.run()  # the transfers still in flight complete
         finally:
+            self._fold_kernel_stats()
             if gc_was_on:
                 gc.enable()
-        for slot in self.machine.tags.slots.values():
+        for slot in self._slots.values():
             self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
                                        f"{slot.issued}) was never waited on")
         return bufs
+
+    def _fold_kernel_stats(self) -> None:
+        """Kernel counters are kept per call site and argument tuple; add them up once."""
+        s = self.stats
+        for entry in self._kernel_entries:
+            cost, k = entry[1], entry[2]
+            if cost is None or not k:
+                continue
+            c = cost.counts
+            s.kernel_calls += k
+            s.macs += k * c.mac
+            s.alu_ops += k * (c.mul + c.add + c.other)
+            s.special_ops += k * c.special
+            s.kernel_sram_bytes += k * cost.sram_bytes
+            s.ideal_compute_cycles += k * cost.compute_cycles
+            entry[2] = 0
 
     @staticmethod
     def _arg_shape(name: str, t: MemRefType, inputs: Mapping[str, np.ndarray] | None
@@ -206,23 +232,24 @@ class Executor:
             raise InputError(f"input '{name}': expected dtype {dtype} for {t}, got {arr.dtype}")
         return np.array(arr, dtype=dtype, order="C", copy=True)
 
-    def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> Gen:
+
+    def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> None:
         run = None
         if self.compiled:
             from accelsim.cp_compile import compile_control
 
             run = compile_control(self, func)
         if run is None:
-            yield from self._block(func.body, vals)
+            self._block(func.body, vals)
         else:
-            yield from run(self, vals)
+            run(self, vals)
 
     def _unsupported(self, op: Operation) -> None:
         raise SimulationError(f"the simulator does not execute '{op.NAME}' here (control ops, DMA, "
                               "alloc, calls and scalar ops only)", op.loc)
 
     # ---- walking -------------------------------------------------------------------------
-    def _block(self, block: Block, vals: dict[Value, Any]) -> Gen:
+    def _block(self, block: Block, vals: dict[Value, Any]) -> list[Any] | None:
         steps = self._steps.get(block)
         if steps is None:
             steps = self._steps[block] = [self._make_step(op) for op in block.ops]
@@ -231,14 +258,10 @@ class Executor:
                 vals[h[0]] = h[1]
             elif kind == 6:  # affine.apply: (fn, operands, result)
                 vals[h[2]] = h[0]([vals[v] for v in h[1]])[0]
-            elif kind == 7:  # may return a generator to wait in
-                g = h(self, op, vals)
-                if g is not None:
-                    yield from g
             elif kind == 0:
                 h(self, op, vals)
-            elif kind == 1:
-                yield from h(self, op, vals)
+            elif kind == 8:  # DMA start/wait, call: (bound handler, plan)
+                h[0](h[1], vals)
             elif kind == 2:
                 return [vals[v] for v in op.operands]
             elif kind == 3:
@@ -253,16 +276,27 @@ class Executor:
             return 5, self._plan(op), op
         if type(op) is O.AffineApplyOp:
             return 6, (self._plan(op), list(op.operands), op.results[0]), op
+        site = self.site(op)
+        if site is not None:
+            return 8, site, op
         return _step(op)
 
     def _plan(self, op: Operation) -> Any:
         p = self._plans.get(op)
         if p is None:
-            p = self._plans[op] = _make_plan(op, self.config.spaces)
+            p = self._plans[op] = _make_plan(op, self.config.spaces, self._funcs)
         return p
 
+    def site(self, op: Operation) -> tuple[Callable[[Any, dict[Value, Any]], None], Any] | None:
+        """`(handler, plan)` for the ops with a plan-taking handler (DMA start/wait, calls):
+        `handler(plan, vals)` executes the op (what the compiled control program calls)."""
+        name = _SITES.get(type(op))
+        if name is None:
+            return None
+        return getattr(self, name), self._plan(op)
+
     # ---- control -------------------------------------------------------------------------
-    def _for(self, op: O.AffineForOp, vals: dict[Value, Any]) -> Gen:
+    def _for(self, op: O.AffineForOp, vals: dict[Value, Any]) -> None:
         lo_fn, lo_ops, hi_fn, hi_ops = self._plan(op)
         lo = max(lo_fn([vals[v] for v in lo_ops]))
         hi = min(hi_fn([vals[v] for v in hi_ops]))
@@ -274,19 +308,19 @@ class Executor:
             vals[iv] = i
             for a, x in zip(iargs, iters):
                 vals[a] = x
-            r = yield from self._block(body, vals)
+            r = self._block(body, vals)
             if iargs:
-                iters = r
+                iters = r  # type: ignore[assignment]
         for res, x in zip(op.results, iters):
             vals[res] = x
 
-    def _if(self, op: O.AffineIfOp, vals: dict[Value, Any]) -> Gen:
+    def _if(self, op: O.AffineIfOp, vals: dict[Value, Any]) -> None:
         fn = self._plan(op)
         cond = fn([vals[v] for v in op.operands])
         blk = op.then_block if cond else op.else_block
         r = None
         if blk.ops:
-            r = yield from self._block(blk, vals)
+            r = self._block(blk, vals)
         for res, x in zip(op.results, r or ()):
             vals[res] = x
 
@@ -343,7 +377,7 @@ class Executor:
         fn, idx_ops = self._plan(op)
         buf: Buffer = vals[op.memref]
         idx = fn([vals[v] for v in idx_ops])
-        if self._in_kernel:
+        if self._kernel_op is not None:
             vals[op.results[0]] = buf.array[idx]  # type: ignore[index]
             return
         self._check_alive(buf, op)
@@ -355,7 +389,7 @@ class Executor:
         fn, idx_ops = self._plan(op)
         buf: Buffer = vals[op.memref]
         idx = fn([vals[v] for v in idx_ops])
-        if self._in_kernel:
+        if self._kernel_op is not None:
             buf.array[idx] = vals[op.value]  # type: ignore[index]
             return
         self._check_alive(buf, op)
@@ -379,84 +413,151 @@ class Executor:
             f"it is in flight ({f.label}, {f.op.NAME} at {f.op.loc}, issued at cycle {f.issued}): "
             f"a dma_wait on its tag must come first", op.loc)
 
+
     # ---- DMA -----------------------------------------------------------------------------
-    def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> Gen | None:
-        """Issues the descriptor; returns a generator only if the control processor must wait
-        (issue cycles, or a full queue) -- most DMA starts cost no generator at all."""
-        p: _DmaPlan = self._plan(op)
-        src: Buffer = vals[op.operands[0]]
-        dst: Buffer = vals[p.dst]
+    def _timing_op_in_kernel(self) -> None:
+        op = self._kernel_op
+        assert op is not None
+        raise SimulationError(f"kernel @{op.callee} contains DMA or timing ops", op.loc)
+
+    def _dma_start(self, op: O.AffineDmaStartOp, vals: dict[Value, Any]) -> None:
+        self._dma_start_p(self._plan(op), vals)
+
+    def _dma_start_p(self, p: _DmaPlan, vals: dict[Value, Any]) -> None:
+        """Issue the descriptor: checks, regions in flight, cost, the tag's slot; the control
+        processor waits only for issue cycles or a full queue."""
+        if self._kernel_op is not None:
+            self._timing_op_in_kernel()
+        op = p.op
+        src: Buffer = vals[p.src_v]
+        dst: Buffer = vals[p.dst_v]
         tag: Buffer = vals[p.tag]
         if not (src.alive and dst.alive and tag.alive):
             for b in (src, dst, tag):
                 self._check_alive(b, op)
-        s_ops = [vals[v] for v in p.src_ops]
-        d_ops = [vals[v] for v in p.dst_ops]
-        t_ops = [vals[v] for v in p.tag_ops]
-        # linear index with the bounds check folded in (-1: out of bounds, reported below)
-        s0 = p.src_lin(s_ops) if p.src_lin is not None else _lin(src, p.src_fn(s_ops))
-        if s0 < 0:
-            s0 = self._indices(op, src, p.src_fn(s_ops), f"source {src.name}")
-        d0 = p.dst_lin(d_ops) if p.dst_lin is not None else _lin(dst, p.dst_fn(d_ops))
-        if d0 < 0:
-            d0 = self._indices(op, dst, p.dst_fn(d_ops), f"destination {dst.name}")
-        t0 = p.tag_lin(t_ops) if p.tag_lin is not None else _lin(tag, p.tag_fn(t_ops))
-        if t0 < 0:
-            t0 = self._indices(op, tag, p.tag_fn(t_ops), f"tag {tag.name}")
+        # linear indices with the bounds checks folded in (-1: out of bounds, reported below)
+        lins = p.lins
+        if lins is not None:
+            s0, d0, t0 = lins(vals)
+            if s0 < 0 or d0 < 0 or t0 < 0:
+                s0, d0, t0 = self._dma_indices(p, vals, src, dst, tag)
+        else:
+            s0, d0, t0 = self._dma_indices(p, vals, src, dst, tag)
         key = (id(tag), t0)
-        tags = self.machine.tags
-        prev = tags.slots.get(key)
+        slots = self._slots
+        prev = slots.get(key)
         if prev is not None:
             raise HazardError(
-                f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn(t_ops))} at cycle "
-                f"{self.env.now} while the transfer it signals is not yet waited on "
+                f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn([vals[v] for v in p.tag_ops]))} "
+                f"at cycle {self.env.now} while the transfer it signals is not yet waited on "
                 f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
                 op.loc)
         n = vals[p.num]
         if n < 0:
             raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
-        eb = p.ebytes
         if p.stride is None:
-            sreg = Region(s0, n or 1, n, 1 if n else 0, n)
-            dreg = Region(d0, n or 1, n, 1 if n else 0, n)
-            nchunks, per, last = (1 if n else 0), n, n
-            if s0 + n > src.numel:
-                self._dma_bounds(op, src, sreg, p.src_fn(s_ops), "source", False)
-            if d0 + n > dst.numel:
-                self._dma_bounds(op, dst, dreg, p.dst_fn(d_ops), "destination", False)
+            ckey: Any = n
+            nchunks = 1 if n else 0
+            sreg = _tnew(Region, (s0, n or 1, n, nchunks, n))
+            dreg = _tnew(Region, (d0, n or 1, n, nchunks, n))
+            s_end = s0 + n
+            d_end = d0 + n
+            if s_end > src.numel:
+                self._dma_bounds(op, src, sreg, p.src_fn([vals[v] for v in p.src_ops]), "source",
+                                 False)
+            if d_end > dst.numel:
+                self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
+                                 "destination", False)
         else:
             stride, per = vals[p.stride], vals[p.per]
             if per <= 0 or stride <= 0:
                 raise HazardError(f"affine.dma_start with stride {stride} and {per} elements per "
                                   "stride: both must be positive", op.loc)
+            ckey = (n, stride, per)
             nchunks = -(-n // per)
             last = n - (nchunks - 1) * per if nchunks else 0
             if p.src_strided:
-                sreg = Region(s0, stride, per, nchunks, last)
-                dreg = Region(d0, per, per, nchunks, last)
+                sreg = _tnew(Region, (s0, stride, per, nchunks, last))
+                dreg = _tnew(Region, (d0, per, per, nchunks, last))
                 strided, sbuf = sreg, src
             else:
-                sreg = Region(s0, per, per, nchunks, last)
-                dreg = Region(d0, stride, per, nchunks, last)
+                sreg = _tnew(Region, (s0, per, per, nchunks, last))
+                dreg = _tnew(Region, (d0, stride, per, nchunks, last))
                 strided, sbuf = dreg, dst
+            # end = start + (nchunks - 1) * stride_side + last (start itself when empty)
+            s_end = s0 + (nchunks - 1) * sreg.stride + last if nchunks else s0
+            d_end = d0 + (nchunks - 1) * dreg.stride + last if nchunks else d0
             inner = sbuf.shape[-1] if sbuf.shape else 0
             col = s0 % inner if strided is sreg and inner else (d0 % inner if inner else 0)
-            span = last - per  # end = start + (nchunks - 1) * stride_side + last
+            span = last - per
             if (s0 + (nchunks - 1) * sreg.stride + per + span > src.numel
                     or d0 + (nchunks - 1) * dreg.stride + per + span > dst.numel
                     or (col and stride % inner == 0 and col + per > inner)):
-                self._dma_bounds(op, src, sreg, p.src_fn(s_ops), "source", True)
-                self._dma_bounds(op, dst, dreg, p.dst_fn(d_ops), "destination", True)
-        label = f"{src.name}->{dst.name}"
+                self._dma_bounds(op, src, sreg, p.src_fn([vals[v] for v in p.src_ops]), "source",
+                                 True)
+                self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
+                                 "destination", True)
+        if src is p.label_src and dst is p.label_dst:
+            label = p.label
+        else:
+            label = p.label = f"{src.name}->{dst.name}"
+            p.label_src, p.label_dst = src, dst
         if src.inflight:
             for f in src.inflight:
-                if f.writes and f.region.overlaps(sreg):
+                if (f.writes and f.end > s0 and s_end > f.region.start
+                        and f.region.overlaps(sreg)):
                     self._race(op, "reads", src, f, sreg.first_common(f.region))
         if dst.inflight:
             for f in dst.inflight:
-                if f.region.overlaps(dreg):
+                if f.end > d0 and d_end > f.region.start and f.region.overlaps(dreg):
                     self._race(op, "overwrites", dst, f, dreg.first_common(f.region))
-        # cost: bursts on the DRAM side(s), bytes through the SRAM port
+        cost = p.costs.get(ckey)
+        if cost is None:
+            cost = p.costs[ckey] = self._dma_cost(p, n, sreg, dreg)
+        dram_bytes, cyc, port, sram_bytes = cost
+        env = self.env
+        now = env.now
+        rs = _tnew(InFlight, (op, now, sreg, False, label, s_end))
+        rd = _tnew(InFlight, (op, now, dreg, True, label, d_end))
+        src.inflight.append(rs)
+        dst.inflight.append(rd)
+        xfer = self._dma_class(env, cyc, dram_bytes, n * p.ebytes, p.kind, label, p.loc, port)
+        xfer.op = op
+        xfer.issued = now
+        xfer.side = (src, rs, dst, rd, nchunks)
+        slots[key] = xfer
+        stats = self.stats
+        stats.dma_ops += 1
+        stats.dma_sram_bytes += sram_bytes
+        cp = self._cp
+        if cp.issue_cycles:
+            cp.issue(label, p.loc)
+        cp.submit(xfer)
+
+    def _dma_indices(self, p: _DmaPlan, vals: dict[Value, Any], src: Buffer, dst: Buffer,
+                     tag: Buffer) -> tuple[int, int, int]:
+        """Linear source, destination and tag indices; an out-of-bounds index is an error."""
+        op = p.op
+        s_idx = p.src_fn([vals[v] for v in p.src_ops])
+        s0 = _lin(src, s_idx)
+        if s0 < 0:
+            s0 = self._indices(op, src, s_idx, f"source {src.name}")
+        d_idx = p.dst_fn([vals[v] for v in p.dst_ops])
+        d0 = _lin(dst, d_idx)
+        if d0 < 0:
+            d0 = self._indices(op, dst, d_idx, f"destination {dst.name}")
+        t_idx = p.tag_fn([vals[v] for v in p.tag_ops])
+        t0 = _lin(tag, t_idx)
+        if t0 < 0:
+            t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
+        return s0, d0, t0
+
+    def _dma_cost(self, p: _DmaPlan, n: int, sreg: Region, dreg: Region
+                  ) -> tuple[int, int, int, int]:
+        """(DRAM bytes at burst granularity, transfer cycles, SRAM-port cycles, SRAM bytes):
+        a function of the transfer's shape only, cached per op and shape."""
+        eb = p.ebytes
+        nchunks, per, last = sreg.count, sreg.per, sreg.last
         dram_bytes = 0
         if nchunks and p.dram_sides:
             burst = self._burst
@@ -471,41 +572,7 @@ class Executor:
         sram_bytes = n * eb * p.sram_sides
         port = -(-sram_bytes // self._sram_bw)
         cyc = max(-(-dram_bytes // self._bw), port)
-        dram = self.machine.dram
-        channel = dram.first_channel(dram_bytes) if dram_bytes and dram.interleave else 0
-        env = self.env
-        now = env.now
-        rs = InFlight(op, now, sreg, False, label)
-        rd = InFlight(op, now, dreg, True, label)
-        src.inflight.append(rs)
-        dst.inflight.append(rd)
-        functional = self.functional
-
-        def on_done() -> None:
-            if functional:
-                _copy(src, sreg, dst, dreg, nchunks)
-            src.inflight.remove(rs)
-            dst.inflight.remove(rd)
-
-        done = env.event()
-        tags.slots[key] = PendingTransfer(done, op, now, label)
-        stats = self.stats
-        stats.dma_ops += 1
-        stats.dma_sram_bytes += sram_bytes
-        desc = Descriptor(cyc, dram_bytes, n * eb, p.kind, label, p.loc, done, on_done, port,
-                          channel)
-        cp = self.machine.cp
-        if cp.issue_cycles:
-            return self._issue_and_submit(desc)
-        put = cp.submit(desc)
-        return None if put is None else cp.stall_on_queue(put, desc)
-
-    def _issue_and_submit(self, desc: Descriptor) -> Gen:
-        cp = self.machine.cp
-        yield from cp.issue(desc.label, desc.loc)
-        put = cp.submit(desc)
-        if put is not None:
-            yield from cp.stall_on_queue(put, desc)
+        return dram_bytes, cyc, port, sram_bytes
 
     def _dma_bounds(self, op: Operation, buf: Buffer, reg: Region, idx: tuple[int, ...],
                     side: str, strided: bool) -> None:
@@ -534,76 +601,95 @@ class Executor:
             f"{reg.stride}) reaches element {pos}, index {pos[dim]} of dimension {dim} not in "
             f"[0, {buf.shape[dim] - 1}]", op.loc)
 
-    def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> Gen | None:
-        fn, idx_ops, loc = self._plan(op)
-        tag: Buffer = vals[op.operands[0]]
-        t_idx = fn([vals[v] for v in idx_ops])
-        t0 = _lin(tag, t_idx)
+
+    def _dma_wait(self, op: O.AffineDmaWaitOp, vals: dict[Value, Any]) -> None:
+        self._dma_wait_p(self._plan(op), vals)
+
+    def _dma_wait_p(self, p: _WaitPlan, vals: dict[Value, Any]) -> None:
+        if self._kernel_op is not None:
+            self._timing_op_in_kernel()
+        tag: Buffer = vals[p.tag]
+        t0 = p.lin(vals) if p.lin is not None else -1
         if t0 < 0:
-            t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
-        pend = self.machine.tags.slots.pop((id(tag), t0), None)
+            t_idx = p.fn([vals[v] for v in p.ops])
+            t0 = _lin(tag, t_idx)
+            if t0 < 0:
+                t0 = self._indices(p.op, tag, t_idx, f"tag {tag.name}")
+        pend = self._slots.pop((id(tag), t0), None)
         if pend is None:
             raise HazardError(
-                f"affine.dma_wait on {tag.name}{list(t_idx)} at cycle {self.env.now}: no DMA in "
-                f"flight signals this tag, so the wait would never return (deadlock)", op.loc)
-        done = pend.done
-        if done.processed:
-            return None
-        return self._stall(done, f"wait {pend.label}", loc)
-
-    def _stall(self, done: Any, label: str, loc: str) -> Gen:
-        """The control processor waits for `done` (ControlProcessor.wait, inlined)."""
-        start = self.env.now
-        yield done
-        if self.env.now > start:
-            self.trace.records.append(TraceRecord("cp", start, self.env.now, "stall", 0, label, loc))
+                f"affine.dma_wait on {tag.name}{list(p.fn([vals[v] for v in p.ops]))} at cycle "
+                f"{self.env.now}: no DMA in flight signals this tag, so the wait would never "
+                "return (deadlock)", p.op.loc)
+        if pend.callbacks is not None:  # not completed yet
+            self._cp.wait(pend, f"wait {pend.label}", p.loc)
 
     # ---- kernels -------------------------------------------------------------------------
-    def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> Gen | None:
-        func = self._funcs.get(op.callee)
-        if func is None or func.is_declaration:
+    def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> None:
+        self._call_p(self._plan(op), vals)
+
+    def _call_p(self, p: _CallPlan, vals: dict[Value, Any]) -> None:
+        op = p.op
+        func = p.func
+        if func is None:
             raise SimulationError(f"func.call to @{op.callee}: no function body in the module", op.loc)
-        args = [vals[v] for v in op.operands]
-        idx_args = tuple(None if isinstance(a, Buffer) else int(a) for a in args)
-        if self._in_kernel:
-            return self._interpret(func, args)
-        for a in args:
-            if isinstance(a, Buffer):
-                self._check_alive(a, op)
-        self._kernel_checks(op, func, args, idx_args)
-        cost = self.cost.kernel(func, idx_args)
-        self._account(op, cost)
+        args = [vals[v] for v in p.operands]
+        if self._kernel_op is not None:  # a call inside a kernel being interpreted
+            self._run_kernel(op, func, args)
+            return
+        idx_args = p.key(args)
+        for k in p.buf_pos:
+            if not args[k].alive:
+                self._check_alive(args[k], op)
+        entry = p.entries.get(idx_args) if p.static else None
+        if entry is None:
+            boxes = self._kernel_boxes(op, func, args, idx_args)
+            entry = [self._kernel_spans(boxes, args), None, 0]
+            if p.static:
+                p.entries[idx_args] = entry
+            self._kernel_entries.append(entry)
+        for arg, read, written, regions, lo, hi in entry[0]:
+            buf = args[arg]
+            if buf.inflight:
+                for f in buf.inflight:
+                    if ((written or f.writes) and f.end > lo and hi > f.region.start):
+                        for r in regions:
+                            if r.overlaps(f.region):
+                                verb = ("reads and writes" if read and written
+                                        else "writes" if written else "reads")
+                                self._race(op, f"(kernel @{op.callee}) {verb}", buf, f,
+                                           r.first_common(f.region))
+        cost: KernelCost | None = entry[1]
+        if cost is None:
+            cost = entry[1] = self.cost.kernel(func, idx_args)
+        entry[2] += 1
+        if cost.dram_direct_cycles and len(self.stats.flags) < 20:
+            self._flag_dram(op, cost)
         if self.functional:
             self._run_kernel(op, func, args)
-        return self._kernel_busy(op.callee, self._plan(op), cost)
-
-    def _kernel_busy(self, callee: str, loc: str, cost: KernelCost) -> Gen:
-        m = self.machine
-        if m.cp.issue_cycles:
-            yield from m.cp.issue(callee, loc)
-        start = self.env.now
+        cp = self._cp
+        if cp.issue_cycles:
+            cp.issue(op.callee, p.loc)
+        env = self.env
+        start = env.now
         if cost.cycles:
-            yield self.env.timeout(cost.cycles)  # the compute unit is busy (ComputeUnit.run, inlined)
-        m.compute.record(start, self.env.now, callee, loc, cost.sram_bytes)
+            env.advance_to(start + cost.cycles)  # the compute unit is busy; the CP waits
+        # ComputeUnit.record, inlined
+        self._records.append(_tnew(TraceRecord, (self._compute_unit, start, env.now, "kernel",
+                                                 cost.sram_bytes, op.callee, p.loc)))
 
-    def _account(self, op: O.CallOp, cost: KernelCost) -> None:
+    def _flag_dram(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats
-        c = cost.counts
-        s.kernel_calls += 1
-        s.macs += c.mac
-        s.alu_ops += c.mul + c.add + c.other
-        s.special_ops += c.special
-        s.kernel_sram_bytes += cost.sram_bytes
-        s.ideal_compute_cycles += cost.compute_cycles
-        if cost.touches_dram and len(s.flags) < 20:
-            msg = (f"kernel @{op.callee} called at {op.loc} accesses slow memory directly "
-                   f"({c.accesses_in(self.dram_space)} accesses, {cost.dram_direct_cycles} cycles "
-                   "of DRAM latency charged)")
-            if msg not in s.flags:
-                s.flags.append(msg)
+        msg = (f"kernel @{op.callee} called at {op.loc} accesses slow memory directly "
+               f"({cost.counts.accesses_in(self.dram_space)} accesses, {cost.dram_direct_cycles} "
+               "cycles of DRAM latency charged)")
+        if msg not in s.flags:
+            s.flags.append(msg)
 
-    def _kernel_checks(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
-                       idx_args: tuple[int | None, ...]) -> None:
+    def _kernel_boxes(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
+                      idx_args: tuple[int | None, ...]) -> list[AccessBox]:
+        """The kernel's access boxes for these index arguments, clamped to the buffers; an
+        access that really leaves its buffer is an error (checked point by point)."""
         key = (id(func), idx_args)
         boxes = self._boxes.get(key)
         if boxes is None:
@@ -618,23 +704,23 @@ class Executor:
                     ab = AccessBox(ab.arg, box, ab.read, ab.written)
                 clamped.append(ab)
             boxes = self._boxes[key] = clamped
+        return boxes
+
+    def _kernel_spans(self, boxes: list[AccessBox], args: list[Any]) -> list[tuple]:
+        """Per access box: (arg, read, written, regions, lo, hi), `[lo, hi)` the span of its
+        regions (a DMA outside it cannot overlap them)."""
+        out = []
         for ab in boxes:
-            buf = args[ab.arg]
-            if not buf.inflight:
-                continue
-            rkey = (ab.box, buf.shape)
+            shape = args[ab.arg].shape
+            rkey = (ab.box, shape)
             regions = self._regions.get(rkey)
             if regions is None:
-                regions = self._regions[rkey] = box_regions(ab.box, buf.shape)
-            for f in buf.inflight:
-                if not (ab.written or f.writes):
-                    continue
-                for r in regions:
-                    if r.overlaps(f.region):
-                        verb = ("reads and writes" if ab.read and ab.written
-                                else "writes" if ab.written else "reads")
-                        self._race(op, f"(kernel @{op.callee}) {verb}", buf, f,
-                                   r.first_common(f.region))
+                regions = self._regions[rkey] = box_regions(ab.box, shape)
+            nonempty = [r for r in regions if r.count]
+            lo = min((r.start for r in nonempty), default=0)
+            hi = max((r.end for r in nonempty), default=0)
+            out.append((ab.arg, ab.read, ab.written, regions, lo, hi))
+        return out
 
     def _exact_oob(self, op: O.CallOp, func: O.FuncOp, args: list[Any],
                    idx_args: tuple[int | None, ...]) -> None:
@@ -656,20 +742,17 @@ class Executor:
             f"{buf.name}{list(idx)} outside {buf.type}", op.loc)
 
     def _run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[Any]) -> None:
-        if self.kernel_runner is not None:
+        if self.kernel_runner is not None and self._kernel_op is None:
             self.kernel_runner(op.callee, [a.array if isinstance(a, Buffer) else a for a in args])
             return
-        for _ in self._interpret(func, args):
-            raise SimulationError(f"kernel @{op.callee} contains DMA or timing ops", op.loc)
-
-    def _interpret(self, func: O.FuncOp, args: list[Any]) -> Gen:
-        saved = self._in_kernel
-        self._in_kernel = True
+        saved = self._kernel_op
+        if saved is None:
+            self._kernel_op = op  # named by a DMA or wait found inside
         try:
             vals: dict[Value, Any] = dict(zip(func.args, args, strict=True))
-            yield from self._block(func.body, vals)
+            self._block(func.body, vals)
         finally:
-            self._in_kernel = saved
+            self._kernel_op = saved
 
     # ---- scalars -------------------------------------------------------------------------
     def _constant(self, op: O.ConstantOp, vals: dict[Value, Any]) -> None:
@@ -681,15 +764,44 @@ class Executor:
         vals[op.results[0]] = fn(op, *[vals[v] for v in op.operands])
 
 
+
+
 # ---- per-op plans --------------------------------------------------------------------------
+
+class _Dma(Transfer):
+    """A transfer with the executor's bookkeeping: at completion its two in-flight entries
+    leave their buffers. `side` = (src, src entry, dst, dst entry, chunks)."""
+
+    op: Operation
+    issued: int
+    side: tuple[Buffer, InFlight, Buffer, InFlight, int]
+
+    def completed(self) -> None:
+        src, rs, dst, rd, _ = self.side
+        src.inflight.remove(rs)
+        dst.inflight.remove(rd)
+
+
+class _DmaCopy(_Dma):
+    """Functional mode: the data moves at completion, then the entries leave."""
+
+    def completed(self) -> None:
+        src, rs, dst, rd, nchunks = self.side
+        _copy(src, rs.region, dst, rd.region, nchunks)
+        src.inflight.remove(rs)
+        dst.inflight.remove(rd)
+
 
 @dataclass(slots=True)
 class _DmaPlan:
-    """Everything about a dma_start that does not change between executions."""
+    """Everything about a dma_start that does not change between executions, and caches
+    (the cost per transfer shape, the last label)."""
 
+    op: O.AffineDmaStartOp
+    src_v: Value
     src_fn: Any
     src_ops: list[Value]
-    dst: Value
+    dst_v: Value
     dst_fn: Any
     dst_ops: list[Value]
     tag: Value
@@ -698,9 +810,7 @@ class _DmaPlan:
     num: Value
     stride: Value | None
     per: Value | None
-    src_lin: Any
-    dst_lin: Any
-    tag_lin: Any
+    lins: Any  # vals -> (src, dst, tag) linear indices, -1 if out of bounds; None: dynamic
     ebytes: int
     src_strided: bool
     src_dram: bool
@@ -709,18 +819,45 @@ class _DmaPlan:
     sram_sides: int
     kind: str
     loc: str
+    costs: dict[Any, tuple[int, int, int, int]] = field(default_factory=dict)
+    label_src: Any = None
+    label_dst: Any = None
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _WaitPlan:
+    op: O.AffineDmaWaitOp
+    tag: Value
+    fn: Any
+    ops: list[Value]
+    lin: Any  # vals -> linear tag index, -1 if out of bounds; None: dynamic shape
+    loc: str
+
+
+@dataclass(slots=True)
+class _CallPlan:
+    op: O.CallOp
+    func: O.FuncOp | None  # None: no body in the module (an error when executed)
+    operands: list[Value]
+    buf_pos: tuple[int, ...]
+    key: Callable[[list[Any]], tuple[int | None, ...]]  # args -> index arguments (None: buffer)
+    static: bool  # every buffer argument has a static shape: per-key checks can be cached
+    loc: str
+    entries: dict[tuple[int | None, ...], list[Any]] = field(default_factory=dict)
+
+
+_SITES: dict[type, str] = {
+    O.AffineDmaStartOp: "_dma_start_p", O.AffineDmaWaitOp: "_dma_wait_p", O.CallOp: "_call_p",
+}
 
 
 def _step(op: Operation) -> tuple[int, Any, Operation]:
-    """(kind, handler, op): 0 sync handler, 1 generator handler, 7 handler that may return a
-    generator, 2 yield, 3 return, 4 unsupported (5/6: constants and applies, inlined)."""
+    """(kind, handler, op): 0 handler, 2 yield, 3 return, 4 unsupported (5/6: constants and
+    applies, 8: DMA and calls, see `Executor._make_step`)."""
     t = type(op)
-    if t in _MAYBE:
-        return 7, _MAYBE[t], op
     if t in _SYNC:
         return 0, _SYNC[t], op
-    if t in _ASYNC:
-        return 1, _ASYNC[t], op
     if t is O.AffineYieldOp:
         return 2, None, op
     if t is O.ReturnOp:
@@ -728,23 +865,59 @@ def _step(op: Operation) -> tuple[int, Any, Operation]:
     return 4, None, op
 
 
-def _lin_fn(m: Any, t: Any) -> Any:
-    """`fn(operand values) -> linear index or -1` for `m` into a static-shaped memref: the map,
-    the bounds check and the row-major linearization as one generated function."""
-    if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
-        return None
-    from compiler.analysis.counting import _src
+def _expr_src(e: AffineExpr, names: Sequence[str], nd: int) -> str:
+    """Python source of `e` over operand expressions `names` (`nd` dims, then symbols);
+    floor semantics as `compile_map`."""
+    if isinstance(e, Const):
+        return f"({e.value})"
+    if isinstance(e, Dim):
+        return names[e.pos]
+    if isinstance(e, Sym):
+        return names[nd + e.pos]
+    assert isinstance(e, Binary)
+    a, b = _expr_src(e.lhs, names, nd), _expr_src(e.rhs, names, nd)
+    if e.kind == "add":
+        return f"({a} + {b})"
+    if e.kind == "mul":
+        return f"({a} * {b})"
+    if e.kind == "floordiv":
+        return f"({a} // {b})"
+    if e.kind == "ceildiv":
+        return f"(-((-{a}) // {b}))"
+    return f"({a} % {b})"
 
-    shape = t.shape
-    strides = strides_of(shape)  # type: ignore[arg-type]
-    names = [f"a{k}" for k in range(t.rank)]
-    lines = ["def f(v):"]
-    lines += [f"    {n} = {_src(r, m.num_dims)}" for n, r in zip(names, m.results)]
-    cond = " and ".join(f"0 <= {n} < {d}" for n, d in zip(names, shape)) or "True"
-    lin = " + ".join(f"{n} * {st}" for n, st in zip(names, strides)) or "0"
-    lines += [f"    if {cond}:", f"        return {lin}", "    return -1"]
-    ns: dict[str, Any] = {}
-    exec("\n".join(lines), ns)
+
+def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
+    """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
+    indices leave the memref: each side's map, bounds check and row-major linearization in
+    one generated function reading its operands from `vals`. None unless every side's memref
+    has a static shape and the map one result per dimension."""
+    keys: list[Value] = []
+    where: dict[Value, str] = {}
+    lines: list[str] = []
+    outs: list[str] = []
+    for j, (m, operands, t) in enumerate(sides):
+        if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
+            return None
+        names = []
+        for v in operands:
+            if v not in where:
+                where[v] = f"v{len(keys)}"
+                lines.append(f"    v{len(keys)} = vals[_k{len(keys)}]")
+                keys.append(v)
+            names.append(where[v])
+        shape = t.shape
+        strides = strides_of(shape)  # type: ignore[arg-type]
+        idx = [f"a{j}_{r}" for r in range(t.rank)]
+        lines += [f"    {n} = {_expr_src(r, names, m.num_dims)}" for n, r in zip(idx, m.results)]
+        cond = " and ".join(f"0 <= {n} < {d}" for n, d in zip(idx, shape)) or "True"
+        lin = " + ".join(f"{n} * {st}" for n, st in zip(idx, strides)) or "0"
+        lines.append(f"    x{j} = {lin} if {cond} else -1")
+        outs.append(f"x{j}")
+    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
+    ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
+    ns: dict[str, Any] = {"_K": keys}
+    exec("\n".join([head, *lines, ret]), ns)
     return ns["f"]
 
 
@@ -758,7 +931,7 @@ def _lin(buf: Buffer, idx: tuple[int, ...]) -> int:
     return lin
 
 
-def _make_plan(op: Operation, spaces: Any) -> Any:
+def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any:
     if isinstance(op, O.AffineForOp):
         return (compile_map(op.lower_map), op.lower_operands,
                 compile_map(op.upper_map), op.upper_operands)
@@ -773,18 +946,29 @@ def _make_plan(op: Operation, spaces: Any) -> Any:
         assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
         sd, dd = st.memory_space == spaces.dram, dt.memory_space == spaces.dram
         kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
-        return _DmaPlan(compile_map(op.src_map), op.src_indices, op.dst, compile_map(op.dst_map),
-                        op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices,
-                        op.num_elements, op.stride, op.elements_per_stride,
-                        _lin_fn(op.src_map, st), _lin_fn(op.dst_map, dt),
-                        _lin_fn(op.tag_map, op.tag.type), st.element.byte_width,
-                        st.memory_space <= dt.memory_space, sd, dd, sd + dd,
-                        (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram),
+        lins = _lins_fn([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
+                         (op.tag_map, op.tag_indices, op.tag.type)])
+        return _DmaPlan(op, op.src, compile_map(op.src_map), op.src_indices, op.dst,
+                        compile_map(op.dst_map), op.dst_indices, op.tag, compile_map(op.tag_map),
+                        op.tag_indices, op.num_elements, op.stride, op.elements_per_stride, lins,
+                        st.element.byte_width, st.memory_space <= dt.memory_space, sd, dd,
+                        sd + dd, (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram),
                         kind, str(op.loc))
     if isinstance(op, O.AffineDmaWaitOp):
-        return compile_map(op.tag_map), op.tag_indices, str(op.loc)
+        tag = op.operands[0]
+        return _WaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices,
+                         _lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc))
     if isinstance(op, O.CallOp):
-        return str(op.loc)
+        func = funcs.get(op.callee)
+        if func is not None and func.is_declaration:
+            func = None
+        operands = list(op.operands)
+        is_buf = [isinstance(v.type, MemRefType) for v in operands]
+        static = all(v.type.has_static_shape for v, b in zip(operands, is_buf) if b)
+        parts = ["None" if b else f"int(a[{k}])" for k, b in enumerate(is_buf)]
+        key = eval(f"lambda a: ({''.join(x + ', ' for x in parts)})")
+        return _CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b), key,
+                         static, str(op.loc))
     if isinstance(op, O.ConstantOp):
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -926,13 +1110,8 @@ _SYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], None]] = {
     O.AffineApplyOp: Executor._apply, O.AffineMinOp: Executor._min, O.AffineMaxOp: Executor._max,
     O.AffineLoadOp: Executor._load, O.AffineStoreOp: Executor._store,
     O.AllocOp: Executor._alloc, O.AllocaOp: Executor._alloc, O.DeallocOp: Executor._dealloc,
-    O.ConstantOp: Executor._constant,
-    **{t: Executor._scalar for t in _SCALAR},
-}
-_ASYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], Gen]] = {
-    O.AffineForOp: Executor._for, O.AffineIfOp: Executor._if,
-}
-_MAYBE: dict[type, Callable[[Executor, Any, dict[Value, Any]], Gen | None]] = {
+    O.ConstantOp: Executor._constant, O.AffineForOp: Executor._for, O.AffineIfOp: Executor._if,
     O.AffineDmaStartOp: Executor._dma_start, O.AffineDmaWaitOp: Executor._dma_wait,
     O.CallOp: Executor._call,
+    **{t: Executor._scalar for t in _SCALAR},
 }

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import simpy
-
 from accelsim.config import HardwareConfig
-from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngine, Dram, Sram, TagFile
+from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngine, Dram, SimEnv, Sram, TagFile
 from accelsim.trace import Trace
 
 
 class Machine:
     def __init__(self, config: HardwareConfig, trace: Trace | None = None):
         self.config = config
-        self.env = simpy.Environment()
+        self.env = SimEnv()
         self.trace = trace if trace is not None else Trace()
         self.dram = Dram(self.env, config.dram, self.trace)
         self.sram = Sram(config.sram)

@@ -1,13 +1,15 @@
 """A compute unit (vector lanes or a MAC array). Kernel cycles come from the cost model.
 
-The in-order control processor blocks on each call, so one unit never sees contention and a
-kernel is a single timeout (no request/release events on the hot path)."""
+The in-order control processor blocks on each call, so one unit never sees contention: a
+kernel is the control processor advancing the clock by its cycles (no event at all)."""
 
 from __future__ import annotations
 
 import simpy
 
 from accelsim.trace import Trace, TraceRecord
+
+_tnew = tuple.__new__
 
 
 class ComputeUnit:
@@ -17,4 +19,5 @@ class ComputeUnit:
         self.trace = trace
 
     def record(self, start: int, end: int, label: str, loc: str, nbytes: int = 0) -> None:
-        self.trace.records.append(TraceRecord(self.name, start, end, "kernel", nbytes, label, loc))
+        self.trace.records.append(_tnew(TraceRecord, (self.name, start, end, "kernel", nbytes,
+                                                      label, loc)))

@@ -1,21 +1,24 @@
 """The in-order control processor: issues descriptors and kernel calls, and stalls (a
-`stall` trace record) when a queue is full or a tag it waits on has not been signalled."""
+`stall` trace record) when a queue is full or a tag it waits on has not been signalled.
+
+It is the simulation's driver rather than a SimPy process: the executor runs the program in
+plain Python and the control processor moves the clock only when it must wait (issue
+cycles, a full queue, a busy compute unit, an unfinished transfer), by stepping the SimPy
+environment through every event due by then (`SimEnv.advance_to` / `SimEnv.wait`)."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from accelsim.hw.dma import DmaEngine, Transfer
+from accelsim.hw.env import SimEnv
+from accelsim.trace import Trace, TraceRecord
 
-import simpy
-
-from accelsim.hw.dma import Descriptor, DmaEngine
-from accelsim.trace import Trace
+_tnew = tuple.__new__
 
 
 class ControlProcessor:
     name = "cp"
 
-    def __init__(self, env: simpy.Environment, engines: list[DmaEngine], issue_cycles: int,
-                 trace: Trace):
+    def __init__(self, env: SimEnv, engines: list[DmaEngine], issue_cycles: int, trace: Trace):
         self.env = env
         self.engines = engines
         self.issue_cycles = issue_cycles
@@ -32,30 +35,46 @@ class ControlProcessor:
                     best, best_load = e, e.outstanding
         return best
 
-    def issue(self, label: str, loc: str) -> Generator[simpy.Event, object, None]:
+    def issue(self, label: str, loc: str) -> None:
+        """Spend the issue cycles of a descriptor or call (an `issue` record)."""
         if self.issue_cycles:
-            start = self.env.now
-            yield self.env.timeout(self.issue_cycles)
-            self.trace.add(self.name, start, self.env.now, "issue", 0, label, loc)
+            env = self.env
+            start = env.now
+            env.advance_to(start + self.issue_cycles)
+            self.trace.records.append(_tnew(TraceRecord, (self.name, start, env.now, "issue", 0,
+                                                          label, loc)))
 
-    def submit(self, desc: Descriptor) -> tuple[simpy.Event, DmaEngine] | None:
-        """Hand `desc` to the least-loaded engine: None if accepted now, else the event that
-        fires when that engine's full queue has room (the caller stalls: `stall_on_queue`)."""
-        engine = self.pick_engine()
+    def submit(self, xfer: Transfer) -> None:
+        """Hand `xfer` to the least-loaded engine; when that engine's queue is full, stall
+        until its oldest queued descriptor starts (a `stall` record)."""
+        engines = self.engines  # pick_engine, inlined
+        engine = engines[0]
+        if engine.outstanding:
+            best_load = engine.outstanding
+            for e in engines:
+                if e.outstanding < best_load:
+                    engine, best_load = e, e.outstanding
         engine.outstanding += 1
-        now = self.env.now
-        if engine.queued(now) < engine.queue_depth:
-            engine.accept(desc, now)
-            return None
+        env = self.env
+        now = env.now
+        starts = engine.starts  # the queue's occupancy (DmaEngine.queued, inlined)
+        while starts and starts[0] <= now:
+            starts.popleft()
+        if len(starts) < engine.queue_depth:
+            engine.accept(xfer, now)
+            return
         # full: room when the oldest queued descriptor starts
-        return self.env.timeout(engine.starts[0] - now), engine
+        env.advance_to(engine.starts[0])
+        engine.accept(xfer, env.now)
+        if env.now > now:
+            self.trace.records.append(_tnew(TraceRecord, (self.name, now, env.now, "stall", 0,
+                                                          f"queue full: {engine.name}", xfer.loc)))
 
-    def stall_on_queue(self, blocked: tuple[simpy.Event, DmaEngine], desc: Descriptor
-                       ) -> Generator[simpy.Event, object, None]:
-        put, engine = blocked
-        start = self.env.now
-        yield put
-        engine.accept(desc, self.env.now)
-        if self.env.now > start:
-            self.trace.add(self.name, start, self.env.now, "stall", 0,
-                           f"queue full: {engine.name}", desc.loc)
+    def wait(self, event: Transfer, label: str, loc: str) -> None:
+        """Block until `event` is processed (a `stall` record if that took time)."""
+        env = self.env
+        start = env.now
+        env.wait(event)
+        if env.now > start:
+            self.trace.records.append(_tnew(TraceRecord, (self.name, start, env.now, "stall", 0,
+                                                          label, loc)))

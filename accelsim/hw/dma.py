@@ -6,39 +6,64 @@ most `max_outstanding` descriptors in flight (1 = the engine waits for each comp
 An engine serves its FIFO queue in order and every cost is known when a descriptor is
 accepted, so the engine computes the descriptor's start (when it leaves the queue), reserves
 the DRAM channels for its transfer (arbitration in issue order) and schedules the
-descriptor's `done` event at its completion cycle: one SimPy event per DMA, no engine
-process. Completion runs the descriptor's `on_done` (data copy, hazard bookkeeping) before
-anyone waiting on the tag resumes. The queue holds the accepted descriptors that have not
-started; when `queue_depth` of them wait, the control processor stalls until the oldest
-starts (`ControlProcessor.submit`).
+descriptor's completion: one SimPy event per DMA (the `Transfer` itself), no engine process.
+Completion runs the transfer's `completed` hook (data copy, hazard bookkeeping) before anyone
+waiting on the tag resumes. The queue holds the accepted descriptors that have not started;
+when `queue_depth` of them wait, the control processor stalls until the oldest starts
+(`ControlProcessor.submit`).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any
 
 import simpy
-from simpy.events import NORMAL
+from simpy.events import NORMAL, Event
 
 from accelsim.hw.dram import Dram
 from accelsim.trace import Trace, TraceRecord
 
+_tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
 
-class Descriptor(NamedTuple):
-    """One transfer, already split and costed by the executor (a NamedTuple: one per DMA)."""
 
-    transfer_cycles: int      # single-channel transfer time (DRAM bursts or SRAM port bound)
-    dram_bytes: int           # bytes moved on DRAM, burst granular (0 if no DRAM side)
-    payload_bytes: int        # bytes the program asked for
-    kind: str                 # "read" (DRAM -> SRAM), "write" (SRAM -> DRAM), "copy"
+class Transfer(Event):
+    """One descriptor, already split and costed by the executor, and its completion event
+    (what a `dma_wait` on its tag waits for). A SimPy event that is triggered from the start
+    (value None) and scheduled by the engine at its completion cycle; one object per DMA
+    instead of a descriptor, an event and a callback closure."""
+
+    _ok = True
+    _value = None
+
+    transfer_cycles: int   # single-channel transfer time (DRAM bursts or SRAM port bound)
+    dram_bytes: int        # bytes moved on DRAM, burst granular (0 if no DRAM side)
+    payload_bytes: int     # bytes the program asked for
+    kind: str              # "read" (DRAM -> SRAM), "write" (SRAM -> DRAM), "copy"
     label: str
     loc: str
-    done: simpy.Event
-    on_done: Callable[[], None] | None = None
-    port_cycles: int = 0      # SRAM-port bound on the transfer (interleaved transfers)
-    channel: int = 0          # first DRAM channel of an interleaved transfer
+    port_cycles: int       # SRAM-port bound on the transfer (interleaved transfers)
+    engine: DmaEngine
+
+    def __init__(self, env: simpy.Environment, transfer_cycles: int, dram_bytes: int,
+                 payload_bytes: int, kind: str, label: str, loc: str, port_cycles: int = 0):
+        self.env = env
+        self.callbacks = [_finish]
+        self.transfer_cycles = transfer_cycles
+        self.dram_bytes = dram_bytes
+        self.payload_bytes = payload_bytes
+        self.kind = kind
+        self.label = label
+        self.loc = loc
+        self.port_cycles = port_cycles
+
+    def completed(self) -> None:
+        """Runs when the transfer completes, before the control processor sees it."""
+
+
+def _finish(xfer: Any) -> None:
+    xfer.engine.outstanding -= 1
+    xfer.completed()
 
 
 class DmaEngine:
@@ -65,36 +90,29 @@ class DmaEngine:
             starts.popleft()
         return len(starts)
 
-    def accept(self, desc: Descriptor, now: int) -> None:
-        """Take `desc` at cycle `now`: cost it, reserve its channels, schedule its completion."""
+    def accept(self, xfer: Transfer, now: int) -> None:
+        """Take `xfer` at cycle `now`: cost it, reserve its channels, schedule its completion."""
         comps = self.completions
         start = now if now > self.busy_until else self.busy_until
         if len(comps) == self.max_outstanding and comps[0] > start:  # no free slot yet
             start = comps[0]
-        if desc.dram_bytes:
+        dram_bytes = xfer.dram_bytes
+        if dram_bytes:
             ready = start + self.setup
             dram = self.dram
-            end = dram.reserve(ready, desc.dram_bytes, desc.transfer_cycles, desc.channel,
-                               desc.kind, desc.label, desc.loc)
-            if dram.interleave and ready + desc.port_cycles > end:
-                end = ready + desc.port_cycles
+            end = dram.reserve(ready, dram_bytes, xfer.transfer_cycles, xfer.kind, xfer.label,
+                               xfer.loc)
+            if dram.interleave and ready + xfer.port_cycles > end:
+                end = ready + xfer.port_cycles
             done_at = end + self.latency
         else:
-            end = done_at = start + self.setup + desc.transfer_cycles
+            end = done_at = start + self.setup + xfer.transfer_cycles
         self.busy_until = end
         comps.append(done_at)
         if start > now:
             self.starts.append(start)
-        self.trace.records.append(TraceRecord(self.name, start, done_at, "dma", desc.payload_bytes,
-                                              desc.label, desc.loc))
-        # the done event itself fires at completion (as a Timeout would), our bookkeeping first
-        done = desc.done
-        done.callbacks.insert(0, lambda _e, on_done=desc.on_done: self._complete(on_done))  # type: ignore[union-attr]
-        done._ok = True
-        done._value = None
-        self.env.schedule(done, NORMAL, done_at - now)
-
-    def _complete(self, on_done: Callable[[], None] | None) -> None:
-        self.outstanding -= 1
-        if on_done is not None:
-            on_done()
+        self.trace.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma",
+                                                      xfer.payload_bytes, xfer.label, xfer.loc)))
+        xfer.engine = self
+        # the transfer itself fires at completion (as a Timeout would)
+        self.env.schedule(xfer, NORMAL, done_at - now)

@@ -11,7 +11,8 @@ pipelined and does not hold a channel.
 With `interleave = "burst"` a transfer's bursts go round-robin over the channels starting at
 the channel after the previous transfer's last burst (a contiguous address stream,
 interleaved at burst granularity); the transfer ends when its last piece does. The rotation
-is assigned at issue (program order), so the analytic model reproduces it.
+advances per transfer in program order (engines accept descriptors in issue order, and a
+transfer reserves its channels when accepted), so the analytic model reproduces it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import simpy
 
 from accelsim.config import DramConfig
 from accelsim.trace import Trace, TraceRecord
+
+_tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
 
 
 class Dram:
@@ -30,7 +33,7 @@ class Dram:
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
         self.free_at = [0] * cfg.channels
         self.interleave = cfg.interleave == "burst" and cfg.channels > 1
-        self.next_channel = 0  # rotation for interleaved transfers, advanced at issue
+        self.next_channel = 0  # rotation for interleaved transfers, advanced per transfer
 
     def first_channel(self, dram_bytes: int) -> int:
         """The channel an interleaved transfer of `dram_bytes` starts on (advances the rotation)."""
@@ -40,28 +43,35 @@ class Dram:
         self.next_channel = (first + dram_bytes // self.cfg.burst_bytes) % self.cfg.channels
         return first
 
-    def reserve(self, start: int, dram_bytes: int, hold: int, first: int, kind: str, label: str,
+    def reserve(self, start: int, dram_bytes: int, hold: int, kind: str, label: str,
                 loc: str) -> int:
         """Reserve channel time for a transfer ready at `start`; returns the cycle it ends.
-        `hold`: cycles on one channel when not interleaved (the transfer's own bound)."""
+        `hold`: cycles on one channel when not interleaved (the transfer's own bound).
+        Interleaved, the transfer starts on the next channel of the rotation."""
         free, records, names = self.free_at, self.trace.records, self.names
         if not self.interleave:
-            c = min(range(len(free)), key=free.__getitem__)
-            t0 = max(start, free[c])
+            c = free.index(min(free)) if len(free) > 1 else 0  # earliest free, lowest index
+            t0 = free[c]
+            if start > t0:
+                t0 = start
             free[c] = end = t0 + hold
-            records.append(TraceRecord(names[c], t0, end, kind, dram_bytes, label, loc))
+            records.append(_tnew(TraceRecord, (names[c], t0, end, kind, dram_bytes, label, loc)))
             return end
         cfg = self.cfg
         burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, len(free)
         nb = dram_bytes // burst
+        first = self.next_channel
+        self.next_channel = (first + nb) % n
         q, r = divmod(nb, n)
         end = start
-        for i in range(min(nb, n)):
+        for i in range(nb if nb < n else n):
             c = (first + i) % n
             b = (q + (i < r)) * burst
-            t0 = max(start, free[c])
+            t0 = free[c]
+            if start > t0:
+                t0 = start
             free[c] = t1 = t0 - (-b // bw)
-            records.append(TraceRecord(names[c], t0, t1, kind, b, label, loc))
+            records.append(_tnew(TraceRecord, (names[c], t0, t1, kind, b, label, loc)))
             if t1 > end:
                 end = t1
         return end

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import simpy
 
@@ -11,7 +11,8 @@ from compiler.ir.core import Operation
 
 
 class PendingTransfer(NamedTuple):
-    """A started DMA whose tag has not been waited on yet."""
+    """A started DMA whose tag has not been waited on yet (the fields a `TagFile` slot
+    provides; the executor stores the `Transfer` itself, which has them too)."""
 
     done: simpy.Event
     op: Operation
@@ -21,4 +22,5 @@ class PendingTransfer(NamedTuple):
 
 class TagFile:
     def __init__(self) -> None:
-        self.slots: dict[tuple[int, int], PendingTransfer] = {}
+        # (id(tag buffer), linear index) -> the transfer that signals it (insertion order)
+        self.slots: dict[tuple[int, int], Any] = {}
