@@ -44,9 +44,10 @@ class TileChoice:
     evaluated: int                 # candidates compiled and estimated
     copy_capacity_kib: int | None  # fast-mem-capacity for the copy pass (None: the default)
     note: str
+    stages: int = 2                # buffers per pipelined DMA (the accumulator tile gets one more)
 
     def flags(self, config: HardwareConfig) -> list[str]:
-        return pipeline_flags(config, self.sizes, self.copy_capacity_kib)
+        return pipeline_flags(config, self.sizes, self.copy_capacity_kib, self.stages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +173,8 @@ def closed_form(band: Sequence[O.AffineForOp], refs: Sequence[_Ref], spans: dict
         moved = -(-b // burst) * burst * count
         traffic += moved * (2 if r.written else 1)
         descriptors += count * (2 if r.written else 1)
-        if r.written:  # a read-modify-write tile's copy-out is not pipelined by our passes
-            exposed += count * (dma.setup_cycles + d.latency_cycles + b / bw)
+        if r.written:  # pipelined write-back: only the last tile's is exposed
+            exposed += dma.setup_cycles + d.latency_cycles + b / bw
     calls = math.prod(ntiles)
     peak = c.rows * c.cols if c.kind == "matrix" else c.lanes
     # a tile narrower than the array wastes the rest of it (rows/cols on the two innermost dims)
@@ -235,13 +236,19 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     from compiler.transforms.registry import PassManager
 
     text = print_module(module)
-    best: tuple[int, tuple[int, ...] | None, int | None] | None = None
+    best: tuple[int, tuple[int, ...] | None, int | None, int] | None = None
     tried = 0
-    for sizes, fp in [(None, None), *cands]:
+    cap = config.sram.capacity_kib * 1024
+    runs = [(None, None, 2)]
+    for sizes, fp in cands:
+        # 3 stages when three sets of tiles fit: deeper prefetch absorbs the accumulator
+        # tile's large transfers in the DMA queue
+        runs += [(sizes, fp, st) for st in (2, 3) if st == 2 or 3 * fp <= cap]
+    for sizes, fp, stages in runs:
         # copies sized for the tile, so the copy pass places them at the tile loops (on a big
         # SRAM it would otherwise copy whole arrays up front and overlap nothing)
         kib = None if fp is None else max(1, -(-fp // 1024))
-        flags = pipeline_flags(config, sizes, kib)
+        flags = pipeline_flags(config, sizes, kib, stages)
         mod = parse_module(text)
         try:
             PassManager.from_flags(flags).run(mod)
@@ -250,18 +257,18 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             continue
         tried += 1
         if best is None or cyc < best[0]:
-            best = (cyc, sizes, kib)
+            best = (cyc, sizes, kib, stages)
     if best is None or best[1] is None:
         return None
     return TileChoice(best[1], best[0], tried, best[2],
-                      f"{fitting} candidate tilings fit; best {len(cands)} by the closed form and "
-                      "the cache model's compiled and estimated")
+                      f"{fitting} candidate tilings fit; best {len(cands)} by the closed form (at 2 "
+                      "and 3 stages) and the cache model's compiled and estimated", best[3])
 
 
 def pipeline_flags(config: HardwareConfig, sizes: Sequence[int] | None,
-                   copy_kib: int | None = None) -> list[str]:
-    """The accelerator pipeline's flags with explicit tile sizes (None: the cache model) and
-    the copy pass's fast-memory capacity (None: the pipeline's)."""
+                   copy_kib: int | None = None, stages: int = 2) -> list[str]:
+    """The accelerator pipeline's flags with explicit tile sizes (None: the cache model),
+    the copy pass's fast-memory capacity (None: the pipeline's) and pipeline stages."""
     from accelsim.cli.sim_target import accelerator_pipeline
 
     flags, _ = accelerator_pipeline(config)
@@ -272,5 +279,7 @@ def pipeline_flags(config: HardwareConfig, sizes: Sequence[int] | None,
         elif copy_kib is not None and f.startswith("--affine-data-copy-generate="):
             head, _, _old = f.rpartition("fast-mem-capacity=")
             f = f"{head}fast-mem-capacity={min(copy_kib, max(1, config.sram.capacity_kib // 2))}"
+        elif stages != 2 and f.startswith("--affine-pipeline-data-transfer="):
+            f = f.replace("--affine-pipeline-data-transfer=", f"--affine-pipeline-data-transfer=stages={stages} ")
         out.append(f)
     return out

@@ -51,15 +51,15 @@ def compiled(spec, flags):
     return mod
 
 
-@pytest.mark.parametrize("preset", ["default", "edge"])
-def test_choice_fits_and_is_no_worse_than_the_cache_model(preset):
+@pytest.mark.parametrize(("preset", "spec"), [("default", GEMM), ("edge", "gemm:M=256,N=256,K=128")])
+def test_choice_fits_and_is_no_worse_than_the_cache_model(preset, spec):
     cfg = load_config(preset)
-    choice = choose_tile_sizes(workloads.get(GEMM).module(), cfg)
+    choice = choose_tile_sizes(workloads.get(spec).module(), cfg)
     assert choice is not None and len(choice.sizes) == 3
     ti, tj, tk = choice.sizes
     assert 2 * 4 * (ti * tk + tk * tj + ti * tj) <= cfg.sram.capacity_kib * 1024
-    cache = estimate(compiled(GEMM, pipeline_flags(cfg, None)), cfg).cycles
-    ours_mod = compiled(GEMM, choice.flags(cfg))
+    cache = estimate(compiled(spec, pipeline_flags(cfg, None)), cfg).cycles
+    ours_mod = compiled(spec, choice.flags(cfg))
     ours = estimate(ours_mod, cfg).cycles
     assert ours == choice.estimated_cycles <= cache
     # the event run agrees with the estimate the choice was made on
