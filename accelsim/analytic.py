@@ -37,7 +37,7 @@ from typing import Any
 
 from accelsim.analytic_machine import Machine
 from accelsim.config import HardwareConfig, load_config
-from accelsim.cost_model import CostModel
+from accelsim.cost_model import CostModel, cost_args
 from accelsim.kernels import ensure_outlined
 from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
@@ -278,7 +278,10 @@ class Program:
 
     def _call(self, op: O.CallOp) -> tuple[Step, bool, int, set[Value], None]:
         f = self.funcs[op.callee]
-        idx = [v for v in op.operands if not isinstance(v.type, MemRefType)]
+        # the arguments the call's cost can depend on (not those that only move its accesses)
+        relevant = cost_args(f)
+        idx = [v for k, v in enumerate(op.operands)
+               if k in relevant and not isinstance(v.type, MemRefType)]
         pattern = [self._scalar(v) if not isinstance(v.type, MemRefType) else (None, -1)
                    for v in op.operands]
         if all(s < 0 for _, s in pattern):

@@ -10,11 +10,13 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
+from accelsim.kernel_shape import KernelShape
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
@@ -55,34 +57,53 @@ class CostModel:
         # (id(func), args) -> (func, cost): the entry keeps `func` alive and is checked by
         # identity, so an id reused by a later module can never hit a stale entry
         self._cache: dict[tuple[int, tuple[int | None, ...], bool], tuple[FuncOp, KernelCost]] = {}
+        self._by_shape: dict[tuple[int, tuple[int, ...]], KernelCost] = {}
 
     def kernel(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
         key = (id(func), tuple(args), True)
         hit = self._cache.get(key)
         if hit is not None and hit[0] is func:
             return hit[1]
+        if len(self._cache) > 20_000:
+            self._cache.clear()
+            self._by_shape.clear()
+        # a rectangular kernel costs the same for every call with the same trip counts, and
+        # so does every kernel with the same structure (outlined copies, module clones)
+        fp, trips = kernel_shape_key(func, args)
+        if trips is not None:
+            skey = (fp, trips)
+            cost = self._by_shape.get(skey)
+            if cost is None:
+                counts, footprint = _figures(func, args, skey)
+                cost = self._by_shape[skey] = self._cost_from(counts, footprint)
+            self._cache[key] = (func, cost)
+            return cost
         # counts (and footprint sizes) depend only on the arguments that reach loop bounds or
         # conditions; the rest only move the accessed boxes around
         ckey = (id(func), control_key(func, args), False)
         chit = self._cache.get(ckey)
         if chit is None or chit[0] is not func:
             chit = (func, self._cost(func, args))
-            if len(self._cache) > 20_000:
-                self._cache.clear()
             self._cache[ckey] = chit
         self._cache[key] = chit
         return chit[1]
 
     def _cost(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
+        counts = count_ops(func, args)
+        on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
+        return self._cost_from(counts, _footprint_by_space(func, args) if on_matrix else {})
+
+    def _cost_from(self, counts: OpCounts, footprint: dict[int, int]) -> KernelCost:
+        """Cycles from op counts and (on the matrix unit) the bytes of the accessed boxes per
+        memory space."""
         cfg = self.config
         cc = cfg.compute
-        counts = count_ops(func, args)
         on_matrix = cc.kind == "matrix" and counts.matmul_like
         special = counts.special * cc.special_op_cycles
         if on_matrix:
             compute = (math.ceil(counts.mac / (cc.rows * cc.cols))
                        + math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes))
-            sram_bytes = self._footprint_bytes(func, args, cfg.spaces.sram)
+            sram_bytes = footprint.get(cfg.spaces.sram, 0)
         else:
             compute = math.ceil((counts.vector_ops + special) / cc.lanes)
             sram_bytes = counts.bytes_in(cfg.spaces.sram)
@@ -94,12 +115,64 @@ class CostModel:
 
     @staticmethod
     def _footprint_bytes(func: FuncOp, args: Sequence[int | None], space: int) -> int:
-        total = 0
-        for ab in access_boxes(func, args):
-            t = func.args[ab.arg].type
-            assert isinstance(t, MemRefType)
-            if t.memory_space != space:
-                continue
-            n = math.prod(hi - lo + 1 for lo, hi in ab.box)
-            total += n * t.element.byte_width * (2 if ab.read and ab.written else 1)
-        return total
+        return _footprint_by_space(func, args).get(space, 0)
+
+
+# Config-independent figures of rectangular kernels, by (structure id, trip counts): op counts
+# and footprint bytes per memory space. Shared by every config's model.
+_FIGURES: dict[tuple[int, tuple[int, ...]], tuple[OpCounts, dict[int, int]]] = {}
+_SHAPES: dict[int, tuple[FuncOp, int, KernelShape]] = {}  # id(func) -> (func, structure id, shape)
+_FINGERPRINTS: dict[tuple, int] = {}  # type: ignore[type-arg]  # structure -> id, never reused
+_NEXT_ID = itertools.count()
+
+
+def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:
+    """(structure id of `func`, its trip counts for `args` or None when not rectangular)."""
+    _, fid, shape = _shape(func)
+    return fid, shape.key(args)
+
+
+def cost_args(func: FuncOp) -> frozenset[int]:
+    """Positions of the arguments a call's cost can depend on: for a rectangular kernel only
+    those that change a trip count (the rest move the accessed boxes around)."""
+    return _shape(func)[2].trip_args
+
+
+def _shape(func: FuncOp) -> tuple[FuncOp, int, KernelShape]:
+    hit = _SHAPES.get(id(func))
+    if hit is None or hit[0] is not func:
+        shape = KernelShape(func)
+        fid = _FINGERPRINTS.get(shape.fingerprint)
+        if fid is None:
+            if len(_FINGERPRINTS) > 10_000:
+                _FINGERPRINTS.clear()
+            fid = _FINGERPRINTS[shape.fingerprint] = next(_NEXT_ID)
+        if len(_SHAPES) > 1000:  # entries keep their function (and module) alive: stay bounded
+            _SHAPES.clear()
+        hit = _SHAPES[id(func)] = (func, fid, shape)
+    return hit
+
+
+def _figures(func: FuncOp, args: Sequence[int | None],
+             key: tuple[int, tuple[int, ...]]) -> tuple[OpCounts, dict[int, int]]:
+    hit = _FIGURES.get(key)
+    if hit is None:
+        counts = count_ops(func, args)
+        hit = (counts, _footprint_by_space(func, args) if counts.matmul_like else {})
+        if len(_FIGURES) > 20_000:
+            _FIGURES.clear()
+        _FIGURES[key] = hit
+    return hit
+
+
+def _footprint_by_space(func: FuncOp, args: Sequence[int | None]) -> dict[int, int]:
+    """Bytes of the bounding boxes of the accessed elements per memory space; read-and-written
+    boxes count twice."""
+    out: dict[int, int] = {}
+    for ab in access_boxes(func, args):
+        t = func.args[ab.arg].type
+        assert isinstance(t, MemRefType)
+        n = math.prod(hi - lo + 1 for lo, hi in ab.box)
+        sp = t.memory_space
+        out[sp] = out.get(sp, 0) + n * t.element.byte_width * (2 if ab.read and ab.written else 1)
+    return out

@@ -1,0 +1,186 @@
+"""What a kernel's cost can depend on, so that calls that cannot differ share one cost.
+
+A kernel is *rectangular* when it has no `affine.if`, every loop bound reads only function
+arguments and constants, or is a single linear form in which enclosing induction variables
+cancel between the lower and the upper bound (`d0 to d0 + 256`), and every load/store index
+is a linear form in the induction variables plus parts that read no induction variable. Then every loop runs
+the same trip count each time it is entered, the op counts are products of trip counts, and
+every accessed box is a point (the induction-variable-free parts) widened by the loops'
+extents (interval widths that depend on the trip counts only): both the counts and the
+footprint sizes of `compiler.analysis.counting` are functions
+of the trip counts alone, whatever the argument values. `KernelShape.key(args)` is that tuple
+of trip counts (None when the kernel is not rectangular: callers key on the arguments).
+
+`fingerprint` is the kernel's structure (ops, maps, attributes, operand wiring, argument
+types) without names: two kernels with equal fingerprints and equal trip counts cost the same,
+so outlined copies of one nest (and clones of a module) share their counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from compiler.analysis.counting import compile_map
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.ops import AffineForOp, AffineIfOp, AffineLoadOp, AffineStoreOp, ConstantOp, FuncOp
+
+_Bound = tuple[Callable[[Sequence[int]], tuple[int, ...]], list[tuple[int, int]]]  # map, operands
+
+
+class KernelShape:
+    __slots__ = ("fingerprint", "loops", "trip_args")
+
+    def __init__(self, func: FuncOp):
+        self.fingerprint = _fingerprint(func)
+        # the arguments a trip count can depend on (every one when not rectangular)
+        self.trip_args: frozenset[int] = frozenset(range(len(func.args)))
+        self.loops: list[tuple[_Bound, _Bound, int]] | None = _rectangular(func, self)
+
+    def key(self, args: Sequence[int | None]) -> tuple[int, ...] | None:
+        """The trip count of every loop (walk order) for these arguments, or None."""
+        if self.loops is None:
+            return None
+        out = []
+        for lo_b, hi_b, step in self.loops:
+            lo = _eval(lo_b, args, max)
+            hi = _eval(hi_b, args, min)
+            if lo is None or hi is None:
+                return None
+            out.append(-((lo - hi) // step) if hi > lo else 0)
+        return tuple(out)
+
+
+def _eval(b: _Bound, args: Sequence[int | None], pick: Callable[..., int]) -> int | None:
+    fn, items = b
+    vals = []
+    for kind, x in items:
+        if kind < 0:
+            vals.append(x)
+        else:
+            a = args[x]
+            if a is None:
+                return None
+            vals.append(a)
+    return pick(fn(vals))
+
+
+def _rectangular(func: FuncOp, shape: KernelShape) -> list[tuple[_Bound, _Bound, int]] | None:
+    arg_pos = {a: k for k, a in enumerate(func.args)}
+    consts: dict[Any, int] = {}
+    ivs: set[Any] = set()
+    loops: list[tuple[_Bound, _Bound, int]] = []
+    trip_args: set[int] = set()
+
+    def bound(amap: Any, operands: Sequence[Any]) -> _Bound | None:
+        items: list[tuple[int, int]] = []
+        for v in operands:
+            if v in arg_pos:
+                items.append((0, arg_pos[v]))
+            elif v in consts:
+                items.append((-1, consts[v]))
+            elif v in ivs:
+                items.append((-1, 0))  # cancels in the trip count (checked by the caller)
+            else:
+                return None  # a value computed inside the kernel
+        return (compile_map(amap), items)
+
+    def coeffs(amap: Any, operands: Sequence[Any]) -> dict[Any, int] | None:
+        """Coefficient of each operand value in a single-result linear bound."""
+        if len(amap.results) != 1:
+            return None
+        lin = amap.results[0].linear_coeffs(amap.num_dims, amap.num_symbols)
+        if lin is None:
+            return None
+        out: dict[Any, int] = {}
+        for v, c in zip(operands, [*lin[0], *lin[1]], strict=True):
+            if c:
+                out[v] = out.get(v, 0) + c
+        return out
+
+    for op in func.walk():
+        if isinstance(op, AffineIfOp):
+            return None
+        if isinstance(op, ConstantOp):
+            if isinstance(op.value, int) and not isinstance(op.value, bool):
+                consts[op.results[0]] = op.value
+        elif isinstance(op, AffineForOp):
+            lo = bound(op.lower_map, op.lower_operands)
+            hi = bound(op.upper_map, op.upper_operands)
+            if lo is None or hi is None:
+                return None
+            operands = [*op.lower_operands, *op.upper_operands]
+            lc = coeffs(op.lower_map, op.lower_operands)
+            uc = coeffs(op.upper_map, op.upper_operands)
+            if lc is None or uc is None:
+                if any(v in ivs for v in operands):
+                    return None
+                trip_args.update(arg_pos[v] for v in operands if v in arg_pos)
+            else:
+                # upper - lower: a loop shifted by enclosing induction variables (`d0 to
+                # d0 + 256`) runs the same trip count for every enclosing iteration only if
+                # they cancel; arguments that cancel move the loop without changing its trips
+                diff = {v: uc.get(v, 0) - lc.get(v, 0) for v in {*lc, *uc}}
+                if any(c and v in ivs for v, c in diff.items()):
+                    return None
+                trip_args.update(arg_pos[v] for v, c in diff.items() if c and v in arg_pos)
+            loops.append((lo, hi, op.step))
+            ivs.add(op.iv)
+        elif isinstance(op, AffineLoadOp | AffineStoreOp):
+            m = op.map
+            is_iv = [v in ivs for v in op.indices]
+            if any(v not in ivs and v not in arg_pos and v not in consts for v in op.indices):
+                return None  # an index computed inside the kernel
+            for r in m.results:
+                if not _linear_in_ivs(r, is_iv, m.num_dims):
+                    return None
+    shape.trip_args = frozenset(trip_args)
+    return loops
+
+
+def _reads_iv(e: AffineExpr, is_iv: list[bool], nd: int) -> bool:
+    if isinstance(e, Dim):
+        return is_iv[e.pos]
+    if isinstance(e, Sym):
+        return is_iv[nd + e.pos]
+    if isinstance(e, Binary):
+        return _reads_iv(e.lhs, is_iv, nd) or _reads_iv(e.rhs, is_iv, nd)
+    return False
+
+
+def _linear_in_ivs(e: AffineExpr, is_iv: list[bool], nd: int) -> bool:
+    """Sums and constant multiples of induction variables, plus induction-variable-free parts."""
+    if not _reads_iv(e, is_iv, nd):
+        return True
+    if isinstance(e, Dim | Sym):
+        return True
+    if isinstance(e, Binary):
+        if e.kind == "add":
+            return _linear_in_ivs(e.lhs, is_iv, nd) and _linear_in_ivs(e.rhs, is_iv, nd)
+        if e.kind == "mul":
+            if isinstance(e.rhs, Const):
+                return _linear_in_ivs(e.lhs, is_iv, nd)
+            if isinstance(e.lhs, Const):
+                return _linear_in_ivs(e.rhs, is_iv, nd)
+    return False
+
+
+def _fingerprint(func: FuncOp) -> tuple[Any, ...]:
+    num: dict[Any, int] = {}
+    for a in func.args:
+        num[a] = len(num)
+    out: list[Any] = [tuple(a.type for a in func.args)]
+    for op in func.walk():
+        if op is func:
+            continue
+        out.append((type(op), tuple(getattr(op, a) for a in op.ATTRS),
+                    tuple(num.get(v, -1) for v in op.operands),
+                    tuple(r.type for r in op.results), len(op.blocks)))
+        for r in op.results:
+            num[r] = len(num)
+        for b in op.blocks:
+            out.append(len(b.ops))
+            for a in b.args:
+                num[a] = len(num)
+                out.append(a.type)
+    return tuple(out)
