@@ -5,8 +5,10 @@ same fast-memory capacity, same hardware config; each with its roofline ratio.
 
 Per case, three schedules of the same workload, all simulated timing-only on one config:
 - ours:     our affine-loop-tile -> affine-data-copy-generate -> affine-pipeline-data-transfer
-            with its defaults (2 stages, copy-out pipelining, cross-tile prefetch);
-- ours-mlir: the same with pipeline-copy-out=false cross-tile-prefetch=false (MLIR's scope);
+            with its defaults (copy-out pipelining, cross-tile prefetch, flattened tile loops)
+            and the case's stages, within the config's SRAM capacity;
+- ours-mlir: 2 stages, pipeline-copy-out=false cross-tile-prefetch=false
+            flatten-tile-loops=false (MLIR's scope);
 - upstream: `mlir-opt-19` with the same three passes and options, its output run --as-is.
 The ratio column is upstream cycles / ours (> 1: ours is faster). Roofline ratio = cycles /
 max(ideal compute cycles, DRAM bytes / peak DRAM bandwidth) from accelsim.report.
@@ -25,15 +27,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# (workload spec, tile sizes, fast-memory capacity KiB, note)
-CASES: list[tuple[str, str, int, str]] = [
-    ("gemm:M=128,N=128,K=128", "32,32,32", 16, "README case"),
-    ("gemm:M=256,N=256,K=256", "128,128,32", 200, ""),
-    ("gemm:M=256,N=256,K=256", "128,64,64", 200, ""),
-    ("gemm:M=128,N=128,K=1024", "128,128,32", 200, "K-deep"),
-    ("conv2d:N=1,C=16,H=34,W=34,K=32,R=3,S=3,stride=1", "1,8,8,32", 64, ""),
-    ("jacobi-2d:N=256,T=2", "1,32,256", 64, ""),
-    ("vector_add:N=65536", "4096", 64, "vector op"),
+# (workload spec, tile sizes, fast-memory capacity KiB, our stages, note)
+CASES: list[tuple[str, str, int, int, str]] = [
+    ("gemm:M=128,N=128,K=128", "32,32,32", 16, 2, "README case"),
+    ("gemm:M=256,N=256,K=256", "128,128,32", 200, 2, ""),
+    ("gemm:M=256,N=256,K=256", "128,64,64", 200, 2, ""),
+    ("gemm:M=256,N=256,K=256", "64,128,64", 128, 3, "default pipeline's choice"),
+    ("gemm:M=512,N=512,K=512", "64,128,64", 128, 3, "default pipeline's choice"),
+    ("gemm:M=128,N=128,K=1024", "128,128,32", 200, 2, "K-deep"),
+    ("conv2d:N=1,C=16,H=34,W=34,K=32,R=3,S=3,stride=1", "1,8,8,32", 64, 2, ""),
+    ("jacobi-2d:N=256,T=2", "1,32,256", 64, 2, ""),
+    ("vector_add:N=65536", "4096", 64, 2, "vector op"),
 ]
 QUICK = {"gemm:M=128,N=128,K=128", "vector_add:N=65536"}
 
@@ -52,11 +56,13 @@ class Row:
     seconds: float = 0.0
 
 
-def ours_flags(tiles: str, cap: int, cfg, mlir_scope: bool) -> list[str]:  # type: ignore[no-untyped-def]
+def ours_flags(tiles: str, cap: int, cfg, mlir_scope: bool,  # type: ignore[no-untyped-def]
+               stages: int = 2) -> list[str]:
     sp = cfg.spaces
-    pipe = f"--affine-pipeline-data-transfer=stages=2 fast-mem-space={sp.sram}"
+    pipe = (f"--affine-pipeline-data-transfer=stages={2 if mlir_scope else stages} "
+            f"fast-mem-space={sp.sram} fast-mem-capacity={cfg.sram.capacity_kib}")
     if mlir_scope:
-        pipe += " pipeline-copy-out=false cross-tile-prefetch=false"
+        pipe += " pipeline-copy-out=false cross-tile-prefetch=false flatten-tile-loops=false"
     return [f"--affine-loop-tile=tile-sizes={tiles}",
             f"--affine-data-copy-generate=generate-dma fast-mem-space={sp.sram} "
             f"slow-mem-space={sp.dram} tag-mem-space={sp.tag} fast-mem-capacity={cap}", pipe]
@@ -112,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
               "| overlap | DMAs | upstream/this |")
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
-    for spec, tiles, cap, note in CASES:
+    for spec, tiles, cap, stages, note in CASES:
         if args.quick and spec not in QUICK:
             continue
 
-        def ours(mlir_scope: bool, spec=spec, tiles=tiles, cap=cap):  # type: ignore[no-untyped-def]
+        def ours(mlir_scope: bool, spec=spec, tiles=tiles, cap=cap, stages=stages):  # type: ignore[no-untyped-def]
             m = workloads.get(spec).module()
-            PassManager.from_flags(ours_flags(tiles, cap, cfg, mlir_scope)).run(m)
+            PassManager.from_flags(ours_flags(tiles, cap, cfg, mlir_scope, stages)).run(m)
             return m
 
         rows = [measure(spec, "ours", lambda: ours(False), cfg),
