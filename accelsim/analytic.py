@@ -23,8 +23,9 @@ sizes, tag indices, kernel index arguments, found by a backward slice at compile
 the same state, so the recorded outcome is replayed (`Machine.restore`). A tile loop nest thus
 walks its inner loops a handful of times, not once per outer iteration.
 
-The program is compiled once (`compile_program`) into closures over a flat slot environment;
-the compiled form does not depend on the hardware config and is cached per module object.
+The program is compiled once (`Program`) into closures over a flat slot environment; the
+compiled form does not depend on the hardware config and is cached by the module's structure
+(`compiled_program`, `accelsim.analytic_cache`), so a sweep over hardware reuses it.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from accelsim import analytic_cache
 from accelsim.analytic_machine import Machine
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost_model import CostModel, cost_args
-from accelsim.kernels import ensure_outlined
+from accelsim.kernels import outline_if_needed
 from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
 from compiler.analysis.counting import compile_map, compile_set
@@ -435,11 +437,28 @@ def _period(sigs: list[tuple], deltas: list[tuple[int, ...]]) -> int:  # type: i
 
 def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
              cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
-    """Analytic cycles of `module` on `config` (`fidelity="analytic"`)."""
+    """Analytic cycles of `module` on `config` (`fidelity="analytic"`).
+
+    Loop nests left in the control program are outlined into kernels in place first, unless
+    a structurally equal module was estimated before: its compiled program is reused
+    (`accelsim.analytic_cache`) and `module` is left as it is."""
     cfg = load_config(config) if isinstance(config, str) else config
     t0 = time.perf_counter()
-    module = ensure_outlined(module)
-    f = pick_func(module, func)
-    m = Program(module, f).run(cfg, cost)
+    m = compiled_program(module, func).run(cfg, cost)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)
+
+
+def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
+    """The compiled walk of `module`'s entry function (or `func`), cached by structure."""
+    key, refs = analytic_cache.structure_key(module)
+    prog = analytic_cache.lookup((key, func))
+    if prog is not None:
+        return prog  # type: ignore[no-any-return]
+    outlined = outline_if_needed(module)
+    prog = Program(module, pick_func(module, func))
+    analytic_cache.store((key, func), [*refs, module], prog)
+    if outlined:  # the module as it is now is a key too (estimated again on another config)
+        key, refs = analytic_cache.structure_key(module)
+        analytic_cache.store((key, func), [*refs, module], prog)
+    return prog
