@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelsim import analytic_cache
+from accelsim import analytic_cache, cost_model
 from accelsim.analytic_machine import Machine
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost_model import CostModel, cost_args
@@ -447,6 +447,12 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     m = compiled_program(module, func).run(cfg, cost)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)
+
+
+def clear_caches() -> None:
+    """Forget compiled programs and shared kernel figures: the next estimate runs cold."""
+    analytic_cache.clear()
+    cost_model.clear_caches()
 
 
 def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:

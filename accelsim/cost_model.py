@@ -126,6 +126,13 @@ _FINGERPRINTS: dict[tuple, int] = {}  # type: ignore[type-arg]  # structure -> i
 _NEXT_ID = itertools.count()
 
 
+def clear_caches() -> None:
+    """Forget every shared kernel figure and per-config model (benchmarks of cold runs)."""
+    _FIGURES.clear()
+    _SHAPES.clear()
+    CostModel._shared.clear()
+
+
 def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:
     """(structure id of `func`, its trip counts for `args` or None when not rectangular)."""
     _, fid, shape = _shape(func)
