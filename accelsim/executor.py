@@ -30,7 +30,7 @@ import numpy as np
 from accelsim.config import HardwareConfig
 from accelsim.cost_model import CostModel, KernelCost
 from accelsim.errors import HazardError, InputError, SimulationError
-from accelsim.hw.dma import Transfer
+from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
 from accelsim.trace import TraceRecord
@@ -51,13 +51,14 @@ class Buffer:
         "ebytes",
         "flat",
         "handle",
-        "inflight",
+        "reading",
         "name",
         "numel",
         "shape",
         "space",
         "strides",
         "type",
+        "writing",
     )
 
     def __init__(self, name: str, type: MemRefType, shape: tuple[int, ...], array: np.ndarray | None):
@@ -70,7 +71,9 @@ class Buffer:
         self.strides = strides_of(shape)
         self.array = array
         self.flat = array.reshape(-1) if array is not None else None
-        self.inflight: list[InFlight] = []
+        # DMAs in flight whose source / destination this buffer is, in issue order
+        self.reading: list[_Dma] = []
+        self.writing: list[_Dma] = []
         self.handle: int | None = None
         self.alive = True
 
@@ -78,17 +81,17 @@ class Buffer:
         return f"<Buffer {self.name} {self.type}>"
 
 
-class InFlight(NamedTuple):
-    """A DMA side in flight on a buffer (NamedTuple: two are made per DMA). `end` is one
-    past its region's last element (the region's span is `[region.start, end)`), so most
-    overlap checks are two comparisons."""
-
-    op: Operation
-    issued: int
-    region: Region
-    writes: bool
-    label: str
-    end: int
+def _first_in_flight(buf: Buffer, reads: bool, hit: Callable[[Region], bool]
+                     ) -> tuple[_Dma, bool] | None:
+    """The earliest issued DMA in flight on `buf` whose side on `buf` satisfies `hit`, and
+    whether that side writes `buf`; DMAs reading `buf` count only if `reads`. (A DMA from a
+    buffer into itself: its reading side counts first.)"""
+    best: tuple[int, int, _Dma] | None = None
+    for writes, xs in ((False, buf.reading if reads else ()), (True, buf.writing)):
+        for x in xs:
+            if hit(x.region(writes)) and (best is None or (x.seq, writes) < best[:2]):
+                best = (x.seq, writes, x)
+    return None if best is None else (best[2], bool(best[1]))
 
 
 @dataclass(slots=True)
@@ -349,11 +352,13 @@ class Executor:
 
     def _dealloc(self, op: O.DeallocOp, vals: dict[Value, Any]) -> None:
         buf: Buffer = vals[op.memref]
-        if buf.inflight:
-            f = buf.inflight[0]
+        if buf.reading or buf.writing:
+            first = _first_in_flight(buf, True, lambda r: True)
+            assert first is not None
+            f, writes = first
             raise HazardError(
                 f"memref.dealloc of {buf.name} at cycle {self.env.now} while a DMA "
-                f"{'into' if f.writes else 'out of'} it is in flight ({f.op.NAME} at {f.op.loc}, "
+                f"{'into' if writes else 'out of'} it is in flight ({f.op.NAME} at {f.op.loc}, "
                 f"issued at cycle {f.issued})", op.loc)
         if buf.handle is not None:
             self.machine.sram.free(buf.handle)
@@ -399,15 +404,18 @@ class Executor:
             buf.flat[lin] = vals[op.value]
 
     def _scalar_hazard(self, op: Operation, buf: Buffer, lin: int, writes: bool) -> None:
-        for f in buf.inflight:
-            if (writes or f.writes) and f.region.hits(lin, lin + 1):
-                self._race(op, "writes" if writes else "reads", buf, f, lin)
+        if buf.writing or (writes and buf.reading):
+            first = _first_in_flight(buf, writes, lambda r: r.hits(lin, lin + 1))
+            if first is not None:
+                self._race(op, "writes" if writes else "reads", buf, first[0], first[1], lin)
 
-    def _race(self, op: Operation, verb: str, buf: Buffer, f: InFlight, lin: int | None) -> None:
+    def _race(self, op: Operation, verb: str, buf: Buffer, f: _Dma, f_writes: bool,
+              lin: int | None) -> None:
+        """`op` touches `buf` while `f` (writing `buf` if `f_writes`) is in flight."""
         where = ""
         if lin is not None:
             where = f" element {[int(x) for x in np.unravel_index(lin, buf.shape)]}" if buf.shape else ""
-        direction = "into" if f.writes else "out of"
+        direction = "into" if f_writes else "out of"
         raise HazardError(
             f"{op.NAME} {verb} {buf.name}{where} at cycle {self.env.now} while a DMA {direction} "
             f"it is in flight ({f.label}, {f.op.NAME} at {f.op.loc}, issued at cycle {f.issued}): "
@@ -445,90 +453,59 @@ class Executor:
             s0, d0, t0 = self._dma_indices(p, vals, src, dst, tag)
         key = (id(tag), t0)
         slots = self._slots
-        prev = slots.get(key)
-        if prev is not None:
+        if key in slots:
+            prev = slots[key]
             raise HazardError(
                 f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn([vals[v] for v in p.tag_ops]))} "
                 f"at cycle {self.env.now} while the transfer it signals is not yet waited on "
                 f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
                 op.loc)
-        n = vals[p.num]
-        if n < 0:
-            raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
-        if p.stride is None:
-            ckey: Any = n
-            nchunks = 1 if n else 0
-            sreg = _tnew(Region, (s0, n or 1, n, nchunks, n))
-            dreg = _tnew(Region, (d0, n or 1, n, nchunks, n))
-            s_end = s0 + n
-            d_end = d0 + n
-            if s_end > src.numel:
-                self._dma_bounds(op, src, sreg, p.src_fn([vals[v] for v in p.src_ops]), "source",
-                                 False)
-            if d_end > dst.numel:
-                self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
-                                 "destination", False)
-        else:
-            stride, per = vals[p.stride], vals[p.per]
-            if per <= 0 or stride <= 0:
-                raise HazardError(f"affine.dma_start with stride {stride} and {per} elements per "
-                                  "stride: both must be positive", op.loc)
-            ckey = (n, stride, per)
-            nchunks = -(-n // per)
-            last = n - (nchunks - 1) * per if nchunks else 0
-            if p.src_strided:
-                sreg = _tnew(Region, (s0, stride, per, nchunks, last))
-                dreg = _tnew(Region, (d0, per, per, nchunks, last))
-                strided, sbuf = sreg, src
-            else:
-                sreg = _tnew(Region, (s0, per, per, nchunks, last))
-                dreg = _tnew(Region, (d0, stride, per, nchunks, last))
-                strided, sbuf = dreg, dst
-            # end = start + (nchunks - 1) * stride_side + last (start itself when empty)
-            s_end = s0 + (nchunks - 1) * sreg.stride + last if nchunks else s0
-            d_end = d0 + (nchunks - 1) * dreg.stride + last if nchunks else d0
-            inner = sbuf.shape[-1] if sbuf.shape else 0
-            col = s0 % inner if strided is sreg and inner else (d0 % inner if inner else 0)
-            span = last - per
-            if (s0 + (nchunks - 1) * sreg.stride + per + span > src.numel
-                    or d0 + (nchunks - 1) * dreg.stride + per + span > dst.numel
-                    or (col and stride % inner == 0 and col + per > inner)):
-                self._dma_bounds(op, src, sreg, p.src_fn([vals[v] for v in p.src_ops]), "source",
-                                 True)
-                self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
-                                 "destination", True)
+        sh = p.const_shape  # the shape when count, stride and per are constants (known once)
+        if sh is None:
+            n = vals[p.num]
+            ckey = n if p.stride is None else (n, vals[p.stride], vals[p.per])
+            sh = p.shapes.get(ckey) if lins is not None else None
+            if sh is None:  # first transfer of this shape (or a dynamic-shaped memref)
+                sh = self._dma_shape(p, n, ckey, src, dst)
+                if lins is not None:
+                    p.shapes[ckey] = sh
+                    if p.constant:
+                        p.const_shape = sh
+        s_end = s0 + sh.s_ext
+        d_end = d0 + sh.d_ext
+        ci = sh.col_inner
+        if (s_end > src.numel or d_end > dst.numel
+                or (ci and 0 < (s0 if sh.col_src else d0) % ci > ci - sh.per)):
+            self._dma_overrun(p, vals, src, dst, s0, d0, sh)
         if src is p.label_src and dst is p.label_dst:
             label = p.label
         else:
             label = p.label = f"{src.name}->{dst.name}"
             p.label_src, p.label_dst = src, dst
-        if src.inflight:
-            for f in src.inflight:
-                if (f.writes and f.end > s0 and s_end > f.region.start
-                        and f.region.overlaps(sreg)):
-                    self._race(op, "reads", src, f, sreg.first_common(f.region))
-        if dst.inflight:
-            for f in dst.inflight:
-                if f.end > d0 and d_end > f.region.start and f.region.overlaps(dreg):
-                    self._race(op, "overwrites", dst, f, dreg.first_common(f.region))
-        cost = p.costs.get(ckey)
-        if cost is None:
-            cost = p.costs[ckey] = self._dma_cost(p, n, sreg, dreg)
-        dram_bytes, cyc, port, sram_bytes = cost
+        # races: another DMA writing what this one reads; any DMA on what this one writes
+        if src.writing:
+            for x in src.writing:
+                if x.d_end > s0 and s_end > x.d0:
+                    sreg = Region(s0, *sh.s_tail)
+                    if x.region(True).overlaps(sreg):
+                        self._race(op, "reads", src, x, True, sreg.first_common(x.region(True)))
+        if dst.writing:
+            for x in dst.writing:
+                if x.d_end > d0 and d_end > x.d0:
+                    self._dma_overwrite_race(op, dst, d0, sh)
+        if dst.reading:
+            for x in dst.reading:
+                if x.s_end > d0 and d_end > x.s0:
+                    self._dma_overwrite_race(op, dst, d0, sh)
         env = self.env
-        now = env.now
-        rs = _tnew(InFlight, (op, now, sreg, False, label, s_end))
-        rd = _tnew(InFlight, (op, now, dreg, True, label, d_end))
-        src.inflight.append(rs)
-        dst.inflight.append(rd)
-        xfer = self._dma_class(env, cyc, dram_bytes, n * p.ebytes, p.kind, label, p.loc, port)
-        xfer.op = op
-        xfer.issued = now
-        xfer.side = (src, rs, dst, rd, nchunks)
-        slots[key] = xfer
         stats = self.stats
         stats.dma_ops += 1
-        stats.dma_sram_bytes += sram_bytes
+        stats.dma_sram_bytes += sh.sram_bytes
+        xfer = self._dma_class(env, sh, op, label, p.kind, p.loc, env.now, stats.dma_ops, src, s0,
+                               s_end, dst, d0, d_end)
+        src.reading.append(xfer)
+        dst.writing.append(xfer)
+        slots[key] = xfer
         cp = self._cp
         if cp.issue_cycles:
             cp.issue(label, p.loc)
@@ -552,19 +529,43 @@ class Executor:
             t0 = self._indices(op, tag, t_idx, f"tag {tag.name}")
         return s0, d0, t0
 
-    def _dma_cost(self, p: _DmaPlan, n: int, sreg: Region, dreg: Region
-                  ) -> tuple[int, int, int, int]:
-        """(DRAM bytes at burst granularity, transfer cycles, SRAM-port cycles, SRAM bytes):
-        a function of the transfer's shape only, cached per op and shape."""
+    def _dma_shape(self, p: _DmaPlan, n: int, ckey: Any, src: Buffer, dst: Buffer) -> _Shape:
+        """Everything about a transfer that depends only on its element count, stride and
+        elements per stride (cached per op and shape for static memrefs): both sides' region
+        shapes, extents, the row-overrun check and the cost."""
+        op = p.op
+        if n < 0:
+            raise HazardError(f"affine.dma_start moves {n} elements", op.loc)
+        if p.stride is None:
+            nchunks = 1 if n else 0
+            s_tail = d_tail = (n or 1, n, nchunks, n)
+            s_ext = d_ext = n
+            per, ci = n, 0
+        else:
+            _, stride, per = ckey
+            if per <= 0 or stride <= 0:
+                raise HazardError(f"affine.dma_start with stride {stride} and {per} elements per "
+                                  "stride: both must be positive", op.loc)
+            nchunks = -(-n // per)
+            last = n - (nchunks - 1) * per if nchunks else 0
+            if p.src_strided:
+                s_tail, d_tail, sbuf = (stride, per, nchunks, last), (per, per, nchunks, last), src
+            else:
+                s_tail, d_tail, sbuf = (per, per, nchunks, last), (stride, per, nchunks, last), dst
+            s_ext = (nchunks - 1) * s_tail[0] + last if nchunks else 0
+            d_ext = (nchunks - 1) * d_tail[0] + last if nchunks else 0
+            inner = sbuf.shape[-1] if sbuf.shape else 0
+            ci = inner if inner and stride % inner == 0 else 0
+        # cost: bursts on the DRAM side(s), bytes through the SRAM port
         eb = p.ebytes
-        nchunks, per, last = sreg.count, sreg.per, sreg.last
+        last = s_tail[3]
         dram_bytes = 0
         if nchunks and p.dram_sides:
             burst = self._burst
             full = -(-n * eb // burst) * burst
-            for is_dram, reg in ((p.src_dram, sreg), (p.dst_dram, dreg)):
+            for is_dram, (rstride, rper, rcount, _) in ((p.src_dram, s_tail), (p.dst_dram, d_tail)):
                 if is_dram:
-                    if reg.stride == reg.per or reg.count == 1:
+                    if rstride == rper or rcount == 1:
                         dram_bytes += full
                     else:
                         dram_bytes += ((nchunks - 1) * -(-per * eb // burst)
@@ -572,7 +573,29 @@ class Executor:
         sram_bytes = n * eb * p.sram_sides
         port = -(-sram_bytes // self._sram_bw)
         cyc = max(-(-dram_bytes // self._bw), port)
-        return dram_bytes, cyc, port, sram_bytes
+        return _Shape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, p.src_strided,
+                      dram_bytes, cyc, port, sram_bytes, n * eb)
+
+    def _dma_overrun(self, p: _DmaPlan, vals: dict[Value, Any], src: Buffer, dst: Buffer,
+                     s0: int, d0: int, sh: _Shape) -> None:
+        """A side may run past its memref (or a row): raise if it really does."""
+        op = p.op
+        sreg, dreg = Region(s0, *sh.s_tail), Region(d0, *sh.d_tail)
+        strided = p.stride is not None
+        if strided or sreg.end > src.numel:
+            self._dma_bounds(op, src, sreg, p.src_fn([vals[v] for v in p.src_ops]), "source",
+                             strided)
+        if strided or dreg.end > dst.numel:
+            self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
+                             "destination", strided)
+
+    def _dma_overwrite_race(self, op: Operation, dst: Buffer, d0: int, sh: _Shape) -> None:
+        """Spans overlap: an error if the regions really do (the earliest such DMA)."""
+        dreg = Region(d0, *sh.d_tail)
+        first = _first_in_flight(dst, True, dreg.overlaps)
+        if first is not None:
+            f, writes = first
+            self._race(op, "overwrites", dst, f, writes, dreg.first_common(f.region(writes)))
 
     def _dma_bounds(self, op: Operation, buf: Buffer, reg: Region, idx: tuple[int, ...],
                     side: str, strided: bool) -> None:
@@ -650,15 +673,14 @@ class Executor:
             self._kernel_entries.append(entry)
         for arg, read, written, regions, lo, hi in entry[0]:
             buf = args[arg]
-            if buf.inflight:
-                for f in buf.inflight:
-                    if ((written or f.writes) and f.end > lo and hi > f.region.start):
-                        for r in regions:
-                            if r.overlaps(f.region):
-                                verb = ("reads and writes" if read and written
-                                        else "writes" if written else "reads")
-                                self._race(op, f"(kernel @{op.callee}) {verb}", buf, f,
-                                           r.first_common(f.region))
+            if buf.writing or (written and buf.reading):
+                for x in buf.writing:
+                    if x.d_end > lo and hi > x.d0:
+                        self._kernel_race(op, buf, read, written, regions)
+                if written:
+                    for x in buf.reading:
+                        if x.s_end > lo and hi > x.s0:
+                            self._kernel_race(op, buf, read, written, regions)
         cost: KernelCost | None = entry[1]
         if cost is None:
             cost = entry[1] = self.cost.kernel(func, idx_args)
@@ -677,6 +699,18 @@ class Executor:
         # ComputeUnit.record, inlined
         self._records.append(_tnew(TraceRecord, (self._compute_unit, start, env.now, "kernel",
                                                  cost.sram_bytes, op.callee, p.loc)))
+
+    def _kernel_race(self, op: O.CallOp, buf: Buffer, read: bool, written: bool,
+                     regions: list[Region]) -> None:
+        """Spans overlap: an error if a region of the kernel's box overlaps a DMA's."""
+        first = _first_in_flight(buf, written, lambda g: any(r.overlaps(g) for r in regions))
+        if first is None:
+            return
+        f, writes = first
+        g = f.region(writes)
+        r = next(r for r in regions if r.overlaps(g))
+        verb = "reads and writes" if read and written else "writes" if written else "reads"
+        self._race(op, f"(kernel @{op.callee}) {verb}", buf, f, writes, r.first_common(g))
 
     def _flag_dram(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats
@@ -768,28 +802,66 @@ class Executor:
 
 # ---- per-op plans --------------------------------------------------------------------------
 
-class _Dma(Transfer):
-    """A transfer with the executor's bookkeeping: at completion its two in-flight entries
-    leave their buffers. `side` = (src, src entry, dst, dst entry, chunks)."""
+class _Shape(NamedTuple):
+    """What a transfer's element count, stride and elements per stride decide (per op)."""
 
-    op: Operation
-    issued: int
-    side: tuple[Buffer, InFlight, Buffer, InFlight, int]
+    nchunks: int
+    s_tail: tuple[int, int, int, int]  # source Region fields after `start`
+    d_tail: tuple[int, int, int, int]  # destination Region fields after `start`
+    s_ext: int                         # source region end - start
+    d_ext: int
+    per: int
+    col_inner: int   # row length when the strided side's rows must not be overrun, else 0
+    col_src: bool    # the strided side is the source
+    dram_bytes: int
+    cycles: int
+    port_cycles: int
+    sram_bytes: int
+    payload_bytes: int
+
+
+class _Dma(Transfer):
+    """A transfer with the executor's bookkeeping: it is in flight on its source's `reading`
+    and its destination's `writing` list (spans `[s0, s_end)`, `[d0, d_end)`) and leaves them
+    when it completes."""
+
+    def __init__(self, env: Any, sh: _Shape, op: Operation, label: str, kind: str, loc: str,
+                 issued: int, seq: int, src: Buffer, s0: int, s_end: int, dst: Buffer, d0: int,
+                 d_end: int):
+        self.env = env
+        self.callbacks = [transfer_done]
+        self.transfer_cycles = sh.cycles
+        self.dram_bytes = sh.dram_bytes
+        self.payload_bytes = sh.payload_bytes
+        self.port_cycles = sh.port_cycles
+        self.kind = kind
+        self.label = label
+        self.loc = loc
+        self.shape = sh
+        self.op = op
+        self.issued = issued
+        self.seq = seq  # issue order
+        self.src, self.s0, self.s_end = src, s0, s_end
+        self.dst, self.d0, self.d_end = dst, d0, d_end
+
+    def region(self, writes: bool) -> Region:
+        """Its destination region (`writes`) or its source region."""
+        if writes:
+            return Region(self.d0, *self.shape.d_tail)
+        return Region(self.s0, *self.shape.s_tail)
 
     def completed(self) -> None:
-        src, rs, dst, rd, _ = self.side
-        src.inflight.remove(rs)
-        dst.inflight.remove(rd)
+        self.src.reading.remove(self)
+        self.dst.writing.remove(self)
 
 
 class _DmaCopy(_Dma):
-    """Functional mode: the data moves at completion, then the entries leave."""
+    """Functional mode: the data moves at completion, then the transfer leaves its buffers."""
 
     def completed(self) -> None:
-        src, rs, dst, rd, nchunks = self.side
-        _copy(src, rs.region, dst, rd.region, nchunks)
-        src.inflight.remove(rs)
-        dst.inflight.remove(rd)
+        _copy(self.src, self.region(False), self.dst, self.region(True), self.shape.nchunks)
+        self.src.reading.remove(self)
+        self.dst.writing.remove(self)
 
 
 @dataclass(slots=True)
@@ -819,7 +891,9 @@ class _DmaPlan:
     sram_sides: int
     kind: str
     loc: str
-    costs: dict[Any, tuple[int, int, int, int]] = field(default_factory=dict)
+    constant: bool  # count, stride and per are constants
+    shapes: dict[Any, _Shape] = field(default_factory=dict)
+    const_shape: _Shape | None = None
     label_src: Any = None
     label_dst: Any = None
     label: str = ""
@@ -921,6 +995,11 @@ def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     return ns["f"]
 
 
+def _is_constant(v: Value) -> bool:
+    """Defined by a constant op: the same value every time it is read."""
+    return isinstance(getattr(v, "owner", None), O.ConstantOp)
+
+
 def _lin(buf: Buffer, idx: tuple[int, ...]) -> int:
     """Row-major linear index, or -1 when an index is out of bounds (the caller reports it)."""
     lin = 0
@@ -953,7 +1032,8 @@ def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any
                         op.tag_indices, op.num_elements, op.stride, op.elements_per_stride, lins,
                         st.element.byte_width, st.memory_space <= dt.memory_space, sd, dd,
                         sd + dd, (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram),
-                        kind, str(op.loc))
+                        kind, str(op.loc), all(_is_constant(v) for v in (
+                            op.num_elements, op.stride, op.elements_per_stride) if v is not None))
     if isinstance(op, O.AffineDmaWaitOp):
         tag = op.operands[0]
         return _WaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices,

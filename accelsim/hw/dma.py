@@ -48,7 +48,7 @@ class Transfer(Event):
     def __init__(self, env: simpy.Environment, transfer_cycles: int, dram_bytes: int,
                  payload_bytes: int, kind: str, label: str, loc: str, port_cycles: int = 0):
         self.env = env
-        self.callbacks = [_finish]
+        self.callbacks = [transfer_done]
         self.transfer_cycles = transfer_cycles
         self.dram_bytes = dram_bytes
         self.payload_bytes = payload_bytes
@@ -61,7 +61,8 @@ class Transfer(Event):
         """Runs when the transfer completes, before the control processor sees it."""
 
 
-def _finish(xfer: Any) -> None:
+def transfer_done(xfer: Any) -> None:
+    """The SimPy callback of every transfer: frees its engine slot, runs its hook."""
     xfer.engine.outstanding -= 1
     xfer.completed()
 
@@ -76,6 +77,7 @@ class DmaEngine:
         self.latency = latency_cycles
         self.dram = dram
         self.trace = trace
+        self.records = trace.records
         self.max_outstanding = max_outstanding
         self.outstanding = 0  # descriptors accepted and not yet completed
         self.busy_until = 0   # end of the last accepted descriptor's setup + transfer
@@ -111,8 +113,8 @@ class DmaEngine:
         comps.append(done_at)
         if start > now:
             self.starts.append(start)
-        self.trace.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma",
-                                                      xfer.payload_bytes, xfer.label, xfer.loc)))
+        self.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma",
+                                                xfer.payload_bytes, xfer.label, xfer.loc)))
         xfer.engine = self
         # the transfer itself fires at completion (as a Timeout would)
         self.env.schedule(xfer, NORMAL, done_at - now)

@@ -30,10 +30,12 @@ class Dram:
         self.env = env
         self.cfg = cfg
         self.trace = trace
+        self.records = trace.records
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
         self.free_at = [0] * cfg.channels
         self.interleave = cfg.interleave == "burst" and cfg.channels > 1
         self.next_channel = 0  # rotation for interleaved transfers, advanced per transfer
+        self._pieces: dict[int, tuple[int, list[tuple[int, int, int]]]] = {}
 
     def first_channel(self, dram_bytes: int) -> int:
         """The channel an interleaved transfer of `dram_bytes` starts on (advances the rotation)."""
@@ -48,7 +50,7 @@ class Dram:
         """Reserve channel time for a transfer ready at `start`; returns the cycle it ends.
         `hold`: cycles on one channel when not interleaved (the transfer's own bound).
         Interleaved, the transfer starts on the next channel of the rotation."""
-        free, records, names = self.free_at, self.trace.records, self.names
+        free, records, names = self.free_at, self.records, self.names
         if not self.interleave:
             c = free.index(min(free)) if len(free) > 1 else 0  # earliest free, lowest index
             t0 = free[c]
@@ -57,21 +59,35 @@ class Dram:
             free[c] = end = t0 + hold
             records.append(_tnew(TraceRecord, (names[c], t0, end, kind, dram_bytes, label, loc)))
             return end
-        cfg = self.cfg
-        burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, len(free)
-        nb = dram_bytes // burst
+        pieces = self._pieces.get(dram_bytes)
+        if pieces is None:
+            pieces = self._pieces[dram_bytes] = self._split(dram_bytes)
         first = self.next_channel
-        self.next_channel = (first + nb) % n
-        q, r = divmod(nb, n)
+        n = len(free)
+        self.next_channel = (first + pieces[0]) % n
         end = start
-        for i in range(nb if nb < n else n):
-            c = (first + i) % n
-            b = (q + (i < r)) * burst
+        for i, b, dur in pieces[1]:
+            c = first + i
+            if c >= n:
+                c -= n
             t0 = free[c]
             if start > t0:
                 t0 = start
-            free[c] = t1 = t0 - (-b // bw)
+            free[c] = t1 = t0 + dur
             records.append(_tnew(TraceRecord, (names[c], t0, t1, kind, b, label, loc)))
             if t1 > end:
                 end = t1
         return end
+
+    def _split(self, dram_bytes: int) -> tuple[int, list[tuple[int, int, int]]]:
+        """An interleaved transfer's bursts dealt over the channels: (bursts, pieces), a
+        piece = (channel offset from the first, bytes, cycles)."""
+        cfg = self.cfg
+        burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.channels
+        nb = dram_bytes // burst
+        q, r = divmod(nb, n)
+        pieces = []
+        for i in range(min(nb, n)):
+            b = (q + (i < r)) * burst
+            pieces.append((i, b, -(-b // bw)))
+        return nb, pieces
