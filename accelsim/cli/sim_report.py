@@ -124,14 +124,15 @@ def _suffixed(path: str, suffix: str) -> str:
     return f"{stem}-{safe}{ext}"
 
 
-def side_flags(spec: str, config: Any) -> list[str]:
-    """The pass flags one `--compare` side means."""
+def side_flags(spec: str, config: Any, module: Any = None, func: str | None = None) -> list[str]:
+    """The pass flags one `--compare` side means; with `module`, "default" picks its tile
+    sizes as `--target sim` does (and "no-pipeline" keeps them, so only pipelining differs)."""
     from accelsim.cli.sim_target import accelerator_pipeline
 
     if spec == "as-is":
         return []
     if spec in ("default", "no-pipeline"):
-        flags, notes = accelerator_pipeline(config)
+        flags, notes = accelerator_pipeline(config, module, func)
         for n in notes:
             print(n, file=sys.stderr)
         if spec == "no-pipeline":
@@ -183,7 +184,7 @@ def run_compare(req: Any) -> Any:
     for name in names:
         module = _fresh_module(req.program)
         t0 = time.perf_counter()
-        flags = side_flags(name, config)
+        flags = side_flags(name, config, module, req.program.func_name)
         if flags:
             pm = PassManager.from_flags(flags)
             pm.run(module)

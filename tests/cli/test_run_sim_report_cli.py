@@ -62,6 +62,26 @@ def test_compare_prints_both_with_ratios(capsys):
     assert c["ratios"]["cycles"] == c["B"]["cycles"] / c["A"]["cycles"]
 
 
+def test_compare_default_uses_the_same_tiles_as_target_sim(capsys):
+    """"default" and "no-pipeline" tile for the machine like `--target sim` does, so the two
+    sides differ only in the pipelining pass."""
+    import workloads
+    from accelsim.cli.sim_target import accelerator_pipeline
+    from accelsim.config import load_config
+
+    spec = "gemm:M=128,N=96,K=64"
+    status, out, err = _run(capsys, "run", spec, "--target", "sim", "--timing-only", "--json",
+                            "--compare", "no-pipeline", "default")
+    assert status == 0, err
+    c = json.loads(out)["compare"]
+    want, _ = accelerator_pipeline(load_config("default"), workloads.get(spec).module())
+    assert want[0].startswith("--affine-loop-tile=tile-sizes=")
+    assert c["B"]["pipeline"] == want
+    assert c["A"]["pipeline"] == [f for f in want if "pipeline-data-transfer" not in f]
+    status, out, err = _run(capsys, "run", spec, "--target", "sim", "--timing-only", "--json")
+    assert json.loads(out)["cycles"] == c["B"]["cycles"] < c["A"]["cycles"]
+
+
 def test_bad_window_and_bad_compare_side_are_clean_errors(capsys, tmp_path):
     status, _, err = _run(capsys, "run", SPEC, "--target", "sim", "--timing-only", "--timeline",
                           str(tmp_path / "t.png"), "--window", "50:10")
