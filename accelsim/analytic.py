@@ -30,6 +30,7 @@ compiled form does not depend on the hardware config and is cached by the module
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,7 +46,7 @@ from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
 from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
-from compiler.ir.affine_expr import Binary, Const
+from compiler.ir.affine_expr import Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Value
 from compiler.ir.types import MemRefType
 
@@ -221,15 +222,18 @@ class Program:
     def _tag(self, tag: Value, tag_map: Any, indices: Sequence[Value]
              ) -> tuple[tuple[int, int] | None, Callable[[Env], tuple[int, int]], set[Value]]:
         """The tag key (site, linear index): static, or a reader; and the values it reads."""
-        fn = compile_map(tag_map)
         static, get = self._getter(indices)
         buf = self.bufs.get(tag)
         if buf is not None:
-            site, strides = buf.site, buf.strides
+            site, lin = buf.site, _linear_index(tag_map, buf.strides)
             if static is not None:
-                key = (site, sum(i * s for i, s in zip(fn(static), strides)))
+                key = (site, lin(static))
                 return key, lambda e: key, set()
-            return None, lambda e: (site, sum(i * s for i, s in zip(fn(get(e)), strides))), set(indices)
+            if len(indices) == 1 and get is not None:
+                s0 = self.slots[indices[0]]
+                return None, lambda e: (site, lin((e[s0],))), set(indices)
+            return None, lambda e: (site, lin(get(e))), set(indices)
+        fn = compile_map(tag_map)
         ts = self._slot(tag)
 
         def dyn(e: Env) -> tuple[int, int]:
@@ -398,6 +402,29 @@ def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stri
         for s in steps:
             s(e, m)
         k += 1
+
+
+@functools.cache
+def _linear_index(amap: Any, strides: tuple[int, ...]) -> Callable[[Sequence[int]], int]:
+    """`fn(operands) -> sum(result_k * strides_k)`: a tag's slot as one compiled expression."""
+    fn = compile_map(amap)
+    if len(strides) != len(amap.results):
+        return lambda v: sum(i * s for i, s in zip(fn(v), strides))
+    terms = [f"{_src(r, amap.num_dims)} * {s}" for r, s in zip(amap.results, strides) if s]
+    return eval(f"lambda v: {' + '.join(terms) or '0'}")  # type: ignore[no-any-return]
+
+
+def _src(e: Any, nd: int) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Dim):
+        return f"v[{e.pos}]"
+    if isinstance(e, Sym):
+        return f"v[{nd + e.pos}]"
+    assert isinstance(e, Binary)
+    a, b = _src(e.lhs, nd), _src(e.rhs, nd)
+    op = {"add": "+", "mul": "*", "floordiv": "//", "mod": "%"}.get(e.kind)
+    return f"({a} {op} {b})" if op else f"(-((-{a}) // {b}))"  # ceildiv
 
 
 def _mods(maps: Sequence[Any]) -> int:

@@ -2,10 +2,10 @@
 
 Each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
 control processor its clock. `signature()` is the whole state relative to the clock (past
-times clipped to 0); it is canonical: two states with equal signatures evolve identically
-(every decision compares times against a clock that never goes back), so `restore()` of a
-signature is exactly the state it was taken from. The sampled loop walk and the loop memo of
-`accelsim.analytic` rest on that.
+times clipped to 0, entries no future step can observe dropped); it is canonical: two states
+with equal signatures evolve identically (every decision compares times against a clock that
+never goes back), so `restore()` of a signature is equivalent to the state it was taken
+from. The sampled loop walk and the loop memo of `accelsim.analytic` rest on that.
 """
 
 from __future__ import annotations
@@ -47,11 +47,22 @@ class Machine:
 
     # ---- state as a value ----------------------------------------------------------------
     def signature(self) -> Signature:
+        """Canonical: what no future step can tell apart is dropped. A tag that completed is
+        the same as no tag (a wait on either returns at once); a completed descriptor at the
+        head of an engine's list is filtered, with every other completed one, by the next
+        issue on any engine, so such lists keep only their future entries (a completed one
+        behind a future head still counts against the engine and is kept, as 0)."""
         t = self.t
+        pend = []
+        for p in self.pending:
+            if p and p[0] <= t:
+                pend.append(tuple([c - t for c in p if c > t]))
+            else:
+                pend.append(tuple([c - t if c > t else 0 for c in p]))
         return (tuple([e - t if e > t else 0 for e in self.engines]),
                 tuple([c - t if c > t else 0 for c in self.channels]),
-                tuple(sorted([(k, v - t if v > t else 0) for k, v in self.tags.items()])),
-                tuple([tuple([c - t if c > t else 0 for c in p]) for p in self.pending]),
+                tuple(sorted([(k, v - t) for k, v in self.tags.items() if v > t])),
+                tuple(pend),
                 tuple([tuple([c - t for c in q if c > t]) for q in self.queued]),
                 self.rr)
 
@@ -118,26 +129,33 @@ class Machine:
 
     def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, int]) -> None:
         """Issue one descriptor: the event model's engine, queue and channel policy."""
-        self.t += self.issue
-        engines = self.engines
-        now = self.t
+        now = self.t = self.t + self.issue
+        pending = self.pending
         # fewest descriptors not yet completed, lowest index on ties
-        e, best = 0, -1
-        for k, pend in enumerate(self.pending):
+        if len(pending) == 1:
+            e = 0
+            pend = pending[0]
             if pend and pend[0] <= now:
                 pend[:] = [c for c in pend if c > now]
-            if best < 0 or len(pend) < best:
-                e, best = k, len(pend)
-        pend = self.pending[e]
+        else:
+            e, best = 0, -1
+            for k, p in enumerate(pending):
+                if p and p[0] <= now:
+                    p[:] = [c for c in p if c > now]
+                if best < 0 or len(p) < best:
+                    e, best = k, len(p)
+            pend = pending[e]
         # a full descriptor queue stalls the control processor until the oldest queued
         # descriptor starts (the engine keeps the one it was handed)
         q = self.queued[e]
-        if q and q[0] <= now:
-            q[:] = [c for c in q if c > now]
-        if len(q) >= self.depth:
-            now = self.t = q[0]
-            q[:] = [c for c in q if c > now]
-        start = max(now, engines[e])
+        if q:
+            if q[0] <= now:
+                q[:] = [c for c in q if c > now]
+            if len(q) >= self.depth:
+                now = self.t = q[0]
+                q[:] = [c for c in q if c > now]
+        engines = self.engines
+        start = engines[e] if engines[e] > now else now
         m = self.max_out
         if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
             start = pend[-m]
@@ -159,6 +177,9 @@ class Machine:
                     chans[c] = x
                     if x > end:
                         end = x
+            elif len(chans) == 1:
+                end = (chans[0] if chans[0] > start else start) + T
+                chans[0] = end
             else:
                 c = min(range(len(chans)), key=chans.__getitem__)
                 end = max(start, chans[c]) + T
