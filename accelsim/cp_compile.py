@@ -26,8 +26,9 @@ class _Emitter:
         self.depth = 0
 
     def k(self, obj: Any) -> str:
+        """A name for `obj` in the generated code (a default argument: a fast local)."""
         self.consts.append(obj)
-        return f"K[{len(self.consts) - 1}]"
+        return f"_c{len(self.consts) - 1}"
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
@@ -92,8 +93,9 @@ def compile_control(executor: Any, func: O.FuncOp) -> Callable[[Any, dict], Any]
     """A function `run(executor, vals)` for `func`, or None if Python refuses the generated
     code (e.g. more than 20 nested blocks): the caller then interprets."""
     em = _Emitter(executor)
-    em.emit(0, "def run(ex, vals, K=K):")
     em.block(func.body, 1)
+    em.lines.insert(0, "def run(ex, vals" + "".join(f", _c{i}=K[{i}]" for i in range(len(em.consts)))
+                    + "):")
     source = "\n".join(em.lines)
     namespace: dict[str, Any] = {"K": em.consts}
     try:

@@ -574,7 +574,7 @@ class Executor:
         port = -(-sram_bytes // self._sram_bw)
         cyc = max(-(-dram_bytes // self._bw), port)
         return _Shape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, p.src_strided,
-                      dram_bytes, cyc, port, sram_bytes, n * eb)
+                      (cyc, dram_bytes, n * eb, port), sram_bytes)
 
     def _dma_overrun(self, p: _DmaPlan, vals: dict[Value, Any], src: Buffer, dst: Buffer,
                      s0: int, d0: int, sh: _Shape) -> None:
@@ -656,13 +656,12 @@ class Executor:
         func = p.func
         if func is None:
             raise SimulationError(f"func.call to @{op.callee}: no function body in the module", op.loc)
-        args = [vals[v] for v in p.operands]
         if self._kernel_op is not None:  # a call inside a kernel being interpreted
-            self._run_kernel(op, func, args)
+            self._run_kernel(op, func, [vals[v] for v in p.operands])
             return
-        idx_args = p.key(args)
-        for k in p.buf_pos:
-            if not args[k].alive:
+        args, idx_args, alive = p.read(vals)
+        if not alive:
+            for k in p.buf_pos:
                 self._check_alive(args[k], op)
         entry = p.entries.get(idx_args) if p.static else None
         if entry is None:
@@ -694,10 +693,11 @@ class Executor:
             cp.issue(op.callee, p.loc)
         env = self.env
         start = env.now
-        if cost.cycles:
-            env.advance_to(start + cost.cycles)  # the compute unit is busy; the CP waits
+        end = start + cost.cycles
+        if end > start:
+            env.advance_to(end)  # the compute unit is busy; the control processor waits
         # ComputeUnit.record, inlined
-        self._records.append(_tnew(TraceRecord, (self._compute_unit, start, env.now, "kernel",
+        self._records.append(_tnew(TraceRecord, (self._compute_unit, start, end, "kernel",
                                                  cost.sram_bytes, op.callee, p.loc)))
 
     def _kernel_race(self, op: O.CallOp, buf: Buffer, read: bool, written: bool,
@@ -813,11 +813,8 @@ class _Shape(NamedTuple):
     per: int
     col_inner: int   # row length when the strided side's rows must not be overrun, else 0
     col_src: bool    # the strided side is the source
-    dram_bytes: int
-    cycles: int
-    port_cycles: int
+    cost: tuple[int, int, int, int]  # Transfer.cost: transfer, DRAM bytes, payload, port
     sram_bytes: int
-    payload_bytes: int
 
 
 class _Dma(Transfer):
@@ -830,10 +827,7 @@ class _Dma(Transfer):
                  d_end: int):
         self.env = env
         self.callbacks = [transfer_done]
-        self.transfer_cycles = sh.cycles
-        self.dram_bytes = sh.dram_bytes
-        self.payload_bytes = sh.payload_bytes
-        self.port_cycles = sh.port_cycles
+        self.cost = sh.cost
         self.kind = kind
         self.label = label
         self.loc = loc
@@ -915,7 +909,8 @@ class _CallPlan:
     func: O.FuncOp | None  # None: no body in the module (an error when executed)
     operands: list[Value]
     buf_pos: tuple[int, ...]
-    key: Callable[[list[Any]], tuple[int | None, ...]]  # args -> index arguments (None: buffer)
+    # vals -> (arguments, index arguments with None for buffers, every buffer is alive)
+    read: Callable[[dict[Value, Any]], tuple[list[Any], tuple[int | None, ...], bool]]
     static: bool  # every buffer argument has a static shape: per-key checks can be cached
     loc: str
     entries: dict[tuple[int | None, ...], list[Any]] = field(default_factory=dict)
@@ -939,24 +934,52 @@ def _step(op: Operation) -> tuple[int, Any, Operation]:
     return 4, None, op
 
 
-def _expr_src(e: AffineExpr, names: Sequence[str], nd: int) -> str:
-    """Python source of `e` over operand expressions `names` (`nd` dims, then symbols);
-    floor semantics as `compile_map`."""
+_Folded = tuple[str, "int | None", "int | None"]  # (source, lo, hi): lo == hi: a constant
+
+
+def _fold(e: AffineExpr, ops: Sequence[_Folded], nd: int) -> _Folded:
+    """Python source of `e` over operands `ops` (`nd` dims, then symbols; each a source with
+    its value range, None = unknown), constants folded, and the range of `e` where the
+    operations allow it. Floor semantics as `compile_map`."""
     if isinstance(e, Const):
-        return f"({e.value})"
-    if isinstance(e, Dim):
-        return names[e.pos]
-    if isinstance(e, Sym):
-        return names[nd + e.pos]
+        return str(e.value), e.value, e.value
+    if isinstance(e, Dim | Sym):
+        return ops[e.pos if isinstance(e, Dim) else nd + e.pos]
     assert isinstance(e, Binary)
-    a, b = _expr_src(e.lhs, names, nd), _expr_src(e.rhs, names, nd)
-    if e.kind == "add":
+    a, alo, ahi = _fold(e.lhs, ops, nd)
+    b, blo, bhi = _fold(e.rhs, ops, nd)
+    k = e.kind
+    if alo is not None and alo == ahi and blo is not None and blo == bhi:  # both constant
+        x, y = alo, blo
+        if k != "add" and k != "mul" and y <= 0:
+            return _fold_src(k, a, b), None, None  # left to run time (never in valid maps)
+        v = (x + y if k == "add" else x * y if k == "mul" else x // y if k == "floordiv"
+             else -((-x) // y) if k == "ceildiv" else x % y)
+        return str(v), v, v
+    src = _fold_src(k, a, b)
+    known = alo is not None and ahi is not None and blo is not None and bhi is not None
+    if k == "add" and known:
+        return src, alo + blo, ahi + bhi  # type: ignore[operator]
+    if k == "mul" and known:
+        c = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)  # type: ignore[operator]
+        return src, min(c), max(c)
+    if k == "mod" and blo is not None and blo == bhi and blo > 0:
+        return src, 0, blo - 1
+    if k in ("floordiv", "ceildiv") and known and blo == bhi and blo > 0:  # type: ignore[operator]
+        if k == "floordiv":
+            return src, alo // blo, ahi // blo  # type: ignore[operator]
+        return src, -((-alo) // blo), -((-ahi) // blo)  # type: ignore[operator]
+    return src, None, None
+
+
+def _fold_src(kind: str, a: str, b: str) -> str:
+    if kind == "add":
         return f"({a} + {b})"
-    if e.kind == "mul":
+    if kind == "mul":
         return f"({a} * {b})"
-    if e.kind == "floordiv":
+    if kind == "floordiv":
         return f"({a} // {b})"
-    if e.kind == "ceildiv":
+    if kind == "ceildiv":
         return f"(-((-{a}) // {b}))"
     return f"({a} % {b})"
 
@@ -964,34 +987,88 @@ def _expr_src(e: AffineExpr, names: Sequence[str], nd: int) -> str:
 def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
     indices leave the memref: each side's map, bounds check and row-major linearization in
-    one generated function reading its operands from `vals`. None unless every side's memref
-    has a static shape and the map one result per dimension."""
+    one generated function reading its operands from `vals`. Constant operands and
+    subexpressions are folded, repeated subexpressions computed once, and bounds checks
+    dropped where the index's range is known to fit (e.g. `(i + 1) mod 2` in a dimension of
+    2). None unless every side's memref has a static shape and the map one result per
+    dimension."""
     keys: list[Value] = []
-    where: dict[Value, str] = {}
+    where: dict[Value, _Folded] = {}
     lines: list[str] = []
     outs: list[str] = []
+    cse: dict[str, str] = {}
     for j, (m, operands, t) in enumerate(sides):
         if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
             return None
-        names = []
+        ops = []
         for v in operands:
             if v not in where:
-                where[v] = f"v{len(keys)}"
-                lines.append(f"    v{len(keys)} = vals[_k{len(keys)}]")
-                keys.append(v)
-            names.append(where[v])
+                c = _index_constant(v)
+                if c is not None:
+                    where[v] = (str(c), c, c)
+                else:
+                    where[v] = (f"v{len(keys)}", None, None)
+                    lines.append(f"    v{len(keys)} = vals[_k{len(keys)}]")
+                    keys.append(v)
+            ops.append(where[v])
         shape = t.shape
         strides = strides_of(shape)  # type: ignore[arg-type]
-        idx = [f"a{j}_{r}" for r in range(t.rank)]
-        lines += [f"    {n} = {_expr_src(r, names, m.num_dims)}" for n, r in zip(idx, m.results)]
-        cond = " and ".join(f"0 <= {n} < {d}" for n, d in zip(idx, shape)) or "True"
-        lin = " + ".join(f"{n} * {st}" for n, st in zip(idx, strides)) or "0"
-        lines.append(f"    x{j} = {lin} if {cond} else -1")
+        terms: list[str] = []
+        conds: list[str] = []
+        const = 0
+        bad = False  # an index that is a constant outside its dimension
+        for r, dim, st in zip(m.results, shape, strides):
+            src, lo, hi = _fold(r, ops, m.num_dims)
+            if lo is not None and lo == hi:
+                if not 0 <= lo < dim:  # type: ignore[operator]
+                    bad = True
+                const += lo * st
+                continue
+            if src.startswith("("):  # a compound expression: compute it once
+                if src not in cse:
+                    cse[src] = f"e{len(cse)}"
+                    lines.append(f"    {cse[src]} = {src}")
+                src = cse[src]
+            if lo is None or hi is None or lo < 0 or hi >= dim:  # type: ignore[operator]
+                conds.append(f"0 <= {src} < {dim}")
+            terms.append(src if st == 1 else f"{src} * {st}")
+        if const or not terms:
+            terms.append(str(const))
+        lin = " + ".join(terms)
+        if bad:
+            lines.append(f"    x{j} = -1")
+        elif conds:
+            lines.append(f"    x{j} = {lin} if {' and '.join(conds)} else -1")
+        else:
+            lines.append(f"    x{j} = {lin}")
         outs.append(f"x{j}")
     head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
     ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
     ns: dict[str, Any] = {"_K": keys}
     exec("\n".join([head, *lines, ret]), ns)
+    return ns["f"]
+
+
+def _index_constant(v: Value) -> int | None:
+    """The value of an index constant (the same every time it is read), else None."""
+    owner = getattr(v, "owner", None)
+    if isinstance(owner, O.ConstantOp) and isinstance(owner.value, int) \
+            and not isinstance(owner.value, bool):
+        return owner.value
+    return None
+
+
+def _call_reader(operands: list[Value], is_buf: list[bool]) -> Any:
+    """A generated `fn(vals) -> (args, index-argument key, all buffers alive)` for a call."""
+    n = len(operands)
+    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(n)) + "):"
+    lines = [f"    a{i} = vals[_k{i}]" for i in range(n)]
+    key = "".join("None, " if b else f"int(a{i}), " for i, b in enumerate(is_buf))
+    alive = " and ".join(f"a{i}.alive" for i, b in enumerate(is_buf) if b) or "True"
+    args = ", ".join(f"a{i}" for i in range(n))
+    lines.append(f"    return [{args}], ({key}), {alive}")
+    ns: dict[str, Any] = {"_K": operands}
+    exec("\n".join([head, *lines]), ns)
     return ns["f"]
 
 
@@ -1045,10 +1122,8 @@ def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any
         operands = list(op.operands)
         is_buf = [isinstance(v.type, MemRefType) for v in operands]
         static = all(v.type.has_static_shape for v, b in zip(operands, is_buf) if b)
-        parts = ["None" if b else f"int(a[{k}])" for k, b in enumerate(is_buf)]
-        key = eval(f"lambda a: ({''.join(x + ', ' for x in parts)})")
-        return _CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b), key,
-                         static, str(op.loc))
+        return _CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b),
+                         _call_reader(operands, is_buf), static, str(op.loc))
     if isinstance(op, O.ConstantOp):
         t = op.results[0].type
         assert isinstance(t, ElementType)

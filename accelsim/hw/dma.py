@@ -36,26 +36,23 @@ class Transfer(Event):
     _ok = True
     _value = None
 
-    transfer_cycles: int   # single-channel transfer time (DRAM bursts or SRAM port bound)
-    dram_bytes: int        # bytes moved on DRAM, burst granular (0 if no DRAM side)
-    payload_bytes: int     # bytes the program asked for
+    # (transfer cycles on one channel (DRAM bursts or SRAM port bound), bytes moved on DRAM
+    #  at burst granularity (0: no DRAM side), bytes the program asked for, SRAM-port bound
+    #  on an interleaved transfer)
+    cost: tuple[int, int, int, int]
     kind: str              # "read" (DRAM -> SRAM), "write" (SRAM -> DRAM), "copy"
     label: str
     loc: str
-    port_cycles: int       # SRAM-port bound on the transfer (interleaved transfers)
     engine: DmaEngine
 
     def __init__(self, env: simpy.Environment, transfer_cycles: int, dram_bytes: int,
                  payload_bytes: int, kind: str, label: str, loc: str, port_cycles: int = 0):
         self.env = env
         self.callbacks = [transfer_done]
-        self.transfer_cycles = transfer_cycles
-        self.dram_bytes = dram_bytes
-        self.payload_bytes = payload_bytes
+        self.cost = (transfer_cycles, dram_bytes, payload_bytes, port_cycles)
         self.kind = kind
         self.label = label
         self.loc = loc
-        self.port_cycles = port_cycles
 
     def completed(self) -> None:
         """Runs when the transfer completes, before the control processor sees it."""
@@ -98,23 +95,22 @@ class DmaEngine:
         start = now if now > self.busy_until else self.busy_until
         if len(comps) == self.max_outstanding and comps[0] > start:  # no free slot yet
             start = comps[0]
-        dram_bytes = xfer.dram_bytes
+        cycles, dram_bytes, payload, port = xfer.cost
         if dram_bytes:
             ready = start + self.setup
             dram = self.dram
-            end = dram.reserve(ready, dram_bytes, xfer.transfer_cycles, xfer.kind, xfer.label,
-                               xfer.loc)
-            if dram.interleave and ready + xfer.port_cycles > end:
-                end = ready + xfer.port_cycles
+            end = dram.reserve(ready, dram_bytes, cycles, xfer.kind, xfer.label, xfer.loc)
+            if dram.interleave and ready + port > end:
+                end = ready + port
             done_at = end + self.latency
         else:
-            end = done_at = start + self.setup + xfer.transfer_cycles
+            end = done_at = start + self.setup + cycles
         self.busy_until = end
         comps.append(done_at)
         if start > now:
             self.starts.append(start)
-        self.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma",
-                                                xfer.payload_bytes, xfer.label, xfer.loc)))
+        self.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma", payload,
+                                                xfer.label, xfer.loc)))
         xfer.engine = self
         # the transfer itself fires at completion (as a Timeout would)
         self.env.schedule(xfer, NORMAL, done_at - now)

@@ -35,7 +35,7 @@ class Dram:
         self.free_at = [0] * cfg.channels
         self.interleave = cfg.interleave == "burst" and cfg.channels > 1
         self.next_channel = 0  # rotation for interleaved transfers, advanced per transfer
-        self._pieces: dict[int, tuple[int, list[tuple[int, int, int]]]] = {}
+        self._pieces: dict[tuple[int, int], tuple[int, list[tuple[int, str, int, int]]]] = {}
 
     def first_channel(self, dram_bytes: int) -> int:
         """The channel an interleaved transfer of `dram_bytes` starts on (advances the rotation)."""
@@ -59,35 +59,32 @@ class Dram:
             free[c] = end = t0 + hold
             records.append(_tnew(TraceRecord, (names[c], t0, end, kind, dram_bytes, label, loc)))
             return end
-        pieces = self._pieces.get(dram_bytes)
-        if pieces is None:
-            pieces = self._pieces[dram_bytes] = self._split(dram_bytes)
         first = self.next_channel
-        n = len(free)
-        self.next_channel = (first + pieces[0]) % n
+        pieces = self._pieces.get((dram_bytes, first))
+        if pieces is None:
+            pieces = self._pieces[(dram_bytes, first)] = self._split(dram_bytes, first)
+        self.next_channel = pieces[0]
         end = start
-        for i, b, dur in pieces[1]:
-            c = first + i
-            if c >= n:
-                c -= n
+        for c, name, b, dur in pieces[1]:
             t0 = free[c]
             if start > t0:
                 t0 = start
             free[c] = t1 = t0 + dur
-            records.append(_tnew(TraceRecord, (names[c], t0, t1, kind, b, label, loc)))
+            records.append(_tnew(TraceRecord, (name, t0, t1, kind, b, label, loc)))
             if t1 > end:
                 end = t1
         return end
 
-    def _split(self, dram_bytes: int) -> tuple[int, list[tuple[int, int, int]]]:
-        """An interleaved transfer's bursts dealt over the channels: (bursts, pieces), a
-        piece = (channel offset from the first, bytes, cycles)."""
+    def _split(self, dram_bytes: int, first: int) -> tuple[int, list[tuple[int, str, int, int]]]:
+        """An interleaved transfer's bursts dealt over the channels from `first` on: (the next
+        transfer's first channel, pieces), a piece = (channel, its name, bytes, cycles)."""
         cfg = self.cfg
         burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.channels
         nb = dram_bytes // burst
         q, r = divmod(nb, n)
         pieces = []
         for i in range(min(nb, n)):
+            c = (first + i) % n
             b = (q + (i < r)) * burst
-            pieces.append((i, b, -(-b // bw)))
-        return nb, pieces
+            pieces.append((c, self.names[c], b, -(-b // bw)))
+        return (first + nb) % n, pieces
