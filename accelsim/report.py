@@ -107,6 +107,14 @@ class Roofline:
     bandwidth_cycles: int         # dram_bytes / peak DRAM bandwidth
     peak_bytes_per_cycle: int     # channels x bandwidth per channel
     compute_unit: str             # "matrix 16x16" or "vector 16 lanes"
+    sram_cycles: int = 0          # kernels' SRAM bytes / SRAM bandwidth: a third, inner ceiling
+    sram_bytes_per_cycle: int = 0
+
+    @property
+    def sram_bound(self) -> bool:
+        """The kernels' SRAM traffic, not compute or DRAM, limits the run: the DRAM/compute
+        roofline cannot be reached on this machine whatever the schedule."""
+        return self.sram_cycles > self.cycles
 
     @property
     def cycles(self) -> int:
@@ -206,8 +214,9 @@ class Report:
         unit_name = (f"matrix {cc.rows}x{cc.cols}" if cc.kind == "matrix" else f"vector {cc.lanes} lanes")
         peak_bw = config.dram.channels * config.dram.bandwidth_bytes_per_cycle
         ops = 2 * int(stats.macs) + int(stats.alu_ops) + int(stats.special_ops)
+        sram_bw = config.sram.bytes_per_cycle
         roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), -(-moved // peak_bw),
-                        peak_bw, unit_name)
+                        peak_bw, unit_name, -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
 
         e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
@@ -305,6 +314,7 @@ class Report:
             "roofline_ratio": self.roofline_ratio if r.cycles else None,
             "roofline_bound": r.bound, "roofline_compute_cycles": r.compute_cycles,
             "roofline_bandwidth_cycles": r.bandwidth_cycles, "ops": r.ops,
+            "roofline_sram_cycles": r.sram_cycles, "sram_bound": r.sram_bound,
             "operational_intensity": r.intensity if r.dram_bytes else None,
             "achieved_ops_per_cycle": self.achieved_ops_per_cycle,
             "busiest_unit": self.busiest.unit, "busiest_utilization": self.busiest.utilization,
@@ -333,6 +343,9 @@ class Report:
             + (f"{self.roofline_ratio:.3f}x the roofline" if r.cycles else "n/a (no ops, no DRAM traffic)"),
             f"             {r.ops:,} ops, {r.dram_bytes:,} DRAM bytes, intensity "
             f"{_num(r.intensity)} ops/B, achieved {self.achieved_ops_per_cycle:.4g} ops/cycle",
+            *([f"             kernels are SRAM-bound: their SRAM traffic at {r.sram_bytes_per_cycle} "
+               f"B/cycle takes {r.sram_cycles:,} cycles; run is {self.cycles / r.sram_cycles:.3f}x that"]
+              if r.sram_bound else []),
             f"  DRAM       {self.dram_bytes_read:,} B read, {self.dram_bytes_written:,} B written"
             + (f", {self.dram_bytes_copied:,} B copied" if self.dram_bytes_copied else "")
             + f"; {self.dram_bytes_per_cycle:.2f} B/cycle of the {r.peak_bytes_per_cycle} peak "

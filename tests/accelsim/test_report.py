@@ -238,3 +238,26 @@ def test_compare_prints_b_over_a_and_the_speedup():
     assert f"{a.cycles:,}" in cycles_line and f"{b.cycles / a.cycles:.3f}x" in cycles_line
     assert f"pipelined takes {a.cycles / b.cycles:.3f}x fewer cycles than copy" in text
     assert "same number of cycles" in compare(a, a)
+
+
+def test_sram_ceiling_is_reported_when_kernels_are_sram_bound():
+    """A vector unit reading A, B, C and writing C per MAC (16 B) from a 32 B/cycle SRAM runs
+    at 2 MACs a cycle, a quarter of its 8 lanes: the report names that third ceiling."""
+    cfg = load_config("edge")
+    mod = tiled_gemm(64, 64, 64, 32)
+    res = simulate(mod, cfg, functional=False)
+    rep = Report.from_result(res)
+    r = rep.roofline
+    macs = 64 ** 3
+    assert rep.macs == macs
+    assert r.sram_bytes_per_cycle == cfg.sram.banks * cfg.sram.bank_bytes_per_cycle == 32
+    assert r.sram_cycles == math.ceil(macs * 16 / 32) > r.cycles
+    assert r.sram_bound and rep.cycles >= r.sram_cycles
+    text = rep.format_table()
+    assert (f"kernels are SRAM-bound: their SRAM traffic at 32 B/cycle takes {r.sram_cycles:,} "
+            f"cycles; run is {rep.cycles / r.sram_cycles:.3f}x that") in text
+    d = rep.to_dict()
+    assert d["roofline_sram_cycles"] == r.sram_cycles and d["sram_bound"] is True
+    # the matrix unit streams its operands once per kernel: not SRAM-bound, no such line
+    mat = Report.from_result(simulate(mod, load_config("default"), functional=False))
+    assert not mat.roofline.sram_bound and "SRAM-bound" not in mat.format_table()
