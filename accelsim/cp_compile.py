@@ -10,6 +10,7 @@ that op.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,15 @@ class _Emitter:
             self.op(op, indent)
         if len(self.lines) == start:
             self.emit(indent, "pass")
+
+    def specialized(self, op: Operation) -> Callable[[dict], None] | None:
+        """The op's handler specialized to it (DMA start/wait on static shapes), if any."""
+        t = type(op)
+        if t is O.AffineDmaStartOp:
+            return compile_dma_start(self.ex, self.ex._plan(op))
+        if t is O.AffineDmaWaitOp:
+            return compile_dma_wait(self.ex, self.ex._plan(op))
+        return None
 
     def op(self, op: Operation, indent: int) -> None:
         from accelsim.executor import _SYNC
@@ -76,6 +86,8 @@ class _Emitter:
             pass  # the end of a loop body or an if branch without results
         elif t is O.ReturnOp:
             self.emit(indent, "return")
+        elif (fn := self.specialized(op)) is not None:
+            self.emit(indent, f"{self.k(fn)}(vals)")
         elif (site := self.ex.site(op)) is not None:
             handler, plan = site
             self.emit(indent, f"{self.k(handler)}({self.k(plan)}, vals)")
@@ -103,3 +115,127 @@ def compile_control(executor: Any, func: O.FuncOp) -> Callable[[Any, dict], Any]
     except (SyntaxError, RecursionError):
         return None
     return namespace["run"]  # type: ignore[no-any-return]
+
+
+def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
+    """`Executor._dma_start_p` specialized to one op: `fn(vals)`. For an op whose memrefs
+    have static shapes and whose element count, stride and elements per stride are constants,
+    the plan-time facts (index code, transfer shape and cost, memref sizes, the kind, the
+    config's issue cycles) are baked in; every check runs as in `_dma_start_p`, in the same
+    order, and every error is raised by the same executor method. None for other ops."""
+    from types import SimpleNamespace
+
+    from accelsim.executor import _index_constant, index_code
+    from compiler.diagnostics import AccelsimError
+
+    op = p.op
+    code = index_code([(op.src_map, op.src_indices, op.src.type),
+                       (op.dst_map, op.dst_indices, op.dst.type),
+                       (op.tag_map, op.tag_indices, op.tag.type)])
+    if code is None or not p.constant:
+        return None
+    st, dt = op.src.type, op.dst.type
+    n = _index_constant(p.num)
+    ckey: Any = n
+    if p.stride is not None:
+        ckey = (n, _index_constant(p.stride), _index_constant(p.per))
+    if n is None or (p.stride is not None and None in ckey):
+        return None
+    try:
+        sh = executor._dma_shape(p, n, ckey, SimpleNamespace(shape=tuple(st.shape)),
+                                 SimpleNamespace(shape=tuple(dt.shape)))
+    except AccelsimError:
+        return None  # raised when executed, by the generic handler
+    keys, idx_lines, (xs, xd, xt), may_fail = code
+    snumel, dnumel = math.prod(st.shape), math.prod(dt.shape)
+    consts: dict[str, Any] = {
+        "_ex": executor, "_p": p, "_sh": sh, "_op": op, "_slots": executor._slots,
+        "_stats": executor.stats, "_cp": executor._cp, "_env": executor.env,
+        "_Dma": executor._dma_class, "_ks": p.src_v, "_kd": p.dst_v, "_kt": p.tag,
+        "_kind": p.kind, "_loc": p.loc,
+        **{f"_k{i}": k for i, k in enumerate(keys)},
+    }
+    lines = ["    if _ex._kernel_op is not None:",
+             "        _ex._timing_op_in_kernel()",
+             "    src = vals[_ks]", "    dst = vals[_kd]", "    tag = vals[_kt]",
+             "    if not (src.alive and dst.alive and tag.alive):",
+             "        for b in (src, dst, tag):",
+             "            _ex._check_alive(b, _op)",
+             *idx_lines]
+    if any(may_fail):
+        lines += [f"    if {' or '.join(f'{x} < 0' for x, m in zip((xs, xd, xt), may_fail) if m)}:",
+                  f"        {xs}, {xd}, {xt} = _ex._dma_indices(_p, vals, src, dst, tag)"]
+    over = [f"s_end > {snumel}", f"d_end > {dnumel}"]
+    if sh.col_inner:
+        ci = sh.col_inner
+        over.append(f"0 < {xs if sh.col_src else xd} % {ci} > {ci - sh.per}")
+    lines += [f"    key = (id(tag), {xt})",
+              "    if key in _slots:",
+              "        _ex._tag_reuse(_p, vals, tag, _slots[key])",
+              f"    s_end = {xs} + {sh.s_ext}",
+              f"    d_end = {xd} + {sh.d_ext}",
+              f"    if {' or '.join(over)}:",
+              f"        _ex._dma_overrun(_p, vals, src, dst, {xs}, {xd}, _sh)",
+              "    label = _p.label if src is _p.label_src and dst is _p.label_dst "
+              "else _ex._dma_label(_p, src, dst)",
+              "    if src.writing:",
+              "        for x in src.writing:",
+              f"            if x.d_end > {xs} and s_end > x.d0:",
+              f"                _ex._dma_read_race(_op, src, x, {xs}, _sh)",
+              "    if dst.writing:",
+              "        for x in dst.writing:",
+              f"            if x.d_end > {xd} and d_end > x.d0:",
+              f"                _ex._dma_overwrite_race(_op, dst, {xd}, _sh)",
+              "    if dst.reading:",
+              "        for x in dst.reading:",
+              f"            if x.s_end > {xd} and d_end > x.s0:",
+              f"                _ex._dma_overwrite_race(_op, dst, {xd}, _sh)",
+              "    _stats.dma_ops = seq = _stats.dma_ops + 1",
+              f"    _stats.dma_sram_bytes += {sh.sram_bytes}",
+              f"    xfer = _Dma(_env, _sh, _op, label, _kind, _loc, _env.now, seq, src, {xs}, "
+              f"s_end, dst, {xd}, d_end)",
+              "    src.reading.append(xfer)", "    dst.writing.append(xfer)",
+              "    _slots[key] = xfer"]
+    if executor._cp.issue_cycles:
+        lines.append("    _cp.issue(label, _loc)")
+    lines.append("    _cp.submit(xfer)")
+    head = "def start(vals" + "".join(f", {k}={k}" for k in consts) + "):"
+    ns: dict[str, Any] = dict(consts)
+    try:
+        exec(compile("\n".join([head, *lines]), f"<dma_start at {p.loc}>", "exec"), ns)
+    except (SyntaxError, RecursionError):
+        return None
+    return ns["start"]  # type: ignore[no-any-return]
+
+
+def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
+    """`Executor._dma_wait_p` specialized to one op with a static-shaped tag memref: the tag
+    index code inlined, errors raised by the same executor methods. None for other ops."""
+    from accelsim.executor import index_code
+
+    op = p.op
+    code = index_code([(op.tag_map, op.tag_indices, p.tag.type)])
+    if code is None:
+        return None
+    keys, idx_lines, (xt,), (may_fail,) = code
+    consts: dict[str, Any] = {
+        "_ex": executor, "_p": p, "_pop": executor._slots.pop, "_cp": executor._cp,
+        "_kt": p.tag, "_loc": p.loc, **{f"_k{i}": k for i, k in enumerate(keys)},
+    }
+    lines = ["    if _ex._kernel_op is not None:",
+             "        _ex._timing_op_in_kernel()",
+             "    tag = vals[_kt]", *idx_lines]
+    if may_fail:
+        lines += [f"    if {xt} < 0:", f"        {xt} = _ex._wait_index(_p, vals, tag)"]
+    lines += [f"    pend = _pop((id(tag), {xt}), None)",
+              "    if pend is None:",
+              "        _ex._deadlock(_p, vals, tag)",
+              "    if pend.callbacks is not None:",
+              "        _cp.wait(pend, 'wait ' + pend.label, _loc)"]
+    head = "def wait(vals" + "".join(f", {k}={k}" for k in consts) + "):"
+    ns: dict[str, Any] = dict(consts)
+    try:
+        exec(compile("\n".join([head, *lines]), f"<dma_wait at {p.loc}>", "exec"), ns)
+    except (SyntaxError, RecursionError):
+        return None
+    return ns["wait"]  # type: ignore[no-any-return]

@@ -454,12 +454,7 @@ class Executor:
         key = (id(tag), t0)
         slots = self._slots
         if key in slots:
-            prev = slots[key]
-            raise HazardError(
-                f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn([vals[v] for v in p.tag_ops]))} "
-                f"at cycle {self.env.now} while the transfer it signals is not yet waited on "
-                f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
-                op.loc)
+            self._tag_reuse(p, vals, tag, slots[key])
         sh = p.const_shape  # the shape when count, stride and per are constants (known once)
         if sh is None:
             n = vals[p.num]
@@ -477,18 +472,12 @@ class Executor:
         if (s_end > src.numel or d_end > dst.numel
                 or (ci and 0 < (s0 if sh.col_src else d0) % ci > ci - sh.per)):
             self._dma_overrun(p, vals, src, dst, s0, d0, sh)
-        if src is p.label_src and dst is p.label_dst:
-            label = p.label
-        else:
-            label = p.label = f"{src.name}->{dst.name}"
-            p.label_src, p.label_dst = src, dst
+        label = p.label if src is p.label_src and dst is p.label_dst else self._dma_label(p, src, dst)
         # races: another DMA writing what this one reads; any DMA on what this one writes
         if src.writing:
             for x in src.writing:
                 if x.d_end > s0 and s_end > x.d0:
-                    sreg = Region(s0, *sh.s_tail)
-                    if x.region(True).overlaps(sreg):
-                        self._race(op, "reads", src, x, True, sreg.first_common(x.region(True)))
+                    self._dma_read_race(op, src, x, s0, sh)
         if dst.writing:
             for x in dst.writing:
                 if x.d_end > d0 and d_end > x.d0:
@@ -510,6 +499,19 @@ class Executor:
         if cp.issue_cycles:
             cp.issue(label, p.loc)
         cp.submit(xfer)
+
+    def _tag_reuse(self, p: _DmaPlan, vals: dict[Value, Any], tag: Buffer, prev: _Dma) -> None:
+        raise HazardError(
+            f"affine.dma_start reuses tag {tag.name}{list(p.tag_fn([vals[v] for v in p.tag_ops]))} "
+            f"at cycle {self.env.now} while the transfer it signals is not yet waited on "
+            f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
+            p.op.loc)
+
+    def _dma_label(self, p: _DmaPlan, src: Buffer, dst: Buffer) -> str:
+        """`src->dst` (cached on the plan for the last pair of buffers)."""
+        p.label = f"{src.name}->{dst.name}"
+        p.label_src, p.label_dst = src, dst
+        return p.label
 
     def _dma_indices(self, p: _DmaPlan, vals: dict[Value, Any], src: Buffer, dst: Buffer,
                      tag: Buffer) -> tuple[int, int, int]:
@@ -589,6 +591,13 @@ class Executor:
             self._dma_bounds(op, dst, dreg, p.dst_fn([vals[v] for v in p.dst_ops]),
                              "destination", strided)
 
+    def _dma_read_race(self, op: Operation, src: Buffer, x: _Dma, s0: int, sh: _Shape) -> None:
+        """`x` writes `src` with an overlapping span: an error if the regions really overlap
+        (`src.writing` is in issue order, so the first such `x` is the earliest)."""
+        sreg = Region(s0, *sh.s_tail)
+        if x.region(True).overlaps(sreg):
+            self._race(op, "reads", src, x, True, sreg.first_common(x.region(True)))
+
     def _dma_overwrite_race(self, op: Operation, dst: Buffer, d0: int, sh: _Shape) -> None:
         """Spans overlap: an error if the regions really do (the earliest such DMA)."""
         dreg = Region(d0, *sh.d_tail)
@@ -634,18 +643,25 @@ class Executor:
         tag: Buffer = vals[p.tag]
         t0 = p.lin(vals) if p.lin is not None else -1
         if t0 < 0:
-            t_idx = p.fn([vals[v] for v in p.ops])
-            t0 = _lin(tag, t_idx)
-            if t0 < 0:
-                t0 = self._indices(p.op, tag, t_idx, f"tag {tag.name}")
+            t0 = self._wait_index(p, vals, tag)
         pend = self._slots.pop((id(tag), t0), None)
         if pend is None:
-            raise HazardError(
-                f"affine.dma_wait on {tag.name}{list(p.fn([vals[v] for v in p.ops]))} at cycle "
-                f"{self.env.now}: no DMA in flight signals this tag, so the wait would never "
-                "return (deadlock)", p.op.loc)
+            self._deadlock(p, vals, tag)
         if pend.callbacks is not None:  # not completed yet
             self._cp.wait(pend, f"wait {pend.label}", p.loc)
+
+    def _wait_index(self, p: _WaitPlan, vals: dict[Value, Any], tag: Buffer) -> int:
+        t_idx = p.fn([vals[v] for v in p.ops])
+        t0 = _lin(tag, t_idx)
+        if t0 < 0:
+            t0 = self._indices(p.op, tag, t_idx, f"tag {tag.name}")
+        return t0
+
+    def _deadlock(self, p: _WaitPlan, vals: dict[Value, Any], tag: Buffer) -> None:
+        raise HazardError(
+            f"affine.dma_wait on {tag.name}{list(p.fn([vals[v] for v in p.ops]))} at cycle "
+            f"{self.env.now}: no DMA in flight signals this tag, so the wait would never "
+            "return (deadlock)", p.op.loc)
 
     # ---- kernels -------------------------------------------------------------------------
     def _call(self, op: O.CallOp, vals: dict[Value, Any]) -> None:
@@ -987,15 +1003,33 @@ def _fold_src(kind: str, a: str, b: str) -> str:
 def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
     indices leave the memref: each side's map, bounds check and row-major linearization in
-    one generated function reading its operands from `vals`. Constant operands and
-    subexpressions are folded, repeated subexpressions computed once, and bounds checks
-    dropped where the index's range is known to fit (e.g. `(i + 1) mod 2` in a dimension of
-    2). None unless every side's memref has a static shape and the map one result per
-    dimension."""
+    one generated function reading its operands from `vals` (`index_code`). None unless
+    every side's memref has a static shape and the map one result per dimension."""
+    code = index_code(sides)
+    if code is None:
+        return None
+    keys, lines, outs, _ = code
+    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
+    ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
+    ns: dict[str, Any] = {"_K": keys}
+    exec("\n".join([head, *lines, ret]), ns)
+    return ns["f"]
+
+
+def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
+               ) -> tuple[list[Value], list[str], list[str], list[bool]] | None:
+    """Python statements (indented once) computing each side's linear index into `x<j>`, -1
+    if its indices leave the memref; they read operand `k` as `vals[_k<k>]` (`keys[k]`) and
+    use the local names `v<k>`, `e<k>`, `x<j>`. Constant operands and subexpressions are
+    folded, repeated subexpressions computed once, and bounds checks dropped where the
+    index's range is known to fit (e.g. `(i + 1) mod 2` in a dimension of 2). Returns
+    (keys, lines, outputs, per output: may be -1), or None unless every side's memref has a
+    static shape and its map one result per dimension."""
     keys: list[Value] = []
     where: dict[Value, _Folded] = {}
     lines: list[str] = []
     outs: list[str] = []
+    may_fail: list[bool] = []
     cse: dict[str, str] = {}
     for j, (m, operands, t) in enumerate(sides):
         if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
@@ -1042,11 +1076,8 @@ def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
         else:
             lines.append(f"    x{j} = {lin}")
         outs.append(f"x{j}")
-    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
-    ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
-    ns: dict[str, Any] = {"_K": keys}
-    exec("\n".join([head, *lines, ret]), ns)
-    return ns["f"]
+        may_fail.append(bad or bool(conds))
+    return keys, lines, outs, may_fail
 
 
 def _index_constant(v: Value) -> int | None:
