@@ -60,13 +60,16 @@ def pick_func(module: ModuleOp, func: str | None) -> FuncOp:
 def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
              inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
              functional: bool = True, kernel_runner: KernelRunner | None = None,
-             outline: bool = True, interpret_kernels: bool = False) -> SimResult:
+             outline: bool = True, interpret_kernels: bool = False,
+             compiled: bool = True) -> SimResult:
     """Execute `module` on the machine `config` (a HardwareConfig or preset name/path).
 
     Functional by default: inputs (missing ones are zeros) are copied, DMAs move the data, and
     kernels run natively (host backend; `interpret_kernels=True` or no backend: the executor
     interprets them). `functional=False` skips all data.
     Loop nests outside kernels are outlined first (`outline-kernels`) when `outline` is true.
+    `compiled=False` interprets the control program op by op instead of compiling it to
+    Python (same results; for cross-checking the compiled form).
     """
     cfg = load_config(config) if isinstance(config, str) else config
     inline_note = None
@@ -87,7 +90,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     if isinstance(runner, str):
         note = f"host backend could not compile the module ({runner}); kernels were interpreted"
         runner = None
-    ex = Executor(module, cfg, functional=functional, kernel_runner=runner)
+    ex = Executor(module, cfg, functional=functional, kernel_runner=runner, compiled=compiled)
     for n in (note, inline_note):
         if n:
             ex.stats.flags.append(n)
