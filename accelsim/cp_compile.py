@@ -12,11 +12,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
 from compiler.ir.core import Block, Operation
+
+_CODE: dict[tuple[str, str], CodeType] = {}
+
+
+def compile_cached(source: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, memoized: the generated code of an op or a control
+    program is the same in every run of a module (only the objects it is bound to differ), and
+    compiling it costs more than a small run."""
+    key = (source, filename)
+    code = _CODE.get(key)
+    if code is None:
+        if len(_CODE) > 4096:
+            _CODE.clear()
+        code = _CODE[key] = compile(source, filename, "exec")
+    return code
 
 
 class _Emitter:
@@ -111,7 +127,7 @@ def compile_control(executor: Any, func: O.FuncOp) -> Callable[[Any, dict], Any]
     source = "\n".join(em.lines)
     namespace: dict[str, Any] = {"K": em.consts}
     try:
-        exec(compile(source, f"<control program @{func.sym_name}>", "exec"), namespace)
+        exec(compile_cached(source, f"<control program @{func.sym_name}>"), namespace)
     except (SyntaxError, RecursionError):
         return None
     return namespace["run"]  # type: ignore[no-any-return]
@@ -202,7 +218,7 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
     head = "def start(vals" + "".join(f", {k}={k}" for k in consts) + "):"
     ns: dict[str, Any] = dict(consts)
     try:
-        exec(compile("\n".join([head, *lines]), f"<dma_start at {p.loc}>", "exec"), ns)
+        exec(compile_cached("\n".join([head, *lines]), f"<dma_start at {p.loc}>"), ns)
     except (SyntaxError, RecursionError):
         return None
     return ns["start"]  # type: ignore[no-any-return]
@@ -235,7 +251,7 @@ def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
     head = "def wait(vals" + "".join(f", {k}={k}" for k in consts) + "):"
     ns: dict[str, Any] = dict(consts)
     try:
-        exec(compile("\n".join([head, *lines]), f"<dma_wait at {p.loc}>", "exec"), ns)
+        exec(compile_cached("\n".join([head, *lines]), f"<dma_wait at {p.loc}>"), ns)
     except (SyntaxError, RecursionError):
         return None
     return ns["wait"]  # type: ignore[no-any-return]

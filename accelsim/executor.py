@@ -29,6 +29,7 @@ import numpy as np
 
 from accelsim.config import HardwareConfig
 from accelsim.cost_model import CostModel, KernelCost
+from accelsim.cp_compile import compile_cached
 from accelsim.errors import HazardError, InputError, SimulationError
 from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.machine import Machine
@@ -1012,7 +1013,7 @@ def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
     ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
     ns: dict[str, Any] = {"_K": keys}
-    exec("\n".join([head, *lines, ret]), ns)
+    exec(compile_cached("\n".join([head, *lines, ret]), "<index function>"), ns)
     return ns["f"]
 
 
@@ -1099,7 +1100,7 @@ def _call_reader(operands: list[Value], is_buf: list[bool]) -> Any:
     args = ", ".join(f"a{i}" for i in range(n))
     lines.append(f"    return [{args}], ({key}), {alive}")
     ns: dict[str, Any] = {"_K": operands}
-    exec("\n".join([head, *lines]), ns)
+    exec(compile_cached("\n".join([head, *lines]), "<call arguments>"), ns)
     return ns["f"]
 
 
