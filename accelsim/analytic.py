@@ -42,13 +42,14 @@ from accelsim.analytic_machine import Machine
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost_model import CostModel, cost_args
 from accelsim.kernels import outline_if_needed
+from accelsim.nest_kernel import inline_kernel
 from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
 from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
 from compiler.ir.affine_expr import Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Value
-from compiler.ir.types import MemRefType
+from compiler.ir.types import INDEX, MemRefType
 
 Env = list  # type: ignore[type-arg]
 Step = Callable[[Env, Machine], None]
@@ -92,8 +93,15 @@ class _BlockInfo:
 class Program:
     """One function compiled into closures (`run(config)` walks it on a fresh machine)."""
 
-    def __init__(self, module: O.ModuleOp, func: O.FuncOp):
+    def __init__(self, module: O.ModuleOp, func: O.FuncOp, inline_nests: bool = False):
+        """`inline_nests`: cost DMA-free loop nests in place as the kernels `outline-kernels`
+        would make of them (`accelsim.nest_kernel`); raises `NeedsOutlining` when one cannot
+        be. Otherwise the module must be outlined already."""
         self.func = func
+        self.inline_nests = inline_nests
+        self.dma_loops: set[O.AffineForOp] = set()
+        if inline_nests:
+            _dma_loops(func.body, self.dma_loops)
         self.funcs = {f.sym_name: f for f in module.funcs}
         self.slots: dict[Value, int] = {}
         self.consts: dict[Value, Any] = {}
@@ -177,6 +185,11 @@ class Program:
         if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
             return self._index(op), False, _mods([op.map]), set(), op.results[0]
         if isinstance(op, O.AffineForOp):
+            if self.inline_nests and op not in self.dma_loops:
+                k = inline_kernel(op)
+                if k is None:
+                    raise NeedsOutlining(op)
+                return self._kernel_call(k, k.args)
             return self._for(op)
         if isinstance(op, O.AffineIfOp):
             return self._if(op)
@@ -283,13 +296,14 @@ class Program:
         return wait, True, _mods([op.tag_map]), rel, None
 
     def _call(self, op: O.CallOp) -> tuple[Step, bool, int, set[Value], None]:
-        f = self.funcs[op.callee]
+        return self._kernel_call(self.funcs[op.callee], op.operands)
+
+    def _kernel_call(self, f: Any, operands: Sequence[Value]) -> tuple[Step, bool, int, set[Value], None]:
         # the arguments the call's cost can depend on (not those that only move its accesses)
         relevant = cost_args(f)
-        idx = [v for k, v in enumerate(op.operands)
-               if k in relevant and not isinstance(v.type, MemRefType)]
-        pattern = [self._scalar(v) if not isinstance(v.type, MemRefType) else (None, -1)
-                   for v in op.operands]
+        idx = [v for k, v in enumerate(operands)
+               if k in relevant and v.type == INDEX and v not in self.consts]
+        pattern = [self._scalar(v) if v.type == INDEX else (_int_const(v), -1) for v in operands]
         if all(s < 0 for _, s in pattern):
             args = tuple(None if c is None else int(c) for c, _ in pattern)
             cache: list[Any] = [None, None]  # (machine, cost): static arguments, once per run
@@ -427,6 +441,36 @@ def _src(e: Any, nd: int) -> str:
     return f"({a} {op} {b})" if op else f"(-((-{a}) // {b}))"  # ceildiv
 
 
+class NeedsOutlining(Exception):
+    """A loop nest the cost model must see as an outlined kernel function."""
+
+
+def _dma_loops(block: Block, out: set[O.AffineForOp]) -> bool:
+    """Collect the loops with a DMA op anywhere inside; whether `block` has one."""
+    found = False
+    for op in block.ops:
+        if isinstance(op, O.AffineDmaStartOp | O.AffineDmaWaitOp):
+            found = True
+            continue
+        inner = False
+        for b in op.blocks:
+            inner = _dma_loops(b, out) or inner
+        if inner:
+            found = True
+            if isinstance(op, O.AffineForOp):
+                out.add(op)
+    return found
+
+
+def _int_const(v: Value) -> int | None:
+    """The value of an integer constant (cloned into an outlined kernel, where the cost model
+    reads it); None for anything else that is not an index (memrefs, floats)."""
+    owner = getattr(v, "owner", None)
+    if isinstance(owner, O.ConstantOp) and isinstance(owner.value, int) and not isinstance(owner.value, bool):
+        return owner.value
+    return None
+
+
 def _mods(maps: Sequence[Any]) -> int:
     """lcm of the `mod` divisors in `maps` (tag slots, buffer halves)."""
     m = 1
@@ -464,11 +508,10 @@ def _period(sigs: list[tuple], deltas: list[tuple[int, ...]]) -> int:  # type: i
 
 def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
              cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
-    """Analytic cycles of `module` on `config` (`fidelity="analytic"`).
-
-    Loop nests left in the control program are outlined into kernels in place first, unless
-    a structurally equal module was estimated before: its compiled program is reused
-    (`accelsim.analytic_cache`) and `module` is left as it is."""
+    """Analytic cycles of `module` on `config` (`fidelity="analytic"`). Loop nests left in
+    the control program are costed as the kernels `outline-kernels` would make of them,
+    without outlining; a structurally equal module estimated before reuses its compiled
+    program (`accelsim.analytic_cache`)."""
     cfg = load_config(config) if isinstance(config, str) else config
     t0 = time.perf_counter()
     m = compiled_program(module, func).run(cfg, cost)
@@ -483,15 +526,17 @@ def clear_caches() -> None:
 
 
 def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
-    """The compiled walk of `module`'s entry function (or `func`), cached by structure."""
+    """The compiled walk of `module`'s entry function (or `func`), cached by structure.
+    Loop nests left in the control program are costed in place (`accelsim.nest_kernel`);
+    only when one cannot be is the module outlined (in place) first."""
     key, refs = analytic_cache.structure_key(module)
     prog = analytic_cache.lookup((key, func))
     if prog is not None:
         return prog  # type: ignore[no-any-return]
-    outlined = outline_if_needed(module)
-    prog = Program(module, pick_func(module, func))
+    try:
+        prog = Program(module, pick_func(module, func), inline_nests=True)
+    except NeedsOutlining:
+        outline_if_needed(module)
+        prog = Program(module, pick_func(module, func))
     analytic_cache.store((key, func), [*refs, module], prog)
-    if outlined:  # the module as it is now is a key too (estimated again on another config)
-        key, refs = analytic_cache.structure_key(module)
-        analytic_cache.store((key, func), [*refs, module], prog)
     return prog

@@ -56,3 +56,26 @@ def test_needs_outlining_matches_its_definition(spec):
 
     for mod in (workloads.get(spec).module(), _compiled(spec, "default"), tiled_gemm(64, 64, 64, 32)):
         assert needs_outlining(mod) == brute(mod)
+
+
+# every workload at its default size (syrk smaller), as in bench_sim section 3, plus small sizes
+_SPECS = [*(n if n != "syrk" else "syrk:N=96,M=80" for n in workloads.names()),
+          "gemm:M=48,N=40,K=56", "atax:M=39,N=41", "syrk:N=12,M=10"]
+
+
+@pytest.mark.parametrize("preset", ["edge", "default", "server"])
+@pytest.mark.parametrize("spec", _SPECS)
+def test_nests_costed_in_place_equal_outlined_kernels(spec, preset):
+    """The estimate costs loop nests where they are (no outlining); the event run outlines.
+    Both must see the same kernels: every figure equal, and the module left as it was."""
+    from accelsim.kernels import ensure_outlined
+
+    mod = _compiled(spec, preset)
+    before = structure_key(mod)[0]
+    inline = estimate(mod, preset)
+    assert structure_key(mod)[0] == before
+    outlined = ensure_outlined(mod.clone())
+    ref = estimate(outlined, preset)
+    assert (inline.cycles, inline.dma_ops, inline.kernel_calls, inline.dram_bytes, inline.compute_cycles) == \
+        (ref.cycles, ref.dma_ops, ref.kernel_calls, ref.dram_bytes, ref.compute_cycles)
+    assert inline.cycles == simulate(mod, preset, functional=False).cycles

@@ -1,0 +1,99 @@
+"""A loop nest left in the control program, costed where it is, as the kernel that
+`outline-kernels` would make of it.
+
+Outlining (cloning the nest into a private function, promoting dims to symbols, rewriting the
+caller) costs more than the whole analytic walk of most programs, and the analytic estimate
+only needs the nest's cost. `NestKernel` presents the nest through the few attributes the cost
+model reads from a kernel function (`args`, `body.ops`, `walk()`): its arguments are the
+values the nest uses from outside (constants included, passed by value, which is what the
+cloned constants of the outlined kernel evaluate to), so op counts, access boxes and the
+matmul classification are those of the outlined kernel. `inline_kernel` says when that holds:
+a maximal DMA-free `affine.for` whose results nobody uses after it (those stay inline, as the
+pass leaves them) and whose outside values are index values, memrefs or constants (a float
+computed outside would change the multiply-add pairing the cost model sees).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from compiler.analysis import counting
+from compiler.ir.core import OpResult, Value
+from compiler.ir.ops import AffineForOp, ConstantOp
+from compiler.ir.types import INDEX, MemRefType
+
+
+class _Body:
+    __slots__ = ("ops",)
+
+    def __init__(self, ops: list[Any]):
+        self.ops = ops
+
+
+class NestKernel:
+    """Duck-typed as a `FuncOp` for `accelsim.cost_model` and `compiler.analysis.counting`."""
+
+    __slots__ = ("args", "body", "nest", "sym_name")
+
+    def __init__(self, nest: AffineForOp, args: list[Value]):
+        self.nest = nest
+        self.args = args
+        self.body = _Body([nest])
+        self.sym_name = f"<nest at {nest.loc}>"
+
+    def walk(self) -> Iterator[Any]:
+        return self.nest.walk()
+
+
+def captured(nest: AffineForOp) -> list[Value]:
+    """Values used inside `nest` but defined outside it, in first-use order."""
+    inside: set[Value] = set()
+    ops = list(nest.walk())
+    for o in ops:
+        inside.update(o.results)
+        for b in o.blocks:
+            inside.update(b.args)
+    seen: set[Value] = set()
+    out: list[Value] = []
+    for o in ops:
+        for v in o.operands:
+            if v not in inside and v not in seen:
+                seen.add(v)
+                out.append(v)
+    return out
+
+
+def inline_kernel(nest: AffineForOp) -> NestKernel | None:
+    """The nest as a kernel, or None when the cost model must see the outlined function."""
+    if nest.results:
+        return None
+    args = captured(nest)
+    for v in args:
+        t = v.type
+        if isinstance(t, MemRefType) or t == INDEX:
+            continue
+        if isinstance(v, OpResult) and isinstance(v.owner, ConstantOp):
+            continue
+        return None
+    k = NestKernel(nest, args)
+    _depth_from_the_nest(k)
+    return k
+
+
+def _depth_from_the_nest(k: NestKernel) -> None:
+    """The counting module measures loop depth through `ancestors()`, which for a nest in
+    place also counts the control loops around it; an outlined kernel starts at its nest.
+    Its per-kernel facts (cached per kernel object) are corrected to the outlined depth, and
+    with it the matmul classification, which needs a depth of 3."""
+    st = counting._static(k)  # type: ignore[arg-type]
+    depth = _max_depth(k.nest)
+    if depth != st.max_depth:
+        st.max_depth = depth
+        if depth < 3:
+            st.matmul_like = False
+
+
+def _max_depth(op: Any) -> int:
+    inner = max((_max_depth(o) for b in op.blocks for o in b.ops), default=0)
+    return inner + 1 if isinstance(op, AffineForOp) else inner
