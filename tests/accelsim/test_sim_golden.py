@@ -75,6 +75,11 @@ def run_row(row: dict[str, Any], compiled: bool = True) -> dict[str, Any]:
 
 
 ROWS = TABLE["runs"]
+HAND = ("tile_sum", "tiled_gemm", "upstream", "misuse")
+# functional runs of the compiled workloads are checked on `default` only (the `server` ones
+# repeat them with other cycles, and each costs a native compile of the kernels)
+CHECKED = [r for r in ROWS
+           if not (r["functional"] and r["config"] == "server" and not r["program"].startswith(HAND))]
 
 
 def test_table_covers_every_kind_of_run():
@@ -90,7 +95,7 @@ def test_table_covers_every_kind_of_run():
         assert any(kind in r.get("error", "") for r in ROWS), kind
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[_row_id(r) for r in ROWS])
+@pytest.mark.parametrize("row", CHECKED, ids=[_row_id(r) for r in CHECKED])
 def test_simulator_matches_recorded_run(row):
     got = run_row(row)
     assert got == row
@@ -98,8 +103,7 @@ def test_simulator_matches_recorded_run(row):
 
 # The control program interpreted op by op (the generic handlers, no per-op specialization)
 # must give the same results: hand-built programs, upstream output and every misuse program.
-INTERPRETED = [r for r in ROWS if r["program"].startswith(("tile_sum", "tiled_gemm", "upstream",
-                                                              "misuse", "gemm_", "conv2d_"))]
+INTERPRETED = [r for r in ROWS if r["program"].startswith((*HAND, "gemm_", "conv2d_"))]
 
 
 @pytest.mark.parametrize("row", INTERPRETED, ids=[_row_id(r) for r in INTERPRETED])
