@@ -111,17 +111,18 @@ def _const(v: Value | None) -> int | None:
     return None
 
 
-def dma_range_map(op: AffineDmaStartOp, side: str) -> isl.Map | None:
+def dma_range_map(op: AffineDmaStartOp, side: str, count: str | None = None) -> isl.Map | None:
     """`{ M[start] -> M[e] }`: the elements a DMA side moves, from its start element.
 
-    None when the memref shape, the element count or the stride are not constants.
+    None when the memref shape, the element count or the stride are not constants. With
+    `count="n"` the element count is an input instead: `{ [M[start] -> [n]] -> M[e] }`.
     Follows the DMA semantics of CONTRACTS.md (row-major linear order; chunks of
     `per_stride` elements `stride` apart on the side in the slower memory space).
     """
     memref = op.src if side == "src" else op.dst
     mt = memref.type
     assert isinstance(mt, MemRefType)
-    n = _const(op.num_elements)
+    n = count if count is not None else _const(op.num_elements)
     if n is None or not mt.has_static_shape or mt.rank == 0:
         return None
     shape = [int(d) for d in mt.shape]  # type: ignore[arg-type]
@@ -144,7 +145,10 @@ def dma_range_map(op: AffineDmaStartOp, side: str) -> isl.Map | None:
     else:
         off = f"exists (o: {lin_e} = {lin_s} + o and 0 <= o < {n})"
     name = isl_name(memref)
-    text = f"{{ {name}[{', '.join(s)}] -> {name}[{', '.join(e)}] : {bounds} and {off} }}"
+    start = f"{name}[{', '.join(s)}]"
+    if count is not None:
+        start = f"[{start} -> [{count}]]"
+    text = f"{{ {start} -> {name}[{', '.join(e)}] : {bounds} and {off} }}"
     # { M[s] -> M[e] }
     return isl.Map.read_from_str(CTX, text)
 
@@ -172,13 +176,40 @@ def relation_in_frame(op: Operation, side: str, frame: Frame, dom: isl.Set,
         rng = dma_range_map(op, side)
         if rng is not None:
             rel = rel.apply_range(rng)
-            for k in range(rel.dim(isl.dim_type.out)):
-                rel = rel.set_dim_name(isl.dim_type.out, k, f"a{k}")
+        elif _affine_count(op):
+            # the count is a function of the IVs (a partial tile's affine.min): pair each
+            # start with its count, then expand
+            counts = isl.Map.from_pw_aff(frame.value(op.num_elements)).intersect_domain(dom)
+            rng = dma_range_map(op, side, count="n")
+            assert rng is not None
+            rel = rel.range_product(counts).apply_range(rng)
+        for k in range(rel.dim(isl.dim_type.out)):
+            rel = rel.set_dim_name(isl.dim_type.out, k, f"a{k}")
     return rel
+
+
+def _affine_count(op: AffineDmaStartOp) -> bool:
+    """The element count is a constant or an affine.apply/min/max chain over values the
+    analysis frame knows (IVs, symbols, constants), with constant stride and shape."""
+    from compiler.ir.ops import AffineApplyOp, AffineMaxOp, AffineMinOp
+    from compiler.ir.scope import is_valid_dim
+
+    def affine(v: Value, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        owner = getattr(v, "owner", None)
+        if isinstance(owner, ConstantOp):
+            return isinstance(owner.value, int)
+        if isinstance(owner, AffineApplyOp | AffineMinOp | AffineMaxOp):
+            return all(affine(x, depth + 1) for x in owner.operands)
+        return is_valid_dim(v)
+
+    return affine(op.num_elements) and dma_range_map(op, "src", count="n") is not None \
+        and dma_range_map(op, "dst", count="n") is not None
 
 
 def is_exact_side(op: Operation, side: str) -> bool:
     """False when a DMA side's transferred range could not be modelled (start element only)."""
     if isinstance(op, AffineDmaStartOp) and side in ("src", "dst"):
-        return dma_range_map(op, side) is not None
+        return dma_range_map(op, side) is not None or _affine_count(op)
     return True

@@ -131,17 +131,41 @@ def _check_chain(loop: AffineForOp, chain: Sequence[ChainLoop], start_units: Seq
             for v in op.operands:
                 if not movable(v, unit):
                     return f"{op.NAME} at {op.loc} uses {v!r}, computed inside the tile loops"
-            if isinstance(op, AffineDmaStartOp) and _written_in(top, op.src):
-                return f"%{op.src.name_hint or '?'} is written inside the tile loops"
+            if isinstance(op, AffineDmaStartOp) and _reads_earlier_writes(top, loop, chain, op):
+                return (f"%{op.src.name_hint or '?'} is written inside the tile loops where the "
+                        "next tile's transfer would read it")
     return None
 
 
-def _written_in(root: Operation, memref: Value) -> bool:
-    for op in root.walk():
-        if isinstance(op, AffineStoreOp) and op.memref is memref:
-            return True
-        if isinstance(op, AffineDmaStartOp) and op.dst is memref:
-            return True
+def _reads_earlier_writes(top: AffineForOp, loop: AffineForOp, chain: Sequence[ChainLoop],
+                          start: AffineDmaStartOp) -> bool:
+    """Would issuing `start` one tile early read an element that a write in an earlier tile
+    (or earlier in its own tile, before `loop`) has not produced yet? Writes inside `loop`
+    in the same tile are the skew's business. Conservative when the analysis cannot tell."""
+    from compiler.analysis import dependence_list, loop_depth
+    from compiler.analysis.access import is_exact_side
+
+    writers = [op for op in top.walk()
+               if (isinstance(op, AffineStoreOp) and op.memref is start.src)
+               or (isinstance(op, AffineDmaStartOp) and op.dst is start.src)]
+    if not writers:
+        return False
+    if not is_exact_side(start, "src"):
+        return True
+    lo, hi = loop_depth(chain[0].loop), loop_depth(chain[-1].loop)
+    try:
+        for w in writers:
+            if isinstance(w, AffineDmaStartOp) and not is_exact_side(w, "dst"):
+                return True
+            depths = list(range(lo, hi + 1))
+            if not loop.is_ancestor_of(w):
+                depths.append(hi + 1)             # same tile, the write comes first
+            for d in depths:
+                if any(dep.memref is start.src and dep.kind == "flow"
+                       for dep in dependence_list(w, start, d)):
+                    return True
+    except Exception:  # the analysis does not model an access: stay conservative
+        return True
     return False
 
 

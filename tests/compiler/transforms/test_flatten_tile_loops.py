@@ -111,13 +111,18 @@ def test_gemm_accumulator_tile_is_pipelined_with_an_extra_slot(stages: int) -> N
     assert cs.same_results(orig, m, inputs)
 
 
-def test_without_flattening_the_c_pipeline_drains_per_row_of_tiles() -> None:
+def test_without_flattening_cross_tile_prefetch_keeps_the_c_pipeline_full() -> None:
+    """C is written in the tile loops, but never where the next (i, j) tile reads: cross-tile
+    prefetch applies to its copy-in too. With neither extension it drains per row of tiles."""
     orig, m = _gemm(24, 16, 32, 8)               # 3 x 2 (i, j) tiles
     rem = _pipeline(m, "flatten-tile-loops=false")
-    assert "copy-out not pipelined" not in rem
-    assert cs.pipeline_drains(m.funcs[0], {"C", "arg2"}) == 3 - 1
+    assert "copy-out not pipelined" not in rem and "cross-tile prefetch not applied" not in rem
+    assert cs.pipeline_drains(m.funcs[0], {"C", "arg2"}) == 0
+    _, plain = _gemm(24, 16, 32, 8)
+    _pipeline(plain, "flatten-tile-loops=false cross-tile-prefetch=false")
+    assert cs.pipeline_drains(plain.funcs[0], {"C", "arg2"}) == 3 - 1
     inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=5).values())}
-    assert cs.same_results(orig, m, inputs)
+    assert cs.same_results(orig, m, inputs) and cs.same_results(orig, plain, inputs)
 
 
 def test_write_back_that_the_next_tile_reads_is_not_pipelined() -> None:
@@ -152,3 +157,46 @@ def test_extra_slot_that_does_not_fit_keeps_copy_out_unpipelined() -> None:
     rem = _pipeline(roomy, "fast-mem-capacity=28")
     assert "not pipelined" not in rem
     assert any(op.memref_type.shape == (3, 32, 32) for op in roomy.walk() if isinstance(op, AllocOp))
+
+
+# ---- cross-tile prefetch with writes in the tile loops ---------------------------------------------
+
+_WRITES_IN_TILE_LOOPS = """
+func.func @k(%X: memref<48xf32>, %Y: memref<48xf32>) {
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  affine.for %ii = 0 to 32 step 16 {
+    affine.for %jj = 0 to 16 step 8 {
+      %buf = memref.alloc() : memref<8xf32, 1>
+      %tag = memref.alloc() : memref<1xi32, 2>
+      affine.dma_start %X[%ii + %jj], %buf[0], %tag[0], %c8
+        : memref<48xf32>, memref<8xf32, 1>, memref<1xi32, 2>
+      affine.dma_wait %tag[0], %c8 : memref<1xi32, 2>
+      affine.for %k = 0 to 8 {
+        %v = affine.load %buf[%k] : memref<8xf32, 1>
+        affine.store %v, %Y[%ii + %jj + %k] : memref<48xf32>
+      }
+      memref.dealloc %tag : memref<1xi32, 2>
+      memref.dealloc %buf : memref<8xf32, 1>
+    }
+    affine.store %one, %X[%ii + OFFSET] : memref<48xf32>
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize(("offset", "legal"), [(15, True), (16, False)])
+def test_cross_tile_prefetch_checks_writes_in_the_tile_loops(offset: int, legal: bool) -> None:
+    """After its column loop, tile ii writes X[ii + offset]. The next tile's first transfer reads
+    X[ii + 16 .. ii + 24): issuing it early is legal for offset 15 (an element no later tile
+    reads) and not for 16 (the next tile's first element)."""
+    text = _WRITES_IN_TILE_LOOPS.replace("OFFSET", str(offset))
+    orig, m = parse_module(text), parse_module(text)
+    rem = _pipeline(m)
+    if legal:
+        assert "cross-tile prefetch: the next tile's first transfers" in rem
+    else:
+        assert ("cross-tile prefetch not applied: %X is written inside the tile loops where the "
+                "next tile's transfer would read it") in rem
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=offset))

@@ -385,9 +385,11 @@ def test_cross_tile_prefetch_keeps_the_pipeline_full(stages: int) -> None:
     srcs = {"A", "B", "arg0", "arg1"}
     assert cs.pipeline_drains(without.funcs[0], srcs) == 9 - 1
     assert cs.pipeline_drains(with_ct.funcs[0], srcs) == 0
-    # the multi-buffers live across the tile loops: allocated at function level
-    fb = [op for op in with_ct.funcs[0].body.ops if isinstance(op, AllocOp)]
-    assert sum(1 for a in fb if a.memref_type.memory_space == 1) == 2
+    # the multi-buffers live across the tile loops: allocated at function level; C's copies
+    # (partial tiles: affine.min counts, modelled exactly) are pipelined too, with one more slot
+    fb = [op.memref_type.shape for op in with_ct.funcs[0].body.ops if isinstance(op, AllocOp)
+          and op.memref_type.memory_space == 1]
+    assert sorted(fb) == sorted([(stages, 8, 8), (stages, 8, 8), (stages + 1, 8, 8)])
     inputs = {f"arg{i}": v for i, v in enumerate(cs.inputs_for(orig, seed=stages).values())}
     assert cs.same_results(orig, with_ct, inputs)
     assert cs.out_of_bounds(with_ct.funcs[0]) == []
