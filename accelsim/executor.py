@@ -236,7 +236,6 @@ class Executor:
             raise InputError(f"input '{name}': expected dtype {dtype} for {t}, got {arr.dtype}")
         return np.array(arr, dtype=dtype, order="C", copy=True)
 
-
     def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> None:
         run = None
         if self.compiled:

@@ -1,10 +1,12 @@
 """Simulator benchmarks (SIM helper): throughput, gemm 1024^3 on `server`, analytic error.
 
-    .venv/bin/python bench/bench_sim.py [--quick]
+    .venv/bin/python bench/bench_sim.py [--quick] [--only N] [--baseline DIR [--rounds R]]
 
 1. Simulated DMA + kernel operations per CPU second in timing-only mode, on double-buffered
    programs. Peer measured in the same run: bare SimPy (a process yielding timeouts), so the
-   ratio says how many bare SimPy events one simulated operation costs.
+   ratio says how many bare SimPy events one simulated operation costs. `--baseline DIR`
+   also runs the cases on another checkout (e.g. a `git worktree` of an older commit),
+   interleaved with this tree in child processes, and prints before/after.
 2. gemm 1024^3 on the `server` preset, timing-only and functional, against the host backend
    running the same DMA program natively (DMAs as copies) in the same run.
 3. The analytic estimate against the event run: relative cycle error and time per point, over
@@ -49,21 +51,58 @@ def bare_simpy_events_per_second(n: int = 200_000) -> float:
     return n / cpu
 
 
-def throughput(quick: bool) -> None:
+def _throughput_cases(quick: bool) -> list[tuple[str, object]]:
+    return [("tile_sum 4000x64, double-buffered", tile_sum(1000 if quick else 4000, 64)),
+            ("tile_sum 4000x64, sequential", tile_sum(1000 if quick else 4000, 64, pipelined=False)),
+            ("tiled gemm 512^3 T=32, double-buffered", tiled_gemm(512, 512, 512, 32))]
+
+
+def _measure_cases(quick: bool, repeat: int) -> dict[str, tuple[int, float, float]]:
+    """name -> (DMA + kernel ops, best CPU s, best wall s) of timing-only runs."""
+    cfg = load_config("default")
+    out = {}
+    for name, mod in _throughput_cases(quick):
+        simulate(mod, cfg, functional=False)  # warm caches (maps, cost model statics)
+        cpu, wall, r = cpu_best(lambda mod=mod: simulate(mod, cfg, functional=False), repeat=repeat)
+        out[name] = (r.stats.dma_ops + r.stats.kernel_calls, cpu, wall)  # type: ignore[attr-defined]
+    return out
+
+
+def throughput(quick: bool, baseline: str | None = None, rounds: int = 4) -> None:
     print("== 1. timing-only throughput (CPU time, best of 7) ==")
     peer = bare_simpy_events_per_second(50_000 if quick else 200_000)
     print(f"peer: bare SimPy timeouts        : {peer:12,.0f} events/s")
-    cfg = load_config("default")
-    cases = [("tile_sum 4000x64, double-buffered", tile_sum(1000 if quick else 4000, 64)),
-             ("tile_sum 4000x64, sequential", tile_sum(1000 if quick else 4000, 64, pipelined=False)),
-             ("tiled gemm 512^3 T=32, double-buffered", tiled_gemm(512, 512, 512, 32))]
-    for name, mod in cases:
-        simulate(mod, cfg, functional=False)  # warm caches (maps, cost model statics)
-        cpu, wall, r = cpu_best(lambda mod=mod: simulate(mod, cfg, functional=False), repeat=7)
-        ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
+    for name, (ops, cpu, wall) in _measure_cases(quick, 7).items():
         rate = ops / cpu
         print(f"{name:40s}: {ops:7d} ops, {cpu:6.3f} s CPU ({wall:6.3f} s wall) -> "
               f"{rate:9,.0f} ops/s; {peer / rate:5.1f} bare SimPy events per op")
+    if baseline:
+        compare_with(baseline, quick, rounds)
+
+
+def compare_with(baseline: str, quick: bool, rounds: int) -> None:
+    """The same cases on another checkout of the repository (e.g. `git worktree add
+    /tmp/old <commit>`), interleaved with this one: `rounds` x (this, baseline) child runs of
+    best-of-3 each, best rate per side, so both see the same machine load."""
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parents[1])
+    best: dict[str, dict[str, float]] = {"after": {}, "before": {}}
+    for _ in range(rounds):
+        for side, root in (("after", here), ("before", baseline)):
+            env = dict(os.environ, PYTHONPATH=root)
+            cmd = [sys.executable, __file__, "--cases-json"] + (["--quick"] if quick else [])
+            res = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, check=True)
+            for name, (ops, cpu, _) in json.loads(res.stdout.splitlines()[-1]).items():
+                best[side][name] = max(best[side].get(name, 0.0), ops / cpu)
+    print(f"\nbefore ({baseline}) vs after (this tree), {rounds} interleaved rounds, best ops/s:")
+    print(f"{'':40s}  {'before':>12s}  {'after':>12s}  {'speed-up':>8s}")
+    for name, after in best["after"].items():
+        before = best["before"][name]
+        print(f"{name:40s}  {before:12,.0f}  {after:12,.0f}  {after / before:7.2f}x")
 
 
 def gemm_1024(quick: bool) -> None:
@@ -221,10 +260,19 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("1", "2", "3"), default=None)
+    ap.add_argument("--baseline", metavar="DIR", default=None,
+                    help="section 1: also run the cases on the checkout in DIR, interleaved")
+    ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds for --baseline")
+    ap.add_argument("--cases-json", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.cases_json:  # child of --baseline: section 1's cases on whatever accelsim is imported
+        import json
+
+        print(json.dumps(_measure_cases(a.quick, 3)))
+        return 0
     print(f"python {sys.version.split()[0]}, simpy {simpy.__version__}")
     if a.only in (None, "1"):
-        throughput(a.quick)
+        throughput(a.quick, a.baseline, a.rounds)
     if a.only in (None, "2"):
         gemm_1024(a.quick)
     if a.only in (None, "3"):
