@@ -238,7 +238,7 @@ class Program:
         static, get = self._getter(indices)
         buf = self.bufs.get(tag)
         if buf is not None:
-            site, lin = buf.site, _linear_index(tag_map, buf.strides)
+            site, lin = buf.site, _by_identity(_linear_index, tag_map, buf.strides)
             if static is not None:
                 key = (site, lin(static))
                 return key, lambda e: key, set()
@@ -258,10 +258,11 @@ class Program:
         st_, dt_ = op.src.type, op.dst.type
         assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
         eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
-        n0, ns = self._scalar(op.num_elements)
-        p0, ps = self._scalar(op.elements_per_stride)
+        numv, perv = op.num_elements, op.elements_per_stride
+        n0, ns = self._scalar(numv)
+        p0, ps = self._scalar(perv)
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
-        rel = rel | {v for v in (op.num_elements, op.elements_per_stride) if v is not None}
+        rel = rel | {v for v in (numv, perv) if v is not None}
         mods = _mods([op.src_map, op.dst_map, op.tag_map])
         if ns < 0 and ps < 0:
             cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
@@ -475,9 +476,33 @@ def _mods(maps: Sequence[Any]) -> int:
     """lcm of the `mod` divisors in `maps` (tag slots, buffer halves)."""
     m = 1
     for amap in maps:
-        for r in amap.results:
-            for d in _mod_divisors(r):
-                m = math.lcm(m, d)
+        m = math.lcm(m, _by_identity(_map_mod, amap))
+    return m
+
+
+_BY_ID: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+
+def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
+    """`fn(amap, *extra)` memoized by the map object's identity (checked, the entry keeps it
+    alive): hashing a map by value walks its expressions, and clones share map objects."""
+    key = (fn, id(amap), *extra)
+    hit = _BY_ID.get(key)
+    if hit is not None and hit[0] is amap:
+        return hit[1]
+    out = fn(amap, *extra)
+    if len(_BY_ID) > 100_000:
+        _BY_ID.clear()
+    _BY_ID[key] = (amap, out)
+    return out
+
+
+@functools.cache
+def _map_mod(amap: Any) -> int:
+    m = 1
+    for r in amap.results:
+        for d in _mod_divisors(r):
+            m = math.lcm(m, d)
     return m
 
 
@@ -533,8 +558,11 @@ def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
     prog = analytic_cache.lookup((key, func))
     if prog is not None:
         return prog  # type: ignore[no-any-return]
+    defined = [f for f in module.funcs if not f.is_declaration]
+    # the only function is the entry (pick_func's first rule, without its walk for calls)
+    entry = defined[0] if func is None and len(defined) == 1 else pick_func(module, func)
     try:
-        prog = Program(module, pick_func(module, func), inline_nests=True)
+        prog = Program(module, entry, inline_nests=True)
     except NeedsOutlining:
         outline_if_needed(module)
         prog = Program(module, pick_func(module, func))

@@ -29,18 +29,28 @@ _Bound = tuple[Callable[[Sequence[int]], tuple[int, ...]], list[tuple[int, int]]
 
 
 class KernelShape:
-    __slots__ = ("fingerprint", "loops", "trip_args")
+    __slots__ = ("_keys", "fingerprint", "loops", "trip_args")
 
     def __init__(self, func: FuncOp):
         self.fingerprint = _fingerprint(func)
         # the arguments a trip count can depend on (every one when not rectangular)
         self.trip_args: frozenset[int] = frozenset(range(len(func.args)))
         self.loops: list[tuple[_Bound, _Bound, int]] | None = _rectangular(func, self)
+        self._keys: dict[tuple[int | None, ...], tuple[int, ...] | None] = {}
 
     def key(self, args: Sequence[int | None]) -> tuple[int, ...] | None:
         """The trip count of every loop (walk order) for these arguments, or None."""
         if self.loops is None:
             return None
+        proj = tuple([args[k] for k in sorted(self.trip_args)])
+        hit = self._keys.get(proj, False)
+        if hit is not False:
+            return hit  # type: ignore[return-value]
+        out = self._keys[proj] = self._trips(args)
+        return out
+
+    def _trips(self, args: Sequence[int | None]) -> tuple[int, ...] | None:
+        assert self.loops is not None
         out = []
         for lo_b, hi_b, step in self.loops:
             lo = _eval(lo_b, args, max)

@@ -32,24 +32,27 @@ class _Body:
 
 
 class NestKernel:
-    """Duck-typed as a `FuncOp` for `accelsim.cost_model` and `compiler.analysis.counting`."""
+    """Duck-typed as a `FuncOp` for `accelsim.cost_model` and `compiler.analysis.counting`.
+    `walk()` replays one recorded pre-order walk: the cost model walks a kernel many times."""
 
-    __slots__ = ("args", "body", "nest", "sym_name")
+    __slots__ = ("args", "body", "nest", "ops", "sym_name")
 
-    def __init__(self, nest: AffineForOp, args: list[Value]):
+    def __init__(self, nest: AffineForOp, args: list[Value], ops: list[Any]):
         self.nest = nest
         self.args = args
+        self.ops = ops
         self.body = _Body([nest])
         self.sym_name = f"<nest at {nest.loc}>"
 
     def walk(self) -> Iterator[Any]:
-        return self.nest.walk()
+        return iter(self.ops)
 
 
-def captured(nest: AffineForOp) -> list[Value]:
-    """Values used inside `nest` but defined outside it, in first-use order."""
+def captured(nest: AffineForOp, ops: list[Any] | None = None) -> list[Value]:
+    """Values used inside `nest` (whose pre-order walk is `ops`) but defined outside it, in
+    first-use order."""
     inside: set[Value] = set()
-    ops = list(nest.walk())
+    ops = preorder(nest) if ops is None else ops
     for o in ops:
         inside.update(o.results)
         for b in o.blocks:
@@ -68,7 +71,8 @@ def inline_kernel(nest: AffineForOp) -> NestKernel | None:
     """The nest as a kernel, or None when the cost model must see the outlined function."""
     if nest.results:
         return None
-    args = captured(nest)
+    ops = preorder(nest)
+    args = captured(nest, ops)
     for v in args:
         t = v.type
         if isinstance(t, MemRefType) or t == INDEX:
@@ -76,9 +80,21 @@ def inline_kernel(nest: AffineForOp) -> NestKernel | None:
         if isinstance(v, OpResult) and isinstance(v.owner, ConstantOp):
             continue
         return None
-    k = NestKernel(nest, args)
+    k = NestKernel(nest, args, ops)
     _depth_from_the_nest(k)
     return k
+
+
+def preorder(op: Any) -> list[Any]:
+    """`list(op.walk())` without a generator per nesting level."""
+    out: list[Any] = []
+    stack = [op]
+    while stack:
+        o = stack.pop()
+        out.append(o)
+        for b in reversed(o.blocks):
+            stack.extend(reversed(b.ops))
+    return out
 
 
 def _depth_from_the_nest(k: NestKernel) -> None:
@@ -95,5 +111,11 @@ def _depth_from_the_nest(k: NestKernel) -> None:
 
 
 def _max_depth(op: Any) -> int:
-    inner = max((_max_depth(o) for b in op.blocks for o in b.ops), default=0)
+    inner = 0
+    for b in op.blocks:
+        for o in b.ops:
+            if o.blocks:
+                d = _max_depth(o)
+                if d > inner:
+                    inner = d
     return inner + 1 if isinstance(op, AffineForOp) else inner
