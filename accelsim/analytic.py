@@ -398,10 +398,18 @@ def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stri
             e[iv] = lo + k * stride
             for s in steps:
                 s(e, m)
-            deltas.append((m.t - before[0], m.dma_ops - before[1], m.calls - before[2],
-                           m.dram_bytes - before[3], m.compute - before[4]))
-            sigs.append(m.signature())
+            d = (m.t - before[0], m.dma_ops - before[1], m.calls - before[2],
+                 m.dram_bytes - before[3], m.compute - before[4])
             k += 1
+            # a period needs this iteration's work to equal one up to 6 back: past the first
+            # iterations (where periods are found), a loop whose work changes every iteration
+            # skips the state signature until it does
+            if len(deltas) >= 2 * _MAX_PERIOD and d not in deltas[-_MAX_PERIOD:]:
+                deltas.append(d)
+                sigs.append(None)
+                continue
+            deltas.append(d)
+            sigs.append(m.signature())
             period = _period(sigs, deltas)
             if period and k < last:
                 period = math.lcm(period, mod)
