@@ -177,10 +177,12 @@ def closed_form(band: Sequence[O.AffineForOp], refs: Sequence[_Ref], spans: dict
             exposed += dma.setup_cycles + d.latency_cycles + b / bw
     calls = math.prod(ntiles)
     peak = c.rows * c.cols if c.kind == "matrix" else c.lanes
-    # a tile narrower than the array wastes the rest of it (rows/cols on the two innermost dims)
+    # a tile narrower than the array wastes the rest of it (rows/cols on the two innermost
+    # dims that are long enough to be tiled: a conv's 3x3 filter loops are not what is mapped)
     eff = 1.0
-    if c.kind == "matrix" and len(sizes) >= 2:
-        eff = min(1.0, sizes[-1] / c.cols) * min(1.0, sizes[-2] / c.rows)
+    mapped = [t for t, tc in zip(sizes, trips, strict=True) if tc > MIN_TILE][-2:]
+    if c.kind == "matrix" and len(mapped) == 2:
+        eff = min(1.0, mapped[-1] / c.cols) * min(1.0, mapped[-2] / c.rows)
     compute = total_macs / peak / max(eff, 1e-9)
     dram = traffic / bw
     setups = descriptors * dma.setup_cycles / dma.engines
@@ -207,7 +209,8 @@ def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig, func: str | No
     except Exception:  # no unique entry function: the cache model decides
         return None
     band = _band(f)
-    if band is None or len(band) > 4:
+    # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
+    if band is None or sum(1 for lp in band if (lp.constant_trip_count or 1) > MIN_TILE) > 4:
         return None
     found = _refs(band)
     if found is None or not found[0]:
@@ -236,33 +239,37 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     from compiler.transforms.registry import PassManager
 
     text = print_module(module)
-    best: tuple[int, tuple[int, ...] | None, int | None, int] | None = None
-    tried = 0
     cap = config.sram.capacity_kib * 1024
-    runs = [(None, None, 2)]
-    for sizes, fp in cands:
-        # 3 stages when three sets of tiles fit: deeper prefetch absorbs the accumulator
-        # tile's large transfers in the DMA queue
-        runs += [(sizes, fp, st) for st in (2, 3) if st == 2 or 3 * fp <= cap]
-    for sizes, fp, stages in runs:
+    scored: list[tuple[int, tuple[int, ...] | None, int | None, int, int | None]] = []
+
+    def score(sizes: tuple[int, ...] | None, fp: int | None, stages: int) -> None:
         # copies sized for the tile, so the copy pass places them at the tile loops (on a big
         # SRAM it would otherwise copy whole arrays up front and overlap nothing)
         kib = None if fp is None else max(1, -(-fp // 1024))
-        flags = pipeline_flags(config, sizes, kib, stages)
         mod = parse_module(text)
         try:
-            PassManager.from_flags(flags).run(mod)
+            PassManager.from_flags(pipeline_flags(config, sizes, kib, stages)).run(mod)
             cyc = estimate(mod, config, func=func).cycles
         except Exception:  # a candidate the passes or SRAM refuse is skipped
-            continue
-        tried += 1
-        if best is None or cyc < best[0]:
-            best = (cyc, sizes, kib, stages)
+            return
+        scored.append((cyc, sizes, kib, stages, fp))
+
+    score(None, None, 2)
+    for sizes, fp in cands:
+        score(sizes, fp, 2)
+    # then 3 stages where three sets of tiles fit: deeper prefetch absorbs the accumulator
+    # tile's large transfers in the DMA queue (a 2-stage ranking does not predict the winner)
+    for sizes, fp in cands:
+        if 3 * fp <= cap:
+            score(sizes, fp, 3)
+    tried = len(scored)
+    best = min(scored, default=None)
     if best is None or best[1] is None:
         return None
     return TileChoice(best[1], best[0], tried, best[2],
-                      f"{fitting} candidate tilings fit; best {len(cands)} by the closed form (at 2 "
-                      "and 3 stages) and the cache model's compiled and estimated", best[3])
+                      f"{fitting} candidate tilings fit; best {len(cands)} by the closed form and "
+                      "the cache model's compiled and estimated (also at 3 stages where they fit)",
+                      best[3])
 
 
 def pipeline_flags(config: HardwareConfig, sizes: Sequence[int] | None,
@@ -280,6 +287,7 @@ def pipeline_flags(config: HardwareConfig, sizes: Sequence[int] | None,
             head, _, _old = f.rpartition("fast-mem-capacity=")
             f = f"{head}fast-mem-capacity={min(copy_kib, max(1, config.sram.capacity_kib // 2))}"
         elif stages != 2 and f.startswith("--affine-pipeline-data-transfer="):
-            f = f.replace("--affine-pipeline-data-transfer=", f"--affine-pipeline-data-transfer=stages={stages} ")
+            f = f.replace("--affine-pipeline-data-transfer=",
+                          f"--affine-pipeline-data-transfer=stages={stages} ")
         out.append(f)
     return out

@@ -78,6 +78,17 @@ def test_default_pipeline_uses_the_model_only_with_a_module():
 
 def test_nests_outside_the_model_keep_the_cache_model():
     cfg = load_config("default")
-    mod = workloads.get("conv2d").module()
+    mod = workloads.get("2mm").module()           # two bands
     assert choose_tile_sizes(mod, cfg) is None
     assert accelerator_pipeline(cfg, mod)[0] == accelerator_pipeline(cfg)[0]
+
+
+def test_conv2d_band_keeps_short_filter_loops_whole():
+    """7 loops, of which 4 are longer than MIN_TILE: only those are searched."""
+    cfg = load_config("default")
+    spec = "conv2d"
+    choice = choose_tile_sizes(workloads.get(spec).module(), cfg)
+    assert choice is not None and len(choice.sizes) == 7
+    assert choice.sizes[0] == 1 and choice.sizes[-2:] == (3, 3)
+    cache = estimate(compiled(spec, pipeline_flags(cfg, None)), cfg).cycles
+    assert estimate(compiled(spec, choice.flags(cfg)), cfg).cycles == choice.estimated_cycles < cache
