@@ -168,7 +168,7 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
         "_ex": executor, "_p": p, "_sh": sh, "_op": op, "_slots": executor._slots,
         "_stats": executor.stats, "_cp": executor._cp, "_env": executor.env,
         "_Dma": executor._dma_class, "_ks": p.src_v, "_kd": p.dst_v, "_kt": p.tag,
-        "_kind": p.kind, "_loc": p.loc,
+        "_loc": p.loc,
         **{f"_k{i}": k for i, k in enumerate(keys)},
     }
     lines = ["    if _ex._kernel_op is not None:",
@@ -208,8 +208,7 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
               f"                _ex._dma_overwrite_race(_op, dst, {xd}, _sh)",
               "    _stats.dma_ops = seq = _stats.dma_ops + 1",
               f"    _stats.dma_sram_bytes += {sh.sram_bytes}",
-              f"    xfer = _Dma(_env, _sh, _op, label, _kind, _loc, _env.now, seq, src, {xs}, "
-              f"s_end, dst, {xd}, d_end)",
+              f"    xfer = _Dma(_env, _sh, label, _env.now, seq, src, {xs}, s_end, dst, {xd}, d_end)",
               "    src.reading.append(xfer)", "    dst.writing.append(xfer)",
               "    _slots[key] = xfer"]
     if executor._cp.issue_cycles:

@@ -490,8 +490,8 @@ class Executor:
         stats = self.stats
         stats.dma_ops += 1
         stats.dma_sram_bytes += sh.sram_bytes
-        xfer = self._dma_class(env, sh, op, label, p.kind, p.loc, env.now, stats.dma_ops, src, s0,
-                               s_end, dst, d0, d_end)
+        xfer = self._dma_class(env, sh, label, env.now, stats.dma_ops, src, s0, s_end, dst, d0,
+                               d_end)
         src.reading.append(xfer)
         dst.writing.append(xfer)
         slots[key] = xfer
@@ -576,7 +576,7 @@ class Executor:
         port = -(-sram_bytes // self._sram_bw)
         cyc = max(-(-dram_bytes // self._bw), port)
         return _Shape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, p.src_strided,
-                      (cyc, dram_bytes, n * eb, port), sram_bytes)
+                      (cyc, dram_bytes, n * eb, port, p.kind, p.loc), sram_bytes, op)
 
     def _dma_overrun(self, p: _DmaPlan, vals: dict[Value, Any], src: Buffer, dst: Buffer,
                      s0: int, d0: int, sh: _Shape) -> None:
@@ -829,8 +829,9 @@ class _Shape(NamedTuple):
     per: int
     col_inner: int   # row length when the strided side's rows must not be overrun, else 0
     col_src: bool    # the strided side is the source
-    cost: tuple[int, int, int, int]  # Transfer.cost: transfer, DRAM bytes, payload, port
+    desc: tuple[int, int, int, int, str, str]  # Transfer.desc (cost, kind, location)
     sram_bytes: int
+    op: Operation
 
 
 class _Dma(Transfer):
@@ -838,21 +839,23 @@ class _Dma(Transfer):
     and its destination's `writing` list (spans `[s0, s_end)`, `[d0, d_end)`) and leaves them
     when it completes."""
 
-    def __init__(self, env: Any, sh: _Shape, op: Operation, label: str, kind: str, loc: str,
-                 issued: int, seq: int, src: Buffer, s0: int, s_end: int, dst: Buffer, d0: int,
-                 d_end: int):
+    __slots__ = ("d0", "d_end", "dst", "issued", "s0", "s_end", "seq", "shape", "src")
+
+    def __init__(self, env: Any, sh: _Shape, label: str, issued: int, seq: int, src: Buffer,
+                 s0: int, s_end: int, dst: Buffer, d0: int, d_end: int):
         self.env = env
         self.callbacks = [transfer_done]
-        self.cost = sh.cost
-        self.kind = kind
+        self.desc = sh.desc
         self.label = label
-        self.loc = loc
         self.shape = sh
-        self.op = op
         self.issued = issued
         self.seq = seq  # issue order
         self.src, self.s0, self.s_end = src, s0, s_end
         self.dst, self.d0, self.d_end = dst, d0, d_end
+
+    @property
+    def op(self) -> Operation:
+        return self.shape.op
 
     def region(self, writes: bool) -> Region:
         """Its destination region (`writes`) or its source region."""
@@ -867,6 +870,8 @@ class _Dma(Transfer):
 
 class _DmaCopy(_Dma):
     """Functional mode: the data moves at completion, then the transfer leaves its buffers."""
+
+    __slots__ = ()
 
     def completed(self) -> None:
         _copy(self.src, self.region(False), self.dst, self.region(True), self.shape.nchunks)

@@ -33,26 +33,32 @@ class Transfer(Event):
     (value None) and scheduled by the engine at its completion cycle; one object per DMA
     instead of a descriptor, an event and a callback closure."""
 
+    __slots__ = ("desc", "engine", "label")
     _ok = True
     _value = None
 
     # (transfer cycles on one channel (DRAM bursts or SRAM port bound), bytes moved on DRAM
     #  at burst granularity (0: no DRAM side), bytes the program asked for, SRAM-port bound
-    #  on an interleaved transfer)
-    cost: tuple[int, int, int, int]
-    kind: str              # "read" (DRAM -> SRAM), "write" (SRAM -> DRAM), "copy"
+    #  on an interleaved transfer, kind: "read" (DRAM -> SRAM) / "write" (SRAM -> DRAM) /
+    #  "copy", the op's location): one tuple, shared by every transfer of an op and shape
+    desc: tuple[int, int, int, int, str, str]
     label: str
-    loc: str
     engine: DmaEngine
 
     def __init__(self, env: simpy.Environment, transfer_cycles: int, dram_bytes: int,
                  payload_bytes: int, kind: str, label: str, loc: str, port_cycles: int = 0):
         self.env = env
         self.callbacks = [transfer_done]
-        self.cost = (transfer_cycles, dram_bytes, payload_bytes, port_cycles)
-        self.kind = kind
+        self.desc = (transfer_cycles, dram_bytes, payload_bytes, port_cycles, kind, loc)
         self.label = label
-        self.loc = loc
+
+    @property
+    def kind(self) -> str:
+        return self.desc[4]
+
+    @property
+    def loc(self) -> str:
+        return self.desc[5]
 
     def completed(self) -> None:
         """Runs when the transfer completes, before the control processor sees it."""
@@ -95,11 +101,12 @@ class DmaEngine:
         start = now if now > self.busy_until else self.busy_until
         if len(comps) == self.max_outstanding and comps[0] > start:  # no free slot yet
             start = comps[0]
-        cycles, dram_bytes, payload, port = xfer.cost
+        cycles, dram_bytes, payload, port, kind, loc = xfer.desc
+        label = xfer.label
         if dram_bytes:
             ready = start + self.setup
             dram = self.dram
-            end = dram.reserve(ready, dram_bytes, cycles, xfer.kind, xfer.label, xfer.loc)
+            end = dram.reserve(ready, dram_bytes, cycles, kind, label, loc)
             if dram.interleave and ready + port > end:
                 end = ready + port
             done_at = end + self.latency
@@ -110,7 +117,7 @@ class DmaEngine:
         if start > now:
             self.starts.append(start)
         self.records.append(_tnew(TraceRecord, (self.name, start, done_at, "dma", payload,
-                                                xfer.label, xfer.loc)))
+                                                label, loc)))
         xfer.engine = self
         # the transfer itself fires at completion (as a Timeout would)
         self.env.schedule(xfer, NORMAL, done_at - now)
