@@ -61,12 +61,15 @@ class _Emitter:
             self.emit(indent, "pass")
 
     def specialized(self, op: Operation) -> Callable[[dict], None] | None:
-        """The op's handler specialized to it (DMA start/wait on static shapes), if any."""
+        """The op's handler specialized to it (DMA start/wait, kernel calls on static shapes),
+    if any."""
         t = type(op)
         if t is O.AffineDmaStartOp:
             return compile_dma_start(self.ex, self.ex._plan(op))
         if t is O.AffineDmaWaitOp:
             return compile_dma_wait(self.ex, self.ex._plan(op))
+        if t is O.CallOp:
+            return compile_call(self.ex, self.ex._plan(op))
         return None
 
     def op(self, op: Operation, indent: int) -> None:
@@ -254,3 +257,71 @@ def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
     except (SyntaxError, RecursionError):
         return None
     return ns["wait"]  # type: ignore[no-any-return]
+
+
+def compile_call(executor: Any, p: Any) -> Callable[[dict], None] | None:
+    """`Executor._call_p` specialized to one call of a kernel whose buffer arguments have
+    static shapes: arguments read into locals, the mode and the issue cycles baked in; the
+    per-argument-tuple entry (race checks, cost, count), every check and every error as in
+    `_call_p`. None for other calls."""
+    from accelsim.trace import TraceRecord
+
+    if p.func is None or not p.static:
+        return None
+    ex = executor
+    n = len(p.operands)
+    bufs = [f"a{k}" for k in p.buf_pos]
+    consts: dict[str, Any] = {
+        "_ex": ex, "_p": p, "_op": p.op, "_func": p.func, "_entries": p.entries,
+        "_cost_of": ex.cost.kernel, "_stats": ex.stats, "_cp": ex._cp, "_env": ex.env,
+        "_records": ex._records, "_cunit": ex._compute_unit, "_callee": p.op.callee,
+        "_loc": p.loc, "_tnew": tuple.__new__, "_TR": TraceRecord,
+        **{f"_k{i}": v for i, v in enumerate(p.operands)},
+    }
+    args = ", ".join(f"a{i}" for i in range(n))
+    key = "".join("None, " if k in p.buf_pos else f"int(a{k}), " for k in range(n))
+    lines = ["    if _ex._kernel_op is not None:  # a call inside a kernel being interpreted",
+             f"        _ex._run_kernel(_op, _func, [{', '.join(f'vals[_k{i}]' for i in range(n))}])",
+             "        return",
+             *(f"    a{i} = vals[_k{i}]" for i in range(n))]
+    if bufs:
+        lines += [f"    if not ({' and '.join(f'{b}.alive' for b in bufs)}):",
+                  *(f"        _ex._check_alive({b}, _op)" for b in bufs)]
+    lines += [f"    args = [{args}]",
+              f"    key = ({key})",
+              "    entry = _entries.get(key)",
+              "    if entry is None:",
+              "        entry = _ex._call_entry(_p, args, key)",
+              "    for arg, read, written, regions, lo, hi in entry[0]:",
+              "        buf = args[arg]",
+              "        if buf.writing or (written and buf.reading):",
+              "            for x in buf.writing:",
+              "                if x.d_end > lo and hi > x.d0:",
+              "                    _ex._kernel_race(_op, buf, read, written, regions)",
+              "            if written:",
+              "                for x in buf.reading:",
+              "                    if x.s_end > lo and hi > x.s0:",
+              "                        _ex._kernel_race(_op, buf, read, written, regions)",
+              "    cost = entry[1]",
+              "    if cost is None:",
+              "        cost = entry[1] = _cost_of(_func, key)",
+              "    entry[2] += 1",
+              "    if cost.dram_direct_cycles and len(_stats.flags) < 20:",
+              "        _ex._flag_dram(_op, cost)"]
+    if ex.functional:
+        lines.append("    _ex._run_kernel(_op, _func, args)")
+    if ex._cp.issue_cycles:
+        lines.append("    _cp.issue(_callee, _loc)")
+    lines += ["    start = _env.now",
+              "    end = start + cost.cycles",
+              "    if end > start:",
+              "        _env.advance_to(end)  # the compute unit is busy; the control processor waits",
+              "    _records.append(_tnew(_TR, (_cunit, start, end, 'kernel', cost.sram_bytes, "
+              "_callee, _loc)))"]
+    head = "def call(vals" + "".join(f", {k}={k}" for k in consts) + "):"
+    ns: dict[str, Any] = dict(consts)
+    try:
+        exec(compile_cached("\n".join([head, *lines]), f"<call at {p.loc}>"), ns)
+    except (SyntaxError, RecursionError):
+        return None
+    return ns["call"]  # type: ignore[no-any-return]

@@ -681,11 +681,7 @@ class Executor:
                 self._check_alive(args[k], op)
         entry = p.entries.get(idx_args) if p.static else None
         if entry is None:
-            boxes = self._kernel_boxes(op, func, args, idx_args)
-            entry = [self._kernel_spans(boxes, args), None, 0]
-            if p.static:
-                p.entries[idx_args] = entry
-            self._kernel_entries.append(entry)
+            entry = self._call_entry(p, args, idx_args)
         for arg, read, written, regions, lo, hi in entry[0]:
             buf = args[arg]
             if buf.writing or (written and buf.reading):
@@ -715,6 +711,18 @@ class Executor:
         # ComputeUnit.record, inlined
         self._records.append(_tnew(TraceRecord, (self._compute_unit, start, end, "kernel",
                                                  cost.sram_bytes, op.callee, p.loc)))
+
+    def _call_entry(self, p: _CallPlan, args: list[Any], idx_args: tuple[int | None, ...]
+                    ) -> list[Any]:
+        """[race checks (`_kernel_spans`), cost (None until needed), calls] for a call with
+        these index arguments (kept on the plan when its buffers' shapes are static)."""
+        assert p.func is not None
+        boxes = self._kernel_boxes(p.op, p.func, args, idx_args)
+        entry = [self._kernel_spans(boxes, args), None, 0]
+        if p.static:
+            p.entries[idx_args] = entry
+        self._kernel_entries.append(entry)
+        return entry
 
     def _kernel_race(self, op: O.CallOp, buf: Buffer, read: bool, written: bool,
                      regions: list[Region]) -> None:
