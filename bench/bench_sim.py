@@ -1,6 +1,7 @@
 """Simulator benchmarks (SIM helper): throughput, gemm 1024^3 on `server`, analytic error.
 
     .venv/bin/python bench/bench_sim.py [--quick] [--only N] [--baseline DIR [--rounds R]]
+    .venv/bin/python bench/bench_sim.py --opcodes    # bytecodes per op (PYTHONPATH=DIR: another tree)
 
 1. Simulated DMA + kernel operations per CPU second in timing-only mode, on double-buffered
    programs. Peer measured in the same run: bare SimPy (a process yielding timeouts), so the
@@ -78,6 +79,34 @@ def throughput(quick: bool, baseline: str | None = None, rounds: int = 4) -> Non
               f"{rate:9,.0f} ops/s; {peer / rate:5.1f} bare SimPy events per op")
     if baseline:
         compare_with(baseline, quick, rounds)
+
+
+def opcodes_per_op() -> None:
+    """Python bytecodes executed per simulated DMA + kernel op (sys.settrace with opcode
+    events), a load-independent figure; smaller instances of section 1's cases."""
+    cfg = load_config("default")
+    cases = [("tile_sum 500x64, double-buffered", tile_sum(500, 64)),
+             ("tile_sum 500x64, sequential", tile_sum(500, 64, pipelined=False)),
+             ("tiled gemm 256^3 T=32, double-buffered", tiled_gemm(256, 256, 256, 32))]
+    print("== 1b. Python bytecodes per simulated op (timing-only, sys.settrace) ==")
+    count = [0]
+
+    def tracer(frame, event, arg):  # type: ignore[no-untyped-def]
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            count[0] += 1
+        return tracer
+
+    for name, mod in cases:
+        simulate(mod, cfg, functional=False)
+        count[0] = 0
+        sys.settrace(tracer)
+        try:
+            r = simulate(mod, cfg, functional=False)
+        finally:
+            sys.settrace(None)
+        ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
+        print(f"{name:40s}: {ops:6d} ops, {count[0] / ops:7.1f} bytecodes per op")
 
 
 def compare_with(baseline: str, quick: bool, rounds: int) -> None:
@@ -264,7 +293,12 @@ def main() -> int:
                     help="section 1: also run the cases on the checkout in DIR, interleaved")
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds for --baseline")
     ap.add_argument("--cases-json", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--opcodes", action="store_true",
+                    help="only: Python bytecodes per simulated op (load-independent)")
     a = ap.parse_args()
+    if a.opcodes:
+        opcodes_per_op()
+        return 0
     if a.cases_json:  # child of --baseline: section 1's cases on whatever accelsim is imported
         import json
 
