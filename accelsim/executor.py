@@ -34,7 +34,6 @@ from accelsim.errors import HazardError, InputError, SimulationError
 from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.machine import Machine
 from accelsim.regions import Region, box_regions, strides_of
-from accelsim.trace import TraceRecord
 from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
 from compiler.ir import ops as O
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
@@ -708,9 +707,7 @@ class Executor:
         end = start + cost.cycles
         if end > start:
             env.advance_to(end)  # the compute unit is busy; the control processor waits
-        # ComputeUnit.record, inlined
-        self._records.append(_tnew(TraceRecord, (self._compute_unit, start, end, "kernel",
-                                                 cost.sram_bytes, op.callee, p.loc)))
+        self.machine.compute.record(start, end, op.callee, p.loc, cost.sram_bytes)
 
     def _call_entry(self, p: _CallPlan, args: list[Any], idx_args: tuple[int | None, ...]
                     ) -> list[Any]:

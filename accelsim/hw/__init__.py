@@ -7,7 +7,7 @@ from accelsim.hw.dma import DmaEngine, Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.env import SimEnv
 from accelsim.hw.sram import Sram
-from accelsim.hw.tags import PendingTransfer, TagFile
+from accelsim.hw.tags import TagFile
 
-__all__ = ["ComputeUnit", "ControlProcessor", "DmaEngine", "Dram", "PendingTransfer", "SimEnv",
-           "Sram", "TagFile", "Transfer"]
+__all__ = ["ComputeUnit", "ControlProcessor", "DmaEngine", "Dram", "SimEnv", "Sram", "TagFile",
+           "Transfer"]

@@ -19,5 +19,7 @@ class ComputeUnit:
         self.trace = trace
 
     def record(self, start: int, end: int, label: str, loc: str, nbytes: int = 0) -> None:
+        """The unit was busy with kernel `label` in [start, end). (Specialized call handlers,
+        `cp_compile.compile_call`, append the same record directly.)"""
         self.trace.records.append(_tnew(TraceRecord, (self.name, start, end, "kernel", nbytes,
                                                       label, loc)))

@@ -24,17 +24,6 @@ class ControlProcessor:
         self.issue_cycles = issue_cycles
         self.trace = trace
 
-    def pick_engine(self) -> DmaEngine:
-        """The least-loaded engine; ties go to the lowest index (deterministic)."""
-        engines = self.engines
-        best = engines[0]
-        best_load = best.outstanding
-        if best_load:
-            for e in engines:
-                if e.outstanding < best_load:
-                    best, best_load = e, e.outstanding
-        return best
-
     def issue(self, label: str, loc: str) -> None:
         """Spend the issue cycles of a descriptor or call (an `issue` record)."""
         if self.issue_cycles:
@@ -45,9 +34,10 @@ class ControlProcessor:
                                                           label, loc)))
 
     def submit(self, xfer: Transfer) -> None:
-        """Hand `xfer` to the least-loaded engine; when that engine's queue is full, stall
-        until its oldest queued descriptor starts (a `stall` record)."""
-        engines = self.engines  # pick_engine, inlined
+        """Hand `xfer` to the least-loaded engine (fewest descriptors accepted and not
+        completed; ties go to the lowest index); when that engine's queue is full, stall until
+        its oldest queued descriptor starts (a `stall` record)."""
+        engines = self.engines
         engine = engines[0]
         if engine.outstanding:
             best_load = engine.outstanding
@@ -57,7 +47,7 @@ class ControlProcessor:
         engine.outstanding += 1
         env = self.env
         now = env.now
-        starts = engine.starts  # the queue's occupancy (DmaEngine.queued, inlined)
+        starts = engine.starts  # the queue: accepted descriptors that have not started by now
         while starts and starts[0] <= now:
             starts.popleft()
         if len(starts) < engine.queue_depth:

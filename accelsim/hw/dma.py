@@ -88,13 +88,6 @@ class DmaEngine:
         self.completions: deque[int] = deque(maxlen=max_outstanding)
         self.starts: deque[int] = deque()  # start cycles still in the future: the queue
 
-    def queued(self, now: int) -> int:
-        """Descriptors accepted that have not started by `now` (the queue's occupancy)."""
-        starts = self.starts
-        while starts and starts[0] <= now:
-            starts.popleft()
-        return len(starts)
-
     def accept(self, xfer: Transfer, now: int) -> None:
         """Take `xfer` at cycle `now`: cost it, reserve its channels, schedule its completion."""
         comps = self.completions

@@ -37,14 +37,6 @@ class Dram:
         self.next_channel = 0  # rotation for interleaved transfers, advanced per transfer
         self._pieces: dict[tuple[int, int], tuple[int, list[tuple[int, str, int, int]]]] = {}
 
-    def first_channel(self, dram_bytes: int) -> int:
-        """The channel an interleaved transfer of `dram_bytes` starts on (advances the rotation)."""
-        if not self.interleave:
-            return 0
-        first = self.next_channel
-        self.next_channel = (first + dram_bytes // self.cfg.burst_bytes) % self.cfg.channels
-        return first
-
     def reserve(self, start: int, dram_bytes: int, hold: int, kind: str, label: str,
                 loc: str) -> int:
         """Reserve channel time for a transfer ready at `start`; returns the cycle it ends.

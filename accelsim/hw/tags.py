@@ -3,24 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
-import simpy
-
-from compiler.ir.core import Operation
-
-
-class PendingTransfer(NamedTuple):
-    """A started DMA whose tag has not been waited on yet (the fields a `TagFile` slot
-    provides; the executor stores the `Transfer` itself, which has them too)."""
-
-    done: simpy.Event
-    op: Operation
-    issued: int
-    label: str
+from accelsim.hw.dma import Transfer
 
 
 class TagFile:
     def __init__(self) -> None:
-        # (id(tag buffer), linear index) -> the transfer that signals it (insertion order)
-        self.slots: dict[tuple[int, int], Any] = {}
+        # (id(tag buffer), linear index) -> the started transfer that signals it, not yet
+        # waited on (in issue order: what is left at the end was never waited on). The
+        # transfer is its own completion event; `op`, `issued`, `label` name it in messages.
+        self.slots: dict[tuple[int, int], Transfer] = {}
