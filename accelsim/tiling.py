@@ -263,7 +263,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
         if 3 * fp <= cap:
             score(sizes, fp, 3)
     tried = len(scored)
-    best = min(scored, default=None)
+    best = min(scored, key=lambda s: s[0], default=None)  # ties: the earlier (cache model) wins
     if best is None or best[1] is None:
         return None
     return TileChoice(best[1], best[0], tried, best[2],
