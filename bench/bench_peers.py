@@ -134,14 +134,14 @@ def ours(n: int, cfg: HardwareConfig, sim_repeat: int = 3) -> dict[str, Any]:
     assert result is not None
     clear_caches()
     t_cold, est = timed(lambda: estimate(module, cfg, func="gemm"))
-    warm = [timed(lambda c=c: estimate(module, c, func="gemm"))[0] for c in other_configs(cfg)]
+    t_hot, _ = timed(lambda: estimate(module, cfg, func="gemm"))
+    warm = sorted(timed(lambda c=c: estimate(module, c, func="gemm"))[0].cpu for c in other_configs(cfg))
     return {
         "n": n, "flags": flags, "search": t_search, "passes": t_passes,
         "sim_first": sims[0], "sim_best": min(sims, key=lambda t: t.cpu),
         "cycles": result.cycles, "metrics": metrics(result),
         "analytic_cycles": est.cycles, "analytic_cold": t_cold,
-        "analytic_warm_cpu": sum(t.cpu for t in warm) / len(warm),
-        "analytic_warm_wall": sum(t.wall for t in warm) / len(warm),
+        "analytic_hot": t_hot, "analytic_warm_cpu": warm[len(warm) // 2], "analytic_warm_all": warm,
         "dram_bytes": est.dram_bytes,
     }
 
@@ -219,8 +219,10 @@ def zigzag_section(sizes: list[int], mine: dict[int, dict[str, Any]]) -> None:
         print(f"ZigZag   search   : {peer['cpu_seconds']:8.3f} s CPU, {peer['wall_seconds']:8.3f} s wall, "
               f"{peer['mappings']} mappings (whole child: {child.cpu:.3f} s CPU)")
         print(f"ZigZag   per map  : {ms(per):>10} CPU (cost-model evaluation alone {ms(ev)})")
-        print(f"accelsim analytic : {ms(cold):>10} CPU cold, {ms(warm):>10} CPU warm "
-              f"(mean over {len(other_configs(load_config('default')))} other configs)")
+        ws = o["analytic_warm_all"]
+        print(f"accelsim analytic : {ms(cold):>10} CPU cold, {ms(warm):>10} CPU warm (median over "
+              f"{len(ws)} other configs, {ms(ws[0])} .. {ms(ws[-1])}; same config again "
+              f"{ms(o['analytic_hot'].cpu)})")
         print(f"ratio ZigZag per mapping / accelsim cold : {per / cold:8,.1f}x "
               f"(evaluation alone {ev / cold:,.1f}x)")
         print(f"ratio ZigZag per mapping / accelsim warm : {per / warm:8,.1f}x "
@@ -242,10 +244,16 @@ def main() -> int:
     a = p.parse_args()
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else [128, 256] + ([512] if a.full else [])
     cfg = load_config("default")
+    root = Path(__file__).resolve().parent.parent
+    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True,
+                          text=True, check=False).stdout.strip()[:72]
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--short", "--", "accelsim", "compiler"],
+                           capture_output=True, text=True, check=False).stdout.split()[1::2]
+    print(f"# accelsim at {head or '?'}" + (f" + uncommitted edits to {', '.join(dirty)}" if dirty else ""))
     print(f"# host: {os.uname().machine}, {os.cpu_count()} cores (shared); python {sys.version.split()[0]};"
           " times are CPU seconds unless marked wall; ratio = peer / ours (> 1: we are faster)")
-    # one-time imports and JIT set-up land on a throwaway 16^3 run, not on the first size measured
-    ours(16, cfg, sim_repeat=1)
+    # one-time imports and JIT set-up land on a throwaway 32^3 run, not on the first size measured
+    ours(32, cfg, sim_repeat=1)
     mine = {n: ours(n, cfg) for n in sizes}
     if a.only in (None, "scalesim"):
         scalesim_section(sizes, cfg, mine)
