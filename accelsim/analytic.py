@@ -99,6 +99,7 @@ class Program:
         be. Otherwise the module must be outlined already."""
         self.func = func
         self.inline_nests = inline_nests
+        self.loop_depth = 0  # timed loops around the op being compiled
         self.dma_loops: set[O.AffineForOp] = set()
         if inline_nests:
             _dma_loops(func.body, self.dma_loops)
@@ -300,8 +301,9 @@ class Program:
         return self._kernel_call(self.funcs[op.callee], op.operands)
 
     def _kernel_call(self, f: Any, operands: Sequence[Value]) -> tuple[Step, bool, int, set[Value], None]:
-        # the arguments the call's cost can depend on (not those that only move its accesses)
-        relevant = cost_args(f)
+        # the arguments the call's cost can depend on (not those that only move its accesses);
+        # outside any loop nothing is memoized, so nothing needs to know
+        relevant = cost_args(f) if self.loop_depth else range(len(operands))
         idx = [v for k, v in enumerate(operands)
                if k in relevant and v.type == INDEX and v not in self.consts]
         pattern = [self._scalar(v) if v.type == INDEX else (_int_const(v), -1) for v in operands]
@@ -350,7 +352,9 @@ class Program:
 
     def _for(self, op: O.AffineForOp) -> tuple[Step | None, bool, int, set[Value], None]:
         iv = self._slot(op.iv)
+        self.loop_depth += 1
         body = self._block(op.body)
+        self.loop_depth -= 1
         bounds = [*op.lower_operands, *op.upper_operands]
         if not body.timed:
             return None, False, 1, set(), None  # pure index arithmetic: takes no time
@@ -412,8 +416,11 @@ def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stri
             sigs.append(m.signature())
             period = _period(sigs, deltas)
             if period and k < last:
+                # the jump repeats the last `period` iterations (a multiple of the body's mod
+                # patterns): exact only if they started from the state they ended in (a
+                # shorter state period found after a transient does not say so by itself)
                 period = math.lcm(period, mod)
-                if len(deltas) >= period:
+                if len(sigs) > period and sigs[-1 - period] == sigs[-1]:
                     reps = (last - k) // period
                     d = [sum(x[i] for x in deltas[-period:]) for i in range(5)]
                     m.advance(reps, d[0], (d[1], d[2], d[3], d[4]))

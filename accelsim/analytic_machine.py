@@ -48,15 +48,18 @@ class Machine:
     # ---- state as a value ----------------------------------------------------------------
     def signature(self) -> Signature:
         """Canonical: what no future step can tell apart is dropped. A tag that completed is
-        the same as no tag (a wait on either returns at once); a completed descriptor at the
-        head of an engine's list is filtered, with every other completed one, by the next
-        issue on any engine, so such lists keep only their future entries (a completed one
-        behind a future head still counts against the engine and is kept, as 0)."""
+        the same as no tag (a wait on either returns at once). An engine's list whose head
+        has completed is filtered at the next issue on any engine, dropping every entry done
+        by then: its completed entries all go, so it is kept as one completed head (0) and
+        its future entries in order. A list with a future head is not filtered until that
+        head completes, so its completed entries still count against the engine (kept as 0)."""
         t = self.t
         pend = []
         for p in self.pending:
             if p and p[0] <= t:
-                pend.append(tuple([c - t for c in p if c > t]))
+                # filtered at the next issue (`now` >= t): what survives depends on `now`, so
+                # the future entries are kept in order behind one completed head (0)
+                pend.append((0, *[c - t for c in p if c > t]))
             else:
                 pend.append(tuple([c - t if c > t else 0 for c in p]))
         return (tuple([e - t if e > t else 0 for e in self.engines]),

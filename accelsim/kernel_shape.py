@@ -29,14 +29,24 @@ _Bound = tuple[Callable[[Sequence[int]], tuple[int, ...]], list[tuple[int, int]]
 
 
 class KernelShape:
-    __slots__ = ("_keys", "fingerprint", "loops", "trip_args")
+    __slots__ = ("_fingerprint", "_func", "_keys", "loops", "trip_args")
 
     def __init__(self, func: FuncOp):
-        self.fingerprint = _fingerprint(func)
+        self._func: FuncOp | None = func
+        self._fingerprint: tuple[Any, ...] | None = None
         # the arguments a trip count can depend on (every one when not rectangular)
         self.trip_args: frozenset[int] = frozenset(range(len(func.args)))
         self.loops: list[tuple[_Bound, _Bound, int]] | None = _rectangular(func, self)
         self._keys: dict[tuple[int | None, ...], tuple[int, ...] | None] = {}
+
+    @property
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Computed on first use: only kernels called with several trip counts need it."""
+        if self._fingerprint is None:
+            assert self._func is not None
+            self._fingerprint = _fingerprint(self._func)
+            self._func = None
+        return self._fingerprint
 
     def key(self, args: Sequence[int | None]) -> tuple[int, ...] | None:
         """The trip count of every loop (walk order) for these arguments, or None."""
