@@ -245,8 +245,8 @@ def main() -> int:
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else [128, 256] + ([512] if a.full else [])
     cfg = load_config("default")
     root = Path(__file__).resolve().parent.parent
-    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True,
-                          text=True, check=False).stdout.strip()[:72]
+    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True,
+                          text=True, check=False).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(root), "status", "--short", "--", "accelsim", "compiler"],
                            capture_output=True, text=True, check=False).stdout.split()[1::2]
     print(f"# accelsim at {head or '?'}" + (f" + uncommitted edits to {', '.join(dirty)}" if dirty else ""))
