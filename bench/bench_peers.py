@@ -67,6 +67,10 @@ def children_cpu() -> float:
 # peers
 
 
+class PeerMissing(Exception):
+    """The peer's venv exists but its package does not import (a half-finished setup.sh)."""
+
+
 def peer_python(name: str) -> Path | None:
     py = PEERS / f".venv-{name}" / "bin" / "python"
     return py if py.exists() else None
@@ -80,14 +84,17 @@ def run_peer(name: str, args: list[str]) -> tuple[dict[str, Any], Timed]:
     proc = subprocess.run([str(py), str(PEERS / f"{name}_driver.py"), *args], capture_output=True,
                           text=True, check=False)
     t = Timed(children_cpu() - c0, time.perf_counter() - w0)
+    if proc.returncode != 0 and "ModuleNotFoundError" in proc.stderr:
+        raise PeerMissing(proc.stderr.strip().splitlines()[-1])
     if proc.returncode != 0:
         raise RuntimeError(f"{name} driver failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1]
     return json.loads(line), t
 
 
-def skipped(name: str) -> None:
-    print(f"SKIPPED {name}: no venv at {PEERS / ('.venv-' + name)}; run bench/peers/setup.sh")
+def skipped(name: str, why: str = "") -> None:
+    why = why or f"no venv at {PEERS / ('.venv-' + name)}"
+    print(f"SKIPPED {name}: {why}; run bench/peers/setup.sh")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,8 +171,12 @@ def scalesim_section(sizes: list[int], cfg: HardwareConfig, mine: dict[int, dict
         skipped("scalesim")
         return
     for n in sizes:
-        peer, child = run_peer("scalesim", ["--m", str(n), "--n", str(n), "--k", str(n),
-                                            *SCALESIM_ARGS])
+        try:
+            peer, child = run_peer("scalesim", ["--m", str(n), "--n", str(n), "--k", str(n),
+                                                *SCALESIM_ARGS])
+        except PeerMissing as e:
+            skipped("scalesim", str(e))
+            return
         o = mine[n]
         ideal = n ** 3 // (cfg.compute.rows * cfg.compute.cols)
         print(f"\n### GEMM {n}^3 (ideal 16x16 MAC cycles {ideal:,})")
@@ -210,7 +221,11 @@ def zigzag_section(sizes: list[int], mine: dict[int, dict[str, Any]]) -> None:
         skipped("zigzag")
         return
     for n in sizes:
-        peer, child = run_peer("zigzag", ["--m", str(n), "--n", str(n), "--k", str(n)])
+        try:
+            peer, child = run_peer("zigzag", ["--m", str(n), "--n", str(n), "--k", str(n)])
+        except PeerMissing as e:
+            skipped("zigzag", str(e))
+            return
         o = mine[n]
         cold, warm = o["analytic_cold"].cpu, o["analytic_warm_cpu"]
         per = peer["cpu_per_mapping"]
