@@ -13,9 +13,10 @@ no special casing.
 
 Loops are sampled, not iterated: iterations are walked until the machine state relative to
 the clock repeats (period 1 to 6 iterations, times the body's `mod` patterns), then the middle
-is skipped in whole periods by shifting the whole state (engines, channels, tags, clock), and
-the last iteration (where partial tiles are) is walked again. The jump is exact when the
-loop's iterations differ only in those periodic patterns.
+is skipped in whole windows of lcm(period, mod) iterations by shifting the whole state
+(engines, channels, tags, clock), and the last iteration (where partial tiles are) is walked
+again. A window is repeated only when the state before it equals the state after it. The
+jump is exact when the loop's iterations differ only in those periodic patterns.
 
 Loops are also memoized: a loop entered again with the same machine state (relative to the
 clock) and the same values of everything its timing depends on (loop bounds, conditions, DMA
@@ -25,7 +26,9 @@ walks its inner loops a handful of times, not once per outer iteration.
 
 The program is compiled once (`Program`) into closures over a flat slot environment; the
 compiled form does not depend on the hardware config and is cached by the module's structure
-(`compiled_program`, `accelsim.analytic_cache`), so a sweep over hardware reuses it.
+(`compiled_program`, `accelsim.analytic_cache`), so a sweep over hardware reuses it. Loop
+nests still in the control program are costed in place as the kernels `outline-kernels`
+would make of them (`accelsim.nest_kernel`), so the module is not rewritten.
 """
 
 from __future__ import annotations
