@@ -113,8 +113,10 @@ def shift_violation(loop: AffineForOp, shifts: Sequence[int]) -> str | None:
         for j, da in accs:
             if i == j or sa.memref is not da.memref or not (sa.is_write or da.is_write):
                 continue
-            if shifts[i] == shifts[j]:
-                continue  # both move by the same amount: their relative order is unchanged
+            if shifts[j] >= shifts[i]:
+                # the target moves at least as far as the source: a carried dependence keeps
+                # a distance >= 1 iteration, a same-iteration one stays in order
+                continue
             n = len(common_loops(sa.op, da.op))
             if n < depth:
                 continue
@@ -130,7 +132,7 @@ def shift_violation(loop: AffineForOp, shifts: Sequence[int]) -> str | None:
             # same iteration of `loop` (and of every enclosing loop), src first
             if i < j and precedes(sa.op, da.op):
                 same = access_dependence(sa, da, depth + 1, cache) if n == depth else None
-                if same is not None and shifts[j] < shifts[i]:
+                if same is not None:
                     return f"shifting reverses the {same}"
     return None
 
