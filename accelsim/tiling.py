@@ -242,13 +242,25 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     cap = config.sram.capacity_kib * 1024
     scored: list[tuple[int, tuple[int, ...] | None, int | None, int, int | None]] = []
 
+    copied: dict[tuple[tuple[int, ...] | None, int | None], str | None] = {}
+
     def score(sizes: tuple[int, ...] | None, fp: int | None, stages: int) -> None:
         # copies sized for the tile, so the copy pass places them at the tile loops (on a big
         # SRAM it would otherwise copy whole arrays up front and overlap nothing)
         kib = None if fp is None else max(1, -(-fp // 1024))
-        mod = parse_module(text)
+        flags = pipeline_flags(config, sizes, kib, stages)
+        head, pipe = flags[:-1], flags[-1:]
         try:
-            PassManager.from_flags(pipeline_flags(config, sizes, kib, stages)).run(mod)
+            if (sizes, kib) not in copied:   # tile + copy once per tiling, for every stage count
+                copied[(sizes, kib)] = None
+                mod = parse_module(text)
+                PassManager.from_flags(head).run(mod)
+                copied[(sizes, kib)] = print_module(mod)
+            base = copied[(sizes, kib)]
+            if base is None:
+                return
+            mod = parse_module(base)
+            PassManager.from_flags(pipe).run(mod)
             cyc = estimate(mod, config, func=func).cycles
         except Exception:  # a candidate the passes or SRAM refuse is skipped
             return
