@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -150,6 +151,12 @@ def dma_range_map(op: AffineDmaStartOp, side: str, count: str | None = None) -> 
         start = f"[{start} -> [{count}]]"
     text = f"{{ {start} -> {name}[{', '.join(e)}] : {bounds} and {off} }}"
     # { M[s] -> M[e] }
+    return _read_map(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_map(text: str) -> isl.Map:
+    """isl maps are immutable values: one parse per distinct text (the passes ask often)."""
     return isl.Map.read_from_str(CTX, text)
 
 
