@@ -160,22 +160,26 @@ class Program:
     def _block(self, block: Block) -> _BlockInfo:
         steps: list[Step] = []
         timed, mod = False, 1
-        uses: list[tuple[set[Value], Value | None]] = []  # per op: (relevant uses, index result)
+        # per op: (relevant uses, index result, mod divisors of its timing-relevant maps)
+        uses: list[tuple[set[Value], Value | None, int]] = []
         for op in block.ops:
             step, t, m, rel, res = self._op(op)
             if step is not None:
                 steps.append(step)
             timed = timed or t
-            mod = math.lcm(mod, m)
-            uses.append((rel, res))
-        # backward slice: index ops whose results are relevant make their operands relevant
+            uses.append((rel, res, m))
+        # backward slice: index ops whose results are relevant make their operands relevant;
+        # only their `mod` patterns (and those of tags, bounds, conditions) make iterations
+        # differ in timing (a buffer slot `i mod 3` only moves addresses)
         R: set[Value] = set()
-        for (rel, res), op in zip(reversed(uses), reversed(block.ops)):
+        for (rel, res, m), op in zip(reversed(uses), reversed(block.ops)):
             if res is not None:
                 if res in R:
                     R.update(op.operands)
+                    mod = math.lcm(mod, m)
             else:
                 R |= rel
+                mod = math.lcm(mod, m)
         R.difference_update(block.args)
         for op in block.ops:
             R.difference_update(op.results)
@@ -267,7 +271,7 @@ class Program:
         p0, ps = self._scalar(perv)
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
         rel = rel | {v for v in (numv, perv) if v is not None}
-        mods = _mods([op.src_map, op.dst_map, op.tag_map])
+        mods = _mods([op.tag_map])  # the transfer's addresses do not change its timing
         if ns < 0 and ps < 0:
             cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
 
@@ -334,7 +338,7 @@ class Program:
         fn = compile_set(op.condition)
         then_b, else_b = self._block(op.then_block), self._block(op.else_block)
         rel = set(op.operands) | then_b.rel | else_b.rel
-        mod = math.lcm(then_b.mod, else_b.mod)
+        mod = math.lcm(then_b.mod, else_b.mod, _by_identity(_set_mod, op.condition))
         timed = then_b.timed or else_b.timed
         static, get = self._getter(op.operands)
         if static is not None:
@@ -369,6 +373,7 @@ class Program:
         lo0 = max(lof(lo_static)) if lo_static is not None else None
         hi0 = min(hif(hi_static)) if hi_static is not None else None
         stride, steps, mod = op.step, body.steps, body.mod
+        bounds_mod = _mods([op.lower_map, op.upper_map])
         loop_id = self.nloops
         self.nloops += 1
 
@@ -386,7 +391,7 @@ class Program:
             _walk(e, m, steps, iv, lo, hi, stride, mod)
             c1 = m.counters()
             m.memo[key] = (m.t - t0, m.signature(), tuple(b - a for a, b in zip(c0, c1)))
-        return for_, True, mod, rel, None
+        return for_, True, math.lcm(mod, bounds_mod), rel, None
 
 
 def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
@@ -515,7 +520,14 @@ def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
     return out
 
 
-@functools.cache
+def _set_mod(s: Any) -> int:
+    m = 1
+    for c in s.constraints:
+        for d in _mod_divisors(c):
+            m = math.lcm(m, d)
+    return m
+
+
 def _map_mod(amap: Any) -> int:
     m = 1
     for r in amap.results:
