@@ -6,7 +6,11 @@ slot than the other buffers, and refusals say why."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.ir import Builder, memref
 from compiler.ir.ops import AffineForOp, AllocOp
@@ -200,3 +204,33 @@ def test_cross_tile_prefetch_checks_writes_in_the_tile_loops(offset: int, legal:
         assert ("cross-tile prefetch not applied: %X is written inside the tile loops where the "
                 "next tile's transfer would read it") in rem
     assert cs.same_results(orig, m, cs.inputs_for(orig, seed=offset))
+
+
+# ---- property: flattening never changes the iteration order -----------------------------------------
+
+_loop = st.tuples(st.integers(0, 3), st.integers(1, 9), st.integers(1, 3))   # lo, trips, step
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_loop, min_size=2, max_size=3))
+def test_flatten_preserves_the_order_of_an_order_sensitive_recurrence(loops) -> None:  # type: ignore[no-untyped-def]
+    """acc = 0.5 * acc + X[ivs]: any reordering of the iterations changes the float result."""
+    his = [lo + trips * step for lo, trips, step in loops]
+    shape = tuple(h + 1 for h in his)
+    b = Builder()
+    with b.func("k", X=memref(shape), acc=memref((1,))) as (X, acc):
+        def nest(k: int, ivs: list) -> None:  # type: ignore[type-arg]
+            if k == len(loops):
+                acc[0] = acc[0] * 0.5 + X[tuple(ivs)]
+                return
+            lo, _, step = loops[k]
+            for iv in b.range(lo, his[k], step):
+                nest(k + 1, [*ivs, iv])
+        nest(0, [])
+    orig = b.module
+    m = parse_module(print_module(orig))
+    lps = _loops(m)
+    flat = flatten(lps[:-1], lps[-1])
+    verify(m)
+    assert flat.constant_trip_count == math.prod(t for _, t, _ in loops)
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=len(loops)))
