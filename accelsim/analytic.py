@@ -175,7 +175,7 @@ class Program:
         for (rel, res, m), op in zip(reversed(uses), reversed(block.ops)):
             if res is not None:
                 if res in R:
-                    R.update(op.operands)
+                    R |= _used(op.map, op.operands)
                     mod = math.lcm(mod, m)
             else:
                 R |= rel
@@ -250,17 +250,18 @@ class Program:
             if static is not None:
                 key = (site, lin(static))
                 return key, lambda e: key, set()
+            used = _used(tag_map, indices)
             if len(indices) == 1 and get is not None:
                 s0 = self.slots[indices[0]]
-                return None, lambda e: (site, lin((e[s0],))), set(indices)
-            return None, lambda e: (site, lin(get(e))), set(indices)
+                return None, lambda e: (site, lin((e[s0],))), used
+            return None, lambda e: (site, lin(get(e))), used
         fn = compile_map(tag_map)
         ts = self._slot(tag)
 
         def dyn(e: Env) -> tuple[int, int]:
             b = e[ts]
             return (b.site, sum(i * s for i, s in zip(fn(get(e)), b.strides)))
-        return None, dyn, {tag, *indices}
+        return None, dyn, {tag, *_used(tag_map, indices)}
 
     def _dma(self, op: O.AffineDmaStartOp) -> tuple[Step, bool, int, set[Value], None]:
         st_, dt_ = op.src.type, op.dst.type
@@ -337,7 +338,7 @@ class Program:
     def _if(self, op: O.AffineIfOp) -> tuple[Step | None, bool, int, set[Value], None]:
         fn = compile_set(op.condition)
         then_b, else_b = self._block(op.then_block), self._block(op.else_block)
-        rel = set(op.operands) | then_b.rel | else_b.rel
+        rel = _used(op.condition, op.operands) | then_b.rel | else_b.rel
         mod = math.lcm(then_b.mod, else_b.mod, _by_identity(_set_mod, op.condition))
         timed = then_b.timed or else_b.timed
         static, get = self._getter(op.operands)
@@ -362,11 +363,11 @@ class Program:
         self.loop_depth += 1
         body = self._block(op.body)
         self.loop_depth -= 1
-        bounds = [*op.lower_operands, *op.upper_operands]
+        bounds = _used(op.lower_map, op.lower_operands) | _used(op.upper_map, op.upper_operands)
         if not body.timed:
             return None, False, 1, set(), None  # pure index arithmetic: takes no time
         outside = sorted({self._slot(v) for v in body.rel if v not in self.consts})
-        rel = set(bounds) | body.rel
+        rel = bounds | body.rel
         lof, hif = compile_map(op.lower_map), compile_map(op.upper_map)
         lo_static, lo_get = self._getter(op.lower_operands)
         hi_static, hi_get = self._getter(op.upper_operands)
@@ -493,6 +494,26 @@ def _int_const(v: Value) -> int | None:
     if isinstance(owner, O.ConstantOp) and isinstance(owner.value, int) and not isinstance(owner.value, bool):
         return owner.value
     return None
+
+
+def _used(amap: Any, operands: Sequence[Value]) -> set[Value]:
+    """The operands a map's (or an integer set's) results read: an operand the map ignores
+    does not change a tag, bound or condition, so it must not split the loop memo."""
+    pos = _by_identity(_used_positions, amap)
+    return {v for k, v in enumerate(operands) if k in pos}
+
+
+def _used_positions(amap: Any) -> frozenset[int]:
+    nd = amap.num_dims
+    exprs = amap.results if hasattr(amap, "results") else amap.constraints
+    out: set[int] = set()
+    for r in exprs:
+        for a in r.atoms():
+            if isinstance(a, Dim):
+                out.add(a.pos)
+            elif isinstance(a, Sym):
+                out.add(nd + a.pos)
+    return frozenset(out)
 
 
 def _mods(maps: Sequence[Any]) -> int:
