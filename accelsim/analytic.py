@@ -55,6 +55,8 @@ from compiler.ir.core import Block, Value
 from compiler.ir.types import INDEX, MemRefType
 
 Env = list  # type: ignore[type-arg]
+# value -> the modulus through which timing reads it (0: its exact value)
+Rel = dict[Value, int]
 Step = Callable[[Env, Machine], None]
 
 
@@ -90,7 +92,7 @@ class _BlockInfo:
     steps: list[Step]
     timed: bool            # holds a DMA, a wait or a call somewhere
     mod: int               # lcm of the `mod` divisors of its maps
-    rel: set[Value]        # values defined outside it that its timing depends on
+    rel: Rel               # values defined outside it that its timing depends on
 
 
 class Program:
@@ -161,7 +163,7 @@ class Program:
         steps: list[Step] = []
         timed, mod = False, 1
         # per op: (relevant uses, index result, mod divisors of its timing-relevant maps)
-        uses: list[tuple[set[Value], Value | None, int]] = []
+        uses: list[tuple[Rel, Value | None, int]] = []
         for op in block.ops:
             step, t, m, rel, res = self._op(op)
             if step is not None:
@@ -171,27 +173,31 @@ class Program:
         # backward slice: index ops whose results are relevant make their operands relevant;
         # only their `mod` patterns (and those of tags, bounds, conditions) make iterations
         # differ in timing (a buffer slot `i mod 3` only moves addresses)
-        R: set[Value] = set()
+        R: Rel = {}
         for (rel, res, m), op in zip(reversed(uses), reversed(block.ops)):
             if res is not None:
                 if res in R:
-                    R |= _used(op.map, op.operands)
+                    # a single result read modulo q needs its operands modulo their periods
+                    need = R[res] if len(op.map.results) == 1 else 0
+                    _merge(R, _periods(op.map, op.operands, need))
                     mod = math.lcm(mod, m)
             else:
-                R |= rel
+                _merge(R, rel)
                 mod = math.lcm(mod, m)
-        R.difference_update(block.args)
+        for a in block.args:
+            R.pop(a, None)
         for op in block.ops:
-            R.difference_update(op.results)
+            for r in op.results:
+                R.pop(r, None)
         return _BlockInfo(steps, timed, min(mod, 64), R)
 
-    def _op(self, op: Any) -> tuple[Step | None, bool, int, set[Value], Value | None]:
+    def _op(self, op: Any) -> tuple[Step | None, bool, int, Rel, Value | None]:
         """(step, timed, mod, relevant uses, result of an index op)."""
         if isinstance(op, O.ConstantOp):
             self.consts[op.results[0]] = op.value
-            return None, False, 1, set(), None
+            return None, False, 1, {}, None
         if isinstance(op, O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp):
-            return self._index(op), False, _mods([op.map]), set(), op.results[0]
+            return self._index(op), False, _mods([op.map]), {}, op.results[0]
         if isinstance(op, O.AffineForOp):
             if self.inline_nests and op not in self.dma_loops:
                 k = inline_kernel(op)
@@ -209,7 +215,7 @@ class Program:
             return self._wait(op)
         if isinstance(op, O.CallOp):
             return self._call(op)
-        return None, False, 1, set(), None
+        return None, False, 1, {}, None
 
     def _index(self, op: O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp) -> Step | None:
         fn, res = compile_map(op.map), op.results[0]
@@ -226,22 +232,22 @@ class Program:
             e[r] = pick(fn(get(e)))
         return index
 
-    def _alloc(self, op: O.AllocOp) -> tuple[Step | None, bool, int, set[Value], None]:
+    def _alloc(self, op: O.AllocOp) -> tuple[Step | None, bool, int, Rel, None]:
         t, res = op.memref_type, op.results[0]
         site = self.nsites
         self.nsites += 1
         if t.has_static_shape:
             self.bufs[res] = _Buf(site, tuple(t.shape))  # type: ignore[arg-type]
-            return None, False, 1, set(), None
+            return None, False, 1, {}, None
         r, get = self._slot(res), self._getter(op.operands)[1]
 
         def alloc(e: Env, m: Machine) -> None:
             dyn = iter(get(e))
             e[r] = _Buf(site, tuple(d if d is not None else next(dyn) for d in t.shape))
-        return alloc, False, 1, set(op.operands), None
+        return alloc, False, 1, dict.fromkeys(op.operands, 0), None
 
     def _tag(self, tag: Value, tag_map: Any, indices: Sequence[Value]
-             ) -> tuple[tuple[int, int] | None, Callable[[Env], tuple[int, int]], set[Value]]:
+             ) -> tuple[tuple[int, int] | None, Callable[[Env], tuple[int, int]], Rel]:
         """The tag key (site, linear index): static, or a reader; and the values it reads."""
         static, get = self._getter(indices)
         buf = self.bufs.get(tag)
@@ -249,8 +255,8 @@ class Program:
             site, lin = buf.site, _by_identity(_linear_index, tag_map, buf.strides)
             if static is not None:
                 key = (site, lin(static))
-                return key, lambda e: key, set()
-            used = _used(tag_map, indices)
+                return key, lambda e: key, {}
+            used = _periods(tag_map, indices, 0)
             if len(indices) == 1 and get is not None:
                 s0 = self.slots[indices[0]]
                 return None, lambda e: (site, lin((e[s0],))), used
@@ -261,9 +267,9 @@ class Program:
         def dyn(e: Env) -> tuple[int, int]:
             b = e[ts]
             return (b.site, sum(i * s for i, s in zip(fn(get(e)), b.strides)))
-        return None, dyn, {tag, *_used(tag_map, indices)}
+        return None, dyn, {tag: 0, **_periods(tag_map, indices, 0)}
 
-    def _dma(self, op: O.AffineDmaStartOp) -> tuple[Step, bool, int, set[Value], None]:
+    def _dma(self, op: O.AffineDmaStartOp) -> tuple[Step, bool, int, Rel, None]:
         st_, dt_ = op.src.type, op.dst.type
         assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
         eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
@@ -271,7 +277,7 @@ class Program:
         n0, ns = self._scalar(numv)
         p0, ps = self._scalar(perv)
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
-        rel = rel | {v for v in (numv, perv) if v is not None}
+        rel = {**rel, **{v: 0 for v in (numv, perv) if v is not None}}
         mods = _mods([op.tag_map])  # the transfer's addresses do not change its timing
         if ns < 0 and ps < 0:
             cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
@@ -290,7 +296,7 @@ class Program:
             m.dma(db, port, T, key if key is not None else tagf(e))
         return dma, True, mods, rel, None
 
-    def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, set[Value], None]:
+    def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, Rel, None]:
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
         if key is not None:
             def wait_static(e: Env, m: Machine) -> None:
@@ -305,10 +311,10 @@ class Program:
                 m.t = done
         return wait, True, _mods([op.tag_map]), rel, None
 
-    def _call(self, op: O.CallOp) -> tuple[Step, bool, int, set[Value], None]:
+    def _call(self, op: O.CallOp) -> tuple[Step, bool, int, Rel, None]:
         return self._kernel_call(self.funcs[op.callee], op.operands)
 
-    def _kernel_call(self, f: Any, operands: Sequence[Value]) -> tuple[Step, bool, int, set[Value], None]:
+    def _kernel_call(self, f: Any, operands: Sequence[Value]) -> tuple[Step, bool, int, Rel, None]:
         # the arguments the call's cost can depend on (not those that only move its accesses);
         # outside any loop nothing is memoized, so nothing needs to know
         relevant = cost_args(f) if self.loop_depth else range(len(operands))
@@ -326,19 +332,21 @@ class Program:
                 m.t += m.issue + c.cycles
                 m.calls += 1
                 m.compute += c.compute_cycles
-            return call_static, True, 1, set(idx), None
+            return call_static, True, 1, dict.fromkeys(idx, 0), None
 
         def call(e: Env, m: Machine) -> None:
             c = m.cost.kernel(f, tuple([c if s < 0 else int(e[s]) for c, s in pattern]))
             m.t += m.issue + c.cycles
             m.calls += 1
             m.compute += c.compute_cycles
-        return call, True, 1, set(idx), None
+        return call, True, 1, dict.fromkeys(idx, 0), None
 
-    def _if(self, op: O.AffineIfOp) -> tuple[Step | None, bool, int, set[Value], None]:
+    def _if(self, op: O.AffineIfOp) -> tuple[Step | None, bool, int, Rel, None]:
         fn = compile_set(op.condition)
         then_b, else_b = self._block(op.then_block), self._block(op.else_block)
-        rel = _used(op.condition, op.operands) | then_b.rel | else_b.rel
+        rel = _periods(op.condition, op.operands, 0)
+        _merge(rel, then_b.rel)
+        _merge(rel, else_b.rel)
         mod = math.lcm(then_b.mod, else_b.mod, _by_identity(_set_mod, op.condition))
         timed = then_b.timed or else_b.timed
         static, get = self._getter(op.operands)
@@ -358,16 +366,19 @@ class Program:
                 s(e, m)
         return if_, timed, mod, rel, None
 
-    def _for(self, op: O.AffineForOp) -> tuple[Step | None, bool, int, set[Value], None]:
+    def _for(self, op: O.AffineForOp) -> tuple[Step | None, bool, int, Rel, None]:
         iv = self._slot(op.iv)
         self.loop_depth += 1
         body = self._block(op.body)
         self.loop_depth -= 1
-        bounds = _used(op.lower_map, op.lower_operands) | _used(op.upper_map, op.upper_operands)
+        rel = _periods(op.lower_map, op.lower_operands, 0)
+        _merge(rel, _periods(op.upper_map, op.upper_operands, 0))
         if not body.timed:
-            return None, False, 1, set(), None  # pure index arithmetic: takes no time
-        outside = sorted({self._slot(v) for v in body.rel if v not in self.consts})
-        rel = bounds | body.rel
+            return None, False, 1, {}, None  # pure index arithmetic: takes no time
+        # the memo key reads what the body's timing reads: exact values, or residues
+        outside = sorted({self._slot(v) for v, p in body.rel.items() if v not in self.consts and not p})
+        residues = sorted({(self._slot(v), p) for v, p in body.rel.items() if v not in self.consts and p})
+        _merge(rel, body.rel)
         lof, hif = compile_map(op.lower_map), compile_map(op.upper_map)
         lo_static, lo_get = self._getter(op.lower_operands)
         hi_static, hi_get = self._getter(op.upper_operands)
@@ -383,7 +394,8 @@ class Program:
             hi = hi0 if hi0 is not None else min(hif(hi_get(e)))
             if hi <= lo:
                 return
-            key = (loop_id, lo, hi, tuple([e[s] for s in outside]), m.signature())
+            key = (loop_id, lo, hi, tuple([e[s] for s in outside]),
+                   tuple([e[s] % p for s, p in residues]) if residues else None, m.signature())
             hit = m.memo.get(key)
             if hit is not None:
                 m.restore(*hit)
@@ -496,24 +508,101 @@ def _int_const(v: Value) -> int | None:
     return None
 
 
-def _used(amap: Any, operands: Sequence[Value]) -> set[Value]:
-    """The operands a map's (or an integer set's) results read: an operand the map ignores
-    does not change a tag, bound or condition, so it must not split the loop memo."""
-    pos = _by_identity(_used_positions, amap)
-    return {v for k, v in enumerate(operands) if k in pos}
+def _merge(into: Rel, rel: Rel) -> None:
+    """Add `rel` to `into`: a value read modulo p and modulo q is read modulo lcm(p, q)."""
+    for v, p in rel.items():
+        q = into.get(v)
+        into[v] = p if q is None else (q and p and math.lcm(q, p))
 
 
-def _used_positions(amap: Any) -> frozenset[int]:
+def _periods(amap: Any, operands: Sequence[Value], need: int) -> Rel:
+    """The operands a map's (or an integer set's) results read, each with a period P: moving
+    the operand by P changes no result (`need` 0) or changes each by a multiple of `need`,
+    so timing reads it only modulo P (0: its exact value). An operand the map ignores is
+    not read at all (tag maps carry outer induction variables they do not use); one read
+    only through `(i floordiv 4) mod 2` is read modulo 8, so an outer loop stepping `i`
+    enters its inner loops with two memo keys, not one per iteration."""
+    per = _by_identity(_operand_periods, amap, need)
+    out: Rel = {}
+    for k, v in enumerate(operands):
+        p = per.get(k)
+        if p is not None:
+            _merge(out, {v: p})
+    return out
+
+
+def _operand_periods(amap: Any, need: int) -> dict[int, int]:
     nd = amap.num_dims
     exprs = amap.results if hasattr(amap, "results") else amap.constraints
-    out: set[int] = set()
+    out: dict[int, int] = {}
     for r in exprs:
+        mods, divs = _divisors(r)
+        base = math.lcm(need or 1, *mods)
+        # candidates: the mod divisors times any product of the division divisors, smallest
+        # first (`(i floordiv 9 + j floordiv 10) mod 2` reads i modulo 18, j modulo 20)
+        cands = {base}
+        for q in sorted(set(divs))[:5]:
+            cands |= {c * q for c in cands}
         for a in r.atoms():
-            if isinstance(a, Dim):
-                out.add(a.pos)
-            elif isinstance(a, Sym):
-                out.add(nd + a.pos)
-    return frozenset(out)
+            if not isinstance(a, Dim | Sym):
+                continue
+            pos = a.pos if isinstance(a, Dim) else nd + a.pos
+            if out.get(pos) == 0:
+                continue
+            p = 0
+            if mods or need:
+                for c in sorted(cands):
+                    d = _shift(r, a, c)
+                    if d is not None and (d % need == 0 if need else d == 0):
+                        p = c
+                        break
+            q = out.get(pos)
+            out[pos] = p if q is None else (q and p and math.lcm(q, p))
+    return out
+
+
+def _divisors(e: Any) -> tuple[list[int], list[int]]:
+    """(mod divisors, floordiv/ceildiv divisors) of constant right-hand sides in `e`."""
+    mods: list[int] = []
+    divs: list[int] = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Binary):
+            if isinstance(x.rhs, Const) and x.rhs.value > 0:
+                if x.kind == "mod":
+                    mods.append(x.rhs.value)
+                elif x.kind in ("floordiv", "ceildiv"):
+                    divs.append(x.rhs.value)
+            stack.append(x.lhs)
+            stack.append(x.rhs)
+    return mods, divs
+
+
+def _shift(e: Any, atom: Any, P: int) -> int | None:
+    """How much `e` changes when `atom` (a Dim or Sym) moves by P, whatever every value is;
+    None when that is not a constant."""
+    if isinstance(e, Const):
+        return 0
+    if isinstance(e, Dim | Sym):
+        return P if e == atom else 0
+    assert isinstance(e, Binary)
+    a = _shift(e.lhs, atom, P)
+    b = _shift(e.rhs, atom, P)
+    if a is None or b is None:
+        return None
+    if e.kind == "add":
+        return a + b
+    if b == 0 and isinstance(e.rhs, Const):
+        c = e.rhs.value
+        if e.kind == "mul":
+            return a * c
+        if c > 0 and a % c == 0:
+            return a // c if e.kind in ("floordiv", "ceildiv") else 0
+        return None
+    if e.kind == "mul" and a == 0 and isinstance(e.lhs, Const):
+        return e.lhs.value * b
+    return 0 if a == 0 and b == 0 else None
 
 
 def _mods(maps: Sequence[Any]) -> int:

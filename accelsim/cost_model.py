@@ -72,11 +72,18 @@ class CostModel:
         # kernel's first call is costed directly (most kernels are called with one set of
         # trip counts, and its shape costs about as much as counting it)
         shaped = _SHAPES.get(id(func))
-        if (shaped is None or shaped[0] is not func) and _SEEN.get(id(func)) is not func:
-            if len(_SEEN) > 1000:
-                _SEEN.clear()
-            _SEEN[id(func)] = func
-            trips = None
+        trips = None
+        if shaped is None or shaped[0] is not func:
+            if _SEEN.get(id(func)) is not func:
+                if len(_SEEN) > 1000:
+                    _SEEN.clear()
+                _SEEN[id(func)] = func
+            else:
+                # seen before: on another config with the same control arguments (a sweep
+                # point) its figures are known and its shape is not needed
+                d = _DIRECT.get((id(func), control_key(func, args)))
+                if d is None or d[0] is not func:
+                    fp, trips = kernel_shape_key(func, args)
         else:
             fp, trips = kernel_shape_key(func, args)
         if trips is not None:
@@ -104,9 +111,18 @@ class CostModel:
         return chit[1]
 
     def _cost(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
-        counts = count_ops(func, args)
+        # the figures are config-independent: shared by every config's model
+        dkey = (id(func), control_key(func, args))
+        d = _DIRECT.get(dkey)
+        if d is None or d[0] is not func:
+            if len(_DIRECT) > 20_000:
+                _DIRECT.clear()
+            d = _DIRECT[dkey] = [func, count_ops(func, args), None]
+        counts = d[1]
         on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
-        return self._cost_from(counts, _footprint_by_space(func, args) if on_matrix else {})
+        if on_matrix and d[2] is None:
+            d[2] = _footprint_by_space(func, args)
+        return self._cost_from(counts, d[2] if on_matrix else {})
 
     def _cost_from(self, counts: OpCounts, footprint: dict[int, int]) -> KernelCost:
         """Cycles from op counts and (on the matrix unit) the bytes of the accessed boxes per
@@ -138,6 +154,9 @@ class CostModel:
 _FIGURES: dict[tuple[int, tuple[int, ...]], tuple[OpCounts, dict[int, int]]] = {}
 _SHAPES: dict[int, tuple[FuncOp, int, KernelShape]] = {}  # id(func) -> (func, structure id, shape)
 _SEEN: dict[int, FuncOp] = {}  # id(func) -> func: kernels costed once already
+# (id(func), control key) -> [func, counts, footprint by space or None]: figures of kernels
+# costed directly (not by shape), for every config (the entry keeps func alive)
+_DIRECT: dict[tuple[int, tuple[int | None, ...]], list] = {}  # type: ignore[type-arg]
 _FINGERPRINTS: dict[tuple, int] = {}  # type: ignore[type-arg]  # structure -> id, never reused
 _NEXT_ID = itertools.count()
 
@@ -147,6 +166,7 @@ def clear_caches() -> None:
     _FIGURES.clear()
     _SHAPES.clear()
     _SEEN.clear()
+    _DIRECT.clear()
     CostModel._shared.clear()
 
 
