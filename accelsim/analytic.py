@@ -388,30 +388,47 @@ class Program:
         bounds_mod = _mods([op.lower_map, op.upper_map])
         loop_id = self.nloops
         self.nloops += 1
+        nested = self.loop_depth > 0  # inside another timed loop: walked more than once
 
         def for_(e: Env, m: Machine) -> None:
             lo = lo0 if lo0 is not None else max(lof(lo_get(e)))
             hi = hi0 if hi0 is not None else min(hif(hi_get(e)))
             if hi <= lo:
                 return
-            key = (loop_id, lo, hi, tuple([e[s] for s in outside]),
-                   tuple([e[s] % p for s, p in residues]) if residues else None, m.signature())
-            hit = m.memo.get(key)
+            base = (loop_id, lo, hi, tuple([e[s] for s in outside]),
+                    tuple([e[s] % p for s, p in residues]) if residues else None)
+            sig = m.signature()
+            memo = m.memo
+            hit = memo.get((base, 0, sig))
             if hit is not None:
                 m.restore(*hit)
                 return
             t0, c0 = m.t, m.counters()
-            _walk(e, m, steps, iv, lo, hi, stride, mod)
-            c1 = m.counters()
-            m.memo[key] = (m.t - t0, m.signature(), tuple(b - a for a, b in zip(c0, c1)))
+            if not nested:  # walked once per run: only the entry is worth recording
+                _walk(e, m, steps, iv, lo, hi, stride, mod, base, None)
+                c1 = m.counters()
+                memo[(base, 0, sig)] = (m.t - t0, m.signature(), tuple(b - a for a, b in zip(c0, c1)))
+                return
+            marks = [(0, sig, t0, c0)]
+            _walk(e, m, steps, iv, lo, hi, stride, mod, base, marks)
+            t1, c1, sig1 = m.t, m.counters(), m.signature()
+            # every walked iteration's entry state: the rest of the loop from there
+            for k, sk, tk, ck in marks:
+                memo[(base, k, sk)] = (t1 - tk, sig1, tuple(b - a for a, b in zip(ck, c1)))
         return for_, True, math.lcm(mod, bounds_mod), rel, None
 
 
 def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
-          mod: int) -> None:
+          mod: int, base: tuple[Any, ...], marks: list[tuple[Any, ...]] | None) -> None:
     """Run iterations lo, lo+stride, ... < hi: walk until the per-iteration deltas repeat
     (double buffering on two engines alternates, several engines rotate), jump over the
-    middle in whole periods, walk the last iteration."""
+    middle in whole periods, walk the last iteration.
+
+    Suffix memo: the state before iteration k (and the memo key `base` of the loop's
+    timing-relevant values) fixes the rest of the loop, so a walk that reaches a state an
+    earlier walk of the same loop passed through at the same k replays that walk's end
+    (entry states of inner loops differ in the outer loop's in-flight tags, and converge
+    once those complete). Entry states are appended to `marks` for the caller to record."""
     trip = -((lo - hi) // stride)
     last = trip - 1
     k = 0
@@ -434,7 +451,14 @@ def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stri
                 sigs.append(None)
                 continue
             deltas.append(d)
-            sigs.append(m.signature())
+            sig = m.signature()
+            sigs.append(sig)
+            if marks is not None:
+                hit = m.memo.get((base, k, sig))
+                if hit is not None:
+                    m.restore(*hit)
+                    return
+                marks.append((k, sig, m.t, m.counters()))
             period = _period(sigs, deltas)
             if period and k < last:
                 # the jump repeats the last `period` iterations (a multiple of the body's mod
