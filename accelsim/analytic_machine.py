@@ -19,7 +19,7 @@ Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compu
 
 
 class Machine:
-    __slots__ = ("burst", "bw", "calls", "channels", "compute", "cost", "depth", "dma_ops",
+    __slots__ = ("burst", "bw", "calls", "channels", "compute", "cost", "depth", "dma_ops", "icyc",
                  "dram_bytes", "dram_space", "engines", "interleave", "issue", "lat", "max_out",
                  "memo", "nch", "pending", "queued", "rr", "setup", "sizes", "sram_bw",
                  "sram_space", "t", "tags")
@@ -42,6 +42,7 @@ class Machine:
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
         # (elements, per stride, element bytes, src space, dst space) -> (DRAM bytes, port, T)
         self.sizes: dict[tuple[int, int | None, int, int, int], tuple[int, int, int]] = {}
+        self.icyc: dict[int, tuple[int, ...]] = {}  # DRAM bytes -> cycles per channel
         self.cost: Any = None  # the kernel cost model (`CostModel`), set by the walker
         self.memo: dict[Any, Any] = {}  # the walker's loop outcomes on this machine
 
@@ -168,18 +169,23 @@ class Machine:
         if dram_bytes:
             chans = self.channels
             if self.interleave:
-                burst, bw, nch = self.burst, self.bw, self.nch
-                nb = dram_bytes // burst
+                nch = self.nch
+                cyc = self.icyc.get(dram_bytes)
+                if cyc is None:
+                    cyc = self._interleaved(dram_bytes)
                 first = self.rr
-                self.rr = (first + nb) % nch
-                per, r = divmod(nb, nch)
+                self.rr = (first + dram_bytes // self.burst) % nch
                 end = start + port
-                for i in range(min(nb, nch)):
-                    c = (first + i) % nch
-                    x = max(start, chans[c]) - (-((per + (i < r)) * burst) // bw)
+                c = first
+                for d in cyc:
+                    x = chans[c]
+                    x = (x if x > start else start) + d
                     chans[c] = x
                     if x > end:
                         end = x
+                    c += 1
+                    if c == nch:
+                        c = 0
             elif len(chans) == 1:
                 end = (chans[0] if chans[0] > start else start) + T
                 chans[0] = end
@@ -195,6 +201,16 @@ class Machine:
         self.tags[tag] = done
         self.dma_ops += 1
         self.dram_bytes += dram_bytes
+
+    def _interleaved(self, dram_bytes: int) -> tuple[int, ...]:
+        """Transfer cycles on each channel, from the transfer's first one on: its bursts
+        dealt round-robin, the first `nb mod channels` channels taking one more."""
+        burst, bw, nch = self.burst, self.bw, self.nch
+        nb = dram_bytes // burst
+        per, r = divmod(nb, nch)
+        out = self.icyc[dram_bytes] = tuple(-(-((per + (i < r)) * burst) // bw)
+                                            for i in range(min(nb, nch)))
+        return out
 
     def wait(self, tag: tuple[int, int]) -> None:
         done = self.tags.pop(tag, self.t)
