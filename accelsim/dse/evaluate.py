@@ -23,8 +23,10 @@ def compile_flags(options: Mapping[str, Scalar], config: Any) -> list[tuple[str,
     """The passes (name, mlir-opt option text) that the point's compiler options mean.
 
     With `stages` buffers per copied region, the copies get 1/stages of the SRAM and "auto" tiles
-    aim at half of that (the same margin as `accelsim run --target sim` at 2 stages), so the
-    multi-buffered working set fits; the pipelining pass itself may use the whole SRAM.
+    aim at half of that (the cache model `accelsim run --target sim` falls back to, at 2
+    stages), so the multi-buffered working set fits; the pipelining pass itself may use the
+    whole SRAM. ("auto" is not the machine-aware tile search of `--target sim`, which compiles
+    and estimates candidates: too dear per sweep point; sweep `tile_sizes` instead.)
     """
     sram_kib = int(config.sram.capacity_kib)
     stages = int(options["stages"])
