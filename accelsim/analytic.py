@@ -48,7 +48,7 @@ from accelsim.kernels import outline_if_needed
 from accelsim.nest_kernel import inline_kernel
 from accelsim.regions import strides_of
 from accelsim.simulate import pick_func
-from compiler.analysis.counting import compile_map, compile_set
+from compiler.analysis.counting import compile_map, compile_set, expr_source
 from compiler.ir import ops as O
 from compiler.ir.affine_expr import Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Value
@@ -485,21 +485,8 @@ def _linear_index(amap: Any, strides: tuple[int, ...]) -> Callable[[Sequence[int
     fn = compile_map(amap)
     if len(strides) != len(amap.results):
         return lambda v: sum(i * s for i, s in zip(fn(v), strides))
-    terms = [f"{_src(r, amap.num_dims)} * {s}" for r, s in zip(amap.results, strides) if s]
+    terms = [f"{expr_source(r, amap.num_dims)} * {s}" for r, s in zip(amap.results, strides) if s]
     return eval(f"lambda v: {' + '.join(terms) or '0'}")  # type: ignore[no-any-return]
-
-
-def _src(e: Any, nd: int) -> str:
-    if isinstance(e, Const):
-        return str(e.value)
-    if isinstance(e, Dim):
-        return f"v[{e.pos}]"
-    if isinstance(e, Sym):
-        return f"v[{nd + e.pos}]"
-    assert isinstance(e, Binary)
-    a, b = _src(e.lhs, nd), _src(e.rhs, nd)
-    op = {"add": "+", "mul": "*", "floordiv": "//", "mod": "%"}.get(e.kind)
-    return f"({a} {op} {b})" if op else f"(-((-{a}) // {b}))"  # ceildiv
 
 
 class NeedsOutlining(Exception):
@@ -655,19 +642,11 @@ def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
 
 
 def _set_mod(s: Any) -> int:
-    m = 1
-    for c in s.constraints:
-        for d in _mod_divisors(c):
-            m = math.lcm(m, d)
-    return m
+    return math.lcm(*(d for c in s.constraints for d in _mod_divisors(c)))
 
 
 def _map_mod(amap: Any) -> int:
-    m = 1
-    for r in amap.results:
-        for d in _mod_divisors(r):
-            m = math.lcm(m, d)
-    return m
+    return math.lcm(*(d for r in amap.results for d in _mod_divisors(r)))
 
 
 def _mod_divisors(e: Any) -> list[int]:

@@ -217,13 +217,19 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
     if executor._cp.issue_cycles:
         lines.append("    _cp.issue(label, _loc)")
     lines.append("    _cp.submit(xfer)")
-    head = "def start(vals" + "".join(f", {k}={k}" for k in consts) + "):"
+    return _define("start", consts, lines, f"<dma_start at {p.loc}>")
+
+
+def _define(name: str, consts: dict[str, Any], lines: list[str], label: str) -> Any:
+    """`def name(vals, <consts as defaults>):` + `lines`, compiled (cached by source); None
+    when the generated source does not compile (the caller keeps the generic handler)."""
+    head = f"def {name}(vals" + "".join(f", {k}={k}" for k in consts) + "):"
     ns: dict[str, Any] = dict(consts)
     try:
-        exec(compile_cached("\n".join([head, *lines]), f"<dma_start at {p.loc}>"), ns)
+        exec(compile_cached("\n".join([head, *lines]), label), ns)
     except (SyntaxError, RecursionError):
         return None
-    return ns["start"]  # type: ignore[no-any-return]
+    return ns[name]
 
 
 def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
@@ -250,13 +256,7 @@ def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
               "        _ex._deadlock(_p, vals, tag)",
               "    if pend.callbacks is not None:",
               "        _cp.wait(pend, 'wait ' + pend.label, _loc)"]
-    head = "def wait(vals" + "".join(f", {k}={k}" for k in consts) + "):"
-    ns: dict[str, Any] = dict(consts)
-    try:
-        exec(compile_cached("\n".join([head, *lines]), f"<dma_wait at {p.loc}>"), ns)
-    except (SyntaxError, RecursionError):
-        return None
-    return ns["wait"]  # type: ignore[no-any-return]
+    return _define("wait", consts, lines, f"<dma_wait at {p.loc}>")
 
 
 def compile_call(executor: Any, p: Any) -> Callable[[dict], None] | None:
@@ -318,10 +318,4 @@ def compile_call(executor: Any, p: Any) -> Callable[[dict], None] | None:
               "        _env.advance_to(end)  # the compute unit is busy; the control processor waits",
               "    _records.append(_tnew(_TR, (_cunit, start, end, 'kernel', cost.sram_bytes, "
               "_callee, _loc)))"]
-    head = "def call(vals" + "".join(f", {k}={k}" for k in consts) + "):"
-    ns: dict[str, Any] = dict(consts)
-    try:
-        exec(compile_cached("\n".join([head, *lines]), f"<call at {p.loc}>"), ns)
-    except (SyntaxError, RecursionError):
-        return None
-    return ns["call"]  # type: ignore[no-any-return]
+    return _define("call", consts, lines, f"<call at {p.loc}>")

@@ -49,7 +49,8 @@ from compiler.ir.types import MemRefType
 # ---- map evaluation ------------------------------------------------------------------------
 
 
-def _src(e: AffineExpr, nd: int) -> str:
+def expr_source(e: AffineExpr, nd: int) -> str:
+    """Python source of `e` over `v` (dims first, then symbols), MLIR floordiv/mod semantics."""
     if isinstance(e, Const):
         return str(e.value)
     if isinstance(e, Dim):
@@ -57,7 +58,7 @@ def _src(e: AffineExpr, nd: int) -> str:
     if isinstance(e, Sym):
         return f"v[{nd + e.pos}]"
     assert isinstance(e, Binary)
-    a, b = _src(e.lhs, nd), _src(e.rhs, nd)
+    a, b = expr_source(e.lhs, nd), expr_source(e.rhs, nd)
     if e.kind == "add":
         return f"({a} + {b})"
     if e.kind == "mul":
@@ -72,13 +73,13 @@ def _src(e: AffineExpr, nd: int) -> str:
 @cache
 def compile_map(m: AffineMap) -> Callable[[Sequence[int]], tuple[int, ...]]:
     """`fn(operand_values) -> results` for a map whose operands are (dims..., symbols...)."""
-    body = ", ".join(_src(r, m.num_dims) for r in m.results)
+    body = ", ".join(expr_source(r, m.num_dims) for r in m.results)
     return eval(f"lambda v: ({body},)")
 
 
 @cache
 def compile_set(s: IntegerSet) -> Callable[[Sequence[int]], bool]:
-    parts = [f"{_src(c, s.num_dims)} {'==' if eq else '>='} 0"
+    parts = [f"{expr_source(c, s.num_dims)} {'==' if eq else '>='} 0"
              for c, eq in zip(s.constraints, s.eq_flags, strict=True)]
     return eval(f"lambda v: {' and '.join(parts) or 'True'}")
 
