@@ -28,13 +28,7 @@ def dma_starts(module) -> list[AffineDmaStartOp]:  # type: ignore[no-untyped-def
 
 
 def gemm(m: int, n: int, k: int):  # type: ignore[no-untyped-def]
-    b = Builder()
-    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
-        for i in b.range(m):
-            for j in b.range(n):
-                for kk in b.range(k):
-                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
-    return b.module
+    return cs.gemm(m, n, k)
 
 
 # ---- basic results in both forms -------------------------------------------------------------

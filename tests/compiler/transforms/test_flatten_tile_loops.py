@@ -23,17 +23,7 @@ from tests.compiler.transforms.fixtures import copy_support as cs
 
 
 def _gemm(m: int, n: int, k: int, tile: int, copy_kib: int = 1):  # type: ignore[no-untyped-def]
-    b = Builder()
-    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
-        for i in b.range(m):
-            for j in b.range(n):
-                for kk in b.range(k):
-                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
-    orig = b.module
-    t = cs.tile(parse_module(print_module(orig)), tile)
-    AffineDataCopyGenerate(f"generate-dma fast-mem-capacity={copy_kib}").run(t)
-    verify(t)
-    return orig, t
+    return cs.tiled_gemm_with_copies(m, n, k, tile, copy_kib)
 
 
 def _pipeline(module, options: str = "") -> str:  # type: ignore[no-untyped-def]

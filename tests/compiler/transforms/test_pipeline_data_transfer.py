@@ -358,19 +358,7 @@ def test_differential_check_catches_a_slot_conflict() -> None:
 # ---- cross-tile prefetch ------------------------------------------------------------------------------
 
 def _tiled_gemm(m: int, n: int, k: int, tile: int):  # type: ignore[no-untyped-def]
-    from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
-
-    b = Builder()
-    with b.func("gemm", A=memref((m, k)), B=memref((k, n)), C=memref((m, n))) as (A, B, C):
-        for i in b.range(m):
-            for j in b.range(n):
-                for kk in b.range(k):
-                    C[i, j] = C[i, j] + A[i, kk] * B[kk, j]
-    orig = b.module
-    t = cs.tile(parse_module(print_module(orig)), tile)
-    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(t)
-    verify(t)
-    return orig, t
+    return cs.tiled_gemm_with_copies(m, n, k, tile)
 
 
 @pytest.mark.parametrize("stages", [2, 3, 4])
