@@ -184,6 +184,7 @@ class PipelineDataTransfer(Pass):
 
     def run(self, module: ModuleOp) -> None:
         self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired
+        self._conflicts: dict[tuple[int, int, int], bool] = {}   # reset per loop (ids die)
         self._alive: list[Operation] = []     # keeps those ops alive so their ids stay unique
         opts = self.options
         for func in module.funcs:
@@ -218,6 +219,7 @@ class PipelineDataTransfer(Pass):
             self.remark(loop.loc, "won't pipeline: unknown trip count and a bound that is a max/min "
                                   "of several expressions (cannot guard it)")
             return
+        self._conflicts = {}
         in_pairs = self.find_incoming_pairs(loop, func)
         if not in_pairs:
             self.remark(loop.loc, "won't pipeline: no DMA start/wait pairs to overlap")
@@ -372,7 +374,15 @@ class PipelineDataTransfer(Pass):
         return pairs
 
     def conflicts(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
-        """Does the outgoing DMA write what the incoming one reads (in any iteration)?"""
+        """Does the outgoing DMA write what the incoming one reads (in any iteration)? Asked
+        for the incoming and again for the outgoing pairs: the isl answer is kept per loop."""
+        key = (id(loop), id(out), id(inc))
+        hit = self._conflicts.get(key)
+        if hit is None:
+            hit = self._conflicts[key] = self._conflict(out, inc, loop)
+        return hit
+
+    def _conflict(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
         o0, i0 = dma_unit(out)[1][0], dma_unit(inc)[1][0]
         assert isinstance(o0, AffineDmaStartOp) and isinstance(i0, AffineDmaStartOp)
         if o0.dst is not i0.src:
