@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "AnalyticResult": "accelsim.analytic", "estimate": "accelsim.analytic",
+    "AnalyticResult": "accelsim.estimate.analytic", "estimate": "accelsim.estimate.analytic",
     "HardwareConfig": "accelsim.config", "load_config": "accelsim.config",
-    "SimResult": "accelsim.simulate", "simulate": "accelsim.simulate",
+    "SimResult": "accelsim.sim.simulate", "simulate": "accelsim.sim.simulate",
     "Trace": "accelsim.trace", "TraceRecord": "accelsim.trace",
 }
 
 if TYPE_CHECKING:
-    from accelsim.analytic import AnalyticResult, estimate
     from accelsim.config import HardwareConfig, load_config
-    from accelsim.simulate import SimResult, simulate
+    from accelsim.estimate.analytic import AnalyticResult, estimate
+    from accelsim.sim.simulate import SimResult, simulate
     from accelsim.trace import Trace, TraceRecord
 
 

@@ -38,7 +38,7 @@ def stage_breakdown(quick: bool) -> None:
     import workloads
     from accelsim.config import load_config
     from accelsim.dse.evaluate import analytic_figures, compile_point, event_figures
-    from accelsim.simulate import simulate
+    from accelsim.sim.simulate import simulate
 
     p = gemm_sweep("event", quick).points()[-1]
     reps = 3

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from accelsim import load_config, simulate
-from accelsim.analytic import clear_caches, estimate
-from accelsim.cli.sim_target import accelerator_pipeline
+from accelsim.compile.accelerator import accelerator_pipeline
 from accelsim.config import HardwareConfig
+from accelsim.estimate.analytic import clear_caches, estimate
 from accelsim.report import metrics
 from compiler.transforms.registry import PassManager
 

@@ -56,9 +56,9 @@ def naive_timeline(trace, out: str) -> float:  # type: ignore[no-untyped-def]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from accelsim.chrome_trace import write_chrome_trace
     from accelsim.config import load_config
     from accelsim.report import Report
+    from accelsim.report.chrome_trace import write_chrome_trace
     from plots.timeline import plot_timeline
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

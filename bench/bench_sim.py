@@ -23,8 +23,8 @@ import time
 import simpy
 
 from accelsim import load_config, simulate
-from accelsim.analytic import estimate
-from accelsim.examples import tile_sum, tiled_gemm
+from accelsim.estimate.analytic import estimate
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 
 def cpu_best(fn, repeat: int = 3) -> tuple[float, float, object]:  # type: ignore[no-untyped-def]
@@ -172,7 +172,7 @@ def _gemm_program(n: int, cfg):  # type: ignore[no-untyped-def]
     _load_builtin_passes()
     if "affine-loop-tile" in PASSES:
         import workloads
-        from accelsim.cli.sim_target import accelerator_pipeline
+        from accelsim.compile.accelerator import accelerator_pipeline
         from compiler.transforms.registry import PassManager
 
         mod = workloads.get(f"gemm:M={n},N={n},K={n}").module()
@@ -185,8 +185,8 @@ def _gemm_program(n: int, cfg):  # type: ignore[no-untyped-def]
 
 def analytic_error(quick: bool) -> None:
     import workloads
-    from accelsim.cli.sim_target import accelerator_pipeline
-    from accelsim.kernels import ensure_outlined
+    from accelsim.compile.accelerator import accelerator_pipeline
+    from accelsim.compile.outline import ensure_outlined
     from compiler.transforms.registry import PassManager
 
     print("\n== 3. analytic vs event (timing-only), relative cycle error ==")
@@ -252,8 +252,8 @@ def analytic_speed(rounds: int) -> None:
     """Section 3's points and cold/warm definitions without the event runs: cheap enough to
     run a few times, alternating with another tree (PYTHONPATH), and keep the best."""
     import workloads
-    from accelsim.cli.sim_target import accelerator_pipeline
-    from accelsim.kernels import ensure_outlined
+    from accelsim.compile.accelerator import accelerator_pipeline
+    from accelsim.compile.outline import ensure_outlined
     from compiler.transforms.registry import PassManager
 
     presets = ("edge", "default", "server")
@@ -288,7 +288,7 @@ def _analytic_times(mod, cfg, other, ensure_outlined):  # type: ignore[no-untype
     compiling, kernel costs, walk); warm: another fresh clone on another config (a sweep
     point: the compiled program and kernel figures are reused, the walk is not)."""
     try:
-        from accelsim.analytic import clear_caches
+        from accelsim.estimate.analytic import clear_caches
     except ImportError:  # before 2026-11-29 session 2 the only caches were keyed by object
         def clear_caches() -> None:
             pass

@@ -12,7 +12,7 @@ import time
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.cli.sim_target import accelerator_pipeline
+from accelsim.compile.accelerator import accelerator_pipeline
 from accelsim.report import metrics
 from compiler.transforms.registry import PassManager
 

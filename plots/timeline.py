@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     `--trace` file (Chrome trace-event JSON written by accelsim) without re-simulating."""
     import argparse
 
-    from accelsim.chrome_trace import read_chrome_trace
+    from accelsim.report.chrome_trace import read_chrome_trace
 
     ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0] if main.__doc__ else None)
     ap.add_argument("trace")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from accelsim.errors import InputError
+from compiler.ir.entry import entry_function
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.ir.types import ElementType, MemRefType
 
@@ -28,6 +30,24 @@ class Program:
     @property
     def func_name(self) -> str:
         return self.func.sym_name
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    program: Program
+    inputs: dict[str, np.ndarray]
+    args: argparse.Namespace  # every option, for target-specific ones (e.g. --fast-math)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """`arrays`: every memref argument after the run, by argument name. `extra` goes to --json."""
+
+    arrays: dict[str, np.ndarray]
+    wall_seconds: float
+    compile_seconds: float
+    outputs: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def load_program(source: str, func: str | None = None) -> Program:
@@ -61,19 +81,11 @@ def _verify(module: ModuleOp) -> None:
 
 
 def pick_function(module: ModuleOp, name: str | None) -> FuncOp:
-    defined = [f for f in module.funcs if not f.is_declaration]
-    if name is not None:
-        f = module.lookup(name)
-        if f is None or f.is_declaration:
-            known = ", ".join("@" + g.sym_name for g in defined) or "none"
-            raise InputError(f"no function @{name} in the input (functions: {known})")
-        return f
-    from compiler.backend.signature import default_function
-
+    """The function to run (`compiler.ir.entry`), `--func` named in the error."""
     try:
-        return default_function(module)
-    except Exception as exc:  # ArgumentError from the backend: same message, CLI's class
-        raise InputError(f"{exc}; use --func") from None
+        return entry_function(module, name, InputError)
+    except InputError as exc:
+        raise InputError(f"{exc}; use --func" if name is None else str(exc)) from None
 
 
 def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str, np.ndarray]:

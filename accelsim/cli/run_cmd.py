@@ -18,12 +18,11 @@ import json
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from accelsim.cli.common import Program, describe_array, load_inputs, load_program
+from accelsim.cli.common import Program, RunOutcome, RunRequest, describe_array, load_inputs, load_program
 from accelsim.errors import InputError
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
@@ -32,24 +31,6 @@ TARGETS: dict[str, str] = {
     "host": "accelsim.cli.run_cmd:run_on_host",
     "sim": "accelsim.cli.sim_target:run_on_sim",
 }
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    program: Program
-    inputs: dict[str, np.ndarray]
-    args: argparse.Namespace  # every option, for target-specific ones (e.g. --fast-math)
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """`arrays`: every memref argument after the run, by argument name. `extra` goes to --json."""
-
-    arrays: dict[str, np.ndarray]
-    wall_seconds: float
-    compile_seconds: float
-    outputs: tuple[str, ...]
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def run_on_host(req: RunRequest) -> RunOutcome:

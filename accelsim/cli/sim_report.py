@@ -105,7 +105,7 @@ def write_outputs(args: argparse.Namespace, result: Any, report: Any, suffix: st
         plot_roofline(report, path, config=result.config)
         written.append(path)
     if getattr(args, "trace", None):
-        from accelsim.chrome_trace import write_result_trace
+        from accelsim.report.chrome_trace import write_result_trace
 
         path = _suffixed(args.trace, suffix)
         try:
@@ -127,7 +127,7 @@ def _suffixed(path: str, suffix: str) -> str:
 def side_flags(spec: str, config: Any, module: Any = None, func: str | None = None) -> list[str]:
     """The pass flags one `--compare` side means; with `module`, "default" picks its tile
     sizes as `--target sim` does (and "no-pipeline" keeps them, so only pipelining differs)."""
-    from accelsim.cli.sim_target import accelerator_pipeline
+    from accelsim.compile.accelerator import accelerator_pipeline
 
     if spec == "as-is":
         return []
@@ -163,10 +163,10 @@ def run_compare(req: Any) -> Any:
     print both reports side by side with B/A ratios (and both in --json)."""
     import time
 
-    from accelsim.cli.run_cmd import RunOutcome
+    from accelsim.cli.common import RunOutcome
     from accelsim.config import load_config
     from accelsim.report import compare, metrics
-    from accelsim.simulate import simulate
+    from accelsim.sim.simulate import simulate
     from compiler.transforms.registry import PassManager
 
     args = req.args

@@ -18,7 +18,8 @@ import sys
 import time
 from typing import Any
 
-from accelsim.config import HardwareConfig, load_config
+from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.config import load_config
 from accelsim.errors import InputError
 
 
@@ -37,43 +38,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_report_arguments(p)
 
 
-def accelerator_pipeline(config: HardwareConfig, module: Any = None,
-                         func: str | None = None) -> tuple[list[str], list[str]]:
-    """The pass flags for `config`, and a note for each pipeline pass that is not registered.
-    With `module`, tile sizes (and the copy capacity) come from `accelsim.tiling` when its
-    model applies (one perfect rectangular band), else from the cache model."""
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
-
-    _load_builtin_passes()
-    sp, cap = config.spaces, config.sram.capacity_kib
-    wanted = [
-        # tiles sized so that a double-buffered working set fits: a quarter of the SRAM each
-        ("affine-loop-tile", f"cache-size={max(1, cap // 4)}"),
-        ("affine-data-copy-generate",
-         f"generate-dma fast-mem-space={sp.sram} slow-mem-space={sp.dram} tag-mem-space={sp.tag} "
-         f"fast-mem-capacity={max(1, cap // 2)}"),
-        ("affine-pipeline-data-transfer", f"fast-mem-space={sp.sram} fast-mem-capacity={cap}"),
-    ]
-    flags, missing = [], []
-    for name, opts in wanted:
-        if name in PASSES:
-            flags.append(f"--{name}={opts}")
-        else:
-            missing.append(f"note: pass '{name}' is not available yet; the accelerator pipeline "
-                           "runs without it")
-    if module is not None and not missing:
-        from accelsim.tiling import choose_tile_sizes
-
-        choice = choose_tile_sizes(module, config, func)
-        if choice is not None:
-            flags = choice.flags(config)
-    return flags, missing
-
-
 def run_on_sim(req: Any) -> Any:
-    from accelsim.cli.run_cmd import RunOutcome
+    from accelsim.cli.common import RunOutcome
     from accelsim.report import metrics
-    from accelsim.simulate import simulate
+    from accelsim.sim.simulate import simulate
 
     args = req.args
     if getattr(args, "compare", None):
@@ -99,8 +67,8 @@ def run_on_sim(req: Any) -> Any:
     compile_seconds = time.perf_counter() - t0
     extra: dict[str, Any]
     if args.fidelity == "analytic":
-        from accelsim.analytic import estimate
         from accelsim.cli.sim_report import require_trace_outputs_unused
+        from accelsim.estimate.analytic import estimate
 
         require_trace_outputs_unused(args)
 
@@ -118,7 +86,7 @@ def run_on_sim(req: Any) -> Any:
                           functional=functional)
         wall = time.perf_counter() - t1
         extra = metrics(result)
-        from accelsim.analytic import estimate
+        from accelsim.estimate.analytic import estimate
 
         est = estimate(module, config, func=func)
         extra["analytic_cycles"] = est.cycles

@@ -101,7 +101,7 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     if point.fidelity == "analytic":
         figures = analytic_figures(module, config, wl.func_name)
     else:
-        from accelsim.simulate import simulate
+        from accelsim.sim.simulate import simulate
 
         inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
         result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional)
@@ -135,8 +135,8 @@ def compile_group(point: Point) -> tuple[Any, ...]:
 
 evaluate_point.group_key = compile_group  # type: ignore[attr-defined]
 # Imported once by the local runner's fork server, so each worker starts with them loaded.
-PRELOAD = ("workloads", "accelsim.config", "accelsim.simulate", "accelsim.analytic", "accelsim.report",
-           "compiler.transforms.passes")
+PRELOAD = ("workloads", "accelsim.config", "accelsim.sim.simulate", "accelsim.estimate.analytic",
+           "accelsim.report", "compiler.transforms.passes")
 evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 
@@ -173,12 +173,12 @@ def event_figures(result: Any) -> dict[str, Scalar | None]:
 
 
 def analytic_figures(module: Any, config: Any, func: str | None) -> dict[str, Scalar | None]:
-    """Every scalar field of the analytic estimate (`accelsim.analytic.estimate`): no trace,
+    """Every scalar field of the analytic estimate (`accelsim.estimate.analytic.estimate`): no trace,
     so fewer figures than an event run (today: cycles, DMA ops, kernel calls, DRAM bytes,
     compute cycles; no energy). New fields of the estimate become columns by themselves."""
     import dataclasses
 
-    from accelsim.analytic import estimate
+    from accelsim.estimate.analytic import estimate
 
     est = estimate(module, config, func=func)
     figures: dict[str, Scalar | None] = {}

@@ -6,6 +6,7 @@ import ctypes
 from dataclasses import dataclass
 
 from compiler.backend.errors import ArgumentError
+from compiler.ir.entry import entry_function
 from compiler.ir.ops import AffineDmaStartOp, AffineStoreOp, CallOp, FuncOp, ModuleOp
 from compiler.ir.types import ElementType, MemRefType
 
@@ -105,15 +106,5 @@ def signatures(module: ModuleOp) -> dict[str, Signature]:
 
 
 def default_function(module: ModuleOp) -> FuncOp:
-    """The function to run when none is named: the only one, or the only one nobody calls."""
-    defined = [f for f in module.funcs if not f.is_declaration]
-    if len(defined) == 1:
-        return defined[0]
-    called = {op.callee for op in module.walk() if isinstance(op, CallOp)}
-    roots = [f for f in defined if f.sym_name not in called]
-    public = [f for f in roots if not f.private]
-    for candidates in (roots, public):
-        if len(candidates) == 1:
-            return candidates[0]
-    names = ", ".join("@" + f.sym_name for f in defined) or "none"
-    raise ArgumentError(f"the module has several entry functions ({names}); name one with func=")
+    """The function to run when none is named (`compiler.ir.entry.entry_function`)."""
+    return entry_function(module, None, ArgumentError)

@@ -65,11 +65,11 @@ def programs(out: Path) -> dict[str, str]:
     """name -> file name of every program written."""
     import workloads
     from accelsim import load_config
-    from accelsim.cli.sim_target import accelerator_pipeline
-    from accelsim.examples import tile_sum, tiled_gemm
-    from accelsim.kernels import ensure_outlined
+    from accelsim.compile.accelerator import accelerator_pipeline
+    from accelsim.compile.outline import ensure_outlined
     from compiler.text import print_module
     from compiler.transforms.registry import PassManager
+    from workloads.dma_programs import tile_sum, tiled_gemm
 
     mods: dict[str, Any] = {
         "tile_sum_dbuf": tile_sum(300, 64),
@@ -235,7 +235,7 @@ def main() -> int:
     import numpy as np
 
     from accelsim import load_config, simulate
-    from accelsim.simulate import pick_func
+    from accelsim.compile.entry import pick_func
     from compiler.backend import random_inputs
     from compiler.diagnostics import AccelsimError
     from compiler.text import parse_module, print_module

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.analytic import _operand_periods, clear_caches, estimate
-from accelsim.cli.sim_target import accelerator_pipeline
+from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.estimate.analytic import _operand_periods, clear_caches, estimate
 from compiler.ir.affine_expr import Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
 from compiler.transforms.registry import PassManager

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelsim import load_config, simulate
-from accelsim.analytic import estimate
-from accelsim.examples import tile_sum, tiled_gemm
+from accelsim.estimate.analytic import estimate
 from accelsim.report import metrics
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 PROGRAMS = {
     "tile_sum pipelined": lambda: tile_sum(40, 256),
@@ -31,7 +31,7 @@ def test_analytic_matches_event_run_on_periodic_programs(preset, name):
 
 def _walked_dmas(monkeypatch) -> list[int]:
     """Counts the DMAs the analytic walk actually issues (the rest are jumped or replayed)."""
-    from accelsim.analytic_machine import Machine
+    from accelsim.estimate.state import ClosedFormMachine as Machine
 
     calls: list[int] = []
     orig = Machine.dma

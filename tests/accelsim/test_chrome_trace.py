@@ -10,17 +10,17 @@ import pytest
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.chrome_trace import (
+from accelsim.report import Report
+from accelsim.report.chrome_trace import (
     busy_cycles_from_chrome,
     read_chrome_trace,
     to_chrome_trace,
     trace_from_chrome,
     write_result_trace,
 )
-from accelsim.examples import tile_sum, tiled_gemm
-from accelsim.report import Report
 from accelsim.trace import Trace
 from compiler.transforms.registry import PassManager
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 COPY = ("--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 "
         "tag-mem-space=2 fast-mem-capacity=2")

@@ -1,4 +1,4 @@
-"""Kernel costs shared by trip counts (`accelsim.kernel_shape`) against costing every call
+"""Kernel costs shared by trip counts (`accelsim.cost.kernel_shape`) against costing every call
 directly (`count_ops` + access boxes), and which kernels qualify."""
 
 import random
@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import workloads
 from accelsim import load_config
-from accelsim.cli.sim_target import accelerator_pipeline
-from accelsim.cost_model import CostModel, cost_args, kernel_shape_key
-from accelsim.kernel_shape import KernelShape
-from accelsim.kernels import ensure_outlined
+from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.compile.outline import ensure_outlined
+from accelsim.cost.kernel import CostModel, cost_args, kernel_shape_key
+from accelsim.cost.kernel_shape import KernelShape
 from compiler.ir import F32, INDEX, Builder, memref
 from compiler.transforms.registry import PassManager
 

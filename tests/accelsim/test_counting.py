@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelsim import load_config
-from accelsim.cost_model import CostModel
+from accelsim.cost.kernel import CostModel
 from compiler.analysis.counting import access_boxes, count_ops, isl_count
 from compiler.ir import F32, INDEX, Builder, memref
 from compiler.ir.ops import AffineForOp

@@ -38,7 +38,7 @@ def strided_tiles(rows: int | None, n_tiles: int = 4) -> Builder:
 
 @pytest.mark.parametrize("functional", [False, True])
 def test_dynamic_shapes_give_the_trace_of_static_shapes(functional, monkeypatch):
-    from accelsim.executor import Executor
+    from accelsim.sim.executor import Executor
 
     generic = []
     handler = Executor._dma_start_p

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from accelsim import load_config, simulate
-from accelsim.examples import tile_sum, tiled_gemm
 from compiler.backend import random_inputs, run_host
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 CFG = load_config("default")
 
@@ -60,7 +60,7 @@ def test_loop_with_used_results_stays_inline_and_is_flagged():
 @pytest.mark.parametrize("make", [lambda: tile_sum(7, 32), lambda: tiled_gemm(32, 32, 48, 16),
                                   lambda: tiled_gemm(32, 32, 48, 16, pipelined=False)])
 def test_compiled_control_program_equals_the_interpreter(make):
-    from accelsim.executor import Executor
+    from accelsim.sim.executor import Executor
 
     def run(compiled):
         mod = make()

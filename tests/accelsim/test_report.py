@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelsim import load_config, simulate
-from accelsim.examples import tile_sum, tiled_gemm
 from accelsim.report import Report, compare, compare_rows, metrics
 from accelsim.trace import Trace
 from compiler.ir import F32, I32, Builder, memref
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 ISSUE_KEYS = ("cycles", "seconds", "dram_bytes_read", "dram_bytes_written", "compute_utilization",
               "dma_utilization", "overlap_fraction", "stall_cycles", "roofline_cycles",

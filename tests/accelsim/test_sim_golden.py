@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from accelsim import load_config, simulate
-from accelsim.simulate import pick_func
+from accelsim.compile.entry import pick_func
 from compiler.diagnostics import AccelsimError
 from compiler.text import parse_module
 

@@ -5,9 +5,9 @@ import pytest
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.analytic import estimate
-from accelsim.cli.sim_target import accelerator_pipeline
-from accelsim.tiling import _band, _refs, choose_tile_sizes, closed_form, pipeline_flags
+from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.compile.tile_search import _band, _refs, choose_tile_sizes, closed_form, pipeline_flags
+from accelsim.estimate.analytic import estimate
 from compiler.transforms.registry import PassManager
 
 GEMM = "gemm:M=128,N=96,K=64"

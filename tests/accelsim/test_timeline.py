@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from accelsim import load_config, simulate
-from accelsim.analytic import estimate
-from accelsim.cost_model import CostModel
-from accelsim.examples import tile_sum
+from accelsim.cost.kernel import CostModel
+from accelsim.estimate.analytic import estimate
 from compiler.ir import F32, I32, Builder, memref
+from workloads.dma_programs import tile_sum
 
 SETUP, LAT, BW, BURST = 16, 120, 16, 64
 

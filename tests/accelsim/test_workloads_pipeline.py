@@ -6,9 +6,9 @@ import pytest
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.analytic import estimate
-from accelsim.cli.sim_target import accelerator_pipeline
-from accelsim.kernels import ensure_outlined
+from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.compile.outline import ensure_outlined
+from accelsim.estimate.analytic import estimate
 from compiler.backend import run_host
 from compiler.transforms.registry import PassManager
 

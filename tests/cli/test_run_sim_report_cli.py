@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from accelsim.chrome_trace import busy_cycles_from_chrome
 from accelsim.cli import main
+from accelsim.report.chrome_trace import busy_cycles_from_chrome
 
 SPEC = "gemm:M=32,N=24,K=16"
 SIDE = ("affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
@@ -66,7 +66,7 @@ def test_compare_default_uses_the_same_tiles_as_target_sim(capsys):
     """"default" and "no-pipeline" tile for the machine like `--target sim` does, so the two
     sides differ only in the pipelining pass."""
     import workloads
-    from accelsim.cli.sim_target import accelerator_pipeline
+    from accelsim.compile.accelerator import accelerator_pipeline
     from accelsim.config import load_config
 
     spec = "gemm:M=128,N=96,K=64"

@@ -8,10 +8,10 @@ import pytest
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.examples import tile_sum, tiled_gemm
 from accelsim.report import Report
 from compiler.transforms.registry import PassManager
 from plots.roofline import plot_roofline
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 COPY = ("--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 "
         "tag-mem-space=2 fast-mem-capacity=2")

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import workloads
 from accelsim import load_config, simulate
-from accelsim.examples import tile_sum, tiled_gemm
 from accelsim.trace import Trace
 from compiler.transforms.registry import PassManager
 from plots.timeline import LEFT, RIGHT, STALL_COLOR, plot_timeline, timeline_bars
+from workloads.dma_programs import tile_sum, tiled_gemm
 
 COPY = ("--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 "
         "tag-mem-space=2 fast-mem-capacity=2")
@@ -221,7 +221,7 @@ def test_merging_invariants_on_random_lanes(recs, cpp, lo, span):
 
 
 def test_a_saved_trace_redraws_the_same_bars(tmp_path, capsys):
-    from accelsim.chrome_trace import write_result_trace
+    from accelsim.report.chrome_trace import write_result_trace
     from plots.timeline import main
 
     r = simulate(tiled_gemm(64, 64, 64, 32), "default", functional=False)

@@ -36,7 +36,7 @@ def test_untiled_gemm_moves_each_array_once():
 def test_figures_equal_a_direct_simulation():
     import workloads
     from accelsim.config import load_config
-    from accelsim.simulate import simulate
+    from accelsim.sim.simulate import simulate
 
     p = point(hardware=(("dma.engines", 1), ("sram.capacity_kib", 64)))
     cfg = load_config("default").with_overrides(p.hw)

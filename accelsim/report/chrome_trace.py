@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from accelsim.report import unit_group, unit_sort_key
+from accelsim.report.figures import unit_group, unit_sort_key
 from accelsim.trace import Trace, TraceRecord
 
 GROUPS = ("control", "dma", "dram", "compute", "other")
@@ -82,7 +82,7 @@ def chrome_trace_json(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str]
 
 def write_result_trace(path: str | os.PathLike[str], result: Any) -> None:
     """`--trace` for a `SimResult`: the config's clock and every unit of the machine."""
-    from accelsim.report import expected_units
+    from accelsim.report.figures import expected_units
 
     write_chrome_trace(path, result.trace, result.config.clock_ghz, expected_units(result.config),
                        {"config": result.config.name, "func": result.func, "cycles": result.cycles})

@@ -2,7 +2,7 @@
 iteration.
 
 The control program is walked once with a closed-form resource state instead of events
-(`accelsim.analytic_machine`): each DMA engine and DRAM channel has a "free at" cycle, each
+(`accelsim.estimate.state`): each DMA engine and DRAM channel has a "free at" cycle, each
 tag its completion cycle, the control processor its current cycle. A DMA costs setup +
 burst-granular transfer + latency on the least-loaded engine (which starts its next
 descriptor after the transfer, with at most `dma.max_outstanding` in flight) and on the
@@ -21,14 +21,14 @@ jump is exact when the loop's iterations differ only in those periodic patterns.
 Loops are also memoized: a loop entered again with the same machine state (relative to the
 clock) and the same values of everything its timing depends on (loop bounds, conditions, DMA
 sizes, tag indices, kernel index arguments, found by a backward slice at compile time) ends in
-the same state, so the recorded outcome is replayed (`Machine.restore`). A tile loop nest thus
+the same state, so the recorded outcome is replayed (`ClosedFormMachine.restore`). A tile loop nest thus
 walks its inner loops a handful of times, not once per outer iteration.
 
 The program is compiled once (`Program`) into closures over a flat slot environment; the
 compiled form does not depend on the hardware config and is cached by the module's structure
-(`compiled_program`, `accelsim.analytic_cache`), so a sweep over hardware reuses it. Loop
+(`compiled_program`, `accelsim.estimate.cache`), so a sweep over hardware reuses it. Loop
 nests still in the control program are costed in place as the kernels `outline-kernels`
-would make of them (`accelsim.nest_kernel`), so the module is not rewritten.
+would make of them (`accelsim.estimate.nest_kernel`), so the module is not rewritten.
 """
 
 from __future__ import annotations
@@ -40,14 +40,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelsim import analytic_cache, cost_model
-from accelsim.analytic_machine import Machine
+from accelsim.compile.entry import pick_func
+from accelsim.compile.outline import outline_if_needed
 from accelsim.config import HardwareConfig, load_config
-from accelsim.cost_model import CostModel, cost_args
-from accelsim.kernels import outline_if_needed
-from accelsim.nest_kernel import inline_kernel
-from accelsim.regions import strides_of
-from accelsim.simulate import pick_func
+from accelsim.cost import kernel as cost_model
+from accelsim.cost.kernel import CostModel, cost_args
+from accelsim.estimate import cache as analytic_cache
+from accelsim.estimate.nest_kernel import inline_kernel
+from accelsim.estimate.state import ClosedFormMachine
+from accelsim.sim.regions import strides_of
 from compiler.analysis.counting import compile_map, compile_set, expr_source
 from compiler.ir import ops as O
 from compiler.ir.affine_expr import Binary, Const, Dim, Sym
@@ -57,7 +58,7 @@ from compiler.ir.types import INDEX, MemRefType
 Env = list  # type: ignore[type-arg]
 # value -> the modulus through which timing reads it (0: its exact value)
 Rel = dict[Value, int]
-Step = Callable[[Env, Machine], None]
+Step = Callable[[Env, ClosedFormMachine], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ class Program:
 
     def __init__(self, module: O.ModuleOp, func: O.FuncOp, inline_nests: bool = False):
         """`inline_nests`: cost DMA-free loop nests in place as the kernels `outline-kernels`
-        would make of them (`accelsim.nest_kernel`); raises `NeedsOutlining` when one cannot
+        would make of them (`accelsim.estimate.nest_kernel`); raises `NeedsOutlining` when one cannot
         be. Otherwise the module must be outlined already."""
         self.func = func
         self.inline_nests = inline_nests
@@ -119,8 +120,8 @@ class Program:
                 self.bufs[a] = _Buf(-1 - k, tuple(a.type.shape))  # type: ignore[arg-type]
         self.body = self._block(func.body).steps
 
-    def run(self, config: HardwareConfig, cost: CostModel | None = None) -> Machine:
-        m = Machine(config)
+    def run(self, config: HardwareConfig, cost: CostModel | None = None) -> ClosedFormMachine:
+        m = ClosedFormMachine(config)
         m.cost = cost if cost is not None else CostModel.for_config(config)
         m.memo = {}
         env: Env = [None] * len(self.slots)
@@ -228,7 +229,7 @@ class Program:
             return None
         r = self._slot(res)
 
-        def index(e: Env, m: Machine) -> None:
+        def index(e: Env, m: ClosedFormMachine) -> None:
             e[r] = pick(fn(get(e)))
         return index
 
@@ -241,7 +242,7 @@ class Program:
             return None, False, 1, {}, None
         r, get = self._slot(res), self._getter(op.operands)[1]
 
-        def alloc(e: Env, m: Machine) -> None:
+        def alloc(e: Env, m: ClosedFormMachine) -> None:
             dyn = iter(get(e))
             e[r] = _Buf(site, tuple(d if d is not None else next(dyn) for d in t.shape))
         return alloc, False, 1, dict.fromkeys(op.operands, 0), None
@@ -282,14 +283,14 @@ class Program:
         if ns < 0 and ps < 0:
             cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
 
-            def dma_static(e: Env, m: Machine) -> None:
+            def dma_static(e: Env, m: ClosedFormMachine) -> None:
                 if cache[0] is not m:
                     cache[0], cache[1] = m, m.sizes_of(n0, p0, eb, ss, ds)
                 db, port, T = cache[1]
                 m.dma(db, port, T, key if key is not None else tagf(e))
             return dma_static, True, mods, rel, None
 
-        def dma(e: Env, m: Machine) -> None:
+        def dma(e: Env, m: ClosedFormMachine) -> None:
             n = n0 if ns < 0 else e[ns]
             per = p0 if ps < 0 else e[ps]
             db, port, T = m.sizes_of(n, per, eb, ss, ds)
@@ -299,13 +300,13 @@ class Program:
     def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, Rel, None]:
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
         if key is not None:
-            def wait_static(e: Env, m: Machine) -> None:
+            def wait_static(e: Env, m: ClosedFormMachine) -> None:
                 done = m.tags.pop(key, 0)
                 if done > m.t:
                     m.t = done
             return wait_static, True, _mods([op.tag_map]), rel, None
 
-        def wait(e: Env, m: Machine) -> None:
+        def wait(e: Env, m: ClosedFormMachine) -> None:
             done = m.tags.pop(tagf(e), 0)
             if done > m.t:
                 m.t = done
@@ -325,7 +326,7 @@ class Program:
             args = tuple(None if c is None else int(c) for c, _ in pattern)
             cache: list[Any] = [None, None]  # (machine, cost): static arguments, once per run
 
-            def call_static(e: Env, m: Machine) -> None:
+            def call_static(e: Env, m: ClosedFormMachine) -> None:
                 if cache[0] is not m:
                     cache[0], cache[1] = m, m.cost.kernel(f, args)
                 c = cache[1]
@@ -334,7 +335,7 @@ class Program:
                 m.compute += c.compute_cycles
             return call_static, True, 1, dict.fromkeys(idx, 0), None
 
-        def call(e: Env, m: Machine) -> None:
+        def call(e: Env, m: ClosedFormMachine) -> None:
             c = m.cost.kernel(f, tuple([c if s < 0 else int(e[s]) for c, s in pattern]))
             m.t += m.issue + c.cycles
             m.calls += 1
@@ -355,13 +356,13 @@ class Program:
             if not steps:
                 return None, timed, mod, rel, None
 
-            def if_static(e: Env, m: Machine) -> None:
+            def if_static(e: Env, m: ClosedFormMachine) -> None:
                 for s in steps:
                     s(e, m)
             return if_static, timed, mod, rel, None
         then_s, else_s = then_b.steps, else_b.steps
 
-        def if_(e: Env, m: Machine) -> None:
+        def if_(e: Env, m: ClosedFormMachine) -> None:
             for s in (then_s if fn(get(e)) else else_s):
                 s(e, m)
         return if_, timed, mod, rel, None
@@ -390,7 +391,7 @@ class Program:
         self.nloops += 1
         nested = self.loop_depth > 0  # inside another timed loop: walked more than once
 
-        def for_(e: Env, m: Machine) -> None:
+        def for_(e: Env, m: ClosedFormMachine) -> None:
             lo = lo0 if lo0 is not None else max(lof(lo_get(e)))
             hi = hi0 if hi0 is not None else min(hif(hi_get(e)))
             if hi <= lo:
@@ -418,7 +419,7 @@ class Program:
         return for_, True, math.lcm(mod, bounds_mod), rel, None
 
 
-def _walk(e: Env, m: Machine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
+def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
           mod: int, base: tuple[Any, ...], marks: list[tuple[Any, ...]] | None) -> None:
     """Run iterations lo, lo+stride, ... < hi: walk until the per-iteration deltas repeat
     (double buffering on two engines alternates, several engines rotate), jump over the
@@ -679,7 +680,7 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     """Analytic cycles of `module` on `config` (`fidelity="analytic"`). Loop nests left in
     the control program are costed as the kernels `outline-kernels` would make of them,
     without outlining; a structurally equal module estimated before reuses its compiled
-    program (`accelsim.analytic_cache`)."""
+    program (`accelsim.estimate.cache`)."""
     cfg = load_config(config) if isinstance(config, str) else config
     t0 = time.perf_counter()
     m = compiled_program(module, func).run(cfg, cost)
@@ -695,7 +696,7 @@ def clear_caches() -> None:
 
 def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
     """The compiled walk of `module`'s entry function (or `func`), cached by structure.
-    Loop nests left in the control program are costed in place (`accelsim.nest_kernel`);
+    Loop nests left in the control program are costed in place (`accelsim.estimate.nest_kernel`);
     only when one cannot be is the module outlined (in place) first."""
     key, refs = analytic_cache.structure_key(module)
     prog = analytic_cache.lookup((key, func))

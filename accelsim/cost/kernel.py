@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.kernel_shape import KernelShape
+from accelsim.cost.kernel_shape import KernelShape
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType

@@ -5,7 +5,7 @@ control processor its clock. `signature()` is the whole state relative to the cl
 times clipped to 0, entries no future step can observe dropped); it is canonical: two states
 with equal signatures evolve identically (every decision compares times against a clock that
 never goes back), so `restore()` of a signature is equivalent to the state it was taken
-from. The sampled loop walk and the loop memo of `accelsim.analytic` rest on that.
+from. The sampled loop walk and the loop memo of `accelsim.estimate.analytic` rest on that.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ Signature = tuple  # type: ignore[type-arg]
 Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
 
 
-class Machine:
+class ClosedFormMachine:
     __slots__ = ("burst", "bw", "calls", "channels", "compute", "cost", "depth", "dma_ops", "icyc",
                  "dram_bytes", "dram_space", "engines", "interleave", "issue", "lat", "max_out",
                  "memo", "nch", "pending", "queued", "rr", "setup", "sizes", "sram_bw",

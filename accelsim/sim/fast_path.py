@@ -12,27 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from types import CodeType
 from typing import Any
 
+from accelsim.sim.codegen import compile_cached, index_code, index_constant
 from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
 from compiler.ir.core import Block, Operation
-
-_CODE: dict[tuple[str, str], CodeType] = {}
-
-
-def compile_cached(source: str, filename: str) -> CodeType:
-    """`compile(source, filename, "exec")`, memoized: the generated code of an op or a control
-    program is the same in every run of a module (only the objects it is bound to differ), and
-    compiling it costs more than a small run."""
-    key = (source, filename)
-    code = _CODE.get(key)
-    if code is None:
-        if len(_CODE) > 4096:
-            _CODE.clear()
-        code = _CODE[key] = compile(source, filename, "exec")
-    return code
 
 
 class _Emitter:
@@ -73,8 +58,6 @@ class _Emitter:
         return None
 
     def op(self, op: Operation, indent: int) -> None:
-        from accelsim.executor import _SYNC
-
         t = type(op)
         if t is O.ConstantOp:
             res, value = self.ex._plan(op)
@@ -110,8 +93,8 @@ class _Emitter:
         elif (site := self.ex.site(op)) is not None:
             handler, plan = site
             self.emit(indent, f"{self.k(handler)}({self.k(plan)}, vals)")
-        elif t in _SYNC and t is not O.AffineForOp and t is not O.AffineIfOp:
-            self.emit(indent, f"{self.k(_SYNC[t])}(ex, {self.k(op)}, vals)")
+        elif t in self.ex.SYNC and t is not O.AffineForOp and t is not O.AffineIfOp:
+            self.emit(indent, f"{self.k(self.ex.SYNC[t])}(ex, {self.k(op)}, vals)")
         elif t is O.AffineForOp:
             self.emit(indent, f"ex._for({self.k(op)}, vals)")
         elif t is O.AffineIfOp:
@@ -144,7 +127,6 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
     order, and every error is raised by the same executor method. None for other ops."""
     from types import SimpleNamespace
 
-    from accelsim.executor import _index_constant, index_code
     from compiler.diagnostics import AccelsimError
 
     op = p.op
@@ -154,10 +136,10 @@ def compile_dma_start(executor: Any, p: Any) -> Callable[[dict], None] | None:
     if code is None or not p.constant:
         return None
     st, dt = op.src.type, op.dst.type
-    n = _index_constant(p.num)
+    n = index_constant(p.num)
     ckey: Any = n
     if p.stride is not None:
-        ckey = (n, _index_constant(p.stride), _index_constant(p.per))
+        ckey = (n, index_constant(p.stride), index_constant(p.per))
     if n is None or (p.stride is not None and None in ckey):
         return None
     try:
@@ -235,7 +217,6 @@ def _define(name: str, consts: dict[str, Any], lines: list[str], label: str) -> 
 def compile_dma_wait(executor: Any, p: Any) -> Callable[[dict], None] | None:
     """`Executor._dma_wait_p` specialized to one op with a static-shaped tag memref: the tag
     index code inlined, errors raised by the same executor methods. None for other ops."""
-    from accelsim.executor import index_code
 
     op = p.op
     code = index_code([(op.tag_map, op.tag_indices, p.tag.type)])

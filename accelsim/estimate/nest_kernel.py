@@ -32,7 +32,7 @@ class _Body:
 
 
 class NestKernel:
-    """Duck-typed as a `FuncOp` for `accelsim.cost_model` and `compiler.analysis.counting`.
+    """Duck-typed as a `FuncOp` for `accelsim.cost.kernel` and `compiler.analysis.counting`.
     `walk()` replays one recorded pre-order walk: the cost model walks a kernel many times."""
 
     __slots__ = ("args", "body", "nest", "ops", "sym_name")

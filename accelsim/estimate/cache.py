@@ -2,7 +2,7 @@
 
 A design-space sweep estimates one compiled program on many hardware configs, each time on a
 fresh clone; the tile search and the reports estimate the same module more than once. The
-compiled walk (`accelsim.analytic.Program`) depends only on the program's structure, so it is
+compiled walk (`accelsim.estimate.analytic.Program`) depends only on the program's structure, so it is
 cached by `structure_key(module)`: one pass over every op recording its class, its attributes,
 the result types and which earlier value each operand is. Attribute and type objects are
 recorded by identity, and the entry keeps them alive, so an equal key means the very same

@@ -1,4 +1,4 @@
-"""`accelsim.simulate`: run a compiled module on the machine and collect trace and outputs."""
+"""`accelsim.sim.simulate`: run a compiled module on the machine and collect trace and outputs."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from accelsim.compile.entry import pick_func
 from accelsim.config import HardwareConfig, load_config
-from accelsim.errors import InputError
-from accelsim.executor import Executor, KernelRunner, RunStats
+from accelsim.sim.executor import Executor, RunStats
+from accelsim.sim.native import KernelRunner
 from accelsim.trace import Trace
-from compiler.ir.ops import FuncOp, ModuleOp
+from compiler.ir.ops import ModuleOp
 
 
 @dataclass(slots=True)
@@ -36,27 +37,6 @@ class SimResult:
         return self.stats.flags + self.stats.unwaited
 
 
-def pick_func(module: ModuleOp, func: str | None) -> FuncOp:
-    """The named function, else the entry function: the only one, or the only one nobody
-    calls (the host backend's rule, so both run the same function)."""
-    if func is not None:
-        f = module.lookup(func)
-        if f is None or f.is_declaration:
-            names = ", ".join(g.sym_name for g in module.funcs)
-            raise InputError(f"no function @{func} in the module (functions: {names})")
-        return f
-    from compiler.ir.ops import CallOp
-
-    defined = [f for f in module.funcs if not f.is_declaration]
-    called = {op.callee for op in module.walk() if isinstance(op, CallOp)}
-    roots = [f for f in defined if f.sym_name not in called]
-    for candidates in (defined, roots, [f for f in roots if not f.private]):
-        if len(candidates) == 1:
-            return candidates[0]
-    names = ", ".join("@" + f.sym_name for f in defined) or "none"
-    raise InputError(f"the module has several entry functions ({names}); name one with func=")
-
-
 def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
              inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
              functional: bool = True, kernel_runner: KernelRunner | None = None,
@@ -74,7 +54,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     cfg = load_config(config) if isinstance(config, str) else config
     inline_note = None
     if outline:
-        from accelsim.kernels import ensure_outlined, needs_outlining
+        from accelsim.compile.outline import ensure_outlined, needs_outlining
 
         module = ensure_outlined(module)
         if needs_outlining(module):
@@ -83,7 +63,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     f = pick_func(module, func)
     runner = kernel_runner
     if functional and runner is None and not interpret_kernels:
-        from accelsim.kernels import backend_runner
+        from accelsim.sim.native import backend_runner
 
         runner = backend_runner(module)
     note = None

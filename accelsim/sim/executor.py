@@ -28,15 +28,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from accelsim.config import HardwareConfig
-from accelsim.cost_model import CostModel, KernelCost
-from accelsim.cp_compile import compile_cached
+from accelsim.cost.kernel import CostModel, KernelCost
 from accelsim.errors import HazardError, InputError, SimulationError
 from accelsim.hw.dma import Transfer, transfer_done
-from accelsim.machine import Machine
-from accelsim.regions import Region, box_regions, strides_of
+from accelsim.hw.machine import Machine
+from accelsim.sim.codegen import call_reader, lins_fn
+from accelsim.sim.native import KernelRunner
+from accelsim.sim.regions import Region, box_regions, strides_of
 from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
 from compiler.ir import ops as O
-from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.types import ElementType, MemRefType
 
@@ -110,7 +110,6 @@ class RunStats:
     unwaited: list[str] = field(default_factory=list)
 
 
-KernelRunner = Callable[[str, list[Any]], None]
 
 
 def _loc(op: Operation) -> str:
@@ -238,7 +237,7 @@ class Executor:
     def _main(self, func: O.FuncOp, vals: dict[Value, Any]) -> None:
         run = None
         if self.compiled:
-            from accelsim.cp_compile import compile_control
+            from accelsim.sim.fast_path import compile_control
 
             run = compile_control(self, func)
         if run is None:
@@ -960,159 +959,6 @@ def _step(op: Operation) -> tuple[int, Any, Operation]:
     return 4, None, op
 
 
-_Folded = tuple[str, "int | None", "int | None"]  # (source, lo, hi): lo == hi: a constant
-
-
-def _fold(e: AffineExpr, ops: Sequence[_Folded], nd: int) -> _Folded:
-    """Python source of `e` over operands `ops` (`nd` dims, then symbols; each a source with
-    its value range, None = unknown), constants folded, and the range of `e` where the
-    operations allow it. Floor semantics as `compile_map`."""
-    if isinstance(e, Const):
-        return str(e.value), e.value, e.value
-    if isinstance(e, Dim | Sym):
-        return ops[e.pos if isinstance(e, Dim) else nd + e.pos]
-    assert isinstance(e, Binary)
-    a, alo, ahi = _fold(e.lhs, ops, nd)
-    b, blo, bhi = _fold(e.rhs, ops, nd)
-    k = e.kind
-    if alo is not None and alo == ahi and blo is not None and blo == bhi:  # both constant
-        x, y = alo, blo
-        if k != "add" and k != "mul" and y <= 0:
-            return _fold_src(k, a, b), None, None  # left to run time (never in valid maps)
-        v = (x + y if k == "add" else x * y if k == "mul" else x // y if k == "floordiv"
-             else -((-x) // y) if k == "ceildiv" else x % y)
-        return str(v), v, v
-    src = _fold_src(k, a, b)
-    known = alo is not None and ahi is not None and blo is not None and bhi is not None
-    if k == "add" and known:
-        return src, alo + blo, ahi + bhi  # type: ignore[operator]
-    if k == "mul" and known:
-        c = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)  # type: ignore[operator]
-        return src, min(c), max(c)
-    if k == "mod" and blo is not None and blo == bhi and blo > 0:
-        return src, 0, blo - 1
-    if k in ("floordiv", "ceildiv") and known and blo == bhi and blo > 0:  # type: ignore[operator]
-        if k == "floordiv":
-            return src, alo // blo, ahi // blo  # type: ignore[operator]
-        return src, -((-alo) // blo), -((-ahi) // blo)  # type: ignore[operator]
-    return src, None, None
-
-
-def _fold_src(kind: str, a: str, b: str) -> str:
-    if kind == "add":
-        return f"({a} + {b})"
-    if kind == "mul":
-        return f"({a} * {b})"
-    if kind == "floordiv":
-        return f"({a} // {b})"
-    if kind == "ceildiv":
-        return f"(-((-{a}) // {b}))"
-    return f"({a} % {b})"
-
-
-def _lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
-    """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
-    indices leave the memref: each side's map, bounds check and row-major linearization in
-    one generated function reading its operands from `vals` (`index_code`). None unless
-    every side's memref has a static shape and the map one result per dimension."""
-    code = index_code(sides)
-    if code is None:
-        return None
-    keys, lines, outs, _ = code
-    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
-    ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
-    ns: dict[str, Any] = {"_K": keys}
-    exec(compile_cached("\n".join([head, *lines, ret]), "<index function>"), ns)
-    return ns["f"]
-
-
-def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
-               ) -> tuple[list[Value], list[str], list[str], list[bool]] | None:
-    """Python statements (indented once) computing each side's linear index into `x<j>`, -1
-    if its indices leave the memref; they read operand `k` as `vals[_k<k>]` (`keys[k]`) and
-    use the local names `v<k>`, `e<k>`, `x<j>`. Constant operands and subexpressions are
-    folded, repeated subexpressions computed once, and bounds checks dropped where the
-    index's range is known to fit (e.g. `(i + 1) mod 2` in a dimension of 2). Returns
-    (keys, lines, outputs, per output: may be -1), or None unless every side's memref has a
-    static shape and its map one result per dimension."""
-    keys: list[Value] = []
-    where: dict[Value, _Folded] = {}
-    lines: list[str] = []
-    outs: list[str] = []
-    may_fail: list[bool] = []
-    cse: dict[str, str] = {}
-    for j, (m, operands, t) in enumerate(sides):
-        if not isinstance(t, MemRefType) or not t.has_static_shape or m.num_results != t.rank:
-            return None
-        ops = []
-        for v in operands:
-            if v not in where:
-                c = _index_constant(v)
-                if c is not None:
-                    where[v] = (str(c), c, c)
-                else:
-                    where[v] = (f"v{len(keys)}", None, None)
-                    lines.append(f"    v{len(keys)} = vals[_k{len(keys)}]")
-                    keys.append(v)
-            ops.append(where[v])
-        shape = t.shape
-        strides = strides_of(shape)  # type: ignore[arg-type]
-        terms: list[str] = []
-        conds: list[str] = []
-        const = 0
-        bad = False  # an index that is a constant outside its dimension
-        for r, dim, st in zip(m.results, shape, strides):
-            src, lo, hi = _fold(r, ops, m.num_dims)
-            if lo is not None and lo == hi:
-                if not 0 <= lo < dim:  # type: ignore[operator]
-                    bad = True
-                const += lo * st
-                continue
-            if src.startswith("("):  # a compound expression: compute it once
-                if src not in cse:
-                    cse[src] = f"e{len(cse)}"
-                    lines.append(f"    {cse[src]} = {src}")
-                src = cse[src]
-            if lo is None or hi is None or lo < 0 or hi >= dim:  # type: ignore[operator]
-                conds.append(f"0 <= {src} < {dim}")
-            terms.append(src if st == 1 else f"{src} * {st}")
-        if const or not terms:
-            terms.append(str(const))
-        lin = " + ".join(terms)
-        if bad:
-            lines.append(f"    x{j} = -1")
-        elif conds:
-            lines.append(f"    x{j} = {lin} if {' and '.join(conds)} else -1")
-        else:
-            lines.append(f"    x{j} = {lin}")
-        outs.append(f"x{j}")
-        may_fail.append(bad or bool(conds))
-    return keys, lines, outs, may_fail
-
-
-def _index_constant(v: Value) -> int | None:
-    """The value of an index constant (the same every time it is read), else None."""
-    owner = getattr(v, "owner", None)
-    if isinstance(owner, O.ConstantOp) and isinstance(owner.value, int) \
-            and not isinstance(owner.value, bool):
-        return owner.value
-    return None
-
-
-def _call_reader(operands: list[Value], is_buf: list[bool]) -> Any:
-    """A generated `fn(vals) -> (args, index-argument key, all buffers alive)` for a call."""
-    n = len(operands)
-    head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(n)) + "):"
-    lines = [f"    a{i} = vals[_k{i}]" for i in range(n)]
-    key = "".join("None, " if b else f"int(a{i}), " for i, b in enumerate(is_buf))
-    alive = " and ".join(f"a{i}.alive" for i, b in enumerate(is_buf) if b) or "True"
-    args = ", ".join(f"a{i}" for i in range(n))
-    lines.append(f"    return [{args}], ({key}), {alive}")
-    ns: dict[str, Any] = {"_K": operands}
-    exec(compile_cached("\n".join([head, *lines]), "<call arguments>"), ns)
-    return ns["f"]
-
-
 def _is_constant(v: Value) -> bool:
     """Defined by a constant op: the same value every time it is read."""
     return isinstance(getattr(v, "owner", None), O.ConstantOp)
@@ -1143,7 +989,7 @@ def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any
         assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
         sd, dd = st.memory_space == spaces.dram, dt.memory_space == spaces.dram
         kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
-        lins = _lins_fn([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
+        lins = lins_fn([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
                          (op.tag_map, op.tag_indices, op.tag.type)])
         return _DmaPlan(op, op.src, compile_map(op.src_map), op.src_indices, op.dst,
                         compile_map(op.dst_map), op.dst_indices, op.tag, compile_map(op.tag_map),
@@ -1155,7 +1001,7 @@ def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any
     if isinstance(op, O.AffineDmaWaitOp):
         tag = op.operands[0]
         return _WaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices,
-                         _lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc))
+                         lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc))
     if isinstance(op, O.CallOp):
         func = funcs.get(op.callee)
         if func is not None and func.is_declaration:
@@ -1164,7 +1010,7 @@ def _make_plan(op: Operation, spaces: Any, funcs: Mapping[str, O.FuncOp]) -> Any
         is_buf = [isinstance(v.type, MemRefType) for v in operands]
         static = all(v.type.has_static_shape for v, b in zip(operands, is_buf) if b)
         return _CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b),
-                         _call_reader(operands, is_buf), static, str(op.loc))
+                         call_reader(operands, is_buf), static, str(op.loc))
     if isinstance(op, O.ConstantOp):
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -1311,3 +1157,4 @@ _SYNC: dict[type, Callable[[Executor, Any, dict[Value, Any]], None]] = {
     O.CallOp: Executor._call,
     **{t: Executor._scalar for t in _SCALAR},
 }
+Executor.SYNC = _SYNC  # the fast path calls the same handlers

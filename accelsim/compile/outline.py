@@ -1,4 +1,4 @@
-"""How kernels run: outlining loop nests left in the control program, and the native runner."""
+"""Outlining the loop nests left in the control program into kernels (`outline-kernels`)."""
 
 from __future__ import annotations
 
@@ -48,22 +48,3 @@ def outline_if_needed(module: ModuleOp) -> bool:
 
     create_pass("outline-kernels").run(module)
     return True
-
-
-def backend_runner(module: ModuleOp):  # type: ignore[no-untyped-def]
-    """`compiler.backend.compile_module(module).call`; None when the backend is absent, or the
-    backend's error message when it cannot compile this module (the executor then interprets
-    kernel bodies itself)."""
-    try:
-        from compiler.backend import BackendError, compile_module  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        compiled = compile_module(module)
-    except BackendError as exc:
-        return str(exc)  # the caller interprets the kernels and says why
-
-    def run(callee: str, args: list) -> None:  # type: ignore[type-arg]
-        compiled.call(callee, args)
-
-    return run

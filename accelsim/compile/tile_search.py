@@ -14,7 +14,7 @@ counts are chosen for a `HardwareConfig`:
    tile's latency.
 2. The best few by that estimate (and the cache model's choice, so it never loses to it on
    this estimate) are compiled through the pipeline and scored with the analytic estimate
-   (`accelsim.analytic`), which models the machine exactly; the fewest cycles wins.
+   (`accelsim.estimate.analytic`), which models the machine exactly; the fewest cycles wins.
 
 Anything else (several bands, unknown trip counts, non-affine accesses) keeps the cache model.
 """
@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from accelsim.compile.pipeline import pipeline_flags
 from accelsim.config import HardwareConfig
 from compiler.analysis.access import accesses_in
 from compiler.analysis.counting import compile_map
@@ -202,7 +203,7 @@ def _candidates(trips: Sequence[int]) -> list[tuple[int, ...]]:
 def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig, func: str | None = None,
                       keep: int = 6) -> TileChoice | None:
     """Tile sizes for the single perfect band of `func`, or None (use the cache model)."""
-    from accelsim.simulate import pick_func
+    from accelsim.compile.entry import pick_func
 
     try:
         f = pick_func(module, func)
@@ -234,7 +235,7 @@ def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig, func: str | No
 def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
               cands: list[tuple[tuple[int, ...], int]], fitting: int) -> TileChoice | None:
     """Compile each candidate (and the cache model's tiles) and keep the analytic winner."""
-    from accelsim.analytic import estimate
+    from accelsim.estimate.analytic import estimate
     from compiler.text import parse_module, print_module
     from compiler.transforms.registry import PassManager
 
@@ -282,24 +283,3 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
                       f"{fitting} candidate tilings fit; best {len(cands)} by the closed form and "
                       "the cache model's compiled and estimated (also at 3 stages where they fit)",
                       best[3])
-
-
-def pipeline_flags(config: HardwareConfig, sizes: Sequence[int] | None,
-                   copy_kib: int | None = None, stages: int = 2) -> list[str]:
-    """The accelerator pipeline's flags with explicit tile sizes (None: the cache model),
-    the copy pass's fast-memory capacity (None: the pipeline's) and pipeline stages."""
-    from accelsim.cli.sim_target import accelerator_pipeline
-
-    flags, _ = accelerator_pipeline(config)
-    out = []
-    for f in flags:
-        if sizes is not None and f.startswith("--affine-loop-tile="):
-            f = f"--affine-loop-tile=tile-sizes={','.join(map(str, sizes))}"
-        elif copy_kib is not None and f.startswith("--affine-data-copy-generate="):
-            head, _, _old = f.rpartition("fast-mem-capacity=")
-            f = f"{head}fast-mem-capacity={min(copy_kib, max(1, config.sram.capacity_kib // 2))}"
-        elif stages != 2 and f.startswith("--affine-pipeline-data-transfer="):
-            f = f.replace("--affine-pipeline-data-transfer=",
-                          f"--affine-pipeline-data-transfer=stages={stages} ")
-        out.append(f)
-    return out
