@@ -23,8 +23,12 @@ import time
 import simpy
 
 from accelsim import load_config, simulate
-from accelsim.estimate.analytic import estimate
 from workloads.dma_programs import tile_sum, tiled_gemm
+
+try:
+    from accelsim.estimate.analytic import estimate
+except ImportError:  # an older tree on PYTHONPATH (--baseline children): the flat layout
+    from accelsim.analytic import estimate  # type: ignore[no-redef]
 
 
 def cpu_best(fn, repeat: int = 3) -> tuple[float, float, object]:  # type: ignore[no-untyped-def]
