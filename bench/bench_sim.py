@@ -189,10 +189,9 @@ def _gemm_program(n: int, cfg):  # type: ignore[no-untyped-def]
 
 def analytic_error(quick: bool) -> None:
     import workloads
-    from accelsim.compile.accelerator import accelerator_pipeline
-    from accelsim.compile.outline import ensure_outlined
     from compiler.transforms.registry import PassManager
 
+    accelerator_pipeline, ensure_outlined = _pipeline_functions()
     print("\n== 3. analytic vs event (timing-only), relative cycle error ==")
     print("   analytic CPU per point, best of 3: cold = a fresh clone of the compiled program with "
           "all analytic caches cleared, warm = another fresh clone on the next preset's config (a "
@@ -256,10 +255,9 @@ def analytic_speed(rounds: int) -> None:
     """Section 3's points and cold/warm definitions without the event runs: cheap enough to
     run a few times, alternating with another tree (PYTHONPATH), and keep the best."""
     import workloads
-    from accelsim.compile.accelerator import accelerator_pipeline
-    from accelsim.compile.outline import ensure_outlined
     from compiler.transforms.registry import PassManager
 
+    accelerator_pipeline, ensure_outlined = _pipeline_functions()
     presets = ("edge", "default", "server")
     rows = []
     for pi, preset in enumerate(presets):
@@ -284,6 +282,19 @@ def analytic_speed(rounds: int) -> None:
     print(f"over {n} points: median cold {cs[n // 2] * 1e3:.2f} ms, warm {ws[n // 2] * 1e3:.2f} ms; "
           f"max cold {cs[-1] * 1e3:.2f}, warm {ws[-1] * 1e3:.2f}; <= 1 ms: cold "
           f"{sum(c <= 1e-3 for c in cs)}/{n}, warm {sum(w <= 1e-3 for w in ws)}/{n}")
+
+
+def _pipeline_functions():  # type: ignore[no-untyped-def]
+    """(accelerator_pipeline, ensure_outlined) of the tree on the path: the stage packages,
+    or the flat layout of a tree before them (PYTHONPATH=DIR of an older checkout)."""
+    try:
+        from accelsim.compile.accelerator import accelerator_pipeline
+        from accelsim.compile.outline import ensure_outlined
+    except ImportError:
+        from accelsim.kernels import ensure_outlined  # type: ignore[no-redef]
+
+        from accelsim.cli.sim_target import accelerator_pipeline  # type: ignore[no-redef]
+    return accelerator_pipeline, ensure_outlined
 
 
 def _analytic_times(mod, cfg, other, ensure_outlined):  # type: ignore[no-untyped-def]
