@@ -304,9 +304,12 @@ def _analytic_times(mod, cfg, other, ensure_outlined):  # type: ignore[no-untype
     point: the compiled program and kernel figures are reused, the walk is not)."""
     try:
         from accelsim.estimate.analytic import clear_caches
-    except ImportError:  # before 2026-11-29 session 2 the only caches were keyed by object
-        def clear_caches() -> None:
-            pass
+    except ImportError:
+        try:  # the flat layout (before the stage packages)
+            from accelsim.analytic import clear_caches  # type: ignore[no-redef]
+        except ImportError:  # before 2026-11-29 session 2 the only caches were keyed by object
+            def clear_caches() -> None:
+                pass
 
     cold, warm, outline = float("inf"), float("inf"), float("inf")
     an = None
