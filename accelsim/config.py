@@ -327,9 +327,14 @@ def load_config(name_or_path: str = "default") -> HardwareConfig:
     if name_or_path.endswith(".toml") or os.sep in name_or_path or os.path.isfile(name_or_path):
         try:
             with open(name_or_path, "rb") as fh:
-                data = tomllib.load(fh)
+                raw = fh.read()
         except OSError as exc:
             raise ConfigError(f"cannot read hardware config '{name_or_path}': {exc.strerror}")
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{name_or_path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                              f"offset {exc.start}); TOML files are UTF-8") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{name_or_path}: invalid TOML: {exc}")
         stem = os.path.splitext(os.path.basename(name_or_path))[0]

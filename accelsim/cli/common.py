@@ -6,6 +6,7 @@ import argparse
 import hashlib
 import math
 import os
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,11 +82,13 @@ def _verify(module: ModuleOp) -> None:
 
 
 def pick_function(module: ModuleOp, name: str | None) -> FuncOp:
-    """The function to run (`compiler.ir.entry`), `--func` named in the error."""
+    """The function to run (`compiler.ir.entry`); `--func` named where it would help."""
     try:
         return entry_function(module, name, InputError)
     except InputError as exc:
-        raise InputError(f"{exc}; use --func" if name is None else str(exc)) from None
+        if name is None and sum(1 for f in module.funcs if not f.is_declaration) > 1:
+            raise InputError(f"{exc}; use --func") from None
+        raise
 
 
 def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str, np.ndarray]:
@@ -104,10 +107,23 @@ def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str
     if seed is not None:
         raise InputError("give either --inputs or --seed, not both")
     try:
-        with np.load(npz, allow_pickle=False) as data:
+        with open(npz, "rb") as fh:
+            magic = fh.read(6)
+        if not magic:
+            raise EOFError
+        if not (magic.startswith(b"PK") or magic == b"\x93NUMPY"):
+            raise ValueError("not an .npz archive (no zip header)")
+        data = np.load(npz, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array has no names
+            raise ValueError("a single array (.npy), not an .npz archive of named arrays")
+        with data:
             raw = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read inputs from {npz}: {exc}") from None
+    except EOFError:
+        raise InputError(f"cannot read inputs from {npz}: the file is empty") from None
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"cannot read inputs from {npz}: {reason} (expected an .npz archive "
+                         "written by numpy.savez)") from None
     return match_inputs(func, raw, npz)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -59,7 +60,8 @@ def register(sub: Any) -> None:
     p.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
-    p.add_argument("--seed", type=int, default=None, help="seed for generated inputs (default 0)")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="seed for generated inputs, 0 to 2**32-1 (default 0)")
     p.add_argument("--save", default=None, metavar="OUT.npz",
                    help="write every memref argument after the run")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -80,8 +82,52 @@ def resolve_target(name: str) -> Callable[[RunRequest], RunOutcome]:
     return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"{value} is not in [0, 2**32 - 1]")
+    return value
+
+
+# options that only an event run on the simulator reads: given to another target or to the
+# analytic fidelity they would be silently ignored
+_SIM_ONLY = ("timeline", "roofline", "trace", "window", "compare")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, options the run would ignore or fail to honour at its end."""
+    given = [f"--{n}" for n in _SIM_ONLY if getattr(args, n, None)]
+    if args.target != "sim":
+        given += [f"--{n.replace('_', '-')}" for n in ("as_is", "timing_only") if getattr(args, n, False)]
+        if given:
+            raise InputError(f"{', '.join(given)}: only --target sim reads this (target is "
+                             f"{args.target!r})")
+    for opt in ("timeline", "roofline"):
+        path = getattr(args, opt, None)
+        if path:
+            check_figure_path(f"--{opt}", path)
+    if args.save and os.path.isdir(args.save):
+        raise InputError(f"--save {args.save}: is a directory; give the file to write, e.g. "
+                         f"{os.path.join(args.save, 'outputs.npz')}")
+
+
+def check_figure_path(option: str, path: str) -> None:
+    """A figure format matplotlib writes, known from the file's extension."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
+                         f"(formats: {', '.join(sorted(formats))})")
+
+
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     target = resolve_target(args.target)
+    check_options(args)
     program = load_program(args.input, args.func)
     args.pass_flags = list(extra)
     if extra:

@@ -450,6 +450,8 @@ def load_spec(path: str | Path, check_registry: bool = True) -> Sweep:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read sweep spec: {exc.strerror}")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (offset {exc.start}); TOML files are UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -22,6 +22,8 @@ def entry_function(module: ModuleOp, name: str | None = None,
         return f
     if len(defined) == 1:
         return defined[0]
+    if not defined:
+        raise error("the module defines no function to run")
     called = {op.callee for op in module.walk() if isinstance(op, CallOp)}
     roots = [f for f in defined if f.sym_name not in called]
     for candidates in (roots, [f for f in roots if not f.private]):
