@@ -19,6 +19,7 @@ import numpy as np
 import workloads
 from compiler.analysis import all_dependences, memref_regions
 from compiler.analysis.domain import enclosing_loops
+from compiler.ir.affine_eval import evaluate_expr
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, FuncOp
 from compiler.transforms.registry import create_pass
 
@@ -61,7 +62,7 @@ def enumerate_regions(func: FuncOp) -> dict[str, tuple[int, tuple[tuple[int, int
         grid = np.meshgrid(*ranges, indexing="ij")
         env = {id(lp.iv): g.ravel() for lp, g in zip(loops, grid, strict=True)}
         vals = [env[id(v)] for v in op.indices]
-        idx = [r.evaluate(vals[: op.map.num_dims], vals[op.map.num_dims:]) for r in op.map.results]
+        idx = [evaluate_expr(r, vals[: op.map.num_dims], vals[op.map.num_dims:]) for r in op.map.results]
         name = op.memref.name_hint or "?"
         stacked = np.stack([np.broadcast_to(np.asarray(c), grid[0].size if grid else 1) for c in idx], 1)
         coords.setdefault(name, []).append(stacked)

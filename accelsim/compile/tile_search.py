@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from accelsim.compile.pipeline import pipeline_flags
 from accelsim.config import HardwareConfig
 from compiler.analysis.access import accesses_in
-from compiler.analysis.counting import compile_map
 from compiler.analysis.domain import enclosing_loops
 from compiler.ir import ops as O
+from compiler.ir.affine_eval import compile_map
 from compiler.ir.core import Value
 from compiler.ir.types import MemRefType
 

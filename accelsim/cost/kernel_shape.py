@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from compiler.analysis.counting import compile_map
+from compiler.ir.affine_eval import compile_map
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineLoadOp, AffineStoreOp, ConstantOp, FuncOp
 

@@ -49,8 +49,8 @@ from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.nest_kernel import inline_kernel
 from accelsim.estimate.state import ClosedFormMachine
 from accelsim.sim.regions import strides_of
-from compiler.analysis.counting import compile_map, compile_set, expr_source
 from compiler.ir import ops as O
+from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Value
 from compiler.ir.types import INDEX, MemRefType

@@ -10,7 +10,7 @@ from typing import Any
 
 from accelsim.sim.regions import strides_of
 from compiler.ir import ops as O
-from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_eval import Folded, fold_source
 from compiler.ir.core import Value
 from compiler.ir.types import MemRefType
 
@@ -28,57 +28,6 @@ def compile_cached(source: str, filename: str) -> CodeType:
             _CODE.clear()
         code = _CODE[key] = compile(source, filename, "exec")
     return code
-
-
-
-_Folded = tuple[str, "int | None", "int | None"]  # (source, lo, hi): lo == hi: a constant
-
-
-def _fold(e: AffineExpr, ops: Sequence[_Folded], nd: int) -> _Folded:
-    """Python source of `e` over operands `ops` (`nd` dims, then symbols; each a source with
-    its value range, None = unknown), constants folded, and the range of `e` where the
-    operations allow it. Floor semantics as `compile_map`."""
-    if isinstance(e, Const):
-        return str(e.value), e.value, e.value
-    if isinstance(e, Dim | Sym):
-        return ops[e.pos if isinstance(e, Dim) else nd + e.pos]
-    assert isinstance(e, Binary)
-    a, alo, ahi = _fold(e.lhs, ops, nd)
-    b, blo, bhi = _fold(e.rhs, ops, nd)
-    k = e.kind
-    if alo is not None and alo == ahi and blo is not None and blo == bhi:  # both constant
-        x, y = alo, blo
-        if k != "add" and k != "mul" and y <= 0:
-            return _fold_src(k, a, b), None, None  # left to run time (never in valid maps)
-        v = (x + y if k == "add" else x * y if k == "mul" else x // y if k == "floordiv"
-             else -((-x) // y) if k == "ceildiv" else x % y)
-        return str(v), v, v
-    src = _fold_src(k, a, b)
-    known = alo is not None and ahi is not None and blo is not None and bhi is not None
-    if k == "add" and known:
-        return src, alo + blo, ahi + bhi  # type: ignore[operator]
-    if k == "mul" and known:
-        c = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)  # type: ignore[operator]
-        return src, min(c), max(c)
-    if k == "mod" and blo is not None and blo == bhi and blo > 0:
-        return src, 0, blo - 1
-    if k in ("floordiv", "ceildiv") and known and blo == bhi and blo > 0:  # type: ignore[operator]
-        if k == "floordiv":
-            return src, alo // blo, ahi // blo  # type: ignore[operator]
-        return src, -((-alo) // blo), -((-ahi) // blo)  # type: ignore[operator]
-    return src, None, None
-
-
-def _fold_src(kind: str, a: str, b: str) -> str:
-    if kind == "add":
-        return f"({a} + {b})"
-    if kind == "mul":
-        return f"({a} * {b})"
-    if kind == "floordiv":
-        return f"({a} // {b})"
-    if kind == "ceildiv":
-        return f"(-((-{a}) // {b}))"
-    return f"({a} % {b})"
 
 
 def lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
@@ -107,7 +56,7 @@ def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
     (keys, lines, outputs, per output: may be -1), or None unless every side's memref has a
     static shape and its map one result per dimension."""
     keys: list[Value] = []
-    where: dict[Value, _Folded] = {}
+    where: dict[Value, Folded] = {}
     lines: list[str] = []
     outs: list[str] = []
     may_fail: list[bool] = []
@@ -133,7 +82,7 @@ def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
         const = 0
         bad = False  # an index that is a constant outside its dimension
         for r, dim, st in zip(m.results, shape, strides):
-            src, lo, hi = _fold(r, ops, m.num_dims)
+            src, lo, hi = fold_source(r, ops, m.num_dims)
             if lo is not None and lo == hi:
                 if not 0 <= lo < dim:  # type: ignore[operator]
                     bad = True

@@ -35,8 +35,9 @@ from accelsim.hw.machine import Machine
 from accelsim.sim.codegen import call_reader, lins_fn
 from accelsim.sim.native import KernelRunner
 from accelsim.sim.regions import Region, box_regions, strides_of
-from compiler.analysis.counting import AccessBox, access_boxes, compile_map, compile_set
+from compiler.analysis.counting import AccessBox, access_boxes
 from compiler.ir import ops as O
+from compiler.ir.affine_eval import compile_map, compile_set
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.types import ElementType, MemRefType
 

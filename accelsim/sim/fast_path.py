@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from accelsim.sim.codegen import compile_cached, index_code, index_constant
-from compiler.analysis.counting import compile_map, compile_set
 from compiler.ir import ops as O
+from compiler.ir.affine_eval import compile_map, compile_set
 from compiler.ir.core import Block, Operation
 
 

@@ -8,17 +8,17 @@ nests, partial tiles) is walked value by value at that level only. `isl_count` g
 independent isl cross-check (`Set.count_val`) for tests.
 
 Access boxes (per memref argument, the per-dimension interval of the indices touched) come
-from interval arithmetic over the same walk and bound hazards and SRAM traffic.
+from interval arithmetic over the same walk (compiler.ir.affine_eval) and bound hazards and
+SRAM traffic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
+from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_intervals
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
-from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
@@ -45,119 +45,6 @@ from compiler.ir.ops import (
     SubFOp,
 )
 from compiler.ir.types import MemRefType
-
-# ---- map evaluation ------------------------------------------------------------------------
-
-
-def expr_source(e: AffineExpr, nd: int) -> str:
-    """Python source of `e` over `v` (dims first, then symbols), MLIR floordiv/mod semantics."""
-    if isinstance(e, Const):
-        return str(e.value)
-    if isinstance(e, Dim):
-        return f"v[{e.pos}]"
-    if isinstance(e, Sym):
-        return f"v[{nd + e.pos}]"
-    assert isinstance(e, Binary)
-    a, b = expr_source(e.lhs, nd), expr_source(e.rhs, nd)
-    if e.kind == "add":
-        return f"({a} + {b})"
-    if e.kind == "mul":
-        return f"({a} * {b})"
-    if e.kind == "floordiv":
-        return f"({a} // {b})"
-    if e.kind == "ceildiv":
-        return f"(-((-{a}) // {b}))"
-    return f"({a} % {b})"
-
-
-@cache
-def compile_map(m: AffineMap) -> Callable[[Sequence[int]], tuple[int, ...]]:
-    """`fn(operand_values) -> results` for a map whose operands are (dims..., symbols...)."""
-    body = ", ".join(expr_source(r, m.num_dims) for r in m.results)
-    return eval(f"lambda v: ({body},)")
-
-
-@cache
-def compile_set(s: IntegerSet) -> Callable[[Sequence[int]], bool]:
-    parts = [f"{expr_source(c, s.num_dims)} {'==' if eq else '>='} 0"
-             for c, eq in zip(s.constraints, s.eq_flags, strict=True)]
-    return eval(f"lambda v: {' and '.join(parts) or 'True'}")
-
-
-# ---- intervals -----------------------------------------------------------------------------
-
-Interval = tuple[int, int]  # inclusive [lo, hi]
-
-
-def interval_of(e: AffineExpr, dims: Sequence[Interval], syms: Sequence[Interval]) -> Interval:
-    """A sound enclosure of `e` over the box `dims x syms`."""
-    if isinstance(e, Const):
-        return (e.value, e.value)
-    if isinstance(e, Dim):
-        return dims[e.pos]
-    if isinstance(e, Sym):
-        return syms[e.pos]
-    assert isinstance(e, Binary)
-    a = interval_of(e.lhs, dims, syms)
-    b = interval_of(e.rhs, dims, syms)
-    if e.kind == "add":
-        return (a[0] + b[0], a[1] + b[1])
-    if e.kind == "mul":
-        c = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
-        return (min(c), max(c))
-    if b[0] != b[1] or b[0] <= 0:
-        raise ValueError(f"cannot bound {e}: divisor is not a positive constant")
-    d = b[0]
-    if e.kind == "floordiv":
-        return (a[0] // d, a[1] // d)
-    if e.kind == "ceildiv":
-        return (-((-a[0]) // d), -((-a[1]) // d))
-    if a[0] // d == a[1] // d:  # within one period mod is monotone
-        return (a[0] % d, a[1] % d)
-    return (0, d - 1)
-
-
-def map_intervals(m: AffineMap, operands: Sequence[Interval]) -> list[Interval]:
-    return _interval_by_id(m)(operands)
-
-
-_IV_BY_ID: dict[int, tuple[AffineMap, Callable]] = {}  # type: ignore[type-arg]
-
-
-def _interval_by_id(m: AffineMap) -> Callable:  # type: ignore[type-arg]
-    hit = _IV_BY_ID.get(id(m))
-    if hit is not None and hit[0] is m:
-        return hit[1]
-    fn = _interval_fn(m)
-    if len(_IV_BY_ID) > 200_000:
-        _IV_BY_ID.clear()
-    _IV_BY_ID[id(m)] = (m, fn)
-    return fn
-
-
-@cache
-def _interval_fn(m: AffineMap) -> Callable[[Sequence[Interval]], list[Interval]]:
-    """Interval evaluation compiled per map: straight-line code for linear results (exact),
-    `interval_of` for the rest."""
-    parts = []
-    for k, r in enumerate(m.results):
-        lin = r.linear_coeffs(m.num_dims, m.num_symbols)
-        if lin is None:
-            parts.append(f"_iv(_r[{k}], v[:{m.num_dims}], v[{m.num_dims}:])")
-            continue
-        dc, sc, c0 = lin
-        lo, hi = [str(c0)], [str(c0)]
-        for pos, c in enumerate([*dc, *sc]):
-            if c > 0:
-                lo.append(f"{c} * v[{pos}][0]")
-                hi.append(f"{c} * v[{pos}][1]")
-            elif c < 0:
-                lo.append(f"{c} * v[{pos}][1]")
-                hi.append(f"{c} * v[{pos}][0]")
-        parts.append(f"({' + '.join(lo)}, {' + '.join(hi)})")
-    fn = eval(f"lambda v: [{', '.join(parts)}]", {"_iv": interval_of, "_r": m.results})
-    return fn  # type: ignore[no-any-return]
-
 
 # ---- op classes ----------------------------------------------------------------------------
 

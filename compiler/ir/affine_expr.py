@@ -54,10 +54,7 @@ class AffineExpr:
     def __mod__(self, other: ExprLike) -> AffineExpr:
         return _div(self, as_expr(other), "mod")
 
-    # ---- queries ---------------------------------------------------------------------
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> int:
-        raise NotImplementedError
-
+    # ---- queries (values: compiler.ir.affine_eval) ------------------------------------
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr] = ()) -> AffineExpr:
         raise NotImplementedError
 
@@ -111,9 +108,6 @@ class AffineExpr:
 class Const(AffineExpr):
     value: int
 
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> int:
-        return self.value
-
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr] = ()) -> AffineExpr:
         return self
 
@@ -128,9 +122,6 @@ class Const(AffineExpr):
 class Dim(AffineExpr):
     pos: int
 
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> int:
-        return dims[self.pos]
-
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr] = ()) -> AffineExpr:
         return dims[self.pos]
 
@@ -144,9 +135,6 @@ class Dim(AffineExpr):
 @dataclass(frozen=True, slots=True, repr=False)
 class Sym(AffineExpr):
     pos: int
-
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> int:
-        return syms[self.pos]
 
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr] = ()) -> AffineExpr:
         return syms[self.pos]
@@ -168,11 +156,6 @@ class Binary(AffineExpr):
     kind: str
     lhs: AffineExpr
     rhs: AffineExpr
-
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> int:
-        a = self.lhs.evaluate(dims, syms)
-        b = self.rhs.evaluate(dims, syms)
-        return _fold(self.kind, a, b)
 
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr] = ()) -> AffineExpr:
         lhs = self.lhs.substitute(dims, syms)
@@ -204,7 +187,8 @@ def as_expr(value: ExprLike) -> AffineExpr:
     return Const(int(value))
 
 
-def _fold(kind: str, a: int, b: int) -> int:
+def apply_binary(kind: str, a: int, b: int) -> int:
+    """The integer meaning of `a <kind> b` (MLIR: floor division, non-negative `mod`)."""
     if kind == "add":
         return a + b
     if kind == "mul":
@@ -285,7 +269,7 @@ def _div(a: AffineExpr, b: AffineExpr, kind: str) -> AffineExpr:
         if d == 0:
             raise ZeroDivisionError(f"affine {kind} by zero")
         if isinstance(a, Const):
-            return Const(_fold(kind, a.value, d))
+            return Const(apply_binary(kind, a.value, d))
         if d < 0:
             # Not pure affine; kept as written so the verifier can point at it.
             return Binary(kind, a, b)

@@ -1,4 +1,5 @@
-"""Affine maps and integer sets: frozen values over positional dims and symbols."""
+"""Affine maps and integer sets: frozen values over positional dims and symbols (their values
+at given operands: compiler.ir.affine_eval)."""
 
 from __future__ import annotations
 
@@ -73,9 +74,6 @@ class AffineMap:
     def is_pure_affine(self) -> bool:
         return all(r.is_pure_affine() for r in self.results)
 
-    def evaluate(self, dims: Sequence[int], syms: Sequence[int] = ()) -> tuple[int, ...]:
-        return tuple(r.evaluate(dims, syms) for r in self.results)
-
     # ---- rewriting -----------------------------------------------------------------
     def substitute(self, dims: Sequence[AffineExpr], syms: Sequence[AffineExpr],
                    num_dims: int, num_symbols: int) -> AffineMap:
@@ -122,13 +120,6 @@ class IntegerSet:
     @property
     def num_inputs(self) -> int:
         return self.num_dims + self.num_symbols
-
-    def contains(self, dims: Sequence[int], syms: Sequence[int] = ()) -> bool:
-        for c, eq in zip(self.constraints, self.eq_flags, strict=True):
-            v = c.evaluate(dims, syms)
-            if (v != 0) if eq else (v < 0):
-                return False
-        return True
 
     def is_pure_affine(self) -> bool:
         return all(c.is_pure_affine() for c in self.constraints)

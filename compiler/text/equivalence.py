@@ -20,6 +20,7 @@ import random
 
 import numpy as np
 
+from compiler.ir.affine_eval import evaluate_expr
 from compiler.ir.affine_expr import AffineExpr, Dim
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
@@ -64,7 +65,7 @@ def _exprs_agree(xs: tuple[AffineExpr, ...], ys: tuple[AffineExpr, ...]) -> bool
         vals = [point[k % len(point)] + 7 * (k // len(point)) for k in range(len(used))]
         for x, y in zip(xs, ys, strict=True):
             try:
-                if x.evaluate(vals) != y.evaluate(vals):
+                if evaluate_expr(x, vals) != evaluate_expr(y, vals):
                     return False
             except ZeroDivisionError:
                 return False

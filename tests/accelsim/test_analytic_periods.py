@@ -10,6 +10,7 @@ import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import accelerator_pipeline
 from accelsim.estimate.analytic import _operand_periods, clear_caches, estimate
+from compiler.ir.affine_eval import evaluate_expr
 from compiler.ir.affine_expr import Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
 from compiler.transforms.registry import PassManager
@@ -52,8 +53,8 @@ def test_moving_an_operand_by_its_period_changes_no_result(exprs, need):
                 w = list(v)
                 w[pos] += p
                 for e in exprs:
-                    a = e.evaluate(v[:2], v[2:])
-                    b = e.evaluate(w[:2], w[2:])
+                    a = evaluate_expr(e, v[:2], v[2:])
+                    b = evaluate_expr(e, w[:2], w[2:])
                     assert (a - b) % need == 0 if need else a == b, (e, pos, p, v)
 
 

@@ -27,6 +27,7 @@ from compiler.ir import (
     ReturnOp,
     Value,
 )
+from compiler.ir.affine_eval import evaluate_map, set_contains
 
 _BINARY: dict[str, Callable[[float, float], float]] = {
     "arith.addf": lambda a, b: a + b,
@@ -61,8 +62,8 @@ class _Interpreter:
     def op(self, op: Operation) -> None:
         env = self.env
         if isinstance(op, AffineForOp):
-            lo = max(op.lower_map.evaluate(*self._ints(op, op.lower_operands, op.lower_map.num_dims)))
-            hi = min(op.upper_map.evaluate(*self._ints(op, op.upper_operands, op.upper_map.num_dims)))
+            lo = max(evaluate_map(op.lower_map, *self._ints(op, op.lower_operands, op.lower_map.num_dims)))
+            hi = min(evaluate_map(op.upper_map, *self._ints(op, op.upper_operands, op.upper_map.num_dims)))
             carried = [env[v] for v in op.inits]
             for iv in range(lo, hi, op.step):
                 env[op.iv] = iv
@@ -72,18 +73,18 @@ class _Interpreter:
             for r, val in zip(op.results, carried, strict=True):
                 env[r] = val
         elif isinstance(op, AffineIfOp):
-            taken = op.condition.contains(*self._ints(op, op.operands, op.condition.num_dims))
+            taken = set_contains(op.condition, *self._ints(op, op.operands, op.condition.num_dims))
             vals = self.block(op.then_block if taken else op.else_block)
             for r, val in zip(op.results, vals, strict=True):
                 env[r] = val
         elif isinstance(op, AffineLoadOp):
-            idx = op.map.evaluate(*self._ints(op, op.indices, op.map.num_dims))
+            idx = evaluate_map(op.map, *self._ints(op, op.indices, op.map.num_dims))
             env[op.result] = float(env[op.memref][idx])  # type: ignore[index]
         elif isinstance(op, AffineStoreOp):
-            idx = op.map.evaluate(*self._ints(op, op.indices, op.map.num_dims))
+            idx = evaluate_map(op.map, *self._ints(op, op.indices, op.map.num_dims))
             env[op.memref][idx] = env[op.value]  # type: ignore[index]
         elif isinstance(op, AffineApplyOp):
-            (env[op.result],) = op.map.evaluate(*self._ints(op, op.operands, op.map.num_dims))
+            (env[op.result],) = evaluate_map(op.map, *self._ints(op, op.operands, op.map.num_dims))
         elif isinstance(op, ConstantOp):
             env[op.result] = op.value
         elif isinstance(op, BinaryOp) and op.NAME in _BINARY:

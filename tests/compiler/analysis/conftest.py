@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import islpy as isl
 import pytest
 
+from compiler.ir.affine_eval import evaluate_map, set_contains
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineApplyOp,
@@ -45,7 +46,7 @@ def _vals(env: dict[int, int], operands) -> list[int]:  # type: ignore[no-untype
 
 def _eval_map(m, operands, env):  # type: ignore[no-untyped-def]
     vals = _vals(env, operands)
-    return m.evaluate(vals[: m.num_dims], vals[m.num_dims:])
+    return evaluate_map(m, vals[: m.num_dims], vals[m.num_dims:])
 
 
 def run_control(func: FuncOp, symbols: dict[str, int]) -> list[Inst]:
@@ -78,7 +79,7 @@ def run_control(func: FuncOp, symbols: dict[str, int]) -> list[Inst]:
             elif isinstance(op, AffineIfOp):
                 vals = _vals(env, op.operands)
                 nd = op.condition.num_dims
-                taken = op.condition.contains(vals[:nd], vals[nd:])
+                taken = set_contains(op.condition, vals[:nd], vals[nd:])
                 block(op.then_block if taken else op.else_block, ivs, loops)
             elif isinstance(op, AffineLoadOp):
                 record(op, "", op.memref, op.map, op.indices, False, ivs, loops)

@@ -14,6 +14,7 @@ from compiler.analysis import (
     memref_regions,
 )
 from compiler.ir import INDEX, Builder, memref
+from compiler.ir.affine_eval import evaluate_expr
 from compiler.ir.ops import AffineForOp, AffineLoadOp
 
 
@@ -54,7 +55,7 @@ def check_regions(brute, func, ops, symbols):  # type: ignore[no-untyped-def]
             env = {id(v): values[isl_name(v)] for v in reg.params}
             for d in range(reg.rank):
                 lo = reg.lower[d]
-                lo_val = lo.expr.evaluate([env[id(v)] for v in lo.operands])
+                lo_val = evaluate_expr(lo.expr, [env[id(v)] for v in lo.operands])
                 coords = [e[d] for e in allset]
                 assert lo_val <= min(coords)
                 if reg.extents[d] is not None:

@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from compiler.diagnostics import ParseError, VerifyError
+from compiler.ir.affine_eval import evaluate_map
 from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, AllocOp
 from compiler.ir.types import F32, MemRefType
 from compiler.ir.verifier import verify
@@ -52,7 +53,7 @@ def test_completed_seed_output_parses_with_the_pipelined_structure() -> None:
     assert MemRefType((2, 32), F32, 1) in allocs  # the double buffer
     # `%1[%arg0 mod 2, %arg0]` inside the loop: the buffer index alternates with the IV.
     inner = next(op for op in starts if op.parent_op is loops[0])
-    assert inner.dst_map.evaluate([5]) == (1, 5) and inner.dst_indices == [loops[0].iv]
+    assert evaluate_map(inner.dst_map, [5]) == (1, 5) and inner.dst_indices == [loops[0].iv]
     again = parse_module(print_module(module))
     assert module_diff(module, again) is None
     with pytest.raises(VerifyError, match="tag memref must have an integer element type"):
