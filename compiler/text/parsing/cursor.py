@@ -1,0 +1,107 @@
+"""The token cursor every parser layer stands on: the current token, `expect`/`accept`, and
+errors that carry the source location (`file:line:col: error: ...`)."""
+
+from __future__ import annotations
+
+from compiler.diagnostics import Location, ParseError
+from compiler.text.lexer import Source, Token, tokenize
+
+
+class TokenCursor:
+    def __init__(self, text: str, filename: str):
+        self.src = Source(text, filename)
+        self.toks: list[Token] = tokenize(self.src)
+        self.i = 0
+
+    # ---- token helpers ---------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def kind(self) -> str:
+        return self.toks[self.i][0]
+
+    def text(self) -> str:
+        return self.toks[self.i][1]
+
+    def advance(self) -> Token:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def error(self, message: str, tok: Token | None = None) -> ParseError:
+        t = self.tok if tok is None else tok
+        return self.src.error(t[2], message)
+
+    def describe(self, tok: Token | None = None) -> str:
+        t = self.tok if tok is None else tok
+        return "end of file" if t[0] == "eof" else f"'{t[1]}'"
+
+    def at(self, text: str) -> bool:
+        """Current token is the punctuation or keyword `text`.
+
+        Comparing the text alone is enough: no other token kind can spell a keyword or
+        punctuation (SSA names start with %, strings with a quote, aliases with #).
+        """
+        return self.toks[self.i][1] == text
+
+    def accept(self, text: str) -> bool:
+        if self.toks[self.i][1] == text:
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, text: str, context: str = "") -> Token:
+        t = self.toks[self.i]
+        if t[1] != text:
+            where = f" {context}" if context else ""
+            raise self.error(f"expected '{text}'{where}, found {self.describe()}")
+        self.i += 1
+        return t
+
+    def expect_kind(self, kind: str, what: str) -> Token:
+        if self.kind() != kind:
+            raise self.error(f"expected {what}, found {self.describe()}")
+        return self.advance()
+
+    def expect_eof(self) -> None:
+        if self.kind() != "eof":
+            raise self.error(f"unexpected {self.describe()} after the end of the input")
+
+    def location(self, tok: Token) -> Location:
+        return self.src.location(tok[2])
+
+    def expect_int(self, what: str) -> int:
+        neg = self.accept("-")
+        t = self.tok
+        if t[0] != "int":
+            raise self.error(f"expected {what} (an integer), found {self.describe()}")
+        self.i += 1
+        v = int(t[1])
+        return -v if neg else v
+
+    # ---- skipping what carries no meaning for the IR ----------------------------------
+    def skip_attr_dict(self) -> None:
+        """Skip `{...}`; attributes we do not model carry no meaning for the IR."""
+        self.expect("{", "to open an attribute dictionary")
+        depth = 1
+        while depth:
+            t = self.advance()
+            if t[0] == "eof":
+                raise self.error("unterminated attribute dictionary", t)
+            if t[1] == "{" and t[0] == "punct":
+                depth += 1
+            elif t[1] == "}" and t[0] == "punct":
+                depth -= 1
+
+    def skip_balanced(self, open_: str, close: str) -> None:
+        self.expect(open_)
+        depth = 1
+        while depth:
+            t = self.advance()
+            if t[0] == "eof":
+                raise self.error(f"unterminated '{open_}'", t)
+            if t[1] == open_:
+                depth += 1
+            elif t[1] == close:
+                depth -= 1

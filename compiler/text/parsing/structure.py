@@ -1,0 +1,210 @@
+"""The structure of a file: top level (aliases, `module`, `func.func`), function signatures,
+regions, and the generic line of an operation (`%r:2 = name ...`), which dispatches on the op
+name to the dialect parsers in `ops` (set by compiler.text.parser)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+from compiler.diagnostics import Location
+from compiler.ir.core import Block, Operation
+from compiler.ir.ops import AffineYieldOp, FuncOp, ModuleOp
+from compiler.ir.types import FunctionType, Type
+from compiler.text.lexer import Token
+from compiler.text.parsing.locations import LocationParser
+
+
+class OpParser(LocationParser):
+    """Parses a whole file; `ops` maps an op name to the function that parses the rest of its
+    line (after the name) and inserts the op."""
+
+    ops: ClassVar[Mapping[str, Callable[[OpParser, Location], Operation]]] = {}
+
+    def __init__(self, text: str, filename: str):
+        super().__init__(text, filename)
+        self.block: Block | None = None
+
+    # ---- module ----------------------------------------------------------------------
+    def parse_module(self) -> ModuleOp:
+        module: ModuleOp | None = None
+        implicit: ModuleOp | None = None
+        while self.kind() != "eof":
+            t = self.tok
+            if t[0] == "hash":
+                self.parse_alias_definition()
+            elif self.at("module") or self.at("builtin.module"):
+                if module is not None or implicit is not None:
+                    raise self.error("only one top-level module is supported")
+                module = self.parse_module_op()
+            elif t[0] == "bare" and t[1] in ("func.func", "func"):
+                if module is not None:
+                    raise self.error("a function after the top-level module must be inside it")
+                if implicit is None:
+                    implicit = ModuleOp(loc=self.location(t))
+                self.block = implicit.body
+                self.parse_func()
+            else:
+                raise self.error(f"expected 'module', 'func.func' or an alias definition at top "
+                                 f"level, found {self.describe()}")
+        result = module or implicit or ModuleOp(loc=self.src.location(0))
+        self.resolve_pending_locs()
+        return result
+
+    def parse_module_op(self) -> ModuleOp:
+        t = self.advance()  # `module` or `builtin.module`
+        module = ModuleOp(loc=self.location(t))
+        if self.kind() == "at":
+            self.advance()  # module @name: the name carries no meaning for us
+        if self.accept("attributes"):
+            self.skip_attr_dict()
+        self.expect("{", "to open the module body")
+        self.block = module.body
+        while not self.at("}"):
+            tk = self.tok
+            if tk[0] == "bare" and tk[1] in ("func.func", "func"):
+                self.parse_func()
+            elif tk[0] == "eof":
+                raise self.error("expected '}' to close the module, found end of file")
+            else:
+                raise self.error(f"expected 'func.func' inside module, found {self.describe()}")
+        self.advance()
+        self.parse_trailing_loc(module)
+        return module
+
+    def parse_alias_definition(self) -> None:
+        name_tok = self.advance()
+        name = name_tok[1]
+        self.expect("=", f"after alias name '{name}'")
+        if name in self.map_aliases or name in self.set_aliases or name in self.loc_aliases:
+            raise self.error(f"redefinition of alias '{name}'", name_tok)
+        if self.at("affine_map"):
+            self.map_aliases[name] = self.parse_affine_map_attr()
+        elif self.at("affine_set"):
+            self.set_aliases[name] = self.parse_affine_set_attr()
+        elif self.at("loc"):
+            self.loc_aliases[name] = self.parse_loc_body(None)
+        else:
+            raise self.error(f"expected 'affine_map<', 'affine_set<' or 'loc(' after '{name} =', "
+                             f"found {self.describe()}")
+
+    # ---- functions ------------------------------------------------------------------------
+    def parse_func(self) -> None:
+        start = self.advance()
+        if start[1] == "func":
+            raise self.error("expected 'func.func' (the bare 'func' form is not supported)", start)
+        private = False
+        if self.tok[0] == "bare" and self.tok[1] in ("private", "public", "nested"):
+            private = self.advance()[1] == "private"
+        name_tok = self.expect_kind("at", "a function name ('@name')")
+        name = name_tok[1][1:].strip('"')
+        self.expect("(", "to open the argument list")
+        arg_toks: list[Token | None] = []
+        arg_types: list[Type] = []
+        if not self.at(")"):
+            while True:
+                if self.kind() == "pct":
+                    arg_toks.append(self.advance())
+                    self.expect(":", "after the argument name")
+                else:
+                    arg_toks.append(None)
+                arg_types.append(self.parse_type())
+                if self.at("{"):
+                    self.skip_attr_dict()
+                if self.at("loc"):
+                    self.parse_loc_body(None)
+                if not self.accept(","):
+                    break
+        self.expect(")", "to close the argument list")
+        results: list[Type] = []
+        if self.accept("->"):
+            results = self.parse_result_types()
+        if self.accept("attributes"):
+            self.skip_attr_dict()
+        ftype = FunctionType(tuple(arg_types), tuple(results))
+        has_body = self.at("{")
+        named = [t for t in arg_toks if t is not None]
+        if has_body and len(named) != len(arg_toks):
+            bad = next(i for i, t in enumerate(arg_toks) if t is None)
+            raise self.error(f"function '@{name}' has a body, so argument #{bad} needs a name "
+                             f"('%name: type')", name_tok)
+        names = [t[1][1:] if t is not None and not t[1][1].isdigit() else None for t in arg_toks]
+        f = FuncOp(name, ftype, names, loc=self.location(start), private=private,
+                   declaration=not has_body)
+        assert self.block is not None
+        outer_block = self.block
+        outer_block.append(f)
+        if has_body:
+            saved_scopes = self.scopes
+            self.scopes = [{}]
+            for t, a in zip(arg_toks, f.args, strict=True):
+                assert t is not None
+                self.define(t, [a])
+            self.parse_region_body(f.body, "func.return")
+            self.scopes = saved_scopes
+            self.block = outer_block
+        self.parse_trailing_loc(f)
+
+    def parse_region_body(self, block: Block, terminator: str) -> None:
+        """`{ ops }` into `block`; a missing affine.yield is added as MLIR does."""
+        self.expect("{", "to open a region")
+        if self.tok[0] == "punct" and self.tok[1] == "^":
+            raise self.error("block labels are not supported (accelsim regions have one block)")
+        saved = self.block
+        self.block = block
+        while not self.at("}"):
+            if self.kind() == "eof":
+                raise self.error("expected '}' to close the region, found end of file")
+            self.parse_operation()
+        close = self.advance()
+        if terminator == "affine.yield" and (not block.ops or not block.ops[-1].IS_TERMINATOR):
+            block.append(AffineYieldOp(loc=self.location(close)))
+        elif terminator == "func.return" and (not block.ops or not block.ops[-1].IS_TERMINATOR):
+            raise self.error("function body must end with 'return' (func.return)", close)
+        self.block = saved
+
+    # ---- operations ---------------------------------------------------------------------
+    def parse_operation(self) -> None:
+        first = self.tok
+        result_toks: list[Token] = []
+        group = 0
+        if first[0] == "pct":
+            while True:
+                result_toks.append(self.parse_value_def())
+                if self.accept(":"):
+                    group = self.expect_int("a result count")
+                if not self.accept(","):
+                    break
+            self.expect("=", "after the result names")
+        name_tok = self.tok
+        if name_tok[0] == "str":
+            raise self.error(f"unknown op {name_tok[1]} (generic op syntax is not supported)")
+        if name_tok[0] != "bare":
+            raise self.error(f"expected an operation name, found {self.describe()}")
+        handler = self.ops.get(name_tok[1])
+        if handler is None:
+            raise self.error(f"unknown op '{name_tok[1]}'")
+        self.i += 1
+        loc = self.location(first)
+        op = handler(self, loc)
+        n_expected = len(op.results)
+        n_given = group if group else len(result_toks)
+        if group and len(result_toks) != 1:
+            raise self.error("a result group ('%x:N') must be the only result name", first)
+        if n_given != n_expected:
+            raise self.error(f"'{name_tok[1]}' defines {n_expected} result(s) but {n_given} "
+                             f"name(s) were given", first)
+        if group:
+            self.define(result_toks[0], list(op.results))
+        else:
+            for t, r in zip(result_toks, op.results, strict=True):
+                self.define(t, [r])
+        self.parse_trailing_loc(op)
+
+    def insert(self, op: Operation) -> Operation:
+        assert self.block is not None
+        self.block.append(op)
+        return op
+
+
+OpParseFn = Callable[[OpParser, Location], Operation]
