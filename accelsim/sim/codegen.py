@@ -46,19 +46,21 @@ def lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     return ns["f"]
 
 
-def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
+def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]],
+               outs: Sequence[str] | None = None
                ) -> tuple[list[Value], list[str], list[str], list[bool]] | None:
-    """Python statements (indented once) computing each side's linear index into `x<j>`, -1
-    if its indices leave the memref; they read operand `k` as `vals[_k<k>]` (`keys[k]`) and
-    use the local names `v<k>`, `e<k>`, `x<j>`. Constant operands and subexpressions are
-    folded, repeated subexpressions computed once, and bounds checks dropped where the
-    index's range is known to fit (e.g. `(i + 1) mod 2` in a dimension of 2). Returns
+    """Python statements (indented once) computing each side's linear index into `outs[j]`
+    (default `x<j>`), -1 if its indices leave the memref; they read operand `k` as
+    `vals[_k<k>]` (`keys[k]`) and use the local names `v<k>`, `e<k>` and the outputs.
+    Constant operands and subexpressions are folded, repeated subexpressions computed
+    once, and bounds checks dropped where the index's range is known to fit (e.g.
+    `(i + 1) mod 2` in a dimension of 2). Returns
     (keys, lines, outputs, per output: may be -1), or None unless every side's memref has a
     static shape and its map one result per dimension."""
     keys: list[Value] = []
     where: dict[Value, Folded] = {}
     lines: list[str] = []
-    outs: list[str] = []
+    names = list(outs) if outs is not None else [f"x{j}" for j in range(len(sides))]
     may_fail: list[bool] = []
     cse: dict[str, str] = {}
     for j, (m, operands, t) in enumerate(sides):
@@ -99,15 +101,15 @@ def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]]
         if const or not terms:
             terms.append(str(const))
         lin = " + ".join(terms)
+        x = names[j]
         if bad:
-            lines.append(f"    x{j} = -1")
+            lines.append(f"    {x} = -1")
         elif conds:
-            lines.append(f"    x{j} = {lin} if {' and '.join(conds)} else -1")
+            lines.append(f"    {x} = {lin} if {' and '.join(conds)} else -1")
         else:
-            lines.append(f"    x{j} = {lin}")
-        outs.append(f"x{j}")
+            lines.append(f"    {x} = {lin}")
         may_fail.append(bad or bool(conds))
-    return keys, lines, outs, may_fail
+    return keys, lines, names, may_fail
 
 
 def index_constant(v: Value) -> int | None:

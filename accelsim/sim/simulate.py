@@ -10,8 +10,10 @@ import numpy as np
 
 from accelsim.compile.entry import pick_func
 from accelsim.config import HardwareConfig, load_config
-from accelsim.sim.executor import Executor, RunStats
-from accelsim.sim.native import KernelRunner
+from accelsim.sim.executor import Executor
+from accelsim.sim.native import KernelRunner, backend_runner
+from accelsim.sim.options import SimOptions
+from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
 from compiler.ir.ops import ModuleOp
 
@@ -39,10 +41,12 @@ class SimResult:
 
 def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
              inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
-             functional: bool = True, kernel_runner: KernelRunner | None = None,
-             outline: bool = True, interpret_kernels: bool = False,
-             compiled: bool = True) -> SimResult:
-    """Execute `module` on the machine `config` (a HardwareConfig or preset name/path).
+             functional: bool | None = None, kernel_runner: KernelRunner | None = None,
+             outline: bool | None = None, interpret_kernels: bool | None = None,
+             compiled: bool | None = None, *, options: SimOptions | None = None) -> SimResult:
+    """Execute `module` on the machine `config` (a HardwareConfig or preset name/path), as
+    `options` say (`SimOptions()` by default; the flags `functional`, `outline`,
+    `interpret_kernels`, `compiled`, when given, replace the fields of that name).
 
     Functional by default: inputs (missing ones are zeros) are copied, DMAs move the data, and
     kernels run natively (host backend; `interpret_kernels=True` or no backend: the executor
@@ -51,9 +55,12 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     `compiled=False` interprets the control program op by op instead of compiling it to
     Python (same results; for cross-checking the compiled form).
     """
+    opts = (options or SimOptions()).updated(functional=functional, outline=outline,
+                                             interpret_kernels=interpret_kernels,
+                                             compiled=compiled)
     cfg = load_config(config) if isinstance(config, str) else config
     inline_note = None
-    if outline:
+    if opts.outline:
         from accelsim.compile.outline import ensure_outlined, needs_outlining
 
         module = ensure_outlined(module)
@@ -62,21 +69,19 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
                            "outlined): the control processor executed it in zero cycles")
     f = pick_func(module, func)
     runner = kernel_runner
-    if functional and runner is None and not interpret_kernels:
-        from accelsim.sim.native import backend_runner
-
+    if opts.functional and runner is None and not opts.interpret_kernels:
         runner = backend_runner(module)
     note = None
     if isinstance(runner, str):
         note = f"host backend could not compile the module ({runner}); kernels were interpreted"
         runner = None
-    ex = Executor(module, cfg, functional=functional, kernel_runner=runner, compiled=compiled)
+    ex = Executor(module, cfg, options=opts, kernel_runner=runner)
     for n in (note, inline_note):
         if n:
             ex.stats.flags.append(n)
     bufs = ex.run(f, inputs)
-    outputs = {k: b.array for k, b in bufs.items()} if functional else None  # type: ignore[misc]
+    outputs = {k: b.array for k, b in bufs.items()} if opts.functional else None  # type: ignore[misc]
     cycles = int(ex.env.now)
     ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
-                             functional=functional, cycles=cycles)
+                             functional=opts.functional, cycles=cycles)
     return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, ex.machine.sram.peak, f.sym_name)
