@@ -4,15 +4,18 @@ statements), shared by the executor's plans and its fast path."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import CodeType
-from typing import Any
 
+from accelsim.sim.memory import RuntimeValue, Vals
 from accelsim.sim.regions import strides_of
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import Folded, fold_source
+from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Value
-from compiler.ir.types import MemRefType
+from compiler.ir.types import MemRefType, Type
+
+IndexSide = tuple[AffineMap, Sequence[Value], Type]  # an access: its map, operands, memref type
 
 _CODE: dict[tuple[str, str], CodeType] = {}
 
@@ -30,7 +33,7 @@ def compile_cached(source: str, filename: str) -> CodeType:
     return code
 
 
-def lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
+def lins_fn(sides: Sequence[IndexSide]) -> Callable[[Vals], int | tuple[int, ...]] | None:
     """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
     indices leave the memref: each side's map, bounds check and row-major linearization in
     one generated function reading its operands from `vals` (`index_code`). None unless
@@ -41,12 +44,12 @@ def lins_fn(sides: Sequence[tuple[Any, Sequence[Value], Any]]) -> Any:
     keys, lines, outs, _ = code
     head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(len(keys))) + "):"
     ret = f"    return {', '.join(outs)}" if len(outs) > 1 else f"    return {outs[0]}"
-    ns: dict[str, Any] = {"_K": keys}
+    ns: dict[str, object] = {"_K": keys}
     exec(compile_cached("\n".join([head, *lines, ret]), "<index function>"), ns)
-    return ns["f"]
+    return ns["f"]  # type: ignore[return-value]
 
 
-def index_code(sides: Sequence[tuple[Any, Sequence[Value], Any]],
+def index_code(sides: Sequence[IndexSide],
                outs: Sequence[str] | None = None
                ) -> tuple[list[Value], list[str], list[str], list[bool]] | None:
     """Python statements (indented once) computing each side's linear index into `outs[j]`
@@ -121,7 +124,8 @@ def index_constant(v: Value) -> int | None:
     return None
 
 
-def call_reader(operands: list[Value], is_buf: list[bool]) -> Any:
+def call_reader(operands: list[Value], is_buf: list[bool]
+                ) -> Callable[[Vals], tuple[list[RuntimeValue], tuple[int | None, ...], bool]]:
     """A generated `fn(vals) -> (args, index-argument key, all buffers alive)` for a call."""
     n = len(operands)
     head = "def f(vals" + "".join(f", _k{i}=_K[{i}]" for i in range(n)) + "):"
@@ -130,6 +134,6 @@ def call_reader(operands: list[Value], is_buf: list[bool]) -> Any:
     alive = " and ".join(f"a{i}.alive" for i, b in enumerate(is_buf) if b) or "True"
     args = ", ".join(f"a{i}" for i in range(n))
     lines.append(f"    return [{args}], ({key}), {alive}")
-    ns: dict[str, Any] = {"_K": operands}
+    ns: dict[str, object] = {"_K": operands}
     exec(compile_cached("\n".join([head, *lines]), "<call arguments>"), ns)
-    return ns["f"]
+    return ns["f"]  # type: ignore[return-value]

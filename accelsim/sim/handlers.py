@@ -85,7 +85,7 @@ class HandlerTemplate:
         self._names = [*self.state, *self.lookups]
         exprs = [*self.state.values(), *self.lookups.values()]
         self._values: Callable[[HandlerHost, object], tuple[object, ...]] = eval(
-            f"lambda ex, p: ({', '.join(exprs)},)", dict(_GLOBALS))
+            f"lambda ex, p: ({''.join(f'{e}, ' for e in exprs)})", dict(_GLOBALS))
         self._rendered: dict[tuple[tuple[str, str], ...], list[str]] = {}
         used = set(_SLOT.findall(body)) | {ln.strip()[1:] for ln in self.lines
                                            if ln.strip().startswith("@")}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+import numpy as np
 
 from compiler.ir.ops import ModuleOp
 
-KernelRunner = Callable[[str, list[Any]], None]
+KernelArg = np.ndarray | int | float | np.generic  # a buffer's array, or an index/scalar
+KernelRunner = Callable[[str, list[KernelArg]], None]  # (callee, arguments): runs the kernel
 
 
 def backend_runner(module: ModuleOp) -> KernelRunner | str | None:
@@ -23,7 +25,7 @@ def backend_runner(module: ModuleOp) -> KernelRunner | str | None:
     except BackendError as exc:
         return str(exc)  # the caller interprets the kernels and says why
 
-    def run(callee: str, args: list[Any]) -> None:
+    def run(callee: str, args: list[KernelArg]) -> None:
         compiled.call(callee, args)
 
     return run
