@@ -163,7 +163,8 @@ def _check(where: str, name: str, t: object, value: np.ndarray) -> np.ndarray:
         raise InputError(f"{where}: argument {name!r} has unsupported type {t}")
     if value.dtype != want:
         raise InputError(f"{where}: input {name!r} has dtype {value.dtype}, expected {want}")
-    return np.ascontiguousarray(value)
+    # a scalar stays 0-d (np.ascontiguousarray would make it shape (1,))
+    return np.ascontiguousarray(value) if value.ndim else np.array(value, copy=True)
 
 
 def describe_array(a: np.ndarray) -> dict[str, Any]:

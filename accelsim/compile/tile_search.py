@@ -64,7 +64,7 @@ class _Ref:
 
 
 def _band(func: O.FuncOp) -> list[O.AffineForOp] | None:
-    from compiler.transforms.loop_tile import is_hyper_rectangular, tileable_bands
+    from compiler.transforms.tiling.bands import is_hyper_rectangular, tileable_bands
 
     bands = [b for b in tileable_bands(func) if b]
     if len(bands) != 1 or not is_hyper_rectangular(bands[0]):

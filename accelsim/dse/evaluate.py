@@ -136,7 +136,7 @@ def compile_group(point: Point) -> tuple[Any, ...]:
 evaluate_point.group_key = compile_group  # type: ignore[attr-defined]
 # Imported once by the local runner's fork server, so each worker starts with them loaded.
 PRELOAD = ("workloads", "accelsim.config", "accelsim.sim.simulate", "accelsim.estimate.analytic",
-           "accelsim.report", "compiler.transforms.passes")
+           "accelsim.report", "compiler.transforms.registry")
 evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 

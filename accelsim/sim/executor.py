@@ -64,7 +64,7 @@ from accelsim.sim.stats import RunStats
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.types import MemRefType
+from compiler.ir.types import ElementType, MemRefType, Type
 
 __all__ = ["Buffer", "Executor", "RunStats"]
 
@@ -131,9 +131,7 @@ class Executor:
                 bufs[name] = buf
                 args.append(buf)
             else:
-                if inputs is None or name not in inputs:
-                    raise InputError(f"scalar argument %{name} needs a value in inputs")
-                args.append(int(inputs[name]))
+                args.append(self._scalar_arg(name, t, inputs))
         vals: Vals = dict(zip(func.args, args, strict=True))
         # The run allocates many short-lived objects and no reference cycles worth collecting
         # mid-run; the cyclic GC rescanning the IR and trace costs ~20% of a long run.
@@ -151,6 +149,26 @@ class Executor:
             self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
                                        f"{slot.issued}) was never waited on")
         return bufs
+
+    def _scalar_arg(self, name: str, t: Type, inputs: Mapping[str, np.ndarray] | None
+                    ) -> RuntimeValue:
+        """A scalar argument's value, of its type: an index or integer as a Python int (it
+        may reach loop bounds), a float as its numpy scalar. A float needs no value in a
+        timing-only run (no data moves: zero stands in)."""
+        if not isinstance(t, ElementType):
+            raise InputError(f"argument %{name} has unsupported type {t}")
+        if inputs is None or name not in inputs:
+            if not self.functional and t.is_float:
+                return t.numpy_dtype.type(0)
+            raise InputError(f"scalar argument %{name} ({t}) needs a value in inputs")
+        value = np.asarray(inputs[name])
+        if value.size != 1:
+            raise InputError(f"input '{name}': expected a {t} scalar, got shape {value.shape}")
+        if t.is_float:
+            return t.numpy_dtype.type(value.reshape(()))
+        if not np.issubdtype(value.dtype, np.integer) and value.dtype != np.bool_:
+            raise InputError(f"input '{name}': expected an integer for {t}, got dtype {value.dtype}")
+        return int(value.reshape(()))
 
     @staticmethod
     def _arg_shape(name: str, t: MemRefType, inputs: Mapping[str, np.ndarray] | None

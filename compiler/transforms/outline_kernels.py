@@ -33,7 +33,6 @@ from compiler.ir.ops import (
 from compiler.ir.scope import is_valid_symbol
 from compiler.ir.types import FunctionType
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.registry import register
 
 _DMA = (AffineDmaStartOp, AffineDmaWaitOp)
 
@@ -64,8 +63,7 @@ def captured_values(op: Operation) -> list[Value]:
     return out
 
 
-@register
-class OutlineKernels(Pass):
+class OutlineKernelsPass(Pass):
     name = "outline-kernels"
     summary = "Outline every maximal DMA-free loop nest into a private kernel function"
     Options = Options

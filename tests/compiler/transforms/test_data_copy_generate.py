@@ -10,14 +10,14 @@ from compiler.ir import Builder, memref
 from compiler.ir.ops import AffineDmaStartOp, AffineForOp, AffineLoadOp, AllocOp
 from compiler.ir.verifier import verify
 from compiler.text import parse_module, print_module
-from compiler.transforms.data_copy_generate import AffineDataCopyGenerate, Options
-from compiler.transforms.fast_memory import peak_live_bytes
+from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass, Options
+from compiler.transforms.data_copy.fast_memory import peak_live_bytes
 from compiler.transforms.registry import parse_pass_flag
 from tests.compiler.transforms.fixtures import copy_support as cs
 
 
-def copy(module, options: str = "") -> AffineDataCopyGenerate:  # type: ignore[no-untyped-def]
-    p = AffineDataCopyGenerate(options)
+def copy(module, options: str = "") -> AffineDataCopyGeneratePass:  # type: ignore[no-untyped-def]
+    p = AffineDataCopyGeneratePass(options)
     p.run(module)
     verify(module)
     return p

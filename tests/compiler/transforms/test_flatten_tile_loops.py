@@ -16,9 +16,9 @@ from compiler.ir import Builder, memref
 from compiler.ir.ops import AffineForOp, AllocOp
 from compiler.ir.verifier import verify
 from compiler.text import parse_module, print_module
-from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
-from compiler.transforms.flatten_tile_loops import flatten, flatten_around, perfect_parent_chain
-from compiler.transforms.pipeline_data_transfer import PipelineDataTransfer
+from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
+from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
+from compiler.transforms.pipeline.flatten_tile_loops import flatten, flatten_around, perfect_parent_chain
 from tests.compiler.transforms.fixtures import copy_support as cs
 
 
@@ -27,7 +27,7 @@ def _gemm(m: int, n: int, k: int, tile: int, copy_kib: int = 1):  # type: ignore
 
 
 def _pipeline(module, options: str = "") -> str:  # type: ignore[no-untyped-def]
-    p = PipelineDataTransfer(options)
+    p = AffinePipelineDataTransferPass(options)
     p.run(module)
     verify(module)
     return "\n".join(r.message for r in p.remarks)
@@ -43,7 +43,7 @@ def _loops(module) -> list[AffineForOp]:  # type: ignore[no-untyped-def]
 def test_flatten_keeps_every_transfer_in_order(m: int, n: int, t: int) -> None:
     orig = cs.tiled_2d(m, n, t)
     copied = parse_module(print_module(orig))
-    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(copied)
+    AffineDataCopyGeneratePass("generate-dma fast-mem-capacity=1").run(copied)
     flat = parse_module(print_module(copied))
     made = flatten_around([flat.funcs[0]], lambda lp: any(op.NAME == "affine.dma_start"
                                                           for op in lp.body.ops))
@@ -129,7 +129,7 @@ def test_write_back_that_the_next_tile_reads_is_not_pipelined() -> None:
                 X[i + 8] = X[i] * 2.0
     orig = b.module
     m = parse_module(print_module(orig))
-    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(m)
+    AffineDataCopyGeneratePass("generate-dma fast-mem-capacity=1").run(m)
     rem = _pipeline(m)
     assert "won't pipeline this DMA: it reads %X, which the outgoing DMA at" in rem
     assert not any(len(op.memref_type.shape) == 2 for op in m.walk() if isinstance(op, AllocOp))

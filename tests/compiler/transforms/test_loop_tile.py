@@ -22,21 +22,23 @@ from compiler.ir import Builder, FunctionType, memref
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineStoreOp, FuncOp, ModuleOp
 from compiler.ir.verifier import verify
 from compiler.text import parse_file, parse_module, print_module
-from compiler.transforms.loop_tile import LoopTilePass, Options, cache_tile_sizes, perfect_band
+from compiler.transforms.affine_loop_tile import AffineLoopTilePass, Options
 from compiler.transforms.registry import create_pass, parse_pass_flag
+from compiler.transforms.tiling.bands import perfect_band
+from compiler.transforms.tiling.tile_sizes import cache_tile_sizes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MLIR_FILES = sorted(glob.glob(os.path.join(ROOT, "workloads", "mlir", "*.mlir")))
 
 
-def tile(module: ModuleOp, options: str) -> LoopTilePass:
+def tile(module: ModuleOp, options: str) -> AffineLoopTilePass:
     p = create_pass("affine-loop-tile", options)
     p.run(module)
     verify(module)  # the tiled IR is well formed (dims/symbols, terminators, types)
     return p  # type: ignore[return-value]
 
 
-def run_same(spec: str, options: str, seed: int = 0) -> LoopTilePass:
+def run_same(spec: str, options: str, seed: int = 0) -> AffineLoopTilePass:
     """Tiled and untiled programs give bit-identical arrays on the host backend."""
     w = workloads.get(spec)
     inputs = w.random_inputs(seed)

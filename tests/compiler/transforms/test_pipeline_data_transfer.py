@@ -12,20 +12,20 @@ from compiler.ir.ops import AffineApplyOp, AffineDmaWaitOp, AllocOp
 from compiler.ir.types import MemRefType
 from compiler.ir.verifier import verify
 from compiler.text import parse_module, print_module
-from compiler.transforms.fast_memory import peak_live_bytes
-from compiler.transforms.pipeline_data_transfer import Options, PipelineDataTransfer
+from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass, Options
+from compiler.transforms.data_copy.fast_memory import peak_live_bytes
 from compiler.transforms.registry import parse_pass_flag
 from tests.compiler.transforms.fixtures import copy_support as cs
 
 
-def pipeline(module, options: str = "") -> PipelineDataTransfer:  # type: ignore[no-untyped-def]
-    p = PipelineDataTransfer(options)
+def pipeline(module, options: str = "") -> AffinePipelineDataTransferPass:  # type: ignore[no-untyped-def]
+    p = AffinePipelineDataTransferPass(options)
     p.run(module)
     verify(module)
     return p
 
 
-def remarks(p: PipelineDataTransfer) -> str:
+def remarks(p: AffinePipelineDataTransferPass) -> str:
     return "\n".join(r.message for r in p.remarks)
 
 
@@ -343,7 +343,8 @@ def test_upstream_v19_runs_missing_iterations_ours_does_not(mlir_opt: str) -> No
 def test_differential_check_catches_a_slot_conflict() -> None:
     """Mutation check of the harness: with every slot index forced to 0, the prefetch of
     iteration i + 1 overwrites the buffer iteration i still reads, and results change."""
-    from compiler.transforms.copy_ir import const_expr, rewrite_memref
+    from compiler.transforms.rewrite.index_exprs import const_expr
+    from compiler.transforms.rewrite.memref_uses import rewrite_memref
 
     orig, broken = cs.stream_kernel(hi=128), cs.stream_kernel(hi=128)
     pipeline(broken, "cross-tile-prefetch=false")
@@ -412,7 +413,7 @@ def test_cross_tile_not_applied_says_why() -> None:
 def test_upstream_flow_exceeds_capacity_ours_does_not(mlir_opt: str) -> None:
     """copy at fast-mem-capacity=4 then double buffering: upstream's live fast buffers end
     above 4 KiB (the doubling is not counted); ours stay within it."""
-    from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
+    from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 
     b = Builder()
     with b.func("gemm", A=memref((64, 64)), B=memref((64, 64)), C=memref((64, 64))) as (A, B, C):
@@ -425,7 +426,7 @@ def test_upstream_flow_exceeds_capacity_ours_does_not(mlir_opt: str) -> None:
                                         "--affine-pipeline-data-transfer"))
     assert peak_live_bytes(upstream, 1) > 4 * 1024
     ours = parse_module(text)
-    AffineDataCopyGenerate("generate-dma fast-mem-capacity=4").run(ours)
+    AffineDataCopyGeneratePass("generate-dma fast-mem-capacity=4").run(ours)
     p = pipeline(ours, "stages=3 fast-mem-capacity=4")
     assert peak_live_bytes(ours, 1) <= 4 * 1024
     assert "fast memory" in remarks(p)          # stages were lowered or refused, and said so
@@ -494,7 +495,7 @@ def test_random_bounds_steps_and_stages(lo: int, trips: int, step: int, t: int, 
 
 def _scale_2d(m: int, n: int, t: int):  # type: ignore[no-untyped-def]
     """Out = 2*A + 1 over t x t tiles: a read tile and a write-only tile per step."""
-    from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
+    from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 
     b = Builder()
     with b.func("k", A=memref((m, n)), Out=memref((m, n))) as (A, Out):
@@ -505,7 +506,7 @@ def _scale_2d(m: int, n: int, t: int):  # type: ignore[no-untyped-def]
                         Out[i, j] = A[i, j] * 2.0 + 1.0
     orig = b.module
     copied = parse_module(print_module(orig))
-    AffineDataCopyGenerate("generate-dma fast-mem-capacity=1").run(copied)
+    AffineDataCopyGeneratePass("generate-dma fast-mem-capacity=1").run(copied)
     return orig, copied
 
 

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import workloads
 from compiler.backend import run_host
 from compiler.ir.verifier import verify
-from compiler.transforms.data_copy_generate import AffineDataCopyGenerate
-from compiler.transforms.fast_memory import peak_live_bytes
-from compiler.transforms.pipeline_data_transfer import PipelineDataTransfer
+from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
+from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
+from compiler.transforms.data_copy.fast_memory import peak_live_bytes
 from tests.compiler.transforms.fixtures import copy_support as cs
 
 SPECS = {
@@ -34,14 +34,6 @@ CORE_GRID = [  # (dma, stages, capacity KiB, tile size)
 ]
 
 
-def _needs_tiler() -> None:
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
-
-    _load_builtin_passes()
-    if "affine-loop-tile" not in PASSES and cs.MLIR_OPT is None:
-        pytest.skip("no affine-loop-tile: ours is not registered and mlir-opt-19 is absent")
-
-
 def assert_flow_bit_identical(name: str, spec: str, dma: bool, stages: int, cap: int, tile: int,
                               seed: int = 0) -> None:
     """tile -> copy -> pipeline; assert capacity, bounds, and results equal to the original."""
@@ -49,10 +41,10 @@ def assert_flow_bit_identical(name: str, spec: str, dma: bool, stages: int, cap:
     inputs = w.random_inputs(seed=seed)
     expected = run_host(w.module(), inputs, w.func_name)
     m = cs.tile(w.module(), tile)
-    copy = AffineDataCopyGenerate(f"generate-dma={'true' if dma else 'false'} fast-mem-capacity={cap}")
+    copy = AffineDataCopyGeneratePass(f"generate-dma={'true' if dma else 'false'} fast-mem-capacity={cap}")
     copy.run(m)
     verify(m)
-    pipe = PipelineDataTransfer(f"stages={stages} fast-mem-capacity={cap}")
+    pipe = AffinePipelineDataTransferPass(f"stages={stages} fast-mem-capacity={cap}")
     pipe.run(m)
     verify(m)
     assert peak_live_bytes(m, 1) <= cap * 1024, f"{name}: live fast buffers above {cap} KiB"
@@ -68,13 +60,11 @@ def assert_flow_bit_identical(name: str, spec: str, dma: bool, stages: int, cap:
 @pytest.mark.parametrize("dma,stages,cap,tile", CORE_GRID)
 @pytest.mark.parametrize("name", ["gemm", "conv2d", "jacobi-2d"])
 def test_core_workloads_grid(name: str, dma: bool, stages: int, cap: int, tile: int) -> None:
-    _needs_tiler()
     assert_flow_bit_identical(name, SPECS[name], dma, stages, cap, tile)
 
 
 @pytest.mark.parametrize("name", sorted(set(SPECS) - {"gemm", "conv2d", "jacobi-2d"}))
 def test_every_other_workload(name: str) -> None:
-    _needs_tiler()
     assert_flow_bit_identical(name, SPECS[name], True, 3, 2, 5, seed=1)
 
 
@@ -87,14 +77,12 @@ def test_every_workload_has_a_spec_here() -> None:
        dma=st.booleans(), stages=st.integers(2, 4), cap=st.sampled_from([1, 2, 4]))
 def test_gemm_random_sizes_and_options(m: int, n: int, k: int, tile: int, dma: bool, stages: int,
                                        cap: int) -> None:
-    _needs_tiler()
     assert_flow_bit_identical("gemm", f"M={m},N={n},K={k}", dma, stages, cap, tile, seed=m * n + k)
 
 
 @settings(max_examples=4, deadline=None)
 @given(n=st.integers(6, 16), tile=st.integers(2, 7), dma=st.booleans(), stages=st.integers(2, 4))
 def test_jacobi_random_sizes_and_options(n: int, tile: int, dma: bool, stages: int) -> None:
-    _needs_tiler()
     assert_flow_bit_identical("jacobi-2d", f"N={n},T=2", dma, stages, 1, tile, seed=n)
 
 
@@ -115,11 +103,10 @@ def test_pipelined_programs_have_no_hazards_in_the_simulator(spec: str, tile: in
     transfer into it is in flight; the simulator can (HazardError), and checks capacity."""
     from accelsim import simulate
 
-    _needs_tiler()
     w = workloads.get(spec)
     m = cs.tile(w.module(), tile)
-    AffineDataCopyGenerate(f"generate-dma fast-mem-capacity={cap}").run(m)
-    pipe = PipelineDataTransfer(popts)
+    AffineDataCopyGeneratePass(f"generate-dma fast-mem-capacity={cap}").run(m)
+    pipe = AffinePipelineDataTransferPass(popts)
     pipe.run(m)
     verify(m)
     from compiler.ir.ops import AllocOp

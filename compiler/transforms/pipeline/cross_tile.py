@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compiler.ir.builder import IndexExpr, integer_set_of
+from compiler.ir.builder import IndexExpr, affine_map_of, integer_set_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineApplyOp,
@@ -29,15 +29,10 @@ from compiler.ir.ops import (
     AffineYieldOp,
     FuncOp,
 )
-from compiler.transforms.copy_ir import (
-    access_sites,
-    affine_map_of,
-    const_expr,
-    defined_inside,
-    loop_bounds,
-    substitute_value,
-)
-from compiler.transforms.skew import trip_count
+from compiler.transforms.data_copy.fast_memory import live_buffers_at
+from compiler.transforms.pipeline.skew import trip_count
+from compiler.transforms.rewrite.index_exprs import const_expr, loop_bounds, substitute_value
+from compiler.transforms.rewrite.structure import PURE_INDEX_OPS, defined_inside
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +96,6 @@ def plan(loop: AffineForOp, start_units: Sequence[Operation], shift: int,
 def _check_chain(loop: AffineForOp, chain: Sequence[ChainLoop], start_units: Sequence[Operation],
                  fast_space: int, replaced: Sequence[Value]) -> str | None:
     from compiler.ir.ops import AllocOp
-    from compiler.transforms.copy_ir import PURE_INDEX_OPS
-    from compiler.transforms.fast_memory import live_buffers_at
 
     ivs = [c.loop.iv for c in chain]
     for c in chain:                   # rectangular tile space
@@ -262,7 +255,6 @@ def _clone_chain_values(ops: Sequence[Operation], p: CrossTilePlan, mapping: dic
                         block: Block, before: Operation) -> None:
     """Clone (with `mapping`) the index computations in the tile loops' bodies that `ops`
     use, e.g. the IVs a flattened tile loop recovers with affine.apply."""
-    from compiler.transforms.copy_ir import PURE_INDEX_OPS
 
     bodies = [c.loop.body for c in p.chain]
 
@@ -298,4 +290,4 @@ def _materialize(e: IndexExpr, block: Block, before: Operation, loc) -> Value:  
     return a.result
 
 
-__all__ = ["CrossTilePlan", "access_sites", "apply", "plan"]
+__all__ = ["CrossTilePlan", "apply", "plan"]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.diagnostics import Location
-from compiler.ir.builder import IndexExpr
+from compiler.ir.builder import IndexExpr, affine_map_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
@@ -35,15 +35,9 @@ from compiler.ir.ops import (
     FuncOp,
 )
 from compiler.ir.types import I32, MemRefType
-from compiler.transforms.copy_ir import (
-    PURE_INDEX_OPS,
-    affine_map_of,
-    const_expr,
-    constant_index,
-    make_for,
-    map_exprs,
-    rewrite_memref,
-)
+from compiler.transforms.rewrite.index_exprs import const_expr, make_for, map_exprs
+from compiler.transforms.rewrite.memref_uses import rewrite_memref
+from compiler.transforms.rewrite.structure import PURE_INDEX_OPS, constant_index
 
 
 @dataclass(frozen=True, slots=True)

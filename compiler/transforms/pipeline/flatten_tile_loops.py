@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from compiler.ir.builder import IndexExpr
+from compiler.ir.builder import IndexExpr, affine_map_of
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import AffineApplyOp, AffineForOp, AffineYieldOp
-from compiler.transforms.copy_ir import affine_map_of, const_expr, loop_bounds, make_for
-from compiler.transforms.skew import trip_count
+from compiler.transforms.pipeline.skew import trip_count
+from compiler.transforms.rewrite.index_exprs import const_expr, loop_bounds, make_for
 
 
 def perfect_parent_chain(loop: AffineForOp) -> list[AffineForOp]:

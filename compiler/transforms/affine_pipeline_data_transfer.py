@@ -1,6 +1,6 @@
 """`affine-pipeline-data-transfer`: overlap DMA transfers with computation.
 
-MLIR's algorithm (PipelineDataTransfer.cpp): in each loop, pair every incoming
+MLIR's algorithm (AffinePipelineDataTransferPass.cpp): in each loop, pair every incoming
 `affine.dma_start` with its `affine.dma_wait` through the tag; give the fast buffer and the tag
 a leading dimension indexed by `(iv floordiv step) mod N`; skew the body so the start for
 iteration i + N - 1 is issued before the computation of iteration i (prologue, steady state,
@@ -16,9 +16,9 @@ Beyond MLIR (off with `mlir-compat`):
   available, not from memref identity.
 - `fast-mem-capacity` (KiB): the multiplied buffers are counted; stages are lowered (with a
   remark) until every live copy fits.
-- `cross-tile-prefetch`: see compiler/transforms/cross_tile.py.
+- `cross-tile-prefetch`: see compiler/transforms/pipeline/cross_tile.py.
 - `flatten-tile-loops`: perfect tile loops around a loop with a copy-out become one loop first
-  (compiler/transforms/flatten_tile_loops.py), so write-backs overlap across tile boundaries.
+  (compiler/transforms/pipeline/flatten_tile_loops.py), so write-backs overlap across tile boundaries.
 - a fast buffer that is both copied in and copied out (an accumulator tile) gets one more
   slot than the other buffers: tile t + S loads, tile t computes, tile t - 1 writes back.
 """
@@ -28,35 +28,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Block, Operation, Value
+from compiler.analysis import shift_violation
+from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
-    AffineDmaWaitOp,
     AffineForOp,
-    AffineYieldOp,
-    AllocOp,
-    DeallocOp,
     FuncOp,
     ModuleOp,
 )
-from compiler.ir.types import INDEX
-from compiler.transforms.copy_ir import (
-    PURE_INDEX_OPS,
-    affine_map_of,
-    ancestor_in_block,
-    erase_dead_alloc,
-    loop_bounds,
-    map_exprs,
-    memref_type,
-    rewrite_memref,
-    substitute_value,
-    users,
-)
-from compiler.transforms.fast_memory import buffer_bytes, peak_around
+from compiler.transforms.data_copy.fast_memory import buffer_bytes, peak_around
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.registry import register
-from compiler.transforms.skew import SkewError, skew_loop, trip_count
+from compiler.transforms.pipeline import cross_tile
+from compiler.transforms.pipeline.dma_pairs import (
+    DmaPair,
+    copies_out,
+    dma_dependence,
+    dma_unit,
+    shared_buffers,
+    tags_match,
+    unit_direction,
+)
+from compiler.transforms.pipeline.flatten_tile_loops import flatten_around
+from compiler.transforms.pipeline.multi_buffer import accessed_directly, escapes, multi_buffer
+from compiler.transforms.pipeline.shifts import privatize_pure_operands
+from compiler.transforms.pipeline.skew import SkewError, skew_loop, trip_count
+from compiler.transforms.rewrite.index_exprs import loop_bounds
+from compiler.transforms.rewrite.memref_uses import memref_type
 
 
 @dataclass(frozen=True)
@@ -76,108 +73,7 @@ class Options:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
 
 
-@dataclass(frozen=True, slots=True)
-class DmaPair:
-    """A start unit and its wait unit: single ops, or loop nests of them (copy_emit emits one
-    DMA per row when a tile needs it)."""
-
-    start: Operation
-    wait: Operation
-
-    @property
-    def first(self) -> AffineDmaStartOp:
-        return dma_unit(self.start)[1][0]  # type: ignore[return-value]
-
-    @property
-    def fast_buffer(self) -> Value:
-        s = self.first
-        return s.dst if is_incoming(s) else s.src
-
-    @property
-    def tag(self) -> Value:
-        return self.first.tag
-
-
-def is_incoming(op: AffineDmaStartOp) -> bool:
-    return memref_type(op.dst).memory_space > memref_type(op.src).memory_space
-
-
-def is_outgoing(op: AffineDmaStartOp) -> bool:
-    return memref_type(op.src).memory_space > memref_type(op.dst).memory_space
-
-
-def dma_unit(op: Operation) -> tuple[str | None, list[Operation]]:
-    """("start", starts) / ("wait", waits) when `op` is a DMA op or a loop nest containing
-    only DMA ops of one kind (and index computations); (None, []) otherwise."""
-    if isinstance(op, AffineDmaStartOp):
-        return "start", [op]
-    if isinstance(op, AffineDmaWaitOp):
-        return "wait", [op]
-    if not isinstance(op, AffineForOp):
-        return None, []
-    starts: list[Operation] = []
-    waits: list[Operation] = []
-    for o in op.walk():
-        if isinstance(o, AffineDmaStartOp):
-            starts.append(o)
-        elif isinstance(o, AffineDmaWaitOp):
-            waits.append(o)
-        elif not isinstance(o, (AffineForOp, AffineYieldOp, *PURE_INDEX_OPS)):
-            return None, []
-    if starts and not waits and _one_kind(starts):
-        return "start", starts
-    if waits and not starts and len({id(w.tag) for w in waits}) == 1:  # type: ignore[attr-defined]
-        return "wait", waits
-    return None, []
-
-
-def _one_kind(starts: list[Operation]) -> bool:
-    first = starts[0]
-    assert isinstance(first, AffineDmaStartOp)
-    return all(isinstance(o, AffineDmaStartOp) and o.src is first.src and o.dst is first.dst
-               and o.tag is first.tag for o in starts)
-
-
-def _same_index(m1, ops1, m2, ops2) -> bool:  # type: ignore[no-untyped-def]
-    a = affine_map_of(map_exprs(m1, ops1))
-    b = affine_map_of(map_exprs(m2, ops2))
-    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
-
-
-def tags_match(start: Operation, wait: Operation) -> bool:
-    """Same tag memref; for single ops also the same tag element (MLIR's checkTagMatch)."""
-    ks, ss = dma_unit(start)
-    kw, ww = dma_unit(wait)
-    if ks != "start" or kw != "wait":
-        return False
-    s0, w0 = ss[0], ww[0]
-    assert isinstance(s0, AffineDmaStartOp) and isinstance(w0, AffineDmaWaitOp)
-    if s0.tag is not w0.tag:
-        return False
-    if isinstance(start, AffineDmaStartOp) and isinstance(wait, AffineDmaWaitOp):
-        return _same_index(s0.tag_map, s0.tag_indices, w0.tag_map, w0.tag_indices)
-    if not (isinstance(start, AffineForOp) and isinstance(wait, AffineForOp)):
-        return False
-    return _nest_tag_key(start, s0) == _nest_tag_key(wait, w0)
-
-
-_PLACEHOLDERS = Block([INDEX] * 16, [f"nest{k}" for k in range(16)]).args
-
-
-def _nest_tag_key(nest: AffineForOp, dma: Operation) -> tuple:  # type: ignore[type-arg]
-    """The tag element a DMA in a nest signals, with the nest's own IVs replaced by
-    positional placeholders, so a start nest and its wait nest compare equal."""
-    tag_map = dma.tag_map  # type: ignore[attr-defined]
-    exprs = map_exprs(tag_map, dma.tag_indices)  # type: ignore[attr-defined]
-    loops = [o for o in nest.walk() if isinstance(o, AffineForOp)]
-    for k, lp in enumerate(loops[: len(_PLACEHOLDERS)]):
-        exprs = [substitute_value(e, lp.iv, IndexExpr.of(_PLACEHOLDERS[k])) for e in exprs]
-    m, operands = affine_map_of(exprs)
-    return (m, tuple(id(v) for v in operands))
-
-
-@register
-class PipelineDataTransfer(Pass):
+class AffinePipelineDataTransferPass(Pass):
     name = "affine-pipeline-data-transfer"
     summary = "Pipeline non-blocking data transfers between memory levels (multi-buffering)"
     Options = Options
@@ -191,9 +87,8 @@ class PipelineDataTransfer(Pass):
             if func.is_declaration:
                 continue
             if opts.flatten_tile_loops and opts.pipeline_copy_out and not opts.mlir_compat:
-                from compiler.transforms.flatten_tile_loops import flatten_around
 
-                for flat in flatten_around([func], _copies_out):
+                for flat in flatten_around([func], copies_out):
                     self.remark(flat.loc, "tile loops flattened into one loop so that copy-out "
                                           "overlaps across tile boundaries")
             loops = [op for op in func.walk() if isinstance(op, AffineForOp)]
@@ -228,7 +123,7 @@ class PipelineDataTransfer(Pass):
         if not compat and opts.pipeline_copy_out:
             out_pairs = self.find_outgoing_pairs(loop, func, in_pairs)
         stages = 2 if compat else opts.stages
-        shared = _shared_buffers(in_pairs, out_pairs)
+        shared = shared_buffers(in_pairs, out_pairs)
         fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared)
         if fitted < 2 and shared:
             out_pairs = [p for p in out_pairs if not any(p.fast_buffer is b for b in shared)]
@@ -252,7 +147,6 @@ class PipelineDataTransfer(Pass):
                 tags.append(p.tag)
         ct_plan = None
         if opts.cross_tile_prefetch and not compat and isinstance(loop.parent_op, AffineForOp):
-            from compiler.transforms import cross_tile
 
             swapped = [p.fast_buffer for p in in_pairs + out_pairs] + [p.tag for p in in_pairs + out_pairs]
             got = cross_tile.plan(loop, [p.start for p in in_pairs], S, opts.fast_mem_space,
@@ -280,9 +174,9 @@ class PipelineDataTransfer(Pass):
                 shift_of[id(op)] = S + 1
             else:
                 shift_of[id(op)] = S
-        _privatize_pure_operands(loop, shift_of)
+        privatize_pure_operands(loop, shift_of)
         shifts = [shift_of.get(id(op), 0) for op in loop.body.ops]
-        why = _shift_violation(loop, shifts)
+        why = shift_violation(loop, shifts)
         if why is not None:
             self.remark(loop.loc, f"won't pipeline: the skew would break a dependence: {why}")
             return
@@ -295,7 +189,6 @@ class PipelineDataTransfer(Pass):
             self.remark(loop.loc, f"won't pipeline: {exc}")
             return
         if ct_plan is not None:
-            from compiler.transforms import cross_tile
 
             pro = next(ops for a, _, ops in res.pieces if a == 0)
             epi = next(ops for a, _, ops in res.pieces if a == ct_plan.trips)
@@ -317,11 +210,11 @@ class PipelineDataTransfer(Pass):
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
         body = loop.body.ops
-        outgoing = [op for op in body if _unit_dir(op) == "out"]
+        outgoing = [op for op in body if unit_direction(op) == "out"]
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         pairs: list[DmaPair] = []
         for op in body:
-            if _unit_dir(op) != "in" or id(op) in self._generated:
+            if unit_direction(op) != "in" or id(op) in self._generated:
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
@@ -345,10 +238,10 @@ class PipelineDataTransfer(Pass):
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
         body = loop.body.ops
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
-        incoming = [op for op in body if _unit_dir(op) == "in"]
+        incoming = [op for op in body if unit_direction(op) == "in"]
         pairs: list[DmaPair] = []
         for op in body:
-            if _unit_dir(op) != "out" or id(op) in self._generated:
+            if unit_direction(op) != "out" or id(op) in self._generated:
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
@@ -357,7 +250,7 @@ class PipelineDataTransfer(Pass):
                 self.remark(op.loc, f"copy-out not pipelined: a later iteration's DMA at {reader.loc} "
                                     f"reads what it writes to {_name(first.dst)}")
                 continue
-            if _accessed_directly(loop, first.dst):
+            if accessed_directly(loop, first.dst):
                 self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also accessed in "
                                     "the loop, so its write-back must finish within the iteration")
                 continue
@@ -389,7 +282,7 @@ class PipelineDataTransfer(Pass):
             return False
         if self.options.mlir_compat:
             return True
-        dep = _dma_dependence(out, inc, loop)
+        dep = dma_dependence(out, inc, loop)
         return True if dep is None else dep
 
     # ---- capacity -----------------------------------------------------------------------
@@ -433,139 +326,9 @@ class PipelineDataTransfer(Pass):
         return n
 
 
-# ---- multi-buffering -------------------------------------------------------------------------
-
-def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
-                 slot: IndexExpr | None = None, anchor: Operation | None = None) -> Value:
-    """Give `old` a leading dimension of `n`, indexed by `(iv floordiv step) mod n` (or by
-    `slot`) at every use inside `loop`; alloc before the loop (or `anchor`), dealloc after."""
-    t = memref_type(old)
-    new_t = t.with_shape((n, *t.shape))
-    where = anchor if anchor is not None else loop
-    block = where.parent_block
-    assert block is not None
-    alloc = AllocOp(new_t, loc=loop.loc, name_hint=(old.name_hint + "_mb") if old.name_hint else None)
-    block.insert_before(where, alloc)
-    dealloc = DeallocOp(alloc.result, loc=loop.loc)
-    block.insert_after(where, dealloc)
-    index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
-    rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
-    erase_dead_alloc(func, old)
-    return alloc.result
-
-
-def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
-    for u in users(func, buf):
-        if isinstance(u, DeallocOp):
-            continue
-        if ancestor_in_block(u, loop.body) is None:
-            return True
-    return False
-
-
-def _accessed_directly(loop: AffineForOp, memref: Value) -> bool:
-    """Any load/store of `memref` in the loop (not through a DMA)."""
-    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
-
-    return any(isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
-               for op in loop.walk())
-
-
-def _privatize_pure_operands(loop: AffineForOp, shift_of: dict[int, int]) -> None:
-    """An op must only use body values computed at its own shift: clone pure index ops
-    (constants, affine.apply/min/max) next to each user whose shift differs."""
-    body = loop.body
-    for op in list(body.ops):
-        if op.IS_TERMINATOR or isinstance(op, PURE_INDEX_OPS):
-            continue
-        d = shift_of[id(op)]
-        for inner in op.walk():
-            for k, v in enumerate(inner.operands):
-                owner = getattr(v, "owner", None)
-                if owner is None or owner.parent_block is not body or shift_of.get(id(owner)) == d:
-                    continue
-                if not isinstance(owner, PURE_INDEX_OPS):
-                    continue
-                clone = _clone_chain(owner, body, op, d, shift_of)
-                inner.operands[k] = clone.results[v.index]  # type: ignore[attr-defined]
-
-
-def _clone_chain(pure: Operation, body, before: Operation, d: int,  # type: ignore[no-untyped-def]
-                 shift_of: dict[int, int]) -> Operation:
-    c = pure.clone({})
-    for k, v in enumerate(c.operands):
-        owner = getattr(v, "owner", None)
-        if owner is not None and owner.parent_block is body and isinstance(owner, PURE_INDEX_OPS) \
-                and shift_of.get(id(owner)) != d:
-            cc = _clone_chain(owner, body, before, d, shift_of)
-            c.operands[k] = cc.results[v.index]  # type: ignore[attr-defined]
-    body.insert_before(before, c)
-    shift_of[id(c)] = d
-    return c
-
-
-def _shift_violation(loop: AffineForOp, shifts: list[int]) -> str | None:
-    """The analysis' reason why the skew is illegal, or None when it is legal."""
-    from compiler.analysis import shift_violation
-
-    return shift_violation(loop, shifts)
-
-
-def _dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | None:
-    """Whether the outgoing DMA's writes to the slow memref in one iteration reach the incoming
-    DMA's reads in a later one (a dependence carried by `loop`, which the skew would reorder).
-    Dependences through the fast buffer do not count: multi-buffering removes them. None when
-    the analysis cannot model a transferred range exactly."""
-    from compiler.analysis import dependence_list, loop_depth
-    from compiler.analysis.access import is_exact_side
-
-    depth = loop_depth(loop)
-    try:
-        for o in dma_unit(out)[1]:
-            for i in dma_unit(inc)[1]:
-                assert isinstance(o, AffineDmaStartOp) and isinstance(i, AffineDmaStartOp)
-                if not (is_exact_side(o, "dst") and is_exact_side(i, "src")):
-                    return None
-                for dep in dependence_list(o, i, depth):
-                    if dep.memref is i.src:
-                        return True
-    except Exception:  # the analysis does not model this access: stay conservative
-        return None
-    return False
-
-
-def _shared_buffers(in_pairs: Sequence[DmaPair], out_pairs: Sequence[DmaPair]) -> list[Value]:
-    """Fast buffers both filled and drained by pipelined DMAs: they need stages + 1 slots."""
-    out: list[Value] = []
-    for p in out_pairs:
-        b = p.fast_buffer
-        if any(q.fast_buffer is b for q in in_pairs) and not any(b is x for x in out):
-            out.append(b)
-    return out
-
-
-def _copies_out(loop: AffineForOp) -> bool:
-    """A loop (not itself a copy nest) with an outgoing DMA start directly in its body."""
-    return dma_unit(loop)[0] is None and any(_unit_dir(op) == "out" for op in loop.body.ops)
-
-
-def _unit_dir(op: Operation) -> str | None:
-    kind, ops = dma_unit(op)
-    if kind != "start":
-        return None
-    first = ops[0]
-    assert isinstance(first, AffineDmaStartOp)
-    return "in" if is_incoming(first) else "out" if is_outgoing(first) else None
-
-
 def _name(v: Value) -> str:
     return f"%{v.name_hint}" if v.name_hint else str(v.type)
 
 
 def _in_func(op: Operation, func: FuncOp) -> bool:
     return any(a is func for a in op.ancestors())
-
-
-__all__ = ["DmaPair", "Options", "PipelineDataTransfer", "escapes", "is_incoming", "is_outgoing",
-           "multi_buffer", "tags_match"]
-

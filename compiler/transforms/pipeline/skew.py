@@ -17,17 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.ir.affine_expr import Const
-from compiler.ir.builder import Constraint, IndexExpr, integer_set_of
+from compiler.ir.builder import Constraint, IndexExpr, affine_map_of, integer_set_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import AffineApplyOp, AffineForOp, AffineIfOp, AffineYieldOp
-from compiler.transforms.copy_ir import (
-    affine_map_of,
-    const_expr,
-    constant_index,
-    enclosing_func,
-    loop_bounds,
-    make_for,
-)
+from compiler.transforms.rewrite.index_exprs import const_expr, loop_bounds, make_for
+from compiler.transforms.rewrite.structure import constant_index, enclosing_func
 
 
 @dataclass(frozen=True, slots=True)

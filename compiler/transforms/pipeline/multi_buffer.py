@@ -1,0 +1,51 @@
+"""Multi-buffering: a fast buffer or tag gets a leading dimension of N slots, indexed by the
+iteration modulo N; and whether a buffer is used outside the loop (then it cannot be)."""
+
+from __future__ import annotations
+
+from compiler.ir.builder import IndexExpr
+from compiler.ir.core import Operation, Value
+from compiler.ir.ops import (
+    AffineForOp,
+    AllocOp,
+    DeallocOp,
+    FuncOp,
+)
+from compiler.transforms.rewrite.memref_uses import erase_dead_alloc, memref_type, rewrite_memref
+from compiler.transforms.rewrite.structure import ancestor_in_block, users
+
+
+def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
+                 slot: IndexExpr | None = None, anchor: Operation | None = None) -> Value:
+    """Give `old` a leading dimension of `n`, indexed by `(iv floordiv step) mod n` (or by
+    `slot`) at every use inside `loop`; alloc before the loop (or `anchor`), dealloc after."""
+    t = memref_type(old)
+    new_t = t.with_shape((n, *t.shape))
+    where = anchor if anchor is not None else loop
+    block = where.parent_block
+    assert block is not None
+    alloc = AllocOp(new_t, loc=loop.loc, name_hint=(old.name_hint + "_mb") if old.name_hint else None)
+    block.insert_before(where, alloc)
+    dealloc = DeallocOp(alloc.result, loc=loop.loc)
+    block.insert_after(where, dealloc)
+    index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
+    rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
+    erase_dead_alloc(func, old)
+    return alloc.result
+
+
+def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
+    for u in users(func, buf):
+        if isinstance(u, DeallocOp):
+            continue
+        if ancestor_in_block(u, loop.body) is None:
+            return True
+    return False
+
+
+def accessed_directly(loop: AffineForOp, memref: Value) -> bool:
+    """Any load/store of `memref` in the loop (not through a DMA)."""
+    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
+
+    return any(isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
+               for op in loop.walk())
