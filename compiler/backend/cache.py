@@ -58,10 +58,14 @@ CACHE = CompileCache()
 
 
 def compile_module(module: ModuleOp, *, fast_math: bool = False, noalias: bool = True,
-                   interchange: bool = True) -> CompiledModule:
+                   interchange: bool = True, bounds_check: bool = False) -> CompiledModule:
     """Native code for `module`, from the cache when an equal module was compiled before.
 
     `fast_math` lets LLVM reassociate float math (faster reductions, different bits); off by
     default so that differential tests can demand bit-identical results. `interchange` lets
-    the backend reorder provably permutable loop bands for vectorization (bit-identical)."""
-    return CACHE.get(module, LoweringOptions(noalias=noalias, fast_math=fast_math, interchange=interchange))
+    the backend reorder provably permutable loop bands for vectorization (bit-identical).
+    `bounds_check` checks every access against its memref's extents (what isl cannot prove
+    in bounds) and raises an OutOfBoundsError at the op instead of reading or writing outside;
+    results are bit-identical to the unchecked code's. The options are part of the cache key."""
+    return CACHE.get(module, LoweringOptions(noalias=noalias, fast_math=fast_math, interchange=interchange,
+                                             bounds_check=bounds_check))

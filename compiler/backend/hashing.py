@@ -30,25 +30,28 @@ def structural_hash(root: Operation) -> str:
         h.update(text.encode())
         h.update(b"\x00")
 
-    def visit_block(block: Block) -> None:
-        emit("{")
-        emit("args:" + ",".join(f"{ref(a)}:{a.type}" for a in block.args))
-        for op in block.ops:
-            visit_op(op)
-        emit("}")
-
-    def visit_op(op: Operation) -> None:
-        emit(op.NAME)
-        emit(type(op).__qualname__)
-        for attr in op.ATTRS:
-            emit(f"{attr}={_attr_text(getattr(op, attr))}")
-        emit("(" + ",".join(ref(v) for v in op.operands) + ")")
-        emit("->" + ",".join(f"{ref(r)}:{r.type}" for r in op.results))
-        emit(f"blocks={len(op.blocks)}")
-        for b in op.blocks:
-            visit_block(b)
-
-    visit_op(root)
+    # Iterative, in the order a recursive visit would take (a module nested deeper than
+    # Python's recursion limit still hashes): ops to visit, blocks to open, "}" to close.
+    stack: list[Operation | Block | str] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            emit(item)
+        elif isinstance(item, Block):
+            emit("{")
+            emit("args:" + ",".join(f"{ref(a)}:{a.type}" for a in item.args))
+            stack.append("}")
+            stack.extend(reversed(item.ops))
+        else:
+            op = item
+            emit(op.NAME)
+            emit(type(op).__qualname__)
+            for attr in op.ATTRS:
+                emit(f"{attr}={_attr_text(getattr(op, attr))}")
+            emit("(" + ",".join(ref(v) for v in op.operands) + ")")
+            emit("->" + ",".join(f"{ref(r)}:{r.type}" for r in op.results))
+            emit(f"blocks={len(op.blocks)}")
+            stack.extend(reversed(op.blocks))
     return h.hexdigest()
 
 

@@ -40,10 +40,11 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], t: ElementTyp
 
 
 def run_host(module: ModuleOp, inputs: Mapping[str, np.ndarray], func: str | None = None,
-             *, fast_math: bool = False) -> dict[str, np.ndarray]:
+             *, fast_math: bool = False, bounds_check: bool = False) -> dict[str, np.ndarray]:
     """Compile (cached), run `func` on copies of `inputs`, return every memref argument after
-    the call keyed by argument name. Input keys: argument names or `arg0`, `arg1`, ..."""
-    compiled = compile_module(module, fast_math=fast_math)
+    the call keyed by argument name. Input keys: argument names or `arg0`, `arg1`, ...
+    `bounds_check`: see `compile_module`."""
+    compiled = compile_module(module, fast_math=fast_math, bounds_check=bounds_check)
     sig = compiled.signature(func)
     copies = {k: np.array(v, copy=True, order="C") if isinstance(v, np.ndarray) else v
               for k, v in inputs.items()}

@@ -4,7 +4,13 @@ Calling convention (one LLVM function per `func.func`, named `__accel_<sym>`):
 - a memref argument is a bare pointer to its first element, followed by one i64 per dynamic
   (`?`) extent, in order; the layout is row-major and contiguous;
 - index/integer/float scalars are passed as themselves (index = i64);
+- every function takes one more, last, parameter: a pointer to the status record of its
+  run-time checks (checks.py: division by zero always, indices in bounds-checked mode); a
+  failed check fills it and returns, and each call site returns on a filled record;
 - a function returns void, its single result, or a literal struct of its results.
+
+Before lowering, preflight.py refuses recursion, nesting deeper than a documented limit and
+integer literals outside their type (located errors).
 
 Memory spaces mean nothing on the host: every `memref.alloc`/`memref.alloca` is zero-filled,
 64-byte aligned heap memory (`aligned_alloc`), `memref.dealloc` is `free`, an alloca is freed
@@ -19,8 +25,13 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from compiler.backend.checks import CheckSite, FunctionChecks
 from compiler.backend.errors import LoweringError
 from compiler.backend.interchange import plan_interchanges
+from compiler.backend.llvm_types import ALIGN, I1, I8, I64, PTR, MemRefHandle, i64, memory_type, scalar_type
+from compiler.backend.lower_bounds import BoundsPlan, access_site
+from compiler.backend.lower_dma import lower_dma_start
+from compiler.backend.preflight import check_module
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
@@ -71,32 +82,10 @@ from compiler.ir.ops import (
 )
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type
 
-I1 = ir.IntType(1)
-I8 = ir.IntType(8)
-I64 = ir.IntType(64)
-PTR = ir.PointerType()
-ALIGN = 64
-
 
 def symbol_name(sym: str) -> str:
     """LLVM name of a func.func; prefixed so no kernel name can clash with a libc symbol."""
     return f"__accel_{sym}"
-
-
-def scalar_type(t: ElementType) -> ir.Type:
-    """Register type of a scalar."""
-    if t.is_float:
-        return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bitwidth]
-    return ir.IntType(t.bitwidth)
-
-
-def memory_type(t: ElementType) -> ir.Type:
-    """In-memory type of a memref element: i1 is stored as a byte, like numpy's bool."""
-    return I8 if t.bitwidth == 1 and not t.is_float else scalar_type(t)
-
-
-def _i64(v: int) -> ir.Constant:
-    return ir.Constant(I64, v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,20 +93,20 @@ class LoweringOptions:
     """`noalias`: memref parameters are declared not to overlap (the caller checks this).
     `fast_math`: float ops get LLVM's `fast` flags (reassociation: results change bits).
     `interchange`: reorder legal rectangular bands so a unit-stride loop is innermost
-    (interchange.py; results stay bit-identical)."""
+    (interchange.py; results stay bit-identical).
+    `bounds_check`: every load, store and DMA checks its indices against the memref's extents
+    and stops the run with an OutOfBoundsError naming the op (checks.py).
+    `prove_bounds`: in bounds-checked mode, leave out the checks isl proves can never fail
+    (bounds_proof.py); off only to measure what the proofs save.
+    `hoist_checks`: in bounds-checked mode, check an access affine in a loop band once before
+    the band (check_hoist.py) instead of at every execution; off only to measure it."""
 
     noalias: bool = True
     fast_math: bool = False
     interchange: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class MemRefHandle:
-    """A memref in registers: its base pointer and one i64 per extent."""
-
-    ptr: ir.Value
-    sizes: tuple[ir.Value, ...]
-    type: MemRefType
+    bounds_check: bool = False
+    prove_bounds: bool = True
+    hoist_checks: bool = True
 
 
 def llvm_param_types(t: Type) -> list[ir.Type]:
@@ -142,15 +131,22 @@ def llvm_return_type(ft: FunctionType) -> ir.Type:
 
 
 def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
-                 name: str = "accelsim") -> ir.Module:
-    """Build the LLVM module for every function of `module`."""
+                 name: str = "accelsim", sites: list[CheckSite] | None = None,
+                 preflight: bool = True) -> ir.Module:
+    """Build the LLVM module for every function of `module`. The run-time checks it emits are
+    appended to `sites` (a status record names one by its position there). `preflight=False`:
+    the caller has run `preflight.check_module` on this module already."""
     options = options if options is not None else LoweringOptions()
+    if preflight:
+        check_module(module)
+    sites = sites if sites is not None else []
     llmod = ir.Module(name=name)
     funcs: dict[str, tuple[FuncOp, ir.Function]] = {}
     for f in module.funcs:
         params: list[ir.Type] = []
         for t in f.function_type.inputs:
             params += llvm_param_types(t)
+        params.append(PTR)  # the status record
         fnty = ir.FunctionType(llvm_return_type(f.function_type), params)
         llf = ir.Function(llmod, fnty, name=symbol_name(f.sym_name))
         funcs[f.sym_name] = (f, llf)
@@ -160,7 +156,8 @@ def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
             continue
         # Interchange reasons about distinct memrefs as distinct memory: only when they are.
         plan = plan_interchanges(f) if options.interchange and options.noalias else {}
-        _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set()), plan).run()
+        _FunctionLowering(llmod, f, llf, funcs, options, noalias_ok.get(sym, set()), plan,
+                          sites=sites).run()
     for sym, (f, _) in funcs.items():
         if f.is_declaration:
             raise LoweringError(f"function @{sym} is only declared; the host backend needs its body",
@@ -188,10 +185,14 @@ def _noalias_safe_params(module: ModuleOp) -> dict[str, set[int]]:
 
 # ---- affine expressions with MLIR's exact integer semantics -------------------------------
 
+# (the floor/ceil quotient, the divisor) -> the divisor, after whatever check it needs
+DivisorGuard = Callable[[AffineExpr, ir.Value, ir.Value], ir.Value]
+
+
 def safe_divisor(b: ir.IRBuilder, d: ir.Value) -> ir.Value:
-    """Division by zero is undefined in MLIR; on x86 it would kill the whole Python process
-    (SIGFPE). A zero divisor becomes 1 instead, so such a program computes garbage, not a crash.
-    Constant divisors, the usual case, pass through untouched."""
+    """For callers without run-time checks (the lowering guards divisors with checks.py): a
+    zero divisor becomes 1, so it computes garbage rather than trap (SIGFPE). Constant
+    divisors, the usual case, pass through untouched."""
     if isinstance(d, ir.Constant):
         return d
     zero = ir.Constant(d.type, 0)
@@ -200,21 +201,19 @@ def safe_divisor(b: ir.IRBuilder, d: ir.Value) -> ir.Value:
 
 def emit_floordiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
     """floor(a / d) for any signs: truncating quotient minus one when the remainder's sign
-    differs from the divisor's."""
-    d = safe_divisor(b, d)
+    differs from the divisor's. `d` is nonzero (guarded by the caller)."""
     q = b.sdiv(a, d)
     r = b.srem(a, d)
-    zero = _i64(0)
+    zero = i64(0)
     adjust = b.and_(b.icmp_signed("!=", r, zero),
                     b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero)))
     return b.sub(q, b.zext(adjust, I64))
 
 
 def emit_ceildiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
-    d = safe_divisor(b, d)
     q = b.sdiv(a, d)
     r = b.srem(a, d)
-    zero = _i64(0)
+    zero = i64(0)
     same_sign = b.icmp_unsigned("==", b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero))
     adjust = b.and_(b.icmp_signed("!=", r, zero), same_sign)
     return b.add(q, b.zext(adjust, I64))
@@ -222,29 +221,29 @@ def emit_ceildiv(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
 
 def emit_mod(b: ir.IRBuilder, a: ir.Value, d: ir.Value) -> ir.Value:
     """Remainder with the divisor's sign (non-negative for a positive divisor), as MLIR."""
-    d = safe_divisor(b, d)
     r = b.srem(a, d)
-    zero = _i64(0)
+    zero = i64(0)
     fix = b.and_(b.icmp_signed("!=", r, zero),
                  b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", d, zero)))
     return b.select(fix, b.add(r, d), r)
 
 
 def emit_expr(b: ir.IRBuilder, e: AffineExpr, dims: Sequence[ir.Value],
-              syms: Sequence[ir.Value]) -> ir.Value:
+              syms: Sequence[ir.Value], guard: DivisorGuard | None = None) -> ir.Value:
     if isinstance(e, Const):
-        return _i64(e.value)
+        return i64(e.value)
     if isinstance(e, Dim):
         return dims[e.pos]
     if isinstance(e, Sym):
         return syms[e.pos]
     assert isinstance(e, Binary)
-    lhs = emit_expr(b, e.lhs, dims, syms)
-    rhs = emit_expr(b, e.rhs, dims, syms)
+    lhs = emit_expr(b, e.lhs, dims, syms, guard)
+    rhs = emit_expr(b, e.rhs, dims, syms, guard)
     if e.kind == "add":
         return b.add(lhs, rhs, flags=("nsw",))
     if e.kind == "mul":
         return b.mul(lhs, rhs, flags=("nsw",))
+    rhs = guard(e, lhs, rhs) if guard is not None else safe_divisor(b, rhs)
     if e.kind == "floordiv":
         return emit_floordiv(b, lhs, rhs)
     if e.kind == "ceildiv":
@@ -277,8 +276,12 @@ class _FunctionLowering:
 
     def __init__(self, llmod: ir.Module, func: FuncOp, llfunc: ir.Function,
                  funcs: dict[str, tuple[FuncOp, ir.Function]], options: LoweringOptions,
-                 noalias_params: set[int], plan: dict[AffineForOp, list[AffineForOp]] | None = None):
+                 noalias_params: set[int], plan: dict[AffineForOp, list[AffineForOp]] | None = None,
+                 *, sites: list[CheckSite] | None = None):
         self.llmod = llmod
+        self.sites: list[CheckSite] = sites if sites is not None else []
+        self._checks: FunctionChecks | None = None
+        self.bounds: BoundsPlan | None = None  # bounds-checked mode: which checks go where
         self.plan = plan or {}
         self.func = func
         self.llfunc = llfunc
@@ -292,7 +295,7 @@ class _FunctionLowering:
             ConstantOp: self.constant, AffineForOp: self.for_, AffineIfOp: self.if_,
             AffineApplyOp: self.apply, AffineMinOp: self.minmax, AffineMaxOp: self.minmax,
             AffineLoadOp: self.load, AffineStoreOp: self.store,
-            AffineDmaStartOp: self.dma_start, AffineDmaWaitOp: self.nothing,
+            AffineDmaStartOp: self.dma_start, AffineDmaWaitOp: self.dma_wait,
             AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
             NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
@@ -320,12 +323,19 @@ class _FunctionLowering:
                 ptr.name = _llvm_name(arg.name_hint, k)
                 if k in self.noalias_params:
                     ptr.add_attribute("noalias")
-                sizes = [_i64(d) if d is not None else next(args) for d in t.shape]
+                sizes = [i64(d) if d is not None else next(args) for d in t.shape]
                 self.values[arg] = MemRefHandle(ptr, tuple(sizes), t)
             else:
                 v = next(args)
                 v.name = _llvm_name(arg.name_hint, k)
                 self.values[arg] = v
+        status = next(args)
+        status.name = "status"
+        self._checks = FunctionChecks(self.b, self.llfunc, status, self.sites)
+        if self.options.bounds_check:
+            permuted = {loop for head, order in self.plan.items() for loop in order if loop is not head}
+            self.bounds = BoundsPlan(self.func, self.options.prove_bounds, self.options.hoist_checks,
+                                     permuted)
         self.block(self.func.body)
         if not self.b.block.is_terminated:  # a body without func.return (verifier would say)
             if self.func.function_type.results:
@@ -377,14 +387,31 @@ class _FunctionLowering:
         return self._libc(name, ret, params)
 
     # ---- affine --------------------------------------------------------------------------
-    def map_results(self, m: AffineMap | IntegerSet, operands: Sequence[Value]) -> list[ir.Value]:
+    @property
+    def checks(self) -> FunctionChecks:
+        assert self._checks is not None, "checks are emitted from run()"
+        return self._checks
+
+    def map_results(self, m: AffineMap | IntegerSet, operands: Sequence[Value],
+                    at: Operation) -> list[ir.Value]:
+        """`m` applied to `operands`; a non-constant divisor is checked, located at `at`."""
         ins = [self.scalar(v) for v in operands]
-        dims, syms = ins[: m.num_dims], ins[m.num_dims:]
         exprs = m.results if isinstance(m, AffineMap) else m.constraints
-        return [emit_expr(self.b, e, dims, syms) for e in exprs]
+        return [self.eval_expr(e, m.num_dims, ins, at) for e in exprs]
+
+    def eval_expr(self, e: AffineExpr, num_dims: int, values: Sequence[ir.Value],
+                  at: Operation) -> ir.Value:
+        """`e` over `values` (its dims, then its symbols); divisors checked, located at `at`."""
+        def guard(sub: AffineExpr, a: ir.Value, d: ir.Value) -> ir.Value:
+            def site() -> int:
+                return self.checks.site(CheckSite(at.NAME, at.loc, f"the affine expression {sub}", "index"))
+            return self.checks.divisor(site, a, d)
+        return emit_expr(self.b, e, values[:num_dims], values[num_dims:], guard)
 
     def for_(self, op: Operation) -> None:
         assert isinstance(op, AffineForOp)
+        if self.bounds is not None:
+            self.bounds.emit_before(self, op)
         order = self.plan.get(op)
         if order is not None:
             self.permuted_band(op, order)
@@ -416,8 +443,8 @@ class _FunctionLowering:
         """Emit `op`'s loop skeleton; `body(carried phis)` lowers the body and returns the
         yielded values. Returns the loop's results (the carried values at exit)."""
         b = self.b
-        lb = fold_minmax(b, self.map_results(op.lower_map, op.lower_operands), ">")
-        ub = fold_minmax(b, self.map_results(op.upper_map, op.upper_operands), "<")
+        lb = fold_minmax(b, self.map_results(op.lower_map, op.lower_operands, op), ">")
+        ub = fold_minmax(b, self.map_results(op.upper_map, op.upper_operands, op), "<")
         pre = b.block
         header = self.llfunc.append_basic_block("for.header")
         body_bb = self.llfunc.append_basic_block("for.body")
@@ -435,7 +462,7 @@ class _FunctionLowering:
         b.position_at_end(body_bb)
         self.values[op.iv] = iv
         yielded = body(carried)
-        nxt = b.add(iv, _i64(op.step), name="iv.next", flags=("nsw",))
+        nxt = b.add(iv, i64(op.step), name="iv.next", flags=("nsw",))
         latch = b.block
         b.branch(header)
         iv.add_incoming(nxt, latch)
@@ -448,9 +475,9 @@ class _FunctionLowering:
         assert isinstance(op, AffineIfOp)
         b = self.b
         cond: ir.Value = ir.Constant(I1, 1)
-        exprs = self.map_results(op.condition, op.operands)
+        exprs = self.map_results(op.condition, op.operands, op)
         for e, is_eq in zip(exprs, op.condition.eq_flags, strict=True):
-            c = b.icmp_signed("==" if is_eq else ">=", e, _i64(0))
+            c = b.icmp_signed("==" if is_eq else ">=", e, i64(0))
             cond = b.and_(cond, c)
         then_bb = self.llfunc.append_basic_block("if.then")
         else_bb = self.llfunc.append_basic_block("if.else")
@@ -475,12 +502,12 @@ class _FunctionLowering:
 
     def apply(self, op: Operation) -> None:
         assert isinstance(op, AffineApplyOp)
-        (v,) = self.map_results(op.map, op.operands)
+        (v,) = self.map_results(op.map, op.operands, op)
         self.values[op.result] = v
 
     def minmax(self, op: Operation) -> None:
         assert isinstance(op, AffineMinOp | AffineMaxOp)
-        vals = self.map_results(op.map, op.operands)
+        vals = self.map_results(op.map, op.operands, op)
         self.values[op.result] = fold_minmax(self.b, vals, "<" if isinstance(op, AffineMinOp) else ">")
 
     def element_ptr(self, h: MemRefHandle, indices: Sequence[ir.Value]) -> ir.Value:
@@ -492,16 +519,30 @@ class _FunctionLowering:
         if len(indices) != len(h.sizes):
             raise LoweringError(f"{len(indices)} indices for a rank-{len(h.sizes)} memref")
         if not indices:
-            return _i64(0)
+            return i64(0)
         lin = indices[0]
         for size, idx in zip(h.sizes[1:], indices[1:]):
             lin = self.b.add(self.b.mul(lin, size, flags=("nsw",)), idx, flags=("nsw",))
         return lin
 
+    def access_indices(self, op: Operation, memref: Value, m: AffineMap, operands: Sequence[Value],
+                       subject: str, provable: bool = True) -> list[ir.Value]:
+        """The indices `op` accesses `memref` at; in bounds-checked mode checked against the
+        extents: a load/store (`provable`) where lower_bounds.BoundsPlan leaves a check at the
+        access, anything else (a DMA side, a tag) in every dimension."""
+        h = self.memref(memref)
+        idx = self.map_results(m, operands, op)
+        if self.bounds is None or not idx:
+            return idx
+        dims = self.bounds.dims_at(op) if provable else tuple(range(len(idx)))
+        if dims:
+            self.checks.index(self.checks.site(access_site(op, subject, memref, h.type)), idx, h.sizes, dims)
+        return idx
+
     def load(self, op: Operation) -> None:
         assert isinstance(op, AffineLoadOp)
         h = self.memref(op.memref)
-        ptr = self.element_ptr(h, self.map_results(op.map, op.indices))
+        ptr = self.element_ptr(h, self.access_indices(op, op.memref, op.map, op.indices, "from"))
         v = self.b.load(ptr, typ=memory_type(h.type.element))
         if h.type.element.bitwidth == 1 and not h.type.element.is_float:
             v = self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
@@ -513,79 +554,37 @@ class _FunctionLowering:
         v = self.scalar(op.value)
         if h.type.element.bitwidth == 1 and not h.type.element.is_float:
             v = self.b.zext(v, I8)
-        self.b.store(v, self.element_ptr(h, self.map_results(op.map, op.indices)))
+        self.b.store(v, self.element_ptr(h, self.access_indices(op, op.memref, op.map, op.indices, "into")))
 
     def dma_start(self, op: Operation) -> None:
-        """The copy MLIR's dma_start describes; see CONTRACTS.md for the strided form."""
         assert isinstance(op, AffineDmaStartOp)
-        b = self.b
-        src, dst = self.memref(op.src), self.memref(op.dst)
-        if src.type.element != dst.type.element:
-            raise LoweringError(f"dma_start between {src.type} and {dst.type}: element types differ",
-                                op.loc)
-        etype = memory_type(src.type.element)
-        esize = _i64(src.type.element.byte_width)
-        src_ptr = self.element_ptr(src, self.map_results(op.src_map, op.src_indices))
-        dst_ptr = self.element_ptr(dst, self.map_results(op.dst_map, op.dst_indices))
-        n = self.scalar(op.num_elements)
-        memmove = self.llmod.declare_intrinsic("llvm.memmove", [PTR, PTR, I64])
-        if not op.is_strided:
-            count = b.select(b.icmp_signed(">", n, _i64(0)), n, _i64(0))
-            b.call(memmove, [dst_ptr, src_ptr, b.mul(count, esize), ir.Constant(I1, 0)])
-            return
-        assert op.stride is not None and op.elements_per_stride is not None
-        stride = self.scalar(op.stride)
-        per = self.scalar(op.elements_per_stride)
-        src_strided = src.type.memory_space <= dst.type.memory_space
-        # chunks = ceildiv(n, per); chunk c moves min(per, n - c*per) elements.
-        pre = b.block
-        header = self.llfunc.append_basic_block("dma.header")
-        body = self.llfunc.append_basic_block("dma.body")
-        done = self.llfunc.append_basic_block("dma.done")
-        valid = b.and_(b.icmp_signed(">", per, _i64(0)), b.icmp_signed(">", n, _i64(0)))
-        b.cbranch(valid, header, done)
-        b.position_at_end(header)
-        moved = b.phi(I64, name="dma.moved")
-        chunk = b.phi(I64, name="dma.chunk")
-        moved.add_incoming(_i64(0), pre)
-        chunk.add_incoming(_i64(0), pre)
-        b.cbranch(b.icmp_signed("<", moved, n), body, done)
-        b.position_at_end(body)
-        left = b.sub(n, moved)
-        length = b.select(b.icmp_signed("<", left, per), left, per)
-        strided_off = b.mul(chunk, stride)
-        s_off, d_off = (strided_off, moved) if src_strided else (moved, strided_off)
-        s = b.gep(src_ptr, [s_off], source_etype=etype)
-        d = b.gep(dst_ptr, [d_off], source_etype=etype)
-        b.call(memmove, [d, s, b.mul(length, esize), ir.Constant(I1, 0)])
-        moved.add_incoming(b.add(moved, length), body)
-        chunk.add_incoming(b.add(chunk, _i64(1)), body)
-        b.branch(header)
-        b.position_at_end(done)
+        lower_dma_start(self, op, self.options.bounds_check)
 
-    def nothing(self, op: Operation) -> None:
-        """dma_wait: copies are synchronous on the host."""
+    def dma_wait(self, op: Operation) -> None:
+        """Copies are synchronous on the host: only the tag index is checked (checked mode)."""
+        assert isinstance(op, AffineDmaWaitOp)
+        self.access_indices(op, op.tag, op.tag_map, op.tag_indices, "tag", provable=False)
 
     # ---- memory ---------------------------------------------------------------------------
     def alloc(self, op: Operation) -> None:
         assert isinstance(op, AllocOp)
         t = op.memref_type
         dyn = iter(self.scalar(v) for v in op.operands)
-        sizes = tuple(_i64(d) if d is not None else next(dyn) for d in t.shape)
+        sizes = tuple(i64(d) if d is not None else next(dyn) for d in t.shape)
         b = self.b
         # aligned_alloc wants a multiple of the alignment; never ask for 0 bytes.
         rounded: ir.Value
         if t.has_static_shape:
             nb = t.size_bytes
-            rounded = _i64(max(ALIGN, -(-nb // ALIGN) * ALIGN))
+            rounded = i64(max(ALIGN, -(-nb // ALIGN) * ALIGN))
         else:
-            nbytes: ir.Value = _i64(t.element.byte_width)
+            nbytes: ir.Value = i64(t.element.byte_width)
             for s in sizes:
                 nbytes = b.mul(nbytes, s)
-            rounded = b.mul(b.udiv(b.add(nbytes, _i64(ALIGN - 1)), _i64(ALIGN)), _i64(ALIGN))
-            rounded = b.select(b.icmp_unsigned("==", rounded, _i64(0)), _i64(ALIGN), rounded)
+            rounded = b.mul(b.udiv(b.add(nbytes, i64(ALIGN - 1)), i64(ALIGN)), i64(ALIGN))
+            rounded = b.select(b.icmp_unsigned("==", rounded, i64(0)), i64(ALIGN), rounded)
         fn = self._libc("aligned_alloc", PTR, [I64, I64])
-        ptr = b.call(fn, [_i64(ALIGN), rounded], name=op.result.name_hint or "")
+        ptr = b.call(fn, [i64(ALIGN), rounded], name=op.result.name_hint or "")
         memset = self.llmod.declare_intrinsic("llvm.memset", [PTR, I64])
         b.call(memset, [ptr, ir.Constant(I8, 0), rounded, ir.Constant(I1, 0)])
         self.values[op.result] = MemRefHandle(ptr, sizes, t)
@@ -608,7 +607,9 @@ class _FunctionLowering:
                 args += [s for s, d in zip(h.sizes, t.shape) if d is None]
             else:
                 args.append(self.scalar(v))
+        args.append(self.checks.status)
         res = self.b.call(llcallee, args)
+        self.checks.after_call()
         if len(op.results) == 1:
             self.values[op.results[0]] = res
         else:
@@ -646,7 +647,10 @@ class _FunctionLowering:
             fn = getattr(self.b, meth)
             lhs, rhs = self.scalar(op.operands[0]), self.scalar(op.operands[1])
             if meth in ("sdiv", "srem"):
-                rhs = safe_divisor(self.b, rhs)
+                def site() -> int:
+                    subject = ", ".join(value_text(v) for v in op.operands)
+                    return self.checks.site(CheckSite(op.NAME, op.loc, subject, str(op.operands[1].type)))
+                rhs = self.checks.divisor(site, lhs, rhs)
             self.values[op.results[0]] = fn(lhs, rhs)
         return lower
 
@@ -723,6 +727,11 @@ class _FunctionLowering:
 
     def fptrunc(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fptrunc(self.scalar(op.operands[0]), self._result_type(op))
+
+
+def value_text(v: Value) -> str:
+    """How a message names an SSA value: `%A` (its name in the source), else `%?`."""
+    return f"%{v.name_hint}" if v.name_hint else "%?"
 
 
 def _llvm_name(hint: str | None, k: int) -> str:

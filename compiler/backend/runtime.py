@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import ctypes
 import dataclasses
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 from llvmlite import ir
 
+from compiler.backend.checks import STATUS_WORDS, CheckSite, failure
 from compiler.backend.errors import ArgumentError
 from compiler.backend.jit import Engine, jit
 from compiler.backend.lower import LoweringOptions, lower_module, symbol_name
+from compiler.backend.preflight import check_module
 from compiler.backend.signature import Signature, ctype_of, default_function, signatures
 from compiler.ir.ops import ModuleOp
 from compiler.ir.types import ElementType, MemRefType
@@ -24,12 +27,37 @@ _byref = ctypes.byref
 _c_char = ctypes.c_char
 
 
+class _StatusRecord(threading.local):
+    """Each thread's status record (checks.py), zero between calls."""
+
+    def __init__(self) -> None:
+        self.words = (ctypes.c_int64 * STATUS_WORDS)()
+        self.address = ctypes.addressof(self.words)
+
+
+_STATUS = _StatusRecord()
+_NEVER_WRITTEN = _StatusRecord()  # for code without checks: it only ever reads the record
+
+
 @dataclass(frozen=True, slots=True)
 class _Native:
-    """A ctypes entry point plus the engine that keeps its code alive."""
+    """A ctypes entry point plus the engine that keeps its code alive, and the checks its
+    module contains (empty: the call can never fail)."""
 
     fn: ctypes._CFuncPtr
     engine: Engine
+    sites: tuple[CheckSite, ...]
+
+    def __call__(self, cargs: list[object]) -> object:
+        if not self.sites:
+            return self.fn(*cargs, _NEVER_WRITTEN.address)
+        status = _STATUS
+        result = self.fn(*cargs, status.address)
+        if status.words[0]:
+            record = list(status.words)
+            ctypes.memset(status.words, 0, ctypes.sizeof(status.words))
+            raise failure(record, self.sites)
+        return result
 
 
 class CompiledModule:
@@ -44,6 +72,7 @@ class CompiledModule:
         options = options if options is not None else LoweringOptions()
         self.key = key
         self.options = options
+        check_module(module)  # first: refusals are located errors, never a RecursionError
         self.signatures: dict[str, Signature] = signatures(module)
         try:
             self.default_func: str | None = default_function(module).sym_name
@@ -51,11 +80,16 @@ class CompiledModule:
             self.default_func = None
             self._no_default = str(exc)
         t0 = time.perf_counter()
-        self._ir: dict[bool, ir.Module] = {options.noalias: lower_module(module, options, f"m{key[:12]}")}
+        self._sites: dict[bool, list[CheckSite]] = {options.noalias: []}
+        self._ir: dict[bool, ir.Module] = {
+            options.noalias: lower_module(module, options, f"m{key[:12]}", self._sites[options.noalias],
+                                          preflight=False)}
         needs_safe = options.noalias and any(len(s.memref_args) > 1 for s in self.signatures.values())
         if needs_safe:
             safe = dataclasses.replace(options, noalias=False)  # (and so no interchange)
-            self._ir[False] = lower_module(module, safe, f"m{key[:12]}_alias")
+            self._sites[False] = []
+            self._ir[False] = lower_module(module, safe, f"m{key[:12]}_alias", self._sites[False],
+                                           preflight=False)
         self._engines: dict[bool, Engine] = {}
         self._natives: dict[tuple[str, bool], _Native] = {}
         self._plans: dict[str, object] = {}
@@ -90,12 +124,14 @@ class CompiledModule:
                     argtypes += [ctypes.c_int64] * sum(d is None for d in a.type.shape)
                 else:
                     argtypes.append(ctype_of(a.type))
+            argtypes.append(ctypes.c_void_p)  # the status record
             if len(sig.results) > 1:
                 raise ArgumentError(f"@{name} returns {len(sig.results)} values; only functions "
                                     "with at most one result can be called from Python")
             restype = ctype_of(sig.results[0]) if sig.results else None
             proto = ctypes.CFUNCTYPE(restype, *argtypes)
-            self._natives[key] = _Native(proto(engine.address(symbol_name(name))), engine)
+            self._natives[key] = _Native(proto(engine.address(symbol_name(name))), engine,
+                                         tuple(self._sites[noalias]))
         return self._natives[key]
 
     def optimized_ir(self, noalias: bool | None = None) -> str:
@@ -114,12 +150,13 @@ class CompiledModule:
     def call(self, func: str | None, args: Args) -> object:
         """Run `func` in place on `args` (arrays for memrefs, numbers for scalars).
 
-        Returns the function's scalar result, or None."""
+        Returns the function's scalar result, or None. A failed run-time check raises its
+        HostRunError (OutOfBoundsError, IntegerDivisionError) located at the op."""
         sig = self.signature(func)
         ordered = _order_args(sig, args)
         fast = self._fast_args(sig, ordered)
         if fast is not None:
-            return self._native(sig.name, fast[1]).fn(*fast[0])
+            return self._native(sig.name, fast[1])(fast[0])
         cargs: list[object] = []
         arrays: list[tuple[np.ndarray, bool]] = []
         for spec, value in zip(sig.args, ordered, strict=True):
@@ -131,7 +168,7 @@ class CompiledModule:
             else:
                 cargs.append(_check_scalar(sig, spec.name, spec.type, value))
         noalias = self.options.noalias and not _overlap(arrays)
-        return self._native(sig.name, noalias).fn(*cargs)
+        return self._native(sig.name, noalias)(cargs)
 
 
     def _fast_args(self, sig: Signature, ordered: list[object]) -> tuple[list[object], bool] | None:
