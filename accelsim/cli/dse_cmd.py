@@ -1,6 +1,7 @@
 """`accelsim dse`: run sweeps, export results, extract Pareto fronts, autotune one workload.
 
     accelsim dse run SPEC.toml [--db results.sqlite] [--workers N] [--scheduler tcp://HOST:PORT]
+                               [--time-limit SECONDS] [--retry-failed]
     accelsim dse export DB (--csv OUT | --parquet OUT)
     accelsim dse pareto DB --objectives cycles,energy_pj [--plot out.png]
     accelsim dse tune WORKLOAD --config NAME
@@ -29,7 +30,11 @@ def register(sub: Any) -> None:
     r.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: one per core; 0 = in this process)")
     r.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
-    r.add_argument("--retry-failed", action="store_true", help="re-run points stored with an error")
+    r.add_argument("--retry-failed", action="store_true",
+                   help="re-run points stored with an error or a timeout (never ok or infeasible ones)")
+    r.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="each point's time limit, instead of the spec's time_limit_s (see "
+                        "examples/dse/README.md); a point still running then is stored as timeout")
     r.add_argument("--dry-run", action="store_true", help="validate the spec and count its points only")
     r.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     r.add_argument("--evaluator", default=None, metavar="MODULE:FUNCTION",
@@ -87,15 +92,23 @@ def _evaluator(text: str | None) -> Any:
 
 def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from accelsim.dse import load_spec, run_sweep
+    from accelsim.dse.time_limit import check_time_limit
 
     sweep = load_spec(args.spec)  # every spec error surfaces here, before any point runs
+    limit = sweep.time_limit_s
+    if args.time_limit is not None:
+        try:
+            limit = check_time_limit(args.time_limit, "--time-limit")
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     points = sweep.points()
     if args.dry_run:
-        print(f"{args.spec}: {len(points)} points ({sweep.size} before constraints)")
+        print(f"{args.spec}: {len(points)} points ({sweep.size} before constraints), "
+              f"time limit {limit:g} s per point")
         return 0
-    summary = run_sweep(points, args.db, evaluate=_evaluator(args.evaluator), workers=args.workers,
+    summary = run_sweep(sweep, args.db, evaluate=_evaluator(args.evaluator), workers=args.workers,
                         scheduler=args.scheduler, progress=not args.no_progress,
-                        retry_failed=args.retry_failed)
+                        retry_failed=args.retry_failed, time_limit_s=limit)
     print(f"{args.db}: {summary}", file=sys.stderr)
     return 0
 
@@ -187,18 +200,26 @@ def cmd_status(args: argparse.Namespace, extra: Sequence[str]) -> int:
     df = load(args.db)
     ok = df[df["status"] == "ok"]
     bad = df[df["status"] == "error"]
-    print(f"{args.db}: {len(df)} points, {len(ok)} ok, {len(bad)} failed")
+    infeasible = df[df["status"] == "infeasible"]
+    late = df[df["status"] == "timeout"]
+    line = f"{args.db}: {len(df)} points, {len(ok)} ok, {len(bad)} failed"
+    for n, what in ((len(infeasible), "infeasible"), (len(late), "timed out")):
+        if n:
+            line += f", {n} {what}"
+    print(line)
     for col in ("workload", "config", "fidelity"):
         if col in df.columns and df[col].nunique() > 1:
             counts = df.groupby(col)["status"].value_counts().unstack(fill_value=0)
             print(f"by {col}:")
             for name, row in counts.iterrows():
                 print(f"  {name}: " + ", ".join(f"{int(row[c])} {c}" for c in counts.columns))
-    if len(bad):
-        print("failures by message (first line):")
-        first = bad["error"].fillna("").str.split("\n").str[0]
-        for msg, n in first.value_counts().items():
-            print(f"  {n:5d}  {msg}")
+    for rows, title in ((bad, "failures by message"), (infeasible, "infeasible points by reason"),
+                        (late, "timeouts by limit")):
+        if len(rows):
+            print(f"{title} (first line):")
+            first = rows["error"].fillna("").str.split("\n").str[0]
+            for msg, n in first.value_counts().items():
+                print(f"  {n:5d}  {msg}")
     versions = sorted(df["accelsim_version"].dropna().unique())
     if versions:
         print(f"accelsim versions: {', '.join(versions)}")

@@ -1,4 +1,4 @@
-"""A plain-text progress bar on stderr: points done, failed, rate and ETA.
+"""A plain-text progress bar on stderr: points done, failed (infeasible, timed out), rate and ETA.
 
 On a terminal it redraws one line with `\\r`; otherwise (a log file, CI) it prints a full line
 at most every `log_interval_s` seconds, and always the final line, so logs stay short.
@@ -32,7 +32,9 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
         self.done = 0
-        self.failed = 0
+        self.failed = 0  # stored with an error
+        self.infeasible = 0
+        self.timed_out = 0
         self.clock = clock
         self.start = clock()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -57,15 +59,23 @@ class Progress:
         frac = self.done / self.total if self.total else 1.0
         filled = round(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
-        text = (f"[{bar}] {self.done}/{self.total} points, {self.failed} failed, "
-                f"{self.rate:.2f} pts/s, ETA {format_duration(self.eta_s)}")
+        text = f"[{bar}] {self.done}/{self.total} points, {self.failed} failed, "
+        for n, what in ((self.infeasible, "infeasible"), (self.timed_out, "timed out")):
+            if n:
+                text += f"{n} {what}, "
+        text += f"{self.rate:.2f} pts/s, ETA {format_duration(self.eta_s)}"
         if self.skipped:
             text += f" ({self.skipped} already stored)"
         return text
 
-    def advance(self, ok: bool) -> None:
+    def advance(self, ok: bool, status: str | None = None) -> None:
+        """One more point; `status` ("infeasible", "timeout") says what kind of not-ok it was."""
         self.done += 1
-        if not ok:
+        if status == "infeasible":
+            self.infeasible += 1
+        elif status == "timeout":
+            self.timed_out += 1
+        elif not ok:
             self.failed += 1
         self.draw(force=self.done == self.total)
 

@@ -12,37 +12,66 @@ Dask tasks carry chunks of one group) and `preload` (modules the local fork serv
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import queue
 import signal
 import socket
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
+from accelsim.dse.feasibility import InfeasiblePoint
+from accelsim.dse.local_pool import EvalFn, crashed, default_mp_context, timed_out
+from accelsim.dse.local_pool import local_outcomes as pool_outcomes
 from accelsim.dse.progress import Progress
-from accelsim.dse.spec import Point, Scalar, Sweep
-from accelsim.dse.store import STATUS_ERROR, STATUS_OK, Outcome, ResultStore
+from accelsim.dse.spec import Point, Sweep
+from accelsim.dse.store import (
+    STATUS_ERROR,
+    STATUS_INFEASIBLE,
+    STATUS_OK,
+    STATUS_TIMEOUT,
+    Outcome,
+    ResultStore,
+)
+from accelsim.dse.time_limit import (
+    DEFAULT_TIME_LIMIT_S,
+    PointTimeout,
+    check_time_limit,
+    time_limit,
+    timeout_message,
+)
 from accelsim.errors import ConfigError
 
-EvalFn = Callable[[Point], Mapping[str, Scalar | None]]
+__all__ = ["EvalFn", "SweepSummary", "connect", "default_mp_context", "local_outcomes", "run_point",
+           "run_sweep"]
 MAX_ERROR_CHARS = 4000
 
 
-def run_point(evaluate: EvalFn, point: Point) -> Outcome:
-    """Evaluate one point in the worker; any exception becomes the point's stored error."""
+def run_point(evaluate: EvalFn, point: Point, time_limit_s: float | None = None) -> Outcome:
+    """Evaluate one point in the worker; any exception becomes the point's stored error.
+
+    With `time_limit_s`, the evaluation is interrupted in this thread at the limit (the local
+    runner's workers go without: their parent kills them at the limit instead)."""
     from accelsim import __version__
 
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        figures = dict(evaluate(point))
+        if time_limit_s is None:
+            figures = dict(evaluate(point))
+        else:
+            with time_limit(time_limit_s):
+                figures = dict(evaluate(point))
         status, error = STATUS_OK, None
+    except PointTimeout:
+        figures, status, error = {}, STATUS_TIMEOUT, timeout_message(time_limit_s or 0.0)
+    except InfeasiblePoint as exc:  # decided before simulating: a result, not a failure
+        figures, status, error = {}, STATUS_INFEASIBLE, str(exc)[:MAX_ERROR_CHARS]
     except Exception as exc:  # a failing point must never stop the sweep
         figures, status = {}, STATUS_ERROR
         error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
@@ -51,128 +80,24 @@ def run_point(evaluate: EvalFn, point: Point) -> Outcome:
                    cpu_s=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}")
 
 
-def _crashed(point: Point, why: str) -> Outcome:
-    from accelsim import __version__
-
-    return Outcome(point=point, status=STATUS_ERROR, error=why, accelsim_version=__version__)
-
-
 # ---------------------------------------------------------------------------------------------
-# local processes
-
-def default_mp_context() -> str:
-    """forkserver: workers fork from a clean single-threaded server with the simulator preloaded."""
-    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-
-
-def _worker_init() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the sweep and shuts the pool down."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class _Slot:
-    """One worker process (a one-process pool) and the group of points it is working through.
-
-    Points of one group (by the evaluator's `group_key`, e.g. the same compiled program) go to
-    the same process so its caches hit; an idle slot takes the next group, and at the end of
-    the sweep it steals half of the largest unfinished group.
-    """
-
-    def __init__(self, ctx: Any):
-        self.ctx = ctx
-        self.pool = ProcessPoolExecutor(1, mp_context=ctx, initializer=_worker_init)
-        self.group: deque[Point] = deque()
-        self.inflight: dict[Future[Outcome], Point] = {}
-        self.broken = False
-
-    def next_point(self, groups: deque[deque[Point]], slots: Sequence[_Slot]) -> Point | None:
-        if not self.group:
-            if groups:
-                self.group = groups.popleft()
-            else:
-                victim = max(slots, key=lambda s: len(s.group))
-                if len(victim.group) < 2:
-                    return None
-                stolen = [victim.group.pop() for _ in range(len(victim.group) // 2)]
-                self.group = deque(reversed(stolen))
-        return self.group.popleft()
-
-    def restart(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        self.pool = ProcessPoolExecutor(1, mp_context=self.ctx, initializer=_worker_init)
-        self.inflight.clear()
-        self.broken = False
-
+# local processes (accelsim.dse.local_pool)
 
 def local_outcomes(evaluate: EvalFn, points: Sequence[Point], workers: int,
-                   mp_context: str | None = None) -> Iterator[Outcome]:
+                   mp_context: str | None = None,
+                   time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Iterator[Outcome]:
     """Outcomes in completion order. `workers=0` evaluates in this process (for debugging).
 
     If the evaluator has a `group_key(point)` attribute, points with equal keys are sent to
-    the same worker process (see `_Slot`). A worker that dies takes only its own point down:
-    the points it had in flight are re-run alone, and the one that kills a worker again is
-    stored with that error.
+    the same worker process. A point still running at `time_limit_s` is stopped (its worker
+    killed) and stored as `timeout`. A worker that dies takes only its own point down: that
+    point is re-run alone, and stored with the error if it kills its worker again.
     """
     if workers <= 0:
         for p in points:
-            yield run_point(evaluate, p)
+            yield run_point(evaluate, p, time_limit_s)
         return
-    method = mp_context or default_mp_context()
-    ctx = multiprocessing.get_context(method)
-    if method == "forkserver":
-        wanted = (getattr(evaluate, "__module__", None), "accelsim.dse.runners",
-                  *getattr(evaluate, "preload", ()))
-        preload = [m for m in wanted if m]
-        ctx.set_forkserver_preload(preload)
-    group_key = getattr(evaluate, "group_key", None)
-    by_group: dict[Any, deque[Point]] = {}
-    for p in points:
-        by_group.setdefault(group_key(p) if group_key else p.key, deque()).append(p)
-    groups = deque(by_group.values())
-    slots = [_Slot(ctx) for _ in range(workers)]
-    suspects: deque[Point] = deque()
-    try:
-        while True:
-            for slot in slots:
-                while len(slot.inflight) < 2:  # one running, one queued: no idle gap
-                    p = slot.next_point(groups, slots)
-                    if p is None:
-                        break
-                    try:
-                        slot.inflight[slot.pool.submit(run_point, evaluate, p)] = p
-                    except BrokenProcessPool:
-                        suspects.append(p)
-                        slot.broken = True
-                        break
-            owner = {f: slot for slot in slots for f in slot.inflight}
-            if not owner and not suspects:
-                return
-            done = wait(owner, return_when=FIRST_COMPLETED)[0] if owner else set()
-            for fut in done:
-                slot = owner[fut]
-                p = slot.inflight.pop(fut)
-                try:
-                    yield fut.result()
-                except BrokenProcessPool:
-                    suspects.append(p)
-                    slot.broken = True
-            for slot in slots:
-                if slot.broken:
-                    suspects.extend(slot.inflight.values())
-                    slot.restart()
-            while suspects:
-                yield _run_alone(ctx, evaluate, suspects.popleft())
-    finally:
-        for slot in slots:
-            slot.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _run_alone(ctx: Any, evaluate: EvalFn, point: Point) -> Outcome:
-    with ProcessPoolExecutor(1, mp_context=ctx, initializer=_worker_init) as solo:
-        try:
-            return solo.submit(run_point, evaluate, point).result()
-        except BrokenProcessPool:
-            return _crashed(point, "worker process died while evaluating this point")
+    yield from pool_outcomes(evaluate, points, workers, time_limit_s, run_point, mp_context)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,10 +115,12 @@ def connect(scheduler: str, timeout_s: float = 20.0) -> Any:
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
 
 
-def run_points(evaluate: EvalFn, points: Sequence[Point]) -> list[Outcome]:
+def run_points(evaluate: EvalFn, points: Sequence[Point],
+               time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> list[Outcome]:
     """Several points in one task, in order: one Dask task per chunk of a group, so a worker
-    compiles the group's program once (the evaluator's cache) instead of once per point."""
-    return [run_point(evaluate, p) for p in points]
+    compiles the group's program once (the evaluator's cache) instead of once per point. Each
+    point has its own time limit, raised in the task's thread."""
+    return [run_point(evaluate, p, time_limit_s) for p in points]
 
 
 def chunked_groups(evaluate: EvalFn, points: Sequence[Point], chunk: int) -> list[list[Point]]:
@@ -207,52 +134,92 @@ def chunked_groups(evaluate: EvalFn, points: Sequence[Point], chunk: int) -> lis
     return [g[i:i + chunk] for g in groups.values() for i in range(0, len(g), chunk)]
 
 
-def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any,
-                  window: int | None = None, chunk: int = 8) -> Iterator[Outcome]:
+DASK_GRACE_S = 30.0  # scheduling and transfer slack of the parent's backstop
+
+
+@dataclass(frozen=True, slots=True)
+class _DaskTask:
+    future: Any
+    batch: list[Point]
+    backstop: float  # monotonic time after which the parent gives up on the task
+
+
+def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any, window: int | None = None,
+                  chunk: int = 8, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Iterator[Outcome]:
     """Outcomes from a Dask cluster, a chunk of points of one group per task, at most
     `window` tasks in flight. A chunk whose task fails (e.g. its worker died, taking the tasks
     queued next to it along) is retried one point per task; a point whose own task fails is
     re-run at the end alone on the cluster, so only a point that fails by itself stores the
-    infrastructure error."""
-    from distributed import as_completed
+    infrastructure error.
 
+    Time limits: each point is interrupted in its task's thread at `time_limit_s` (stored as
+    `timeout`, the task goes on with the next point). A task stuck where that cannot reach it
+    (native code) gets a backstop: once the points of its chunk and of one chunk queued ahead
+    of it could all have used their limit, the parent stops waiting, retries a chunk point by
+    point and stores a single point as `timeout` (the worker's thread stays busy until the
+    code returns)."""
     if window is None:
         nthreads = sum(client.nthreads().values()) or 1
         window = 2 * nthreads
-    queue: deque[list[Point]] = deque(chunked_groups(evaluate, points, chunk))
-    inflight: dict[str, list[Point]] = {}
+    todo: deque[list[Point]] = deque(chunked_groups(evaluate, points, chunk))
+    finished: queue.Queue[Any] = queue.Queue()  # futures, put by Dask's callback thread
+    inflight: dict[str, _DaskTask] = {}
 
-    def submit() -> Any:
-        batch = queue.popleft()
-        fut = client.submit(run_points, evaluate, batch, pure=False)
-        inflight[fut.key] = batch
-        return fut
+    def submit(batch: list[Point]) -> None:
+        fut = client.submit(run_points, evaluate, batch, time_limit_s, pure=False)
+        backstop = time.monotonic() + (len(batch) + chunk) * time_limit_s + DASK_GRACE_S
+        inflight[fut.key] = _DaskTask(fut, batch, backstop)
+        fut.add_done_callback(finished.put)
 
     suspects: list[Point] = []
-    pending = as_completed([submit() for _ in range(min(window, len(queue)))], loop=client.loop)
     try:
-        for fut in pending:
-            batch = inflight.pop(fut.key)
-            if fut.status == "finished":
-                yield from fut.result()
-            elif len(batch) > 1:
-                queue.extendleft([p] for p in reversed(batch))
-            else:
-                suspects.append(batch[0])
-            fut.release()
-            while queue and len(inflight) < window:
-                pending.add(submit())
+        while todo or inflight:
+            while todo and len(inflight) < window:
+                submit(todo.popleft())
+            nearest = min(t.backstop for t in inflight.values())
+            try:
+                fut = finished.get(timeout=max(0.0, nearest - time.monotonic()))
+            except queue.Empty:
+                fut = None
+            task = inflight.pop(fut.key, None) if fut is not None else None
+            if task is not None:
+                if fut.status == "finished":
+                    yield from fut.result()
+                elif len(task.batch) > 1:
+                    todo.extendleft([p] for p in reversed(task.batch))
+                else:
+                    suspects.append(task.batch[0])
+                fut.release()
+            now = time.monotonic()
+            for key, late in list(inflight.items()):
+                if now < late.backstop:
+                    continue
+                del inflight[key]
+                late.future.cancel()
+                if len(late.batch) > 1:
+                    todo.extendleft([p] for p in reversed(late.batch))
+                else:
+                    yield _dask_timeout(late.batch[0], time_limit_s)
     finally:
-        for f in list(pending.futures):
-            f.cancel()
+        for task in inflight.values():
+            task.future.cancel()
     for p in suspects:  # alone on the cluster: a failure now is this point's own
-        fut = client.submit(run_points, evaluate, [p], pure=False)
+        fut = client.submit(run_points, evaluate, [p], time_limit_s, pure=False)
         try:
-            yield from fut.result()
+            yield from fut.result(timeout=time_limit_s + DASK_GRACE_S)
+        except TimeoutError:
+            yield _dask_timeout(p, time_limit_s)
         except Exception as exc:  # infrastructure failure (e.g. KilledWorker), not the sweep's
-            yield _crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
+            yield crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
         finally:
             fut.release()
+
+
+def _dask_timeout(point: Point, limit_s: float) -> Outcome:
+    out = timed_out(point, limit_s, "dask")
+    return Outcome(point=out.point, status=out.status, accelsim_version=out.accelsim_version,
+                   error=f"{out.error}; the Dask task did not return (stuck outside Python?)",
+                   wall_s=out.wall_s, worker=out.worker)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,14 +232,21 @@ class SweepSummary:
     ran: int  # evaluated by this run
     failed: int  # of those, stored with an error
     wall_s: float
+    infeasible: int = 0  # of those, stored as infeasible (buffers that cannot fit), never simulated
+    timed_out: int = 0  # of those, stopped at the time limit
 
     @property
     def rate(self) -> float:
         return self.ran / self.wall_s if self.wall_s > 0 else 0.0
 
     def __str__(self) -> str:
-        return (f"{self.ran} points evaluated ({self.failed} failed), {self.skipped} already stored, "
+        extra = "".join(f", {n} {what}" for n, what in ((self.infeasible, "infeasible"),
+                                                         (self.timed_out, "timed out")) if n)
+        return (f"{self.ran} points evaluated ({self.failed} failed{extra}), {self.skipped} already stored, "
                 f"{self.total} in the sweep; {self.wall_s:.1f} s, {self.rate:.2f} points/s")
+
+
+RETRIED = (STATUS_ERROR, STATUS_TIMEOUT)  # what `retry_failed` re-runs; infeasible is a result
 
 
 def default_evaluator() -> EvalFn:
@@ -284,20 +258,32 @@ def default_evaluator() -> EvalFn:
 def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
               evaluate: EvalFn | None = None, workers: int | None = None,
               scheduler: str | Any | None = None, progress: bool | TextIO = True,
-              retry_failed: bool = False, mp_context: str | None = None) -> SweepSummary:
+              retry_failed: bool = False, mp_context: str | None = None,
+              time_limit_s: float | None = None) -> SweepSummary:
     """Evaluate every point not yet in `db` and store each outcome as it completes.
 
     `workers`: local processes (default one per core; 0 = in this process). `scheduler`: a
     Dask address `tcp://host:port` or a `distributed.Client`; when given, `workers` is unused.
-    `retry_failed`: re-run points stored with an error (their rows are replaced).
+    `retry_failed`: re-run points stored with an error or a timeout (their rows are replaced);
+    points stored as ok or infeasible are never run again. `time_limit_s`: each point's limit
+    (default: the sweep's `time_limit_s`, else DEFAULT_TIME_LIMIT_S).
+    SIGTERM, like Ctrl-C, stops the sweep and its workers (in the main thread: SystemExit(143)).
     """
     evaluate = evaluate or default_evaluator()
+    if time_limit_s is None:
+        time_limit_s = sweep.time_limit_s if isinstance(sweep, Sweep) else DEFAULT_TIME_LIMIT_S
+    try:
+        limit = check_time_limit(time_limit_s, "time_limit_s")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     points = sweep.points() if isinstance(sweep, Sweep) else list(sweep)
     points = list({p.key: p for p in points}.values())
     store = db if isinstance(db, ResultStore) else ResultStore(db)
     try:
-        done_keys = store.keys("ok") if retry_failed else store.keys()
-        todo = [p for p in points if p.key not in done_keys]
+        stored = store.keys()
+        if retry_failed:
+            stored -= set().union(*(store.keys(s) for s in RETRIED))
+        todo = [p for p in points if p.key not in stored]
         if isinstance(sweep, Sweep):
             store.record_sweep(sweep.name, sweep.to_dict())
         stream = progress if not isinstance(progress, bool) else sys.stderr
@@ -308,26 +294,51 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
             own_client = isinstance(scheduler, str)
             client = connect(scheduler) if own_client else scheduler
         start = time.perf_counter()
-        ran = failed = 0
+        counts = dict.fromkeys((STATUS_OK, STATUS_ERROR, STATUS_INFEASIBLE, STATUS_TIMEOUT), 0)
         try:
-            if client is not None:
-                outcomes = dask_outcomes(evaluate, todo, client)
-            else:
-                n = (os.cpu_count() or 1) if workers is None else workers
-                outcomes = local_outcomes(evaluate, todo, min(n, len(todo)) if n > 0 else 0, mp_context)
-            for outcome in outcomes:
-                store.put(outcome)
-                ran += 1
-                failed += not outcome.ok
-                if bar is not None:
-                    bar.advance(outcome.ok)
+            with _sigterm_stops_the_sweep():
+                if client is not None:
+                    outcomes = dask_outcomes(evaluate, todo, client, time_limit_s=limit)
+                else:
+                    n = (os.cpu_count() or 1) if workers is None else workers
+                    outcomes = local_outcomes(evaluate, todo, min(n, len(todo)) if n > 0 else 0, mp_context,
+                                              time_limit_s=limit)
+                try:
+                    for outcome in outcomes:
+                        store.put(outcome)
+                        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+                        if bar is not None:
+                            bar.advance(outcome.ok, outcome.status)
+                finally:
+                    close = getattr(outcomes, "close", None)
+                    if close is not None:
+                        close()  # the runner's finally: workers stopped now, not at garbage collection
         finally:
             if bar is not None:
                 bar.close()
             if own_client:
                 client.close()
-        return SweepSummary(total=len(points), skipped=len(points) - len(todo), ran=ran, failed=failed,
-                            wall_s=time.perf_counter() - start)
+        return SweepSummary(total=len(points), skipped=len(points) - len(todo), ran=sum(counts.values()),
+                            failed=counts[STATUS_ERROR], wall_s=time.perf_counter() - start,
+                            infeasible=counts[STATUS_INFEASIBLE], timed_out=counts[STATUS_TIMEOUT])
     finally:
         if not isinstance(db, ResultStore):
             store.close()
+
+
+class _sigterm_stops_the_sweep:
+    """SIGTERM raises SystemExit(128 + 15) in the main thread while a sweep runs, so the
+    runner's cleanup (killing its workers) runs as it does for Ctrl-C."""
+
+    def __enter__(self) -> None:
+        self.previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, self._stop)
+
+    @staticmethod
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)

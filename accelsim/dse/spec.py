@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsim.dse.constraints import Constraint
+from accelsim.dse.time_limit import DEFAULT_TIME_LIMIT_S, check_time_limit
 from accelsim.errors import ConfigError
 from compiler.diagnostics import AccelsimError
 
@@ -28,7 +29,7 @@ Scalar = int | float | str | bool
 FIDELITIES = ("analytic", "event")
 MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
-                  "constraints")
+                  "constraints", "time_limit_s")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,6 +224,7 @@ class Sweep:
     constraints: Sequence[str] = ()
     functional: bool = False
     name: str = "sweep"
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S  # per point; a point still running then is `timeout`
     source: str = "<python>"
     check_registry: bool = True
 
@@ -257,6 +259,11 @@ class Sweep:
             raise ConfigError(f"{src}: key 'functional': expected true or false, found {self.functional!r}")
         if not isinstance(self.name, str) or not self.name:
             raise ConfigError(f"{src}: key 'name': expected a non-empty string, found {self.name!r}")
+        try:
+            limit = check_time_limit(self.time_limit_s, "key 'time_limit_s'")
+        except ValueError as exc:
+            raise ConfigError(f"{src}: {exc}") from None
+        object.__setattr__(self, "time_limit_s", limit)
 
         object.__setattr__(self, "hardware", self._check_hardware(_flatten(self.hardware)))
         object.__setattr__(self, "compiler", self._check_compiler(dict(self.compiler)))
@@ -416,6 +423,7 @@ class Sweep:
             "fidelity": list(self.fidelity),
             "functional": self.functional,
             "constraints": list(self.constraints),
+            "time_limit_s": self.time_limit_s,
         }
 
 
@@ -438,6 +446,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: b
         constraints=data.get("constraints", ()),
         functional=data.get("functional", False),
         name=data.get("name", Path(source).stem if source.endswith(".toml") else "sweep"),
+        time_limit_s=data.get("time_limit_s", DEFAULT_TIME_LIMIT_S),
         source=source,
         check_registry=check_registry,
     )

@@ -30,7 +30,10 @@ FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "w
                  "finished_at", "point_json")
 BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match")
 STATUS_OK = "ok"
-STATUS_ERROR = "error"
+STATUS_ERROR = "error"  # the evaluation raised; `error` holds the exception
+STATUS_INFEASIBLE = "infeasible"  # the point's buffers cannot fit; `error` says which, never simulated
+STATUS_TIMEOUT = "timeout"  # the point ran past the sweep's time_limit_s; `error` gives the limit
+STATUSES = (STATUS_OK, STATUS_ERROR, STATUS_INFEASIBLE, STATUS_TIMEOUT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ def test_dask_rows_equal_local_rows_closed_form(tmp_path, cluster):
 def test_dask_rows_equal_local_rows_simulator(tmp_path, cluster):
     """The real evaluator (compile + simulate) on both runners: identical rows."""
     sweep = Sweep(workloads=["gemm:M=16,N=48,K=32"], fidelity=["analytic", "event"],
-                  hardware={"sram.capacity_kib": [4, 64], "dma.engines": [1, 2]},
+                  hardware={"sram.capacity_kib": [8, 64], "dma.engines": [1, 2]},  # 16^3 tiles fit both
                   compiler={"tile_sizes": [[16, 16, 16]], "stages": [1, 2]})
     local = run_sweep(sweep, tmp_path / "local.sqlite", workers=2, progress=False)
     dask = run_sweep(sweep, tmp_path / "dask.sqlite", scheduler=cluster.scheduler_address, progress=False)

@@ -61,7 +61,7 @@ name = "kill-me-real"
 workloads = ["gemm:M=32,N=32,K=32", "gemm:M=16,N=48,K=32"]
 fidelity = "event"
 [hardware]
-sram.capacity_kib = [4, 8, 12]
+sram.capacity_kib = [8, 12, 16]  # 16^3 tiles x 2 stages need 6 KiB: every point fits
 dma.engines = [1, 2, 4]
 [compiler]
 tile_sizes = [[16, 16, 16]]

@@ -56,3 +56,55 @@ def grouped_crashing(point: Point) -> dict[str, float | int | str]:
 
 
 grouped_crashing.group_key = lambda p: p.options["stages"]  # type: ignore[attr-defined]
+
+
+def infeasible(point: Point) -> dict[str, float | int | str]:
+    """32 KiB of SRAM is infeasible (decided before evaluating, as the simulator's check does)."""
+    from accelsim.dse.feasibility import InfeasiblePoint
+
+    if point.hw.get("sram.capacity_kib") == 32:
+        raise InfeasiblePoint("tile buffers need 49,152 B of SRAM; the SRAM holds 32,768 B")
+    return closed_form(point)
+
+
+def _mark_started() -> None:
+    """With TOY_MARK_DIR set: leave a file named after this process, so a test knows it runs."""
+    where = os.environ.get("TOY_MARK_DIR")
+    if where:
+        with open(os.path.join(where, f"{os.getpid()}.started"), "w") as f:
+            f.write(str(os.getppid()))
+
+
+def spinning(point: Point) -> dict[str, float | int | str]:
+    """A Python loop that never ends for dma.engines == 3 (a simulation that does not stop)."""
+    if point.hw.get("dma.engines") == 3:
+        _mark_started()
+        n = 0
+        while True:
+            n += 1
+    return closed_form(point)
+
+
+def sleeping(point: Point) -> dict[str, float | int | str]:
+    """Blocks in one long sleep for dma.engines == 3 (outside Python bytecode)."""
+    if point.hw.get("dma.engines") == 3:
+        _mark_started()
+        time.sleep(3600)
+    return closed_form(point)
+
+
+def native_hang(point: Point) -> dict[str, float | int | str]:
+    """Every point hangs in C code that holds the GIL (a catastrophic regular expression):
+    no Python-level handler or thread of this process runs until it returns."""
+    import re
+
+    _mark_started()
+    re.match(r"(a+)+$", "a" * 64 + "b")
+    return closed_form(point)
+
+
+def sleeping_all(point: Point) -> dict[str, float | int | str]:
+    """Every point sleeps for an hour (Ctrl-C / SIGTERM tests)."""
+    _mark_started()
+    time.sleep(3600)
+    return closed_form(point)
