@@ -17,9 +17,10 @@ groups' regions come from the analysis, queried with a stand-in memref per group
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from compiler.analysis.region import MemRefRegion
 from compiler.diagnostics import PassError
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp
@@ -60,6 +61,7 @@ class AffineDataCopyGeneratePass(Pass):
     name = "affine-data-copy-generate"
     summary = "Generate explicit copying for affine memory operations"
     Options = Options
+    options: Options
 
     def run(self, module: ModuleOp) -> None:
         for func in module.funcs:
@@ -157,7 +159,7 @@ class AffineDataCopyGeneratePass(Pass):
                             f"bytes of fast memory, {cap} bytes available (fast-mem-capacity="
                             f"{opts.fast_mem_capacity} KiB), even at the innermost level", loc)
 
-    def _emit_one(self, memref: Value, region, range_ops: Sequence[Operation],  # type: ignore[no-untyped-def]
+    def _emit_one(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
                   only: Sequence[Operation] | None) -> int:
         opts = self.options
         before, after = self._placement(memref, region, range_ops)
@@ -186,7 +188,8 @@ class AffineDataCopyGeneratePass(Pass):
             self.remark(spec.loc, note)
         return emitted.buffer_bytes
 
-    def _ordered(self, range_ops: Sequence[Operation], regions: dict) -> list:  # type: ignore[type-arg]
+    def _ordered(self, range_ops: Sequence[Operation], regions: Mapping[Value, MemRefRegion]
+                 ) -> list[tuple[Value, MemRefRegion]]:
         seen: list[Value] = []
         for root in range_ops:
             for op in root.walk():
@@ -195,7 +198,7 @@ class AffineDataCopyGeneratePass(Pass):
                     seen.append(op.memref)
         return [(m, regions[m]) for m in seen]
 
-    def _placement(self, memref: Value, region, range_ops: Sequence[Operation]  # type: ignore[no-untyped-def]
+    def _placement(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation]
                    ) -> tuple[Operation, Operation]:
         """Hoist above enclosing loops whose IV the region does not involve, when nothing
         else in that loop touches the memref."""

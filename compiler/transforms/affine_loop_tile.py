@@ -53,6 +53,7 @@ class AffineLoopTilePass(Pass):
     name = "affine-loop-tile"
     summary = "Tile affine loop nests (mlir-opt's -affine-loop-tile)"
     Options = Options
+    options: Options
 
     def run(self, module: ModuleOp) -> None:
         for func in module.funcs:

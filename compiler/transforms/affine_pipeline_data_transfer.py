@@ -77,6 +77,7 @@ class AffinePipelineDataTransferPass(Pass):
     name = "affine-pipeline-data-transfer"
     summary = "Pipeline non-blocking data transfers between memory levels (multi-buffering)"
     Options = Options
+    options: Options
 
     def run(self, module: ModuleOp) -> None:
         self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired

@@ -67,6 +67,7 @@ class OutlineKernelsPass(Pass):
     name = "outline-kernels"
     summary = "Outline every maximal DMA-free loop nest into a private kernel function"
     Options = Options
+    options: Options
 
     def run(self, module: ModuleOp) -> None:
         taken = {f.sym_name for f in module.funcs}

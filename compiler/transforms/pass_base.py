@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, ClassVar
+from typing import ClassVar, TypeVar
 
-from compiler.diagnostics import OptionError, Remark
+from compiler.diagnostics import Location, OptionError, Remark
 from compiler.ir.ops import ModuleOp
+
+OptionsT = TypeVar("OptionsT")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,13 +22,16 @@ class NoOptions:
 
 
 class Pass:
-    """Subclasses set `name`, `Options`, and implement `run`."""
+    """Subclasses set `name`, `Options` (a frozen dataclass; annotate `options: Options`), and
+    implement `run`. `options` is the Options instance, or its mlir-opt spelling, or None for
+    the defaults; `overrides` replace single fields."""
 
     name: ClassVar[str] = "<pass>"
     summary: ClassVar[str] = ""
     Options: ClassVar[type] = NoOptions
+    options: object
 
-    def __init__(self, options: Any = None, **overrides: Any):
+    def __init__(self, options: object = None, **overrides: object):
         if options is None or isinstance(options, str):
             options = parse_options(self.Options, options or "", self.name)
         if overrides:
@@ -34,7 +39,7 @@ class Pass:
         self.options = options
         self.remarks: list[Remark] = []
 
-    def remark(self, loc: Any, message: str) -> None:
+    def remark(self, loc: Location, message: str) -> None:
         self.remarks.append(Remark(self.name, loc, message))
 
     def run(self, module: ModuleOp) -> None:
@@ -44,7 +49,7 @@ class Pass:
         return f"{self.name}({format_options(self.options)})"
 
 
-def _convert(raw: str | None, ftype: Any, key: str, pass_name: str) -> Any:
+def _convert(raw: str | None, ftype: object, key: str, pass_name: str) -> object:
     origin = typing.get_origin(ftype)
     args = typing.get_args(ftype)
     if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
@@ -74,7 +79,7 @@ def _convert(raw: str | None, ftype: Any, key: str, pass_name: str) -> Any:
     raise OptionError(f"{pass_name}: option '{key}' has an unsupported type")
 
 
-def _describe(ftype: Any) -> str:
+def _describe(ftype: object) -> str:
     if ftype is int:
         return "an integer"
     if ftype is float:
@@ -84,11 +89,11 @@ def _describe(ftype: Any) -> str:
     return str(ftype)
 
 
-def parse_options(cls: type, text: str, pass_name: str) -> Any:
+def parse_options(cls: type[OptionsT], text: str, pass_name: str) -> OptionsT:
     """`"tile-sizes=32,32 separate"` -> Options(tile_sizes=(32, 32), separate=True)."""
     hints = typing.get_type_hints(cls)
     fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for item in text.replace("{", " ").replace("}", " ").split():
         key, sep, raw = item.partition("=")
         if key not in fields:
@@ -102,7 +107,7 @@ def parse_options(cls: type, text: str, pass_name: str) -> Any:
         raise OptionError(f"{pass_name}: {exc}") from None
 
 
-def format_options(opts: Any) -> str:
+def format_options(opts: object) -> str:
     parts = []
     for f in dataclasses.fields(opts):
         v = getattr(opts, f.name)

@@ -9,7 +9,7 @@ from compiler.text.parsing.index_lists import IndexListParser
 
 # A parsed location: resolved, unknown (None), ("alias", "#name", offset) until the end, or the
 # parts of a fused location that still contains aliases.
-LocRef = Location | tuple[str, str, int] | list | None  # type: ignore[type-arg]
+LocRef = Location | tuple[str, str, int] | list["LocRef"] | None
 
 
 class LocationParser(IndexListParser):

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 import islpy as isl
 
+from compiler.analysis.region import MemRefRegion
 from compiler.ir.core import Operation
 from compiler.transforms.rewrite.index_exprs import map_exprs
 
 
-def lattice_step(region, accesses: Sequence[Operation]) -> int:  # type: ignore[no-untyped-def]
+def lattice_step(region: MemRefRegion, accesses: Sequence[Operation]) -> int:
     """k > 1 when every access's last index is `lower + k * (something)` (strided accesses:
     the buffer keeps only those elements); 1 otherwise."""
     from math import gcd
@@ -30,7 +31,7 @@ def lattice_step(region, accesses: Sequence[Operation]) -> int:  # type: ignore[
     return g if g > 1 else 1
 
 
-def accessed_limits(region) -> tuple[tuple[int | None, ...], tuple[bool, ...]]:  # type: ignore[no-untyped-def]
+def accessed_limits(region: MemRefRegion) -> tuple[tuple[int | None, ...], tuple[bool, ...]]:
     """Per dim, one past the largest element index any iteration accesses (a constant, when the
     outer loops bound it), capped by the memref's extent; and whether a tile's box can reach it.
 
@@ -67,7 +68,7 @@ def accessed_limits(region) -> tuple[tuple[int | None, ...], tuple[bool, ...]]: 
     return tuple(limits), tuple(clipped)
 
 
-def clip_box(box, limits: Sequence[int | None]):  # type: ignore[no-untyped-def]
+def clip_box(box: isl.Set, limits: Sequence[int | None]) -> isl.Set:
     """`box` with `a_d < limits[d]` added along every dim that has a limit."""
     for d, lim in enumerate(limits):
         if lim is None:
@@ -79,7 +80,7 @@ def clip_box(box, limits: Sequence[int | None]):  # type: ignore[no-untyped-def]
     return box
 
 
-def lattice_box(region, k: int):  # type: ignore[no-untyped-def]
+def lattice_box(region: MemRefRegion, k: int) -> isl.Set:
     """The clipped box restricted to the last-dim residue class of the accessed elements."""
     ex = region.exact
     r = ex.dim(isl.dim_type.set)

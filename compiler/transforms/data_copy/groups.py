@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compiler.analysis.region import MemRefRegion
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import AffineLoadOp, AffineStoreOp
 
 
-def split_disjoint(memref: Value, region, range_ops: Sequence[Operation]) -> list:  # type: ignore[no-untyped-def]
+def split_disjoint(memref: Value, region: MemRefRegion, range_ops: Sequence[Operation]
+                   ) -> list[tuple[MemRefRegion, list[Operation] | None]]:
     """[(region, access ops)] per group of references to `memref` whose element sets never
     overlap another group's (for any outer IV values), when separate boxes are smaller than
     the one bounding box; else [(region, None)] (one buffer for every reference)."""
@@ -50,7 +52,8 @@ def split_disjoint(memref: Value, region, range_ops: Sequence[Operation]) -> lis
     return list(zip(parts, groups.values(), strict=True))
 
 
-def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Operation]]) -> list | None:  # type: ignore[type-arg]
+def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Operation]]
+           ) -> list[MemRefRegion] | None:
     """Regions of each group of accesses, from the analysis: each group is pointed at its own
     stand-in memref value for the query, then restored."""
     from compiler.analysis import memref_regions
@@ -77,7 +80,7 @@ def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Oper
     return out
 
 
-def _rebind(region, memref: Value):  # type: ignore[no-untyped-def]
+def _rebind(region: MemRefRegion, memref: Value) -> MemRefRegion:
     import dataclasses
 
     return dataclasses.replace(region, memref=memref)

@@ -8,13 +8,15 @@ from collections.abc import Sequence
 
 import islpy as isl
 
+from compiler.analysis.region import MemRefRegion
+from compiler.diagnostics import Location
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp
 from compiler.transforms.rewrite.memref_uses import access_sites
 from compiler.transforms.rewrite.structure import ancestor_in_block
 
 
-def depends_on(region, iv: Value) -> bool:  # type: ignore[no-untyped-def]
+def depends_on(region: MemRefRegion, iv: Value) -> bool:
     """Does the accessed set change with `iv` (beyond the loop's own range constraints)?"""
     from compiler.analysis import isl_name
 
@@ -43,7 +45,7 @@ def touched_elsewhere(loop: AffineForOp, memref: Value, inside: Sequence[Operati
     return False
 
 
-def region_loc(range_ops: Sequence[Operation], memref: Value):  # type: ignore[no-untyped-def]
+def region_loc(range_ops: Sequence[Operation], memref: Value) -> Location:
     """The location of the first access to `memref` in the range (copies take it)."""
     for root in range_ops:
         for op in root.walk():

@@ -15,9 +15,10 @@ memrefs the starts read. Otherwise the caller gets a reason for its remark.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from compiler.diagnostics import Location
 from compiler.ir.builder import IndexExpr, affine_map_of, integer_set_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
@@ -190,7 +191,8 @@ def apply(p: CrossTilePlan, loop_iv: Value, loop_lo: IndexExpr, step: int, shift
     return made
 
 
-def _epilogue_steps(epilogue: Sequence[Operation], shift: int):  # type: ignore[no-untyped-def]
+def _epilogue_steps(epilogue: Sequence[Operation], shift: int
+                    ) -> Iterator[tuple[Block, Value | None, Operation]]:
     """(block, time-step IV or None, op to insert before): with shift 1 the epilogue is the
     promoted ops of one time step; with more, one loop over the time steps."""
     if shift >= 2:
@@ -274,7 +276,7 @@ def _clone_chain_values(ops: Sequence[Operation], p: CrossTilePlan, mapping: dic
                 visit(v)
 
 
-def _materialize(e: IndexExpr, block: Block, before: Operation, loc) -> Value:  # type: ignore[no-untyped-def]
+def _materialize(e: IndexExpr, block: Block, before: Operation, loc: Location) -> Value:
     from compiler.ir.ops import ConstantOp
     from compiler.ir.types import INDEX
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr, affine_map_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
@@ -83,7 +84,7 @@ def _one_kind(starts: list[Operation]) -> bool:
                and o.tag is first.tag for o in starts)
 
 
-def _same_index(m1, ops1, m2, ops2) -> bool:  # type: ignore[no-untyped-def]
+def _same_index(m1: AffineMap, ops1: Sequence[Value], m2: AffineMap, ops2: Sequence[Value]) -> bool:
     a = affine_map_of(map_exprs(m1, ops1))
     b = affine_map_of(map_exprs(m2, ops2))
     return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
@@ -109,11 +110,11 @@ def tags_match(start: Operation, wait: Operation) -> bool:
 _PLACEHOLDERS = Block([INDEX] * 16, [f"nest{k}" for k in range(16)]).args
 
 
-def _nest_tag_key(nest: AffineForOp, dma: Operation) -> tuple:  # type: ignore[type-arg]
+def _nest_tag_key(nest: AffineForOp, dma: AffineDmaStartOp | AffineDmaWaitOp
+                  ) -> tuple[AffineMap, tuple[int, ...]]:
     """The tag element a DMA in a nest signals, with the nest's own IVs replaced by
     positional placeholders, so a start nest and its wait nest compare equal."""
-    tag_map = dma.tag_map  # type: ignore[attr-defined]
-    exprs = map_exprs(tag_map, dma.tag_indices)  # type: ignore[attr-defined]
+    exprs = map_exprs(dma.tag_map, dma.tag_indices)
     loops = [o for o in nest.walk() if isinstance(o, AffineForOp)]
     for k, lp in enumerate(loops[: len(_PLACEHOLDERS)]):
         exprs = [substitute_value(e, lp.iv, IndexExpr.of(_PLACEHOLDERS[k])) for e in exprs]

@@ -3,7 +3,7 @@ ops (constants, affine.apply/min/max) are cloned next to users with another shif
 
 from __future__ import annotations
 
-from compiler.ir.core import Operation
+from compiler.ir.core import Block, Operation
 from compiler.ir.ops import (
     AffineForOp,
 )
@@ -29,7 +29,7 @@ def privatize_pure_operands(loop: AffineForOp, shift_of: dict[int, int]) -> None
                 inner.operands[k] = clone.results[v.index]  # type: ignore[attr-defined]
 
 
-def _clone_chain(pure: Operation, body, before: Operation, d: int,  # type: ignore[no-untyped-def]
+def _clone_chain(pure: Operation, body: Block, before: Operation, d: int,
                  shift_of: dict[int, int]) -> Operation:
     c = pure.clone({})
     for k, v in enumerate(c.operands):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compiler.diagnostics import Location
 from compiler.ir.affine_expr import Const, Dim
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr, affine_map_of
@@ -59,7 +60,7 @@ def loop_bounds(loop: AffineForOp) -> tuple[list[IndexExpr], list[IndexExpr]]:
     return map_exprs(loop.lower_map, loop.lower_operands), map_exprs(loop.upper_map, loop.upper_operands)
 
 
-def make_for(lo: Sequence[IndexExpr], hi: Sequence[IndexExpr], step: int, loc,  # type: ignore[no-untyped-def]
+def make_for(lo: Sequence[IndexExpr], hi: Sequence[IndexExpr], step: int, loc: Location,
              iv_name: str | None = None) -> AffineForOp:
     from compiler.ir.ops import AffineYieldOp
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from compiler.diagnostics import Location
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineApplyOp,
@@ -53,7 +54,7 @@ def walk_blocks(root: Operation) -> Iterator[Block]:
         yield from op.blocks
 
 
-def constant_index(block_owner: FuncOp, value: int, loc) -> Value:  # type: ignore[no-untyped-def]
+def constant_index(block_owner: FuncOp, value: int, loc: Location) -> Value:
     """An `arith.constant value : index` at the top of the function (reused when present)."""
     body = block_owner.body
     for op in body.ops:

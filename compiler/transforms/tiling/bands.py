@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from compiler.ir.affine_expr import Const, Dim
+from compiler.ir.affine_expr import AffineExpr, Const, Dim
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr
 from compiler.ir.core import BlockArgument, Operation, OpResult, Value
@@ -76,7 +76,8 @@ def largest_divisor_of_trip_count(lp: AffineForOp) -> int:
     return g or 1
 
 
-def as_index_expr(e, m: AffineMap, operands: Sequence[Value]) -> IndexExpr:  # type: ignore[no-untyped-def]
+def as_index_expr(e: AffineExpr, m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
+    """Result `e` of `m` applied to `operands`, as an IndexExpr."""
     dims = [Dim(k) for k in range(m.num_dims)]
     syms = [Dim(m.num_dims + k) for k in range(m.num_symbols)]
     return IndexExpr(e.substitute(dims, syms), tuple(operands))
