@@ -13,7 +13,7 @@ import time
 import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import accelerator_pipeline
-from accelsim.report import metrics
+from accelsim.report import input_traffic, metrics
 from compiler.transforms.registry import PassManager
 
 OLD_DMA = {"dma.max_outstanding": 1, "dram.interleave": "none"}
@@ -24,11 +24,12 @@ CASES = [("gemm:M=256,N=256,K=256", "default"), ("gemm:M=512,N=512,K=512", "defa
 
 def run(spec: str, cfg, with_module: bool) -> tuple[int, float, str, float]:  # type: ignore[no-untyped-def]
     mod = workloads.get(spec).module()
+    traffic = input_traffic(mod, None, cfg)  # before the passes: the honest roofline
     t0 = time.perf_counter()
     flags, _ = accelerator_pipeline(cfg, mod) if with_module else accelerator_pipeline(cfg)
     PassManager.from_flags(flags).run(mod)
     compile_s = time.perf_counter() - t0
-    m = metrics(simulate(mod, cfg, functional=False))
+    m = metrics(simulate(mod, cfg, functional=False), traffic)
     tile = flags[0].split("=", 1)[1]
     return m["cycles"], m["roofline_ratio"], tile, compile_s
 

@@ -60,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     before, after = run(False), run(True)
-    rb, ra = Report.from_result(before), Report.from_result(after)
+    import workloads
+    from accelsim.report import input_traffic
+
+    w = workloads.get(SPEC)  # the honest roofline: the traffic of the program before the passes
+    traffic = input_traffic(w.module(), w.func_name, before.config)
+    rb, ra = Report.from_result(before, traffic), Report.from_result(after, traffic)
     window = (0, max(before.cycles, after.cycles))
     common = {"config": before.config, "window": window, "width_px": 1200, "lane_px": 30, "dpi": 100}
     files = [out / "gemm_timeline_before.png", out / "gemm_timeline_after.png",

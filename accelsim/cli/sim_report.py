@@ -65,12 +65,14 @@ def require_trace_outputs_unused(args: argparse.Namespace) -> None:
                          "not --fidelity analytic")
 
 
-def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "") -> Any:
+def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "",
+         compulsory: Any = None) -> Any:
     """After one event run: print the table (unless --json), add the rows to the --json
-    figures, and write --timeline/--roofline/--trace. Returns the Report."""
+    figures, and write --timeline/--roofline/--trace. Returns the Report (`compulsory`: the
+    input program's `CompulsoryTraffic`, for the honest roofline)."""
     from accelsim.report import Report
 
-    report = Report.from_result(result)
+    report = Report.from_result(result, compulsory)
     d = report.to_dict()
     figures["units"] = d["units"]
     figures["buffers"] = d["buffers"]
@@ -178,11 +180,14 @@ def run_compare(req: Any) -> Any:
     config = load_config(args.config)
     functional = not args.timing_only
     names = tuple(args.compare)
+    from accelsim.report import input_traffic
+
+    compulsory = input_traffic(fresh_module(req.program), req.program.func_name, config)
     sides: list[dict[str, Any]] = []
     results = []
     compile_seconds = wall = 0.0
     for name in names:
-        module = _fresh_module(req.program)
+        module = fresh_module(req.program)
         t0 = time.perf_counter()
         flags = side_flags(name, config, module, req.program.func_name)
         if flags:
@@ -195,7 +200,7 @@ def run_compare(req: Any) -> Any:
                        func=req.program.func_name, functional=functional)
         wall += time.perf_counter() - t1
         compile_seconds += t1 - t0
-        figs = metrics(res)
+        figs = metrics(res, compulsory)
         figs["side"] = name
         figs["pipeline"] = flags
         results.append(res)
@@ -205,7 +210,7 @@ def run_compare(req: Any) -> Any:
     reports = []
     distinct = names[0] != names[1]
     for k, (name, res) in enumerate(zip(names, results, strict=True)):
-        rep = Report.from_result(res)
+        rep = Report.from_result(res, compulsory)
         reports.append(rep)
         sides[k]["files"] = write_outputs(args, res, rep, suffix=name if distinct else "AB"[k])
     shown = tuple(n if len(n) <= 20 else ab for n, ab in zip(names, ("A", "B"), strict=True))
@@ -232,7 +237,7 @@ def run_compare(req: Any) -> Any:
     return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
 
 
-def _fresh_module(program: Any) -> Any:
+def fresh_module(program: Any) -> Any:
     """A new copy of the input module for one side (passes mutate it)."""
     if program.workload is not None:
         return program.workload.module()
@@ -246,4 +251,4 @@ def _fresh_module(program: Any) -> Any:
 
 
 __all__ = ["PRESETS", "add_arguments", "emit", "parse_window", "require_trace_outputs_unused",
-           "run_compare", "side_flags", "write_outputs"]
+           "fresh_module", "run_compare", "side_flags", "write_outputs"]

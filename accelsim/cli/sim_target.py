@@ -51,6 +51,12 @@ def run_on_sim(req: Any) -> Any:
     config = load_config(args.config)
     module = req.program.module
     func = req.program.func_name
+    # the honest roofline needs the traffic of the program as given, before any pass
+    from accelsim.cli.sim_report import fresh_module
+    from accelsim.report import input_traffic
+
+    compulsory = input_traffic(fresh_module(req.program) if getattr(args, "pass_flags", None)
+                               else module, func, config)
     t0 = time.perf_counter()
     applied: list[str] = []
     if not args.as_is and not getattr(args, "pass_flags", None):
@@ -76,6 +82,9 @@ def run_on_sim(req: Any) -> Any:
         extra = {"fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,
                  "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
                  "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
+        from accelsim.report.roofline import traffic_figures
+
+        extra.update(traffic_figures(compulsory, est.dram_bytes))
         arrays: dict[str, Any] = {}
         wall = est.wall_seconds
         outputs: tuple[str, ...] = ()
@@ -85,7 +94,7 @@ def run_on_sim(req: Any) -> Any:
         result = simulate(module, config, inputs=req.inputs if functional else None, func=func,
                           functional=functional)
         wall = time.perf_counter() - t1
-        extra = metrics(result)
+        extra = metrics(result, compulsory)
         from accelsim.estimate.analytic import estimate
 
         est = estimate(module, config, func=func)
@@ -95,7 +104,8 @@ def run_on_sim(req: Any) -> Any:
         outputs = tuple(arrays) if functional else ()
         from accelsim.cli.sim_report import emit
 
-        emit(args, result, extra)  # the report table (unless --json), --timeline/--roofline/--trace
+        # the report table (unless --json), --timeline/--roofline/--trace
+        emit(args, result, extra, compulsory=compulsory)
     extra["pipeline"] = applied
     if args.check and not arrays:
         raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from accelsim.dse.feasibility import capacity_refusals, check_buffers_fit, check_tiles_fit
 from accelsim.dse.spec import Point, Scalar
 from accelsim.errors import ConfigError
 
@@ -98,18 +97,16 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
 
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
-    with capacity_refusals():  # a point whose buffers cannot fit is infeasible, never simulated
-        check_tiles_fit(point, config, compile_flags(point.options, config))
-        module = compiled_module(point, config)
-        check_buffers_fit(module, config)
+    module = compiled_module(point, config)
+    compulsory = workload_traffic(point.workload, config)
     if point.fidelity == "analytic":
-        figures = analytic_figures(module, config, wl.func_name)
+        figures = analytic_figures(module, config, wl.func_name, compulsory)
     else:
         from accelsim.sim.simulate import simulate
 
         inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
         result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional)
-        figures = event_figures(result)
+        figures = event_figures(result, compulsory)
         # the analytic estimate of the same program, so a sweep shows how far the two differ
         est = analytic_figures(module, config, wl.func_name)["cycles"]
         figures["analytic_cycles"] = est
@@ -118,6 +115,25 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
             figures.update(_check_outputs(wl, inputs, result.outputs))
     figures["config_hash"] = config.hash()
     return figures
+
+
+def workload_traffic(workload: str, config: Any) -> Any:
+    """The compulsory traffic of the workload as built (before any pass), for the honest
+    roofline columns; the same for every point of the workload on configs with its DRAM space."""
+    return _workload_traffic(workload, config.spaces.dram)
+
+
+@lru_cache(maxsize=64)
+def _workload_traffic(workload: str, dram_space: int) -> Any:
+    import workloads
+    from compiler.analysis.compulsory import CompulsoryTraffic, compulsory_traffic
+    from compiler.diagnostics import DiagnosticError
+
+    wl = workloads.get(workload)
+    try:
+        return compulsory_traffic(wl.module(), wl.func_name, memory_space=dram_space)
+    except DiagnosticError as exc:
+        return CompulsoryTraffic.unknown(wl.func_name, dram_space, str(exc))
 
 
 @lru_cache(maxsize=256)
@@ -148,19 +164,18 @@ evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 _NOT_FIGURES = ("config", "func", "fidelity", "flags", "units", "buffers")
 
 
-def report_dict(result: Any) -> dict[str, Any]:
-    """The report of an event run as a dict: `Report.from_result(...).to_dict()` (the report
-    module's full figures), or the older flat `metrics(...)`."""
-    from accelsim import report
+def report_dict(result: Any, compulsory: Any = None) -> dict[str, Any]:
+    """The report of an event run as a dict: `Report.from_result(...).to_dict()`, with the
+    honest roofline when `compulsory` (the input program's `CompulsoryTraffic`) is given."""
+    from accelsim.report import Report
 
-    if hasattr(report, "Report"):
-        return dict(report.Report.from_result(result).to_dict())
-    return dict(report.metrics(result))  # type: ignore[attr-defined]
+    return dict(Report.from_result(result, compulsory).to_dict())
 
 
-def event_figures(result: Any) -> dict[str, Scalar | None]:
-    """Every scalar report figure of an event run, plus one utilization column per unit."""
-    m = report_dict(result)
+def event_figures(result: Any, compulsory: Any = None) -> dict[str, Scalar | None]:
+    """Every scalar report figure of an event run (the honest roofline ones from `compulsory`,
+    the workload's `CompulsoryTraffic`), plus one utilization column per unit."""
+    m = report_dict(result, compulsory)
     figures: dict[str, Scalar | None] = {k: v for k, v in m.items() if k not in _NOT_FIGURES}
     if "dram_bytes" not in figures:
         figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"])
@@ -176,10 +191,12 @@ def event_figures(result: Any) -> dict[str, Scalar | None]:
     return figures
 
 
-def analytic_figures(module: Any, config: Any, func: str | None) -> dict[str, Scalar | None]:
+def analytic_figures(module: Any, config: Any, func: str | None,
+                     compulsory: Any = None) -> dict[str, Scalar | None]:
     """Every scalar field of the analytic estimate (`accelsim.estimate.analytic.estimate`): no trace,
     so fewer figures than an event run (today: cycles, DMA ops, kernel calls, DRAM bytes,
-    compute cycles; no energy). New fields of the estimate become columns by themselves."""
+    compute cycles; no energy), plus `compulsory_bytes` and `traffic_ratio` (DRAM bytes / the
+    compulsory ones) from `compulsory`. New fields of the estimate become columns by themselves."""
     import dataclasses
 
     from accelsim.estimate.analytic import estimate
@@ -191,6 +208,10 @@ def analytic_figures(module: Any, config: Any, func: str | None) -> dict[str, Sc
         if f.name != "wall_seconds" and isinstance(v, int | float | str) and not isinstance(v, bool):
             figures[f.name] = v
     figures["seconds"] = float(est.seconds)
+    if compulsory is not None:
+        from accelsim.report.roofline import traffic_figures
+
+        figures.update(traffic_figures(compulsory, int(est.dram_bytes)))
     return figures
 
 

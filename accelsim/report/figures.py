@@ -1,9 +1,11 @@
-"""What a simulation means to an architect, derived only from its `Trace`, the hardware config
-and the program's event counts (`RunStats`): totals, a row per unit, DMA time split into
-hidden (overlapped by compute) and exposed (control stalled waiting) per buffer and
-`dma_start` location, the roofline bound and the ratio to it, SRAM peak, energy.
+"""What a simulation means to an architect, derived only from its `Trace`, the hardware config,
+the program's event counts (`RunStats`) and its compulsory traffic: totals, a row per unit, DMA
+time split into hidden (overlapped by compute) and exposed (control stalled waiting) per buffer
+and `dma_start` location, the honest roofline and the ratio to it, the traffic the schedule
+moved against what the program needs, SRAM peak, energy.
 
-    report = Report.from_result(simulate(module, "default"))
+    traffic = input_traffic(module, None, config)       # before the accelerator pipeline
+    report = Report.from_result(simulate(compiled, config), traffic)
     print(report.format_table())
     print(compare(report_a, report_b, ("as-is", "default")))
 
@@ -15,10 +17,16 @@ Definitions (all in cycles of the config clock):
   (1.0 = the smaller activity is fully hidden under the other; 0 when either is absent);
   dma_hidden_fraction = hidden / DMA busy.
 - DRAM bytes: moved on the channels (burst granular); `read`/`write` records count as read /
-  written, a DRAM-to-DRAM `copy` separately (it counts towards roofline and energy).
-- roofline: ops = 2 x MACs + ALU ops + special ops; the compute roof is the kernels' ideal
-  cycles (ops / the unit's throughput, no fill/drain), the bandwidth roof is the DRAM bytes
-  moved / (channels x bytes per cycle); roofline cycles = the larger, ratio = cycles / it.
+  written, a DRAM-to-DRAM `copy` separately (it counts towards the moved bytes and energy).
+- roofline (`roofline`, honest): ops = 2 x MACs + ALU ops + special ops; the compute roof is
+  those ops at the machine's peak, the bandwidth roof the *compulsory* DRAM bytes (each input
+  element read once, each output element written once, from the input program's access
+  relations) / (channels x bytes per cycle); roofline cycles = the larger, ratio = cycles / it.
+  None when the compulsory traffic was not given or could not be analysed.
+- schedule roofline (`schedule_roofline`): the kernels' ideal cycles (no fill/drain) and the
+  DRAM bytes the schedule *moved*; traffic_ratio = moved / compulsory.
+- I/O lower bound (`io_bound`): for a gemm-like contraction with S words of SRAM, max(compulsory,
+  2·MACs/√S + |C| words) (Kwasniewski et al. 2019); io_bound_ratio = moved / it. See roofline.py.
 - energy (pJ, the config's [energy] table): DRAM bytes moved, SRAM bytes through the ports
   (kernels + DMAs), MACs / ALU / special ops, and static = static_mw x the run's seconds.
 - SRAM peak: the run's allocation high-water mark (passed in with the counters).
@@ -26,7 +34,6 @@ Definitions (all in cycles of the config clock):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -35,7 +42,18 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.report.roofline import (
+    IoLowerBound,
+    Roofline,
+    compute_unit_name,
+    honest_roofline,
+    io_lower_bound,
+    peak_compute_cycles,
+    peak_dram_bytes_per_cycle,
+)
+from accelsim.report.text import num, pct, plural, table
 from accelsim.trace import Trace, TraceRecord
+from compiler.analysis.compulsory import CompulsoryTraffic
 
 UNIT_ORDER = ("cp", "dma", "dram", "compute")
 
@@ -98,53 +116,6 @@ class BufferRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Roofline:
-    """The two ceilings of the program on the config, and where the run lands."""
-
-    ops: int
-    dram_bytes: int
-    compute_cycles: int           # kernels' ideal cycles: ops / throughput
-    bandwidth_cycles: int         # dram_bytes / peak DRAM bandwidth
-    peak_bytes_per_cycle: int     # channels x bandwidth per channel
-    compute_unit: str             # "matrix 16x16" or "vector 16 lanes"
-    sram_cycles: int = 0          # kernels' SRAM bytes / SRAM bandwidth: a third, inner ceiling
-    sram_bytes_per_cycle: int = 0
-
-    @property
-    def sram_bound(self) -> bool:
-        """The kernels' SRAM traffic, not compute or DRAM, limits the run: the DRAM/compute
-        roofline cannot be reached on this machine whatever the schedule."""
-        return self.sram_cycles > self.cycles
-
-    @property
-    def cycles(self) -> int:
-        return max(self.compute_cycles, self.bandwidth_cycles)
-
-    @property
-    def bound(self) -> str:
-        """`compute` or `bandwidth` (the larger roof; ties count as compute)."""
-        return "compute" if self.compute_cycles >= self.bandwidth_cycles else "bandwidth"
-
-    @property
-    def intensity(self) -> float:
-        """Operational intensity: ops per DRAM byte (inf without DRAM traffic)."""
-        return self.ops / self.dram_bytes if self.dram_bytes else math.inf
-
-    @property
-    def peak_ops_per_cycle(self) -> float:
-        """The program's compute ceiling: its ops over its ideal compute cycles."""
-        return self.ops / self.compute_cycles if self.compute_cycles else 0.0
-
-    def attainable_ops_per_cycle(self, intensity: float) -> float:
-        return min(self.peak_ops_per_cycle, intensity * self.peak_bytes_per_cycle)
-
-    def describe(self) -> str:
-        if self.bound == "compute":
-            return f"compute-bound ({self.compute_unit}, {self.peak_ops_per_cycle:.4g} ops/cycle)"
-        return f"bandwidth-bound (DRAM, {self.peak_bytes_per_cycle} B/cycle)"
-
-
-@dataclass(frozen=True, slots=True)
 class Energy:
     """pJ per component: DRAM bytes moved, SRAM bytes through the ports, arithmetic, leakage."""
 
@@ -174,7 +145,10 @@ class Report:
     hidden_dma_cycles: int
     exposed_dma_cycles: int
     stall_cycles: int
-    roofline: Roofline
+    schedule_roofline: Roofline      # kernels' ideal cycles, the DRAM bytes moved
+    roofline: Roofline | None        # honest: peak compute, compulsory DRAM bytes
+    compulsory: CompulsoryTraffic | None
+    io_bound: IoLowerBound | None
     sram_peak_bytes: int
     sram_capacity_bytes: int
     energy: Energy
@@ -189,10 +163,13 @@ class Report:
     # ---- construction ------------------------------------------------------------------
     @staticmethod
     def build(trace: Trace, config: HardwareConfig, stats: Any, sram_peak_bytes: int = 0,
-              cycles: int | None = None, func: str = "", flags: Iterable[str] = ()) -> Report:
-        """From a trace, the config it ran on and the run's counters (`RunStats`, or any object
+              cycles: int | None = None, func: str = "", flags: Iterable[str] = (),
+              compulsory: CompulsoryTraffic | None = None) -> Report:
+        """From a trace, the config it ran on, the run's counters (`RunStats`, or any object
         with `macs`, `alu_ops`, `special_ops`, `kernel_sram_bytes`, `dma_sram_bytes`,
-        `ideal_compute_cycles`, `dma_ops`, `kernel_calls`)."""
+        `ideal_compute_cycles`, `dma_ops`, `kernel_calls`) and the compulsory traffic of the
+        program before compilation (`roofline.input_traffic`; without it the honest roofline
+        figures are None)."""
         cols = _Columns(trace)
         if cycles is None:
             cycles = trace.metadata.get("cycles")
@@ -210,13 +187,19 @@ class Report:
 
         read, written, copied = _dram_bytes(cols)
         moved = read + written + copied
-        cc = config.compute
-        unit_name = (f"matrix {cc.rows}x{cc.cols}" if cc.kind == "matrix" else f"vector {cc.lanes} lanes")
-        peak_bw = config.dram.channels * config.dram.bandwidth_bytes_per_cycle
-        ops = 2 * int(stats.macs) + int(stats.alu_ops) + int(stats.special_ops)
+        peak_bw = peak_dram_bytes_per_cycle(config)
+        macs, alu, special = int(stats.macs), int(stats.alu_ops), int(stats.special_ops)
+        ops = 2 * macs + alu + special
         sram_bw = config.sram.bytes_per_cycle
         roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), -(-moved // peak_bw),
-                        peak_bw, unit_name, -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
+                        peak_bw, compute_unit_name(config),
+                        -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
+        honest = io = None
+        if compulsory is not None:
+            io = io_lower_bound(compulsory, config.sram.capacity_bytes)
+            if compulsory.known:
+                honest = honest_roofline(config, ops, peak_compute_cycles(config, macs, alu, special),
+                                         compulsory.bytes)
 
         e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
@@ -233,16 +216,19 @@ class Report:
             dram_bytes_written=written, dram_bytes_copied=copied, dma_busy_cycles=dma_busy,
             compute_busy_cycles=comp_busy,
             hidden_dma_cycles=hidden, exposed_dma_cycles=exposed, stall_cycles=stall,
-            roofline=roof, sram_peak_bytes=int(sram_peak_bytes),
+            schedule_roofline=roof, roofline=honest, compulsory=compulsory, io_bound=io,
+            sram_peak_bytes=int(sram_peak_bytes),
             sram_capacity_bytes=config.sram.capacity_bytes, energy=energy, macs=int(stats.macs),
             alu_ops=int(stats.alu_ops), special_ops=int(stats.special_ops),
             dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags))
 
     @staticmethod
-    def from_result(result: Any) -> Report:
-        """From an `accelsim.simulate.SimResult`."""
+    def from_result(result: Any, compulsory: CompulsoryTraffic | None = None) -> Report:
+        """From an `accelsim.sim.simulate.SimResult` and the compulsory traffic of the program
+        it was compiled from."""
         return Report.build(result.trace, result.config, result.stats, result.sram_peak_bytes,
-                            cycles=result.cycles, func=result.func, flags=result.flags)
+                            cycles=result.cycles, func=result.func, flags=result.flags,
+                            compulsory=compulsory)
 
     # ---- derived -----------------------------------------------------------------------
     @property
@@ -267,17 +253,42 @@ class Report:
         return self.hidden_dma_cycles / self.dma_busy_cycles if self.dma_busy_cycles else 0.0
 
     @property
-    def roofline_ratio(self) -> float:
-        return self.cycles / self.roofline.cycles if self.roofline.cycles else math.inf
+    def roofline_ratio(self) -> float | None:
+        """cycles / the honest roofline (None without the compulsory traffic)."""
+        return None if self.roofline is None else self.roofline.ratio(self.cycles)
+
+    @property
+    def schedule_roofline_ratio(self) -> float:
+        """cycles / the roofline of the bytes the schedule moved."""
+        return self.schedule_roofline.ratio(self.cycles)
+
+    @property
+    def dram_bytes(self) -> int:
+        """DRAM bytes moved (read, written and copied)."""
+        return self.schedule_roofline.dram_bytes
+
+    @property
+    def traffic_ratio(self) -> float | None:
+        """DRAM bytes moved / compulsory bytes (1.0 = every input read once, every output
+        written once; None when unknown or when the program needs no DRAM bytes)."""
+        if self.compulsory is None or not self.compulsory.known or not self.compulsory.bytes:
+            return None
+        return self.dram_bytes / self.compulsory.bytes
+
+    @property
+    def io_bound_ratio(self) -> float | None:
+        """DRAM bytes moved / the I/O lower bound for the SRAM size (None: none known)."""
+        b = self.io_bound.bytes if self.io_bound is not None else None
+        return None if not b else self.dram_bytes / b
 
     @property
     def dram_bytes_per_cycle(self) -> float:
-        """Achieved DRAM bandwidth over the whole run (compare `roofline.peak_bytes_per_cycle`)."""
-        return self.roofline.dram_bytes / self.cycles if self.cycles else 0.0
+        """Achieved DRAM bandwidth over the whole run (compare `peak_bytes_per_cycle`)."""
+        return self.dram_bytes / self.cycles if self.cycles else 0.0
 
     @property
     def achieved_ops_per_cycle(self) -> float:
-        return self.roofline.ops / self.cycles if self.cycles else 0.0
+        return self.schedule_roofline.ops / self.cycles if self.cycles else 0.0
 
     @property
     def busiest(self) -> UnitRow:
@@ -298,28 +309,29 @@ class Report:
 
     def figures(self) -> dict[str, Any]:
         """Scalar figures only (and `flags`), e.g. for one row of a DSE result table."""
-        r = self.roofline
+        s = self.schedule_roofline
         return {
             "config": self.config, "func": self.func, "cycles": self.cycles,
             "seconds": self.seconds, "clock_ghz": self.clock_ghz,
             "dram_bytes_read": self.dram_bytes_read, "dram_bytes_written": self.dram_bytes_written,
-            "dram_bytes_copied": self.dram_bytes_copied, "dram_bytes": r.dram_bytes,
+            "dram_bytes_copied": self.dram_bytes_copied, "dram_bytes": self.dram_bytes,
             "compute_utilization": self.compute_utilization,
             "dma_utilization": self.dma_utilization, "overlap_fraction": self.overlap_fraction,
             "dma_hidden_fraction": self.dma_hidden_fraction,
             "dma_busy_cycles": self.dma_busy_cycles, "compute_busy_cycles": self.compute_busy_cycles,
             "hidden_dma_cycles": self.hidden_dma_cycles, "exposed_dma_cycles": self.exposed_dma_cycles,
             "stall_cycles": self.stall_cycles,
-            "roofline_cycles": r.cycles,
-            "roofline_ratio": self.roofline_ratio if r.cycles else None,
-            "roofline_bound": r.bound, "roofline_compute_cycles": r.compute_cycles,
-            "roofline_bandwidth_cycles": r.bandwidth_cycles, "ops": r.ops,
-            "roofline_sram_cycles": r.sram_cycles, "sram_bound": r.sram_bound,
-            "operational_intensity": r.intensity if r.dram_bytes else None,
+            **self.roofline_figures(), "ops": s.ops,
+            "schedule_roofline_cycles": s.cycles,
+            "schedule_roofline_ratio": self.schedule_roofline_ratio if s.cycles else None,
+            "schedule_roofline_bound": s.bound, "schedule_roofline_compute_cycles": s.compute_cycles,
+            "schedule_roofline_bandwidth_cycles": s.bandwidth_cycles,
+            "schedule_operational_intensity": s.intensity if s.dram_bytes else None,
+            "roofline_sram_cycles": s.sram_cycles, "sram_bound": s.sram_bound,
             "achieved_ops_per_cycle": self.achieved_ops_per_cycle,
             "busiest_unit": self.busiest.unit, "busiest_utilization": self.busiest.utilization,
             "dram_bytes_per_cycle": self.dram_bytes_per_cycle,
-            "dram_peak_bytes_per_cycle": r.peak_bytes_per_cycle,
+            "dram_peak_bytes_per_cycle": s.peak_bytes_per_cycle,
             "sram_peak_bytes": self.sram_peak_bytes, "sram_capacity_bytes": self.sram_capacity_bytes,
             "energy_pj": self.energy.total_pj, "energy_dram_pj": self.energy.dram_pj,
             "energy_sram_pj": self.energy.sram_pj, "energy_compute_pj": self.energy.compute_pj,
@@ -330,47 +342,106 @@ class Report:
             **dict(self.extra),
         }
 
+    def roofline_figures(self) -> dict[str, Any]:
+        """The honest roofline, the compulsory traffic and the I/O bound (None where unknown)."""
+        r, c, io = self.roofline, self.compulsory, self.io_bound
+        known = c is not None and c.known
+        return {
+            "roofline_cycles": r.cycles if r is not None else None,
+            "roofline_ratio": self.roofline_ratio if r is not None and r.cycles else None,
+            "roofline_bound": r.bound if r is not None else None,
+            "roofline_compute_cycles": r.compute_cycles if r is not None else None,
+            "roofline_bandwidth_cycles": r.bandwidth_cycles if r is not None else None,
+            "operational_intensity": r.intensity if r is not None and r.dram_bytes else None,
+            "roofline_basis": self.roofline_basis,
+            "compulsory_bytes": c.bytes if known else None,  # type: ignore[union-attr]
+            "compulsory_bytes_read": c.read_bytes if known else None,  # type: ignore[union-attr]
+            "compulsory_bytes_written": c.written_bytes if known else None,  # type: ignore[union-attr]
+            "compulsory_exact": c.exact if known else None,  # type: ignore[union-attr]
+            "traffic_ratio": self.traffic_ratio,
+            "io_lower_bound_bytes": io.bytes if io is not None else None,
+            "io_bound_ratio": self.io_bound_ratio,
+            "io_bound": io.description if io is not None else "none known: compulsory traffic not given",
+        }
+
+    @property
+    def roofline_basis(self) -> str:
+        """What the honest roofline's bandwidth roof is, or why there is none."""
+        c = self.compulsory
+        if c is None:
+            return "unknown: compulsory traffic not given (Report.build(..., compulsory=...))"
+        if not c.known:
+            return f"unknown: {c.unknown_reason}"
+        return ("compulsory traffic: each input element read once, each output element written "
+                "once" + ("" if c.exact else " (a lower bound: some DMA ranges were not modelled)"))
+
+    def _roofline_lines(self) -> list[str]:
+        r, s = self.roofline, self.schedule_roofline
+        if r is None:
+            lines = [f"  roofline   {self.roofline_basis}"]
+        else:
+            lines = [f"  roofline   {r.cycles:,} cycles, {r.describe()}; run is "
+                     + (f"{self.roofline_ratio:.3f}x the roofline" if r.cycles
+                        else "n/a (no ops, no DRAM traffic)"),
+                     f"             {r.ops:,} ops; compulsory DRAM traffic {r.dram_bytes:,} B "
+                     f"({self.compulsory.read_bytes:,} read, {self.compulsory.written_bytes:,} "  # type: ignore[union-attr]
+                     f"written), intensity {num(r.intensity)} ops/B; achieved "
+                     f"{self.achieved_ops_per_cycle:.4g} ops/cycle"]
+            if self.compulsory is not None and not self.compulsory.exact:
+                lines.append("             (compulsory traffic is a lower bound: some DMA ranges "
+                             "were not modelled)")
+        tr = self.traffic_ratio
+        lines.append(f"  traffic    {s.dram_bytes:,} DRAM bytes moved"
+                     + (f" = {num(tr)}x the compulsory" if tr is not None else "")
+                     + f"; schedule roofline {s.cycles:,} cycles (run is "
+                     + (f"{self.schedule_roofline_ratio:.3f}x it)" if s.cycles else "n/a)"))
+        io = self.io_bound
+        if io is not None and io.bytes:
+            lines += [f"  I/O bound  {io.bytes:,} B for {self.sram_capacity_bytes // 1024:,} KiB of SRAM; "
+                      f"moved is {self.io_bound_ratio:.3f}x it", f"             {io.description}"]
+        elif io is not None:
+            lines.append(f"  I/O bound  {io.description}")
+        if s.sram_bound:
+            lines.append(f"             kernels are SRAM-bound: their SRAM traffic at "
+                         f"{s.sram_bytes_per_cycle} B/cycle takes {s.sram_cycles:,} cycles; run is "
+                         f"{self.cycles / s.sram_cycles:.3f}x that")
+        return lines
+
     def format_table(self, max_buffers: int = 20) -> str:
         """The readable default output of `accelsim run --target sim`; the DMA rows are the
         `max_buffers` with the most exposed cycles (all of them are in `to_dict()`)."""
-        r = self.roofline
+        s = self.schedule_roofline
         en = self.energy
         us = self.seconds * 1e6
         lines = [
             f"@{self.func} on '{self.config}': {self.cycles:,} cycles ({us:,.3f} us at "
             f"{self.clock_ghz:g} GHz)",
-            f"  roofline   {r.cycles:,} cycles, {r.describe()}; run is "
-            + (f"{self.roofline_ratio:.3f}x the roofline" if r.cycles else "n/a (no ops, no DRAM traffic)"),
-            f"             {r.ops:,} ops, {r.dram_bytes:,} DRAM bytes, intensity "
-            f"{_num(r.intensity)} ops/B, achieved {self.achieved_ops_per_cycle:.4g} ops/cycle",
-            *([f"             kernels are SRAM-bound: their SRAM traffic at {r.sram_bytes_per_cycle} "
-               f"B/cycle takes {r.sram_cycles:,} cycles; run is {self.cycles / r.sram_cycles:.3f}x that"]
-              if r.sram_bound else []),
+            *self._roofline_lines(),
             f"  DRAM       {self.dram_bytes_read:,} B read, {self.dram_bytes_written:,} B written"
             + (f", {self.dram_bytes_copied:,} B copied" if self.dram_bytes_copied else "")
-            + f"; {self.dram_bytes_per_cycle:.2f} B/cycle of the {r.peak_bytes_per_cycle} peak "
-            f"({_pct(self.dram_bytes_per_cycle / r.peak_bytes_per_cycle)})",
+            + f"; {self.dram_bytes_per_cycle:.2f} B/cycle of the {s.peak_bytes_per_cycle} peak "
+            f"({pct(self.dram_bytes_per_cycle / s.peak_bytes_per_cycle)})",
             f"  SRAM peak  {self.sram_peak_bytes:,} B of {self.sram_capacity_bytes:,} B "
-            f"({_pct(self.sram_peak_bytes / self.sram_capacity_bytes)})",
+            f"({pct(self.sram_peak_bytes / self.sram_capacity_bytes)})",
             f"  DMA        busy {self.dma_busy_cycles:,} cycles: hidden {self.hidden_dma_cycles:,} "
-            f"({_pct(self.dma_hidden_fraction)} overlapped by compute), exposed "
+            f"({pct(self.dma_hidden_fraction)} overlapped by compute), exposed "
             f"{self.exposed_dma_cycles:,} (control stalled)",
-            f"  compute    busy {self.compute_busy_cycles:,} cycles ({_pct(self.compute_utilization)}), "
-            f"{_plural(self.kernel_calls, 'kernel call')}, {_plural(self.dma_ops, 'DMA')}",
-            f"  busiest    {self.busiest.unit} ({_pct(self.busiest.utilization)} of the run)"
+            f"  compute    busy {self.compute_busy_cycles:,} cycles ({pct(self.compute_utilization)}), "
+            f"{plural(self.kernel_calls, 'kernel call')}, {plural(self.dma_ops, 'DMA')}",
+            f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"
             if self.busiest.busy_cycles else "  busiest    -",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "
             f"SRAM {_share(en.sram_pj, en)}, compute {_share(en.compute_pj, en)}, "
             f"static {_share(en.static_pj, en)}",
             "",
         ]
-        lines += _table(["unit", "busy cycles", "util", "bytes", "B/cycle", "intervals"],
-                        [[u.unit, f"{u.busy_cycles:,}", _pct(u.utilization), f"{u.bytes:,}",
+        lines += table(["unit", "busy cycles", "util", "bytes", "B/cycle", "intervals"],
+                        [[u.unit, f"{u.busy_cycles:,}", pct(u.utilization), f"{u.bytes:,}",
                           f"{u.bytes_per_cycle:.2f}" if u.bytes else "-", f"{u.intervals:,}"]
                          for u in self.units])
         if self.buffers:
             lines.append("")
-            lines += _table(["DMA (buffer)", "dir", "n", "bytes", "DMA cycles", "hidden", "exposed",
+            lines += table(["DMA (buffer)", "dir", "n", "bytes", "DMA cycles", "hidden", "exposed",
                              "dma_start at"],
                             [[b.label, b.direction, f"{b.transfers:,}", f"{b.bytes:,}",
                               f"{b.dma_cycles:,}", f"{b.hidden_cycles:,}", f"{b.exposed_cycles:,}",
@@ -532,117 +603,20 @@ class _Coverage:
         return int((other.upto(self.e) - other.upto(self.s)).sum())
 
 
-def metrics(result: Any) -> dict[str, Any]:
+def metrics(result: Any, compulsory: CompulsoryTraffic | None = None) -> dict[str, Any]:
     """The flat figures of a `SimResult` (`Report.figures()`), plus `config_hash`, `fidelity`
-    and the result's `extra`: one scalar per key, for `--json` and DSE result rows."""
-    out = Report.from_result(result).figures()
+    and the result's `extra`: one scalar per key, for `--json` and DSE result rows. Give the
+    compulsory traffic of the program before compilation for the honest roofline."""
+    out = Report.from_result(result, compulsory).figures()
     out["config_hash"] = result.config.hash()
     out["fidelity"] = getattr(result, "fidelity", "event")
     out.update(getattr(result, "extra", {}) or {})
     return out
 
 
-# ---- text ------------------------------------------------------------------------------
-
-def _plural(n: int, what: str) -> str:
-    return f"{n:,} {what}{'' if n == 1 else 's'}"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _num(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.4g}"
-
-
 def _share(pj: float, e: Energy) -> str:
-    return f"{pj / 1e6:,.4g} uJ ({_pct(pj / e.total_pj if e.total_pj else 0.0)})"
+    return f"{pj / 1e6:,.4g} uJ ({pct(pj / e.total_pj if e.total_pj else 0.0)})"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(header)]
-
-    def line(cells: list[str]) -> str:
-        out = [cells[0].ljust(widths[0])]
-        out += [c.rjust(w) for c, w in zip(cells[1:-1], widths[1:-1])]
-        if len(cells) > 1:
-            out.append(cells[-1].ljust(widths[-1]) if not _numeric(cells[-1]) else
-                       cells[-1].rjust(widths[-1]))
-        return "  " + "  ".join(out).rstrip()
-
-    return [line(header), "  " + "  ".join("-" * w for w in widths)] + [line(r) for r in rows]
-
-
-def _numeric(cell: str) -> bool:
-    return cell.replace(",", "").replace(".", "").replace("%", "").replace("x", "").isdigit()
-
-
-# ---- A/B -------------------------------------------------------------------------------
-
-# (label, getter, format, lower is better)
-_COMPARE_ROWS: tuple[tuple[str, Any, str, bool], ...] = (
-    ("cycles", lambda r: r.cycles, "int", True),
-    ("seconds (us)", lambda r: r.seconds * 1e6, "float", True),
-    ("roofline cycles", lambda r: r.roofline.cycles, "int", True),
-    ("roofline ratio", lambda r: r.roofline_ratio, "float", True),
-    ("DRAM bytes read", lambda r: r.dram_bytes_read, "int", True),
-    ("DRAM bytes written", lambda r: r.dram_bytes_written, "int", True),
-    ("DRAM B/cycle", lambda r: r.dram_bytes_per_cycle, "float", False),
-    ("compute utilization", lambda r: r.compute_utilization, "pct", False),
-    ("DMA utilization", lambda r: r.dma_utilization, "pct", False),
-    ("DMA busy cycles", lambda r: r.dma_busy_cycles, "int", True),
-    ("DMA hidden cycles", lambda r: r.hidden_dma_cycles, "int", False),
-    ("DMA exposed cycles", lambda r: r.exposed_dma_cycles, "int", True),
-    ("overlap fraction", lambda r: r.overlap_fraction, "pct", False),
-    ("DMA hidden fraction", lambda r: r.dma_hidden_fraction, "pct", False),
-    ("stall cycles", lambda r: r.stall_cycles, "int", True),
-    ("SRAM peak bytes", lambda r: r.sram_peak_bytes, "int", True),
-    ("DMA ops", lambda r: r.dma_ops, "int", True),
-    ("kernel calls", lambda r: r.kernel_calls, "int", True),
-    ("energy (uJ)", lambda r: r.energy.total_pj / 1e6, "float", True),
-    ("  DRAM (uJ)", lambda r: r.energy.dram_pj / 1e6, "float", True),
-    ("  SRAM (uJ)", lambda r: r.energy.sram_pj / 1e6, "float", True),
-    ("  compute (uJ)", lambda r: r.energy.compute_pj / 1e6, "float", True),
-    ("  static (uJ)", lambda r: r.energy.static_pj / 1e6, "float", True),
-)
-
-
-def compare_rows(a: Report, b: Report) -> list[tuple[str, float, float, float | None]]:
-    """(metric, A, B, B/A) for every metric of the A/B table; ratio None when A is 0."""
-    out = []
-    for label, get, _, _ in _COMPARE_ROWS:
-        va, vb = float(get(a)), float(get(b))
-        out.append((label, va, vb, vb / va if va else None))
-    return out
-
-
-def compare(a: Report, b: Report, names: tuple[str, str] = ("A", "B")) -> str:
-    """The two reports side by side with B/A ratios, then the headline speedup."""
-    fmt = {label: f for label, _, f, _ in _COMPARE_ROWS}
-    rows = []
-    for label, va, vb, ratio in compare_rows(a, b):
-        rows.append([label, _fmt(va, fmt[label]), _fmt(vb, fmt[label]),
-                     "-" if ratio is None else f"{ratio:.3f}x"])
-    lines = _table(["metric", names[0], names[1], f"{names[1]}/{names[0]}"], rows)
-    if a.cycles and a.cycles == b.cycles:
-        lines += ["", f"  {names[0]} and {names[1]} take the same number of cycles"]
-    elif a.cycles and b.cycles:
-        faster, slower = (names[1], names[0]) if b.cycles <= a.cycles else (names[0], names[1])
-        lines.append("")
-        lines.append(f"  {faster} takes {max(a.cycles, b.cycles) / min(a.cycles, b.cycles):.3f}x "
-                     f"fewer cycles than {slower}")
-    return "\n".join(lines)
-
-
-def _fmt(v: float, kind: str) -> str:
-    if kind == "int":
-        return f"{round(v):,}"
-    if kind == "pct":
-        return _pct(v)
-    return "inf" if math.isinf(v) else f"{v:,.4g}"
-
-
-__all__ = ["BufferRow", "Energy", "Report", "Roofline", "UnitRow", "compare", "compare_rows",
-           "expected_units", "metrics", "unit_group", "unit_sort_key"]
+__all__ = ["BufferRow", "Energy", "IoLowerBound", "Report", "Roofline", "UnitRow", "expected_units",
+           "metrics", "unit_group", "unit_sort_key"]

@@ -64,9 +64,9 @@ def test_report_figures_follow_from_the_trace():
     assert m["overlap_fraction"] == 0.0  # sequential: never both busy
     assert m["stall_cycles"] == sum(d.duration for d in dmas)  # the CP waits on every DMA
     peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
-    assert m["roofline_cycles"] == max(r.stats.ideal_compute_cycles,
+    assert m["schedule_roofline_cycles"] == max(r.stats.ideal_compute_cycles,
                                        math.ceil((10 * 1024 + burst) / peak))
-    assert m["roofline_ratio"] == pytest.approx(r.cycles / m["roofline_cycles"])
+    assert m["schedule_roofline_ratio"] == pytest.approx(r.cycles / m["schedule_roofline_cycles"])
     assert m["sram_peak_bytes"] == 2 * 256 * 4 + 4
     e = cfg.energy
     sram = r.stats.kernel_sram_bytes + r.stats.dma_sram_bytes

@@ -13,14 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelsim import load_config, simulate
-from accelsim.report import Report, compare, compare_rows, metrics
+from accelsim.report import Report, compare, compare_rows, input_traffic, metrics
+from accelsim.report.roofline import peak_compute_cycles
 from accelsim.trace import Trace
+from compiler.analysis.compulsory import ArgumentTraffic, CompulsoryTraffic
+from compiler.analysis.contraction import ContractionMatch
 from compiler.ir import F32, I32, Builder, memref
 from workloads.dma_programs import tile_sum, tiled_gemm
 
 ISSUE_KEYS = ("cycles", "seconds", "dram_bytes_read", "dram_bytes_written", "compute_utilization",
               "dma_utilization", "overlap_fraction", "stall_cycles", "roofline_cycles",
-              "roofline_ratio", "sram_peak_bytes", "energy_pj")
+              "roofline_ratio", "traffic_ratio", "compulsory_bytes", "schedule_roofline_cycles",
+              "sram_peak_bytes", "energy_pj")
 
 
 def stats(**kw):
@@ -61,13 +65,15 @@ def bitmap(trace, pred, n):
 
 
 @settings(max_examples=150, deadline=None)
-@given(traces(), st.integers(0, 3))
-def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles):
+@given(traces(), st.integers(0, 3), st.integers(0, 2000), st.integers(0, 2000))
+def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles, need_read, need_written):
     cfg = load_config("default")
     n = trace.end + extra_cycles
     st_ = stats(macs=7, alu_ops=5, special_ops=2, ideal_compute_cycles=3, kernel_sram_bytes=11,
                 dma_sram_bytes=13)
-    rep = Report.build(trace, cfg, st_, sram_peak_bytes=99, cycles=n)
+    need = CompulsoryTraffic("f", 0, (ArgumentTraffic("A", 4, 4000, need_read, need_written),),
+                             ContractionMatch(None, "test"))
+    rep = Report.build(trace, cfg, st_, sram_peak_bytes=99, cycles=n, compulsory=need)
     for row in rep.units:
         busy = int(bitmap(trace, lambda r, u=row.unit: r.unit == u, n).sum())
         assert row.busy_cycles == busy
@@ -95,13 +101,22 @@ def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles):
     read = sum(r.bytes for r in dram if r.kind == "read")
     written = sum(r.bytes for r in dram if r.kind == "write")
     moved = sum(r.bytes for r in dram)
-    assert (rep.dram_bytes_read, rep.dram_bytes_written, rep.roofline.dram_bytes) == (read, written, moved)
+    assert (rep.dram_bytes_read, rep.dram_bytes_written, rep.schedule_roofline.dram_bytes) == \
+        (read, written, moved)
     peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
-    assert rep.roofline.cycles == max(3, math.ceil(moved / peak))
+    assert rep.schedule_roofline.cycles == max(3, math.ceil(moved / peak))
+    # the honest roofline: the ops at the machine's peak, the compulsory bytes
+    compulsory = 4 * (need_read + need_written)
+    peak_compute = peak_compute_cycles(cfg, 7, 5, 2)
+    assert peak_compute == math.ceil(7 / 256) + math.ceil((5 + 2 * cfg.compute.special_op_cycles) / 16)
+    assert rep.roofline.cycles == max(peak_compute, math.ceil(compulsory / peak))
+    assert rep.roofline.dram_bytes == compulsory == rep.to_dict()["compulsory_bytes"]
+    assert rep.traffic_ratio == (moved / compulsory if compulsory else None)
+    assert rep.io_bound.bytes is None and rep.io_bound.description == "none known: test"
     assert rep.dram_bytes_per_cycle == pytest.approx(moved / n if n else 0.0)
     work = [u for u in rep.units if u.unit != "cp"]
     assert rep.busiest.busy_cycles == max(u.busy_cycles for u in work)
-    assert rep.roofline.ops == 2 * 7 + 5 + 2
+    assert rep.roofline.ops == rep.schedule_roofline.ops == 2 * 7 + 5 + 2
     e = cfg.energy
     assert rep.energy.dram_pj == pytest.approx(moved * e.dram_pj_per_byte)
     assert rep.energy.sram_pj == pytest.approx(24 * e.sram_pj_per_byte)
@@ -167,18 +182,29 @@ def test_queue_full_stall_is_charged_to_the_dma_start_being_enqueued():
 
 def test_roofline_bound_switches_with_the_compute_unit():
     prog = tiled_gemm(64, 64, 64, 32)
-    mat = Report.from_result(simulate(prog, "default", functional=False))
     cfg = load_config("default")
+    need = input_traffic(prog, None, cfg)  # as given: A and B read, C read and written, once
+    assert need.bytes == 4 * 64 * 64 * 4
+    mat = Report.from_result(simulate(prog, "default", functional=False), need)
     peak = cfg.dram.channels * cfg.dram.bandwidth_bytes_per_cycle
-    assert mat.roofline.bound == "bandwidth"
-    assert mat.roofline.cycles == math.ceil(mat.roofline.dram_bytes / peak)
-    assert mat.roofline.ops == 2 * 64 ** 3
-    assert mat.roofline_ratio == pytest.approx(mat.cycles / mat.roofline.cycles)
-    assert mat.roofline_ratio >= 1.0
+    sched = mat.schedule_roofline
+    assert sched.bound == "bandwidth"
+    assert sched.cycles == math.ceil(sched.dram_bytes / peak)
+    assert sched.ops == 2 * 64 ** 3
+    assert mat.schedule_roofline_ratio == pytest.approx(mat.cycles / sched.cycles)
+    assert mat.schedule_roofline_ratio >= 1.0
+    # honest: 64^3 MACs on the 16x16 array = 1,024 cycles < 65,536 compulsory bytes / 32 B/cycle
+    assert (mat.roofline.bound, mat.roofline.compute_cycles) == ("bandwidth", 64 ** 3 // 256)
+    assert mat.roofline.cycles == need.bytes // peak == 2048
+    assert mat.roofline_ratio == pytest.approx(mat.cycles / 2048)
+    assert mat.roofline_ratio >= mat.schedule_roofline_ratio >= 1.0  # compulsory <= moved
+    assert mat.traffic_ratio == sched.dram_bytes / need.bytes >= 1.0
     vec_cfg = cfg.with_overrides({"compute.kind": "vector", "compute.lanes": 4})
-    vec = Report.from_result(simulate(tiled_gemm(64, 64, 64, 32), vec_cfg, functional=False))
-    assert vec.roofline.bound == "compute"
+    vec = Report.from_result(simulate(tiled_gemm(64, 64, 64, 32), vec_cfg, functional=False),
+                             input_traffic(tiled_gemm(64, 64, 64, 32), None, vec_cfg))
+    assert vec.schedule_roofline.bound == vec.roofline.bound == "compute"
     # a MAC is one fused lane-op on the vector unit: 64^3 / 4 lanes
+    assert vec.schedule_roofline.cycles == vec.schedule_roofline.compute_cycles == 64 ** 3 // 4
     assert vec.roofline.cycles == vec.roofline.compute_cycles == 64 ** 3 // 4
     assert "compute-bound (vector 4 lanes" in vec.roofline.describe()
     assert vec.roofline.attainable_ops_per_cycle(1e9) == pytest.approx(8.0)  # 2 ops per FMA
@@ -199,21 +225,22 @@ def test_energy_components_follow_the_config_table():
 
 
 def test_to_dict_has_the_issue_keys_and_rows_and_is_strict_json():
+    need = input_traffic(tiled_gemm(64, 64, 64, 32), None, load_config("default"))
     r = simulate(tiled_gemm(64, 64, 64, 32), "default", functional=False)
-    d = Report.from_result(r).to_dict()
+    d = Report.from_result(r, need).to_dict()
     for k in ISSUE_KEYS:
-        assert k in d
+        assert d[k] is not None
     assert {u["unit"] for u in d["units"]} == {"cp", "dma0", "dma1", "dram.ch0", "dram.ch1", "compute0"}
     assert all({"buffer", "loc", "hidden_cycles", "exposed_cycles"} <= set(b) for b in d["buffers"])
     json.loads(json.dumps(d, allow_nan=False))
-    flat = metrics(r)
+    flat = metrics(r, need)
     assert not any(isinstance(v, dict) for v in flat.values())
     assert all(flat[k] == d[k] for k in ISSUE_KEYS)
 
 
 def test_format_table_lists_every_unit_and_every_dma_start():
     r = simulate(tiled_gemm(64, 64, 64, 32), "default", functional=False)
-    rep = Report.from_result(r)
+    rep = Report.from_result(r, input_traffic(tiled_gemm(64, 64, 64, 32), None, r.config))
     text = rep.format_table()
     for row in rep.units:
         assert f"\n  {row.unit} " in text
@@ -247,7 +274,7 @@ def test_sram_ceiling_is_reported_when_kernels_are_sram_bound():
     mod = tiled_gemm(64, 64, 64, 32)
     res = simulate(mod, cfg, functional=False)
     rep = Report.from_result(res)
-    r = rep.roofline
+    r = rep.schedule_roofline
     macs = 64 ** 3
     assert rep.macs == macs
     assert r.sram_bytes_per_cycle == cfg.sram.banks * cfg.sram.bank_bytes_per_cycle == 32
@@ -260,4 +287,4 @@ def test_sram_ceiling_is_reported_when_kernels_are_sram_bound():
     assert d["roofline_sram_cycles"] == r.sram_cycles and d["sram_bound"] is True
     # the matrix unit streams its operands once per kernel: not SRAM-bound, no such line
     mat = Report.from_result(simulate(mod, load_config("default"), functional=False))
-    assert not mat.roofline.sram_bound and "SRAM-bound" not in mat.format_table()
+    assert not mat.schedule_roofline.sram_bound and "SRAM-bound" not in mat.format_table()

@@ -1,0 +1,161 @@
+"""Rooflines and I/O bounds: what a run is measured against.
+
+- the **honest roofline** (`Report.roofline`): the compute roof is the run's ops at the
+  machine's peak (MACs on the matrix array or the lanes, every other op on the lanes), the
+  bandwidth roof is the program's *compulsory* DRAM traffic (each input element read once,
+  each output element written once: `compiler.analysis.compulsory`, on the program before
+  tiling and copies) over the peak DRAM bandwidth; the bound is the larger, ratio = cycles / it.
+  It depends on the program and the machine only, never on the schedule.
+- the **schedule roofline** (`Report.schedule_roofline`): the same with the kernels' ideal
+  cycles and the bytes the schedule moved; how close the run comes to what its own traffic
+  allows (a schedule that moves 1000x the data can sit at 1.0 of it).
+- `traffic_ratio` = DRAM bytes moved / compulsory bytes.
+- the **I/O lower bound** for the SRAM size, where one is known: gemm-like contractions (and
+  convolutions whose windows do not overlap) need at least 2·MACs/√S + |C| words for S words
+  of fast memory (Kwasniewski et al. 2019); `io_bound_ratio` = moved / max(that, compulsory).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from accelsim.config import HardwareConfig
+from compiler.analysis.compulsory import CompulsoryTraffic, compulsory_traffic
+from compiler.diagnostics import DiagnosticError
+from compiler.ir.ops import FuncOp, ModuleOp
+
+
+@dataclass(frozen=True, slots=True)
+class Roofline:
+    """The two ceilings of the program on the config for `dram_bytes`, and where a run lands."""
+
+    ops: int
+    dram_bytes: int
+    compute_cycles: int           # ops at the compute ceiling
+    bandwidth_cycles: int         # dram_bytes / peak DRAM bandwidth
+    peak_bytes_per_cycle: int     # channels x bandwidth per channel
+    compute_unit: str             # "matrix 16x16" or "vector 16 lanes"
+    sram_cycles: int = 0          # kernels' SRAM bytes / SRAM bandwidth: a third, inner ceiling
+    sram_bytes_per_cycle: int = 0
+
+    @property
+    def sram_bound(self) -> bool:
+        """The kernels' SRAM traffic, not compute or DRAM, limits the run: the DRAM/compute
+        roofline cannot be reached on this machine whatever the schedule."""
+        return self.sram_cycles > self.cycles
+
+    @property
+    def cycles(self) -> int:
+        return max(self.compute_cycles, self.bandwidth_cycles)
+
+    @property
+    def bound(self) -> str:
+        """`compute` or `bandwidth` (the larger roof; ties count as compute)."""
+        return "compute" if self.compute_cycles >= self.bandwidth_cycles else "bandwidth"
+
+    @property
+    def intensity(self) -> float:
+        """Operational intensity: ops per DRAM byte (inf without DRAM traffic)."""
+        return self.ops / self.dram_bytes if self.dram_bytes else math.inf
+
+    @property
+    def peak_ops_per_cycle(self) -> float:
+        """The program's compute ceiling: its ops over its ideal compute cycles."""
+        return self.ops / self.compute_cycles if self.compute_cycles else 0.0
+
+    def attainable_ops_per_cycle(self, intensity: float) -> float:
+        return min(self.peak_ops_per_cycle, intensity * self.peak_bytes_per_cycle)
+
+    def ratio(self, cycles: int) -> float:
+        return cycles / self.cycles if self.cycles else math.inf
+
+    def describe(self) -> str:
+        if self.bound == "compute":
+            return f"compute-bound ({self.compute_unit}, {self.peak_ops_per_cycle:.4g} ops/cycle)"
+        return f"bandwidth-bound (DRAM, {self.peak_bytes_per_cycle} B/cycle)"
+
+
+@dataclass(frozen=True, slots=True)
+class IoLowerBound:
+    """DRAM bytes any schedule must move with this SRAM, or None with the reason none is known."""
+
+    bytes: int | None
+    description: str
+
+
+def compute_unit_name(config: HardwareConfig) -> str:
+    cc = config.compute
+    return f"matrix {cc.rows}x{cc.cols}" if cc.kind == "matrix" else f"vector {cc.lanes} lanes"
+
+
+def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special_ops: int) -> int:
+    """The fewest cycles the machine's compute can do these ops in: MACs on the matrix array
+    (or the lanes, if faster), everything else on the lanes (special ops at their issue cost),
+    as the kernel cost model charges them but with no per-kernel rounding or unit choice."""
+    cc = config.compute
+    rest = alu_ops + special_ops * cc.special_op_cycles
+    on_lanes = -(-(macs + rest) // cc.lanes)
+    if cc.kind != "matrix":
+        return on_lanes
+    return min(on_lanes, -(-macs // (cc.rows * cc.cols)) + -(-rest // cc.lanes))
+
+
+def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int:
+    return config.dram.channels * config.dram.bandwidth_bytes_per_cycle
+
+
+def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
+                    compulsory_bytes: int) -> Roofline:
+    """The roofline of the program on the machine: peak compute, compulsory DRAM traffic."""
+    peak = peak_dram_bytes_per_cycle(config)
+    return Roofline(ops, compulsory_bytes, compute_cycles, -(-compulsory_bytes // peak), peak,
+                    compute_unit_name(config))
+
+
+def io_lower_bound(traffic: CompulsoryTraffic, sram_bytes: int) -> IoLowerBound:
+    """max(compulsory, 2·MACs/√S + |C| words) for a gemm-like contraction with S words of SRAM
+    (Kwasniewski et al., SC 2019); None with the reason for anything else."""
+    if not traffic.known:
+        return IoLowerBound(None, f"none known: compulsory traffic unknown ({traffic.unknown_reason})")
+    c = traffic.contraction.contraction
+    if c is None:
+        return IoLowerBound(None, f"none known: {traffic.contraction.reason}")
+    slow = {a.name for a in traffic.arguments}
+    outside = [n for n in (c.output, c.left, c.right) if n not in slow]
+    if outside:
+        return IoLowerBound(None, f"none known: operand %{outside[0]} of the contraction is not in "
+                                  f"DRAM (memory space {traffic.memory_space})")
+    words = sram_bytes // c.element_bytes
+    if words < 1:
+        return IoLowerBound(None, "none known: the SRAM holds no element")
+    # floor: the bound stays a lower bound whatever the float rounding
+    pebbling = math.floor(2 * c.macs / math.sqrt(words)) + c.output_elements
+    nbytes = max(pebbling * c.element_bytes, traffic.bytes)
+    which = "2·MACs/√S + |C|" if pebbling * c.element_bytes >= traffic.bytes else "compulsory"
+    return IoLowerBound(nbytes, f"{c.describe()}, S = {words:,} words of SRAM: "
+                                f"max(compulsory, 2·MACs/√S + |C|) = {which} (Kwasniewski et al. 2019)")
+
+
+def traffic_figures(traffic: CompulsoryTraffic | None, moved_bytes: int) -> dict[str, int | float | None]:
+    """`compulsory_bytes` and `traffic_ratio` (moved / compulsory) where no trace gives a full
+    report (the analytic estimate)."""
+    if traffic is None or not traffic.known:
+        return {"compulsory_bytes": None, "traffic_ratio": None}
+    need = traffic.bytes
+    return {"compulsory_bytes": need, "traffic_ratio": moved_bytes / need if need else None}
+
+
+def input_traffic(module: ModuleOp | FuncOp, func: str | None, config: HardwareConfig) -> CompulsoryTraffic:
+    """The compulsory DRAM traffic of `module` as given (call it on the program *before* the
+    accelerator pipeline: the compiled one moves bounding boxes); unknown, with the analysis'
+    reason, when an access is beyond it."""
+    name = func or (module.sym_name if isinstance(module, FuncOp) else "")
+    try:
+        return compulsory_traffic(module, func, memory_space=config.spaces.dram)
+    except DiagnosticError as exc:
+        return CompulsoryTraffic.unknown(name, config.spaces.dram, str(exc))
+
+
+__all__ = ["IoLowerBound", "Roofline", "compute_unit_name", "honest_roofline", "input_traffic",
+           "io_lower_bound", "peak_compute_cycles", "peak_dram_bytes_per_cycle", "traffic_figures"]
