@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from accelsim.dse.feasibility import capacity_refusals, check_buffers_fit, check_tiles_fit
 from accelsim.dse.spec import Point, Scalar
 from accelsim.errors import ConfigError
 
@@ -97,7 +98,10 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
 
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
-    module = compiled_module(point, config)
+    with capacity_refusals():  # a point whose buffers cannot fit is infeasible, never simulated
+        check_tiles_fit(point, config, compile_flags(point.options, config))
+        module = compiled_module(point, config)
+        check_buffers_fit(module, config)
     compulsory = workload_traffic(point.workload, config)
     if point.fidelity == "analytic":
         figures = analytic_figures(module, config, wl.func_name, compulsory)
