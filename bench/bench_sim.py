@@ -171,10 +171,10 @@ def gemm_1024(quick: bool) -> None:
 
 
 def _gemm_program(n: int, cfg):  # type: ignore[no-untyped-def]
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
+    from compiler.transforms import registry
 
-    _load_builtin_passes()
-    if "affine-loop-tile" in PASSES:
+    getattr(registry, "_load_builtin_passes", lambda: None)()  # an older tree fills PASSES lazily
+    if "affine-loop-tile" in registry.PASSES:
         import workloads
         from accelsim.compile.accelerator import accelerator_pipeline
         from compiler.transforms.registry import PassManager

@@ -34,9 +34,8 @@ def list_passes() -> str:
     """One line per registered pass: its flag, its options with defaults, its summary."""
     import dataclasses
 
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
+    from compiler.transforms.registry import PASSES
 
-    _load_builtin_passes()
     lines = []
     for name in sorted(PASSES):
         cls = PASSES[name]

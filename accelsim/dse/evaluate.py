@@ -80,9 +80,8 @@ def compiled_module(point: Point, config: Any) -> Any:
 
 def compile_point(point: Point, module: Any, config: Any) -> Any:
     from compiler.transforms import PassManager, create_pass
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
+    from compiler.transforms.registry import PASSES
 
-    _load_builtin_passes()
     passes = []
     for name, opts in compile_flags(point.options, config):
         if name not in PASSES:

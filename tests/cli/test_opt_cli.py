@@ -102,9 +102,8 @@ def test_unknown_op_in_file_is_rendered(tmp_path: pathlib.Path) -> None:
 
 
 def test_pass_flags_run_in_order_when_registered() -> None:
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
+    from compiler.transforms.registry import PASSES
 
-    _load_builtin_passes()
     if "affine-pipeline-data-transfer" not in PASSES:
         pytest.skip("affine-pipeline-data-transfer has not landed yet")
     src = ROOT / "tests" / "compiler" / "text" / "upstream" / "vadd_copy.mlir"
@@ -117,9 +116,8 @@ def test_pass_flags_run_in_order_when_registered() -> None:
 def test_pass_flags_match_the_pass_manager_in_the_given_order() -> None:
     from compiler.ir.verifier import verify
     from compiler.text import print_module
-    from compiler.transforms.registry import PASSES, PassManager, _load_builtin_passes
+    from compiler.transforms.registry import PASSES, PassManager
 
-    _load_builtin_passes()
     if not {"affine-loop-tile", "affine-data-copy-generate"} <= set(PASSES):
         pytest.skip("tiling and copy generation have not landed yet")
     src = KERNELS / "gemm.mlir"
@@ -138,9 +136,8 @@ def test_pass_flags_match_the_pass_manager_in_the_given_order() -> None:
 
 
 def test_list_passes_and_missing_input() -> None:
-    from compiler.transforms.registry import PASSES, _load_builtin_passes
+    from compiler.transforms.registry import PASSES
 
-    _load_builtin_passes()
     proc = accelsim("opt", "--list-passes")
     assert proc.returncode == 0
     listed = re.findall(r"^--([\w-]+)", proc.stdout, re.M)
