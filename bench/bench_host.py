@@ -1,6 +1,12 @@
-"""Host backend vs numba (@njit) vs gcc -O3 -march=native on the same loop nests.
+"""Host backend vs numba (@njit) vs gcc -O3 -march=native on the same loop nests, and the cost
+of the backend's bounds-checked mode.
 
     .venv/bin/python bench/bench_host.py [--quick] [--kernels gemm,jacobi-2d,...] [--reps N]
+                                         [--peers ours,checked,checked-rt,numba,gcc]
+
+Peers: `ours` (compile_module defaults), `checked` (bounds_check=True: the checks isl cannot
+prove in bounds stay in the code), `checked-rt` (bounds_check with the proofs off: every
+load/store checked at run time, what the proofs save), numba, gcc.
 
 Each kernel is a workload built by `workloads`; the numba and C versions are generated from
 the very same IR function (bench/loopnest_emit.py), so every peer runs the same loops in the
@@ -30,7 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loopnest_emit import emit_c, emit_python
 
 import workloads
-from compiler.backend import CACHE, compile_module
+from compiler.backend import CACHE
+from compiler.backend.lower import LoweringOptions
 from compiler.ir import MemRefType
 
 KERNELS = {
@@ -71,14 +78,26 @@ class Peer:
         return min(self.wall)
 
 
-def setup_ours(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
+def _setup_backend(w, arrays: dict[str, np.ndarray], options: LoweringOptions) -> Peer:  # type: ignore[no-untyped-def]
     CACHE.clear()
     module = w.module()
     t = time.perf_counter()
-    compiled = compile_module(module)
+    compiled = CACHE.get(module, options)
     compile_s = time.perf_counter() - t
     ordered = [arrays[n] for n in w.func().arg_names()]
     return Peer(compile_s, lambda: compiled.call(w.func_name, ordered), arrays)
+
+
+def setup_ours(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
+    return _setup_backend(w, arrays, LoweringOptions())
+
+
+def setup_checked(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
+    return _setup_backend(w, arrays, LoweringOptions(bounds_check=True))
+
+
+def setup_checked_rt(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
+    return _setup_backend(w, arrays, LoweringOptions(bounds_check=True, prove_bounds=False))
 
 
 def setup_numba(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-untyped-def]
@@ -116,19 +135,20 @@ def setup_gcc(w, arrays: dict[str, np.ndarray]) -> Peer:  # type: ignore[no-unty
     return Peer(compile_s, lambda: cfunc(*ptrs), arrays)
 
 
-PEERS = {"ours": setup_ours, "numba": setup_numba, "gcc": setup_gcc}
+PEERS = {"ours": setup_ours, "checked": setup_checked, "checked-rt": setup_checked_rt,
+         "numba": setup_numba, "gcc": setup_gcc}
 
 
-def compare_outputs(w, seed: int = 1) -> str:  # type: ignore[no-untyped-def]
+def compare_outputs(w, peers: dict[str, Callable], seed: int = 1) -> str:  # type: ignore[no-untyped-def,type-arg]
     """Run each peer once on identical inputs and say how their outputs compare."""
     results = {}
-    for name, setup in PEERS.items():
+    for name, setup in peers.items():
         peer = setup(w, w.random_inputs(seed))
         peer.run()
         results[name] = peer.arrays
     ours = results["ours"]
     notes = []
-    for other in ("numba", "gcc"):
+    for other in (p for p in peers if p != "ours"):
         exact = all(np.array_equal(ours[n], results[other][n]) for n in w.outputs)
         diff = max(float(np.max(np.abs(ours[n].astype(np.float64) - results[other][n]), initial=0.0))
                    for n in w.outputs)
@@ -136,17 +156,18 @@ def compare_outputs(w, seed: int = 1) -> str:  # type: ignore[no-untyped-def]
     return "; ".join(notes)
 
 
-def measure(w, reps: int) -> dict[str, Peer]:  # type: ignore[no-untyped-def]
+def measure(w, reps: int, setups: dict[str, Callable]) -> dict[str, Peer]:  # type: ignore[no-untyped-def,type-arg]
     """Interleave the peers run by run, so load changes on a shared machine hit all alike, and
     let them all work on the same arrays, so page placement and 4K aliasing are shared too
     (the machine code of the three is nearly the same for the memory-bound kernels)."""
     arrays = w.random_inputs(0)
-    peers = {name: setup(w, arrays) for name, setup in PEERS.items()}
+    peers = {name: setup(w, arrays) for name, setup in setups.items()}
     for peer in peers.values():
         peer.run()  # warm-up: page faults, first-call binding
     order = list(peers.values())
     for rep in range(reps):
-        for peer in order[rep % 3:] + order[:rep % 3]:  # rotate: no peer always runs first
+        k = rep % len(order)
+        for peer in order[k:] + order[:k]:  # rotate: no peer always runs first
             w0, t0 = time.perf_counter(), time.thread_time()
             peer.run()
             peer.times.append(time.thread_time() - t0)
@@ -159,27 +180,39 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--peers", default=",".join(PEERS),
+                    help=f"subset of {','.join(PEERS)} (ours always runs)")
     args = ap.parse_args()
     table = QUICK if args.quick else KERNELS
+    chosen = ["ours"] + [p for p in args.peers.split(",") if p != "ours"]
+    unknown = [p for p in chosen if p not in PEERS]
+    if unknown:
+        ap.error(f"unknown peer(s) {', '.join(unknown)}; peers: {', '.join(PEERS)}")
     import llvmlite
-    import numba
 
+    try:
+        import numba
+        numba_version = numba.__version__
+    except ImportError:  # the `bench` extra is not installed: run without it, and say so
+        numba_version = "not installed (peer skipped)"
+        chosen = [p for p in chosen if p != "numba"]
+    setups = {p: PEERS[p] for p in chosen}
     gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     print(f"# host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-          f"llvmlite {llvmlite.__version__}, numba {numba.__version__}, {gcc}, numpy {np.__version__}")
+          f"llvmlite {llvmlite.__version__}, numba {numba_version}, {gcc}, numpy {np.__version__}")
     print(f"# {args.reps} runs per peer, interleaved; times are CPU time of the calling thread (the box is"
           " shared); ratio = peer / ours (> 1: we are faster) from the best run (median run)")
-    print(f"{'kernel':<11} {'peer':<6} {'best ms':>9} {'median ms':>10} {'wall best':>10} {'ratio':>14} "
+    print(f"{'kernel':<11} {'peer':<10} {'best ms':>9} {'median ms':>10} {'wall best':>10} {'ratio':>14} "
           f"{'compile s':>10}")
     for name in args.kernels.split(","):
         w = workloads.get(table[name])
-        peers = measure(w, args.reps)
+        peers = measure(w, args.reps, setups)
         ours = peers["ours"]
         for pname, p in peers.items():
             ratio = "" if p is ours else f"{p.best_s / ours.best_s:.2f} ({p.median_s / ours.median_s:.2f})"
-            print(f"{name if pname == 'ours' else '':<11} {pname:<6} {p.best_s * 1e3:9.2f} "
+            print(f"{name if pname == 'ours' else '':<11} {pname:<10} {p.best_s * 1e3:9.2f} "
                   f"{p.median_s * 1e3:10.2f} {p.best_wall_s * 1e3:10.2f} {ratio:>14} {p.compile_s:10.3f}")
-        print(f"{'':<11} {w.spec}; outputs: {compare_outputs(w)}", flush=True)
+        print(f"{'':<11} {w.spec}; outputs: {compare_outputs(w, setups)}", flush=True)
 
 
 if __name__ == "__main__":

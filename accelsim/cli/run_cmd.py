@@ -35,18 +35,23 @@ TARGETS: dict[str, str] = {
 
 
 def run_on_host(req: RunRequest) -> RunOutcome:
+    """Natively, bounds-checked for `--check` and for `.mlir` input unless `--no-bounds-check`
+    (an access outside its memref is then a located error, never a crash or garbage)."""
     from compiler.backend import CACHE, compile_module
 
+    args = req.args
+    bounds_check = ((args.check or req.program.workload is None)
+                    and not getattr(args, "no_bounds_check", False))
     hits = CACHE.info().hits
     t0 = time.perf_counter()
-    compiled = compile_module(req.program.module, fast_math=req.args.fast_math)
+    compiled = compile_module(req.program.module, fast_math=args.fast_math, bounds_check=bounds_check)
     compile_seconds = time.perf_counter() - t0
     sig = compiled.signature(req.program.func_name)
     arrays = {k: np.array(v, copy=True) for k, v in req.inputs.items()}
     t1 = time.perf_counter()
     result = compiled.call(sig.name, arrays)
     wall = time.perf_counter() - t1
-    extra: dict[str, Any] = {"cached": CACHE.info().hits > hits}
+    extra: dict[str, Any] = {"cached": CACHE.info().hits > hits, "bounds_check": bounds_check}
     if result is not None:
         extra["result"] = result
     memrefs = {a.name: arrays[a.name] for a in sig.memref_args}
@@ -69,6 +74,9 @@ def register(sub: Any) -> None:
                    help="workload specs only: compare with the numpy reference; exit 1 on mismatch")
     p.add_argument("--fast-math", action="store_true",
                    help="host: let LLVM reassociate float math (faster, results change bits)")
+    p.add_argument("--no-bounds-check", action="store_true",
+                   help="host: no bounds checks (on by default for --check and for .mlir input: an "
+                        "access outside its memref stops the run with its file:line:col)")
     from accelsim.cli.sim_target import add_arguments as add_sim_arguments
 
     add_sim_arguments(p)

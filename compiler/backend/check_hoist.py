@@ -15,8 +15,10 @@ Conditions (anything else keeps its per-access check):
   are defined outside the band (so all of them can be computed before it);
 - each checked index is linear in the band IVs (other operands may appear in any way).
 
-A failure is reported before the band runs, at the access, with the corner's index: the
-first element out of bounds the access would reach if the run went on.
+A failure is reported before the band runs, at the access, with the corner's index (an
+index the access would reach if the run went on, not necessarily the first one out of
+bounds) and says so; nothing of the band has run then. Per-access checks
+(`LoweringOptions(hoist_checks=False)`) stop at the first bad access instead.
 """
 
 from __future__ import annotations

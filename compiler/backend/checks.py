@@ -37,6 +37,7 @@ class CheckKind(enum.IntEnum):
     DMA_SPAN = 2       # value = first element touched, low = end (exclusive), high = numel
     DIV_ZERO = 3       # value = dividend
     DIV_OVERFLOW = 4   # value = dividend, dimension = bit width
+    INDEX_AHEAD = 5    # as INDEX, found by a check hoisted before the access's loop band
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +140,7 @@ class FunctionChecks:
         b = self.b
         below = b.icmp_signed("<", lowest, _i64(0))
         bad = b.or_(below, b.icmp_signed(">=", highest, size))
-        self.fail_if(bad, lambda: [_i64(CheckKind.INDEX), _i64(site), _i64(dim),
+        self.fail_if(bad, lambda: [_i64(CheckKind.INDEX_AHEAD), _i64(site), _i64(dim),
                                    b.select(below, lowest, highest), _i64(0), size])
 
     def contiguous_span(self, site: int, start: ir.Value, count: ir.Value, numel: ir.Value) -> None:
@@ -210,10 +211,12 @@ def failure(record: Sequence[int], sites: Sequence[CheckSite]) -> HostRunError:
     kind, at, dim, value, low, high = (int(x) for x in record[:STATUS_WORDS])
     site = sites[at]
     what = f"{site.op_name} {site.subject} ({site.type_text})"
-    if kind == CheckKind.INDEX:
+    if kind in (CheckKind.INDEX, CheckKind.INDEX_AHEAD):
         allowed = f"not in [0, {high - 1}]" if high > 0 else "in an empty dimension"
+        ahead = (" (checked before its loop nest ran, which would reach this index)"
+                 if kind == CheckKind.INDEX_AHEAD else "")
         return OutOfBoundsError(f"{what} out of bounds: index {value} of dimension {dim} "
-                                f"{allowed}", site.loc)
+                                f"{allowed}{ahead}", site.loc)
     if kind == CheckKind.DMA_SPAN:
         first, end, numel = value, low, high
         return OutOfBoundsError(f"{what} out of bounds: the transfer touches elements "
