@@ -6,10 +6,15 @@ For gemm, conv2d and jacobi-2d: the same MLIR text goes through
 in our pass manager (CPU time of the three passes, and of parse + passes + print) and in an
 `mlir-opt-19` process (its CPU time, and its wall time). Best of N runs each. Run:
 
-    .venv/bin/python bench/bench_compile.py [--repeat 3] [--sim]
+    .venv/bin/python bench/bench_compile.py [--repeat 3] [--sim] [--search-only]
 
 `--sim` also simulates the compiled programs (accelsim, default hardware) and prints cycles
 with no pipelining, MLIR's pipelining (mlir-compat) and ours, as ratios to MLIR's.
+
+Then the default accelerator pipeline as `accelsim run --target sim` compiles it: tile search
++ passes (CPU, best of N, in a warm process), and mlir-opt-19 running the passes alone with
+the chosen tile sizes and copy capacity (upstream options only). `--search-only` runs just
+that section; it also runs on an older tree (`PYTHONPATH=DIR`) for before/after numbers.
 """
 
 from __future__ import annotations
@@ -110,12 +115,51 @@ def simulate_cycles() -> None:
         print(f"{name + ':' + spec:<32} {cells}")
 
 
+SEARCH_CASES = [("gemm", "M=256,N=256,K=256", "default"), ("gemm", "M=512,N=512,K=512", "default"),
+                ("conv2d", "", "default"), ("gemm", "M=256,N=256,K=256", "edge")]
+
+
+def search_and_passes(repeat: int, mlir_opt: str | None) -> None:
+    """Tile search + passes of the default pipeline (what `--target sim` pays before simulating)."""
+    from bench_tiling import compile_default
+
+    from accelsim.config import load_config
+
+    print(f"\n{'kernel':<26} {'config':<8} {'search+passes':>14} {'mlir-opt passes cpu':>20}  tiles")
+    for name, spec, preset in SEARCH_CASES:
+        w = workloads.get(f"{name}:{spec}" if spec else name)
+        cfg = load_config(preset)
+        compile_default(cfg, w.module(), w.func_name, True)  # imports, caches of the process
+        best = float("inf")
+        flags: list[str] = []
+        for _ in range(repeat):
+            m = w.module()
+            t0 = time.process_time()
+            flags = compile_default(cfg, m, w.func_name, True)
+            best = min(best, time.process_time() - t0)
+        up = "-"
+        tile = flags[0].split("=", 1)[1]
+        if mlir_opt is not None and tile.startswith("tile-sizes="):
+            cap = next(f.rsplit("fast-mem-capacity=", 1)[1] for f in flags if "data-copy" in f)
+            fl_up = [f"--affine-loop-tile={tile}",
+                     f"--affine-data-copy-generate=generate-dma fast-mem-capacity={cap}",
+                     "--affine-pipeline-data-transfer"]
+            text = print_module(w.module())
+            up = f"{min(upstream(mlir_opt, text, fl_up)[0] for _ in range(repeat)) * 1e3:.1f}ms"
+        print(f"{name + (':' + spec if spec else ''):<26} {preset:<8} {best * 1e3:12.1f}ms {up:>20}  {tile}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sim", action="store_true", help="also compare simulated cycles")
+    ap.add_argument("--search-only", action="store_true",
+                    help="only the tile search + passes section")
     args = ap.parse_args()
     mlir_opt = shutil.which("mlir-opt-19")
+    if args.search_only:
+        search_and_passes(max(args.repeat, 5), mlir_opt)
+        return
     if mlir_opt is None:
         raise SystemExit("mlir-opt-19 not found: the peer is needed for the ratios")
     print(f"{'kernel':<10} {'mode':<11} {'ours passes':>12} {'ours total':>11} {'mlir-opt cpu':>13} "
@@ -137,6 +181,7 @@ def main() -> None:
                   f"{best_t / best_w:10.1f}x {n_ours:>4}/{n_up:<4}")
     if args.sim:
         simulate_cycles()
+    search_and_passes(max(args.repeat, 5), mlir_opt)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def measure(name: str, config_name: str) -> Row:
     wl = workloads.get(name)
     module = wl.module()
     need = input_traffic(module, wl.func_name, cfg)  # the program as given, before any pass
-    flags, _ = accelerator_pipeline(cfg, module, wl.func_name)
+    flags = accelerator_pipeline(cfg, module, wl.func_name).flags()
     PassManager.from_flags(flags).run(module)
     rep = Report.from_result(simulate(module, cfg, func=wl.func_name, functional=False), need)
     if rep.roofline is None or rep.roofline_ratio is None or rep.traffic_ratio is None:

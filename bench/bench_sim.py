@@ -176,9 +176,9 @@ def _gemm_program(n: int, cfg):  # type: ignore[no-untyped-def]
     getattr(registry, "_load_builtin_passes", lambda: None)()  # an older tree fills PASSES lazily
     if "affine-loop-tile" in registry.PASSES:
         import workloads
-        from accelsim.compile.accelerator import accelerator_pipeline
         from compiler.transforms.registry import PassManager
 
+        accelerator_pipeline, _ = _pipeline_functions()
         mod = workloads.get(f"gemm:M={n},N={n},K={n}").module()
         flags, _ = accelerator_pipeline(cfg)
         PassManager.from_flags(flags).run(mod)
@@ -288,8 +288,11 @@ def _pipeline_functions():  # type: ignore[no-untyped-def]
     """(accelerator_pipeline, ensure_outlined) of the tree on the path: the stage packages,
     or the flat layout of a tree before them (PYTHONPATH=DIR of an older checkout)."""
     try:
-        from accelsim.compile.accelerator import accelerator_pipeline
+        from accelsim.compile.accelerator import accelerator_pipeline as pipeline_value
         from accelsim.compile.outline import ensure_outlined
+
+        def accelerator_pipeline(cfg, module=None, func=None):  # type: ignore[no-untyped-def]
+            return pipeline_value(cfg, module, func).flags(), []  # (flags, notes) as older trees
     except ImportError:
         from accelsim.kernels import ensure_outlined  # type: ignore[no-redef]
 

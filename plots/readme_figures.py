@@ -14,20 +14,24 @@ import argparse
 import os
 from pathlib import Path
 
+from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.config import HardwareConfig
+
 SPEC = "gemm:M=128,N=128,K=128"
 CONFIG = "default"
-TILES = "32,32,32"
+TILES = (32, 32, 32)
 CAPACITY_KIB = 16
 
 
-def pass_flags(pipelined: bool, config: object) -> list[str]:
-    sp = config.spaces  # type: ignore[attr-defined]
-    flags = [f"--affine-loop-tile=tile-sizes={TILES}",
-             f"--affine-data-copy-generate=generate-dma fast-mem-space={sp.sram} "
-             f"slow-mem-space={sp.dram} tag-mem-space={sp.tag} fast-mem-capacity={CAPACITY_KIB}"]
-    if pipelined:
-        flags.append(f"--affine-pipeline-data-transfer=stages=2 fast-mem-space={sp.sram}")
-    return flags
+def pipeline(pipelined: bool, config: HardwareConfig) -> AcceleratorPipeline:
+    """Tiles of 32, copies in 16 KiB, then 2-stage pipelining (no capacity limit) or none."""
+    pipe = (AcceleratorPipeline.for_config(config).with_tiles(TILES, CAPACITY_KIB)
+            .replace(pipeline_capacity_kib=None))
+    return pipe if pipelined else pipe.replace(stages=1)
+
+
+def pass_flags(pipelined: bool, config: HardwareConfig) -> list[str]:
+    return pipeline(pipelined, config).flags()
 
 
 def run(pipelined: bool):  # type: ignore[no-untyped-def]
@@ -38,7 +42,7 @@ def run(pipelined: bool):  # type: ignore[no-untyped-def]
     cfg = load_config(CONFIG)
     w = workloads.get(SPEC)
     module = w.module()
-    PassManager.from_flags(pass_flags(pipelined, cfg)).run(module)
+    PassManager(pipeline(pipelined, cfg).passes()).run(module)
     inputs = w.random_inputs(0)
     result = simulate(module, cfg, inputs=inputs)
     expected = w.reference(inputs)
@@ -70,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     common = {"config": before.config, "window": window, "width_px": 1200, "lane_px": 30, "dpi": 100}
     files = [out / "gemm_timeline_before.png", out / "gemm_timeline_after.png",
              out / "gemm_roofline.png"]
-    plot_timeline(before.trace, files[0], title=f"{SPEC}, tiles {TILES}, DMA copies, no pipelining: "
+    tiles = ",".join(map(str, TILES))
+    plot_timeline(before.trace, files[0], title=f"{SPEC}, tiles {tiles}, DMA copies, no pipelining: "
                   f"{before.cycles:,} cycles", **common)
-    plot_timeline(after.trace, files[1], title=f"{SPEC}, tiles {TILES}, DMA copies + "
+    plot_timeline(after.trace, files[1], title=f"{SPEC}, tiles {tiles}, DMA copies + "
                   f"affine-pipeline-data-transfer: {after.cycles:,} cycles", **common)
     # steady state of the pipelined run: kernels 16..24 (the second row of output tiles)
     kernels = after.trace.of("compute", "kernel")

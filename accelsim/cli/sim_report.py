@@ -18,9 +18,16 @@ import argparse
 import os
 import shlex
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from accelsim.cli.common import Program, RunOutcome, RunRequest
 from accelsim.errors import InputError
+
+if TYPE_CHECKING:
+    from accelsim.compile.pipeline import AcceleratorPipeline
+    from accelsim.config import HardwareConfig
+    from compiler.diagnostics import Remark
+    from compiler.ir.ops import ModuleOp
 
 PRESETS = ("as-is", "default", "no-pipeline")
 
@@ -126,20 +133,14 @@ def _suffixed(path: str, suffix: str) -> str:
     return f"{stem}-{safe}{ext}"
 
 
-def side_flags(spec: str, config: Any, module: Any = None, func: str | None = None) -> list[str]:
+def side_flags(spec: str, config: HardwareConfig, module: ModuleOp | None = None,
+               func: str | None = None) -> list[str]:
     """The pass flags one `--compare` side means; with `module`, "default" picks its tile
     sizes as `--target sim` does (and "no-pipeline" keeps them, so only pipelining differs)."""
-    from accelsim.compile.accelerator import accelerator_pipeline
-
     if spec == "as-is":
         return []
     if spec in ("default", "no-pipeline"):
-        flags, notes = accelerator_pipeline(config, module, func)
-        for n in notes:
-            print(n, file=sys.stderr)
-        if spec == "no-pipeline":
-            flags = [f for f in flags if not f.startswith("--affine-pipeline-data-transfer")]
-        return flags
+        return side_pipeline(spec, config, module, func).flags()
     try:
         tokens = shlex.split(spec)
     except ValueError as exc:
@@ -160,16 +161,44 @@ def side_flags(spec: str, config: Any, module: Any = None, func: str | None = No
     return flags
 
 
-def run_compare(req: Any) -> Any:
+def side_pipeline(spec: str, config: HardwareConfig, module: ModuleOp | None = None,
+                  func: str | None = None) -> AcceleratorPipeline:
+    """The accelerator pipeline of the "default" or "no-pipeline" side."""
+    from accelsim.compile.accelerator import accelerator_pipeline
+
+    pipe = accelerator_pipeline(config, module, func)
+    return pipe.replace(stages=1) if spec == "no-pipeline" else pipe
+
+
+def compile_side(spec: str, config: HardwareConfig, module: ModuleOp, func: str | None
+                 ) -> tuple[list[str], list[Remark]]:
+    """Compile `module` in place as one `--compare` side: its pass flags and the remarks."""
+    from compiler.transforms.registry import PassManager
+
+    if spec == "default":
+        from accelsim.compile.accelerator import compile_for_accelerator
+
+        pipe, remarks = compile_for_accelerator(config, module, func)
+        return pipe.flags(), remarks
+    if spec == "no-pipeline":
+        pipe = side_pipeline(spec, config, module, func)
+        flags, pm = pipe.flags(), PassManager(pipe.passes())
+    else:
+        flags = side_flags(spec, config, module, func)
+        pm = PassManager.from_flags(flags)
+    if flags:
+        pm.run(module)
+    return flags, list(pm.remarks)
+
+
+def run_compare(req: RunRequest) -> RunOutcome:
     """`--compare A B`: compile the input twice, simulate both on the same config and inputs,
     print both reports side by side with B/A ratios (and both in --json)."""
     import time
 
-    from accelsim.cli.common import RunOutcome
     from accelsim.config import load_config
     from accelsim.report import compare, metrics
     from accelsim.sim.simulate import simulate
-    from compiler.transforms.registry import PassManager
 
     args = req.args
     if getattr(args, "pass_flags", None) or getattr(args, "as_is", False):
@@ -189,12 +218,9 @@ def run_compare(req: Any) -> Any:
     for name in names:
         module = fresh_module(req.program)
         t0 = time.perf_counter()
-        flags = side_flags(name, config, module, req.program.func_name)
-        if flags:
-            pm = PassManager.from_flags(flags)
-            pm.run(module)
-            for r in pm.remarks:
-                print(r, file=sys.stderr)
+        flags, remarks = compile_side(name, config, module, req.program.func_name)
+        for r in remarks:
+            print(r, file=sys.stderr)
         t1 = time.perf_counter()
         res = simulate(module, config, inputs=req.inputs if functional else None,
                        func=req.program.func_name, functional=functional)
@@ -237,18 +263,13 @@ def run_compare(req: Any) -> Any:
     return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
 
 
-def fresh_module(program: Any) -> Any:
-    """A new copy of the input module for one side (passes mutate it)."""
-    if program.workload is not None:
-        return program.workload.module()
-    if program.source != "-" and os.path.exists(program.source):
-        from compiler.text import parse_file
+def fresh_module(program: Program) -> ModuleOp:
+    """A new copy of the input module (passes mutate theirs): an IR clone of the module as
+    loaded, which no pass has touched."""
+    from accelsim.compile.clone import clone_module
 
-        return parse_file(program.source)
-    from compiler.text import parse_module, print_module
-
-    return parse_module(print_module(program.module), filename="<stdin>")
+    return clone_module(program.module)
 
 
-__all__ = ["PRESETS", "add_arguments", "emit", "parse_window", "require_trace_outputs_unused",
-           "fresh_module", "run_compare", "side_flags", "write_outputs"]
+__all__ = ["PRESETS", "add_arguments", "compile_side", "emit", "fresh_module", "parse_window",
+           "require_trace_outputs_unused", "run_compare", "side_flags", "side_pipeline", "write_outputs"]

@@ -5,8 +5,9 @@
     accelsim run gemm:M=64,N=64,K=64 --target sim --fidelity analytic
 
 By default the accelerator pipeline for the config runs first (tiling for the SRAM capacity,
-data copies with DMA, pipelining, using whichever of those passes are registered; a missing one
-is reported on stderr). Pass flags given on the command line replace that pipeline; `--as-is`
+data copies with DMA, pipelining: `accelsim.compile`, with the tile search's tiles where its
+model applies; `--json` shows it as mlir-opt flags under `pipeline`). Pass flags given on the
+command line replace that pipeline; `--as-is`
 simulates INPUT exactly as given (e.g. upstream mlir-opt's output). Loop nests left outside
 kernels are outlined (`outline-kernels`) in every case.
 """
@@ -18,7 +19,8 @@ import sys
 import time
 from typing import Any
 
-from accelsim.compile.accelerator import accelerator_pipeline
+from accelsim.cli.common import RunOutcome, RunRequest
+from accelsim.compile.accelerator import compile_for_accelerator
 from accelsim.config import load_config
 from accelsim.errors import InputError
 
@@ -38,8 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_report_arguments(p)
 
 
-def run_on_sim(req: Any) -> Any:
-    from accelsim.cli.common import RunOutcome
+def run_on_sim(req: RunRequest) -> RunOutcome:
     from accelsim.report import metrics
     from accelsim.sim.simulate import simulate
 
@@ -60,16 +61,10 @@ def run_on_sim(req: Any) -> Any:
     t0 = time.perf_counter()
     applied: list[str] = []
     if not args.as_is and not getattr(args, "pass_flags", None):
-        from compiler.transforms.registry import PassManager
-
-        flags, notes = accelerator_pipeline(config, module, func)
-        for n in notes:
-            print(n, file=sys.stderr)
-        pm = PassManager.from_flags(flags)
-        pm.run(module)
-        for r in pm.remarks:
+        pipeline, remarks = compile_for_accelerator(config, module, func)
+        for r in remarks:
             print(r, file=sys.stderr)
-        applied = flags
+        applied = pipeline.flags()
     compile_seconds = time.perf_counter() - t0
     extra: dict[str, Any]
     if args.fidelity == "analytic":

@@ -1,21 +1,52 @@
-"""The accelerator pipeline for one module: the tile search's choice where it applies."""
+"""The accelerator pipeline for one module: the tile search's choice where it applies.
+
+    pipe = accelerator_pipeline(cfg, module)           # the value (module left unchanged)
+    pipe, remarks = compile_for_accelerator(cfg, module)  # module compiled in place
+"""
 
 from __future__ import annotations
 
-from accelsim.compile.pipeline import base_pipeline
-from accelsim.compile.tile_search import choose_tile_sizes
+from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.compile.tile_search import search
 from accelsim.config import HardwareConfig
+from compiler.diagnostics import Remark
 from compiler.ir.ops import ModuleOp
 
 
 def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
-                         func: str | None = None) -> tuple[list[str], list[str]]:
-    """The pass flags for `config`, and a note for each pipeline pass that is not registered.
-    With `module`, tile sizes (and the copy capacity) come from the tile search when its
-    model applies (one perfect rectangular band), else from the cache model."""
-    flags, missing = base_pipeline(config)
-    if module is not None and not missing:
-        choice = choose_tile_sizes(module, config, func)
-        if choice is not None:
-            flags = choice.flags(config)
-    return flags, missing
+                         func: str | None = None) -> AcceleratorPipeline:
+    """The pipeline for `config`. With `module`, tile sizes (and the copy capacity, stages)
+    come from the tile search when its model applies (one perfect rectangular band), else
+    from the cache model."""
+    if module is not None:
+        found = search(module, config, func)
+        if found is not None:
+            return found.pipeline
+    return AcceleratorPipeline.for_config(config)
+
+
+def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
+                            func: str | None = None) -> tuple[AcceleratorPipeline, list[Remark]]:
+    """Run `accelerator_pipeline(config, module, func)` on `module` in place: the pipeline
+    and the passes' remarks. The tile search already compiled its choice on a copy of the
+    module, which then becomes the module's body (the passes do not run twice)."""
+    from compiler.transforms.registry import PassManager
+
+    found = search(module, config, func)
+    if found is not None and found.compiled is not None:
+        _adopt(module, found.compiled)
+        return found.pipeline, list(found.remarks)
+    pipe = found.pipeline if found is not None else AcceleratorPipeline.for_config(config)
+    pm = PassManager(pipe.passes())
+    pm.run(module)
+    return pipe, list(pm.remarks)
+
+
+def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:
+    """Move the ops of `compiled` into `module`, replacing its own."""
+    body = module.body
+    for op in list(body.ops):
+        op.detach()
+    for op in list(compiled.body.ops):
+        op.detach()
+        body.append(op)

@@ -1,20 +1,20 @@
-"""Accelerator-aware tile sizes for the default pipeline.
+"""Accelerator-aware tile sizes for the accelerator pipeline.
 
 The generic cache model (`affine-loop-tile cache-size=`) picks the largest tiles that fit a
 cache and knows nothing about the machine: on gemm it keeps the innermost loops long and
 reloads B once per row tile. Here the tiles of a perfect, rectangular band with constant trip
 counts are chosen for a `HardwareConfig`:
 
-1. Closed form over power-of-two candidates (plus full extents): each memref's tile is the
-   bounding box of its accesses (affine coefficients read off the access maps); it is
-   fetched once per iteration of the tile loops down to the innermost one its indices use
-   (the copy pass hoists invariant copies), written memrefs go back out as often. Two
-   buffers of every tile must fit the SRAM. Estimated cycles = max(compute, DRAM bytes /
-   all channels' bandwidth, descriptor setups / engines) + per-kernel fill/drain + the first
-   tile's latency.
-2. The best few by that estimate (and the cache model's choice, so it never loses to it on
-   this estimate) are compiled through the pipeline and scored with the analytic estimate
-   (`accelsim.estimate.analytic`), which models the machine exactly; the fewest cycles wins.
+1. Candidates: power-of-two tile sizes per loop (and the full extent) whose two buffers fit
+   the SRAM, each with copies sized for its tile, at 2 stages and at 3 where three buffers
+   fit; and the cache model's pipeline.
+2. Each is scored from the one cost model without building its IR (`accelsim.compile.
+   tile_model`): a lower bound for all, and the replay of its schedule on the analytic
+   machine state for those whose bound is below the best replay so far.
+3. The few best scores (within `MARGIN` of the best, at most `FINALISTS`) are compiled (on
+   IR clones of the module) and estimated by `accelsim.estimate.analytic`, which models the
+   machine exactly; the fewest cycles wins, so the choice is never worse than a finalist's
+   (ties: the cache model, then the better score).
 
 Anything else (several bands, unknown trip counts, non-affine accesses) keeps the cache model.
 """
@@ -22,177 +22,247 @@ Anything else (several bands, unknown trip counts, non-affine accesses) keeps th
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accelsim.compile.pipeline import pipeline_flags
+from accelsim.compile.band import Band, band_of
+from accelsim.compile.clone import clone_module
+from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.compile.tile_model import Schedule, TileModel
+from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
-from compiler.analysis.access import accesses_in
-from compiler.analysis.domain import enclosing_loops
+from compiler.diagnostics import Remark
 from compiler.ir import ops as O
-from compiler.ir.affine_eval import compile_map
-from compiler.ir.core import Value
-from compiler.ir.types import MemRefType
 
 MIN_TILE = 8
+MARGIN = 0.02     # finalists: scores within 2% of the best (the replay's error near the top)
+FINALISTS = 3     # at most this many finalists are compiled and estimated
 
 
 @dataclass(frozen=True, slots=True)
 class TileChoice:
-    sizes: tuple[int, ...]
-    estimated_cycles: int          # analytic estimate of the compiled candidate
-    evaluated: int                 # candidates compiled and estimated
-    copy_capacity_kib: int | None  # fast-mem-capacity for the copy pass (None: the default)
+    pipeline: AcceleratorPipeline
+    estimated_cycles: int  # analytic estimate of the compiled choice
+    scored: int            # candidates scored from the cost model
+    evaluated: int         # finalists compiled and estimated
     note: str
-    stages: int = 2                # buffers per pipelined DMA (the accumulator tile gets one more)
 
-    def flags(self, config: HardwareConfig) -> list[str]:
-        return pipeline_flags(config, self.sizes, self.copy_capacity_kib, self.stages)
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        assert self.pipeline.tile_sizes is not None
+        return self.pipeline.tile_sizes
+
+    @property
+    def stages(self) -> int:
+        return self.pipeline.stages
+
+    @property
+    def copy_capacity_kib(self) -> int:
+        return self.pipeline.copy_capacity_kib
 
 
 @dataclass(frozen=True, slots=True)
-class _Ref:
-    """One memref of the band: per access, per memref dim, (constant part, coefficients)."""
+class _Tiled:
+    """A candidate tiling (its pipeline is made only for the finalists)."""
 
-    memref: Value
-    ebytes: int
-    shape: tuple[int, ...]
-    written: bool
-    accesses: tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]  # [access][dim] -> (c0, coefs)
-    band_use: tuple[bool, ...]   # per band loop: do its indices use the loop's IV
+    sizes: tuple[int, ...]
+    copy_capacity_kib: int
+    stages: int
+
+    def pipeline(self, base: AcceleratorPipeline) -> AcceleratorPipeline:
+        return base.with_tiles(self.sizes, self.copy_capacity_kib).replace(stages=self.stages)
 
 
-def _band(func: O.FuncOp) -> list[O.AffineForOp] | None:
-    from compiler.transforms.tiling.bands import is_hyper_rectangular, tileable_bands
+@dataclass(slots=True)
+class _Candidate:
+    what: AcceleratorPipeline | _Tiled   # the cache model's pipeline, or a tiling
+    schedule: Schedule
+    bound: int
+    score: int | None = None
 
-    bands = [b for b in tileable_bands(func) if b]
-    if len(bands) != 1 or not is_hyper_rectangular(bands[0]):
+    def pipeline(self, base: AcceleratorPipeline) -> AcceleratorPipeline:
+        return self.what if isinstance(self.what, AcceleratorPipeline) else self.what.pipeline(base)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The search's choice (the cache model when `choice` is None) and the module compiled
+    with it, with the passes' remarks (None when no finalist compiled)."""
+
+    pipeline: AcceleratorPipeline
+    choice: TileChoice | None
+    compiled: O.ModuleOp | None
+    remarks: tuple[Remark, ...]
+
+
+def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig,
+                      func: str | None = None) -> TileChoice | None:
+    """Tile sizes for the single perfect band of `func`, or None (use the cache model)."""
+    found = search(module, config, func)
+    return None if found is None else found.choice
+
+
+def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) -> SearchResult | None:
+    """The tile search on `module` (left unchanged), or None where its model does not apply."""
+    from accelsim.compile.entry import pick_func
+
+    try:
+        f = pick_func(module, func)
+    except Exception:  # no unique entry function: the cache model decides
         return None
-    band = bands[0]
-    if any(lp.constant_trip_count is None for lp in band):
+    band = band_of(f)
+    # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
+    if band is None or sum(1 for tc in band.trips if tc > MIN_TILE) > 4:
         return None
-    return band
+    model = TileModel(band, config)
+    if not model.ok:
+        return None
+    base = AcceleratorPipeline.for_config(config)
+    cands = _candidates(band, model, base, config)
+    if len(cands) < 2:
+        return None
+    ranked = _score(model, cands)
+    finalists = _finalists(ranked)
+    return _evaluate(module, config, func, base, finalists, len(cands))
 
 
-def _refs(band: Sequence[O.AffineForOp]) -> tuple[list[_Ref], dict[Value, int]] | None:
-    """Affine coefficients of every access in the band, over all enclosing IVs (lower bounds
-    taken as the origin: a tile's box does not depend on where it starts), and the index span
-    of each loop inside the band."""
-    ivs = {lp.iv: k for k, lp in enumerate(band)}
-    by: dict[Value, list] = {}  # type: ignore[type-arg]
-    meta: dict[Value, tuple[int, tuple[int, ...], bool]] = {}
-    spans: dict[Value, int] = {}
-    for acc in accesses_in(band[-1]):
-        op = acc.op
-        if not isinstance(op, O.AffineLoadOp | O.AffineStoreOp):
-            return None
-        t = acc.memref.type
-        if not isinstance(t, MemRefType) or not t.has_static_shape:
-            return None
-        loops = enclosing_loops(op)
-        pos: dict[Value, int] = {}
-        for lp in loops:
-            if lp.iv not in ivs:
-                tc = lp.constant_trip_count
-                if tc is None:
-                    return None
-                spans[lp.iv] = (tc - 1) * lp.step
-        operands = list(op.indices)
-        fn = compile_map(op.map)
-        if any(v not in ivs and v not in spans for v in operands):
-            return None  # symbols or values computed in the body: leave it to the cache model
-        for k, v in enumerate(operands):
-            pos[v] = k
-        zero = [0] * len(operands)
-        base = fn(zero)
-        dims = []
-        for d in range(len(base)):
-            coefs = []
-            for k in range(len(operands)):
-                unit = list(zero)
-                unit[k] = 1
-                two = list(zero)
-                two[k] = 2
-                a, b = fn(unit)[d] - base[d], fn(two)[d] - base[d]
-                if b != 2 * a:
-                    return None  # not affine-linear (mod / floordiv)
-                coefs.append(a)
-            dims.append((base[d], tuple(coefs), tuple(operands)))
-        by.setdefault(acc.memref, []).append(dims)
-        eb = t.element.byte_width
-        w = meta.get(acc.memref, (eb, tuple(t.shape), False))[2] or acc.is_write
-        meta[acc.memref] = (eb, tuple(t.shape), w)  # type: ignore[arg-type]
-    out = []
-    for m, accs in by.items():
-        eb, shape, written = meta[m]
-        use = [False] * len(band)
-        for dims in accs:
-            for _, coefs, operands in dims:
-                for c, v in zip(coefs, operands):
-                    if c and v in ivs:
-                        use[ivs[v]] = True
-        out.append(_Ref(m, eb, shape, written, tuple(tuple(dims) for dims in accs), tuple(use)))
-    return out, spans
+def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
+                config: HardwareConfig) -> list[_Candidate]:
+    cap = config.sram.capacity_kib * 1024
+    out: list[_Candidate] = []
+    pipe_cap = base.pipeline_capacity_kib
+    assert base.tile_cache_kib is not None
+    pl = model.placement(cache_model_sizes(band, base.tile_cache_kib * 1024), base.copy_capacity_kib)
+    if pl is not None:
+        out.append(_Candidate(base, model.schedule(pl, base.stages, pipe_cap), model.lower_bound(pl)))
+    share = base.copy_capacity_kib
+    for sizes in _tilings(band.trips):
+        fp = band.footprint(sizes)
+        if 2 * fp > cap:
+            continue
+        # copies sized for the tile, so the copy pass places them at the tile loops (on a big
+        # SRAM it would otherwise copy whole arrays up front and overlap nothing)
+        kib = min(max(1, -(-fp // 1024)), share)
+        pl = model.placement(sizes, kib)
+        if pl is None:
+            continue
+        bound = model.lower_bound(pl)
+        # 3 stages where three sets of tiles fit: deeper prefetch absorbs the accumulator
+        # tile's large transfers in the DMA queue
+        for stages in (2, 3) if 3 * fp <= cap else (2,):
+            out.append(_Candidate(_Tiled(sizes, kib, stages), model.schedule(pl, stages, pipe_cap), bound))
+    return out
 
 
-def _box_bytes(ref: _Ref, sizes: Sequence[int], band: Sequence[O.AffineForOp],
-               spans: dict[Value, int]) -> int:
-    ivs = {lp.iv: (t - 1) * lp.step for lp, t in zip(band, sizes)}
-    n = 1
-    for d, extent in enumerate(ref.shape):
-        lo = hi = None
-        for dims in ref.accesses:
-            c0, coefs, operands = dims[d]  # type: ignore[misc]
-            a_lo = a_hi = c0
-            for c, v in zip(coefs, operands):
-                r = c * (ivs[v] if v in ivs else spans[v])
-                if r > 0:
-                    a_hi += r
-                else:
-                    a_lo += r
-            lo = a_lo if lo is None else min(lo, a_lo)
-            hi = a_hi if hi is None else max(hi, a_hi)
-        n *= min(extent, hi - lo + 1)  # type: ignore[operator]
-    return n * ref.ebytes
+def _score(model: TileModel, cands: list[_Candidate]) -> list[_Candidate]:
+    """Replay candidates in the order of their bounds until a bound reaches the best replay
+    (no later candidate can beat it); the rest keep no score. Best scores first."""
+    best: int | None = None
+    for c in sorted(cands, key=lambda c: c.bound):
+        if best is not None and c.bound >= best:
+            break
+        c.score = replay(model, c.schedule)
+        if best is None or c.score < best:
+            best = c.score
+    scored = [c for c in cands if c.score is not None]
+    return sorted(scored, key=lambda c: c.score)  # type: ignore[arg-type, return-value]
 
 
-def closed_form(band: Sequence[O.AffineForOp], refs: Sequence[_Ref], spans: dict[Value, int],
-                sizes: Sequence[int], cfg: HardwareConfig, total_macs: int) -> tuple[int, int]:
-    """(estimated cycles, bytes of one set of tiles) for `sizes`."""
-    trips = [lp.constant_trip_count or 1 for lp in band]
-    ntiles = [-(-tc // t) for tc, t in zip(trips, sizes)]
-    d, c, dma = cfg.dram, cfg.compute, cfg.dma
-    burst = d.burst_bytes
-    traffic = descriptors = footprint = exposed = 0
-    bw = d.channels * d.bandwidth_bytes_per_cycle
-    for r in refs:
-        b = _box_bytes(r, sizes, band, spans)
-        footprint += b
-        deepest = max((k for k, u in enumerate(r.band_use) if u), default=-1)
-        count = math.prod(ntiles[: deepest + 1])
-        moved = -(-b // burst) * burst * count
-        traffic += moved * (2 if r.written else 1)
-        descriptors += count * (2 if r.written else 1)
-        if r.written:  # pipelined write-back: only the last tile's is exposed
-            exposed += dma.setup_cycles + d.latency_cycles + b / bw
-    calls = math.prod(ntiles)
-    peak = c.rows * c.cols if c.kind == "matrix" else c.lanes
-    # a tile narrower than the array wastes the rest of it (rows/cols on the two innermost
-    # dims that are long enough to be tiled: a conv's 3x3 filter loops are not what is mapped)
-    eff = 1.0
-    mapped = [t for t, tc in zip(sizes, trips, strict=True) if tc > MIN_TILE][-2:]
-    if c.kind == "matrix" and len(mapped) == 2:
-        eff = min(1.0, mapped[-1] / c.cols) * min(1.0, mapped[-2] / c.rows)
-    compute = total_macs / peak / max(eff, 1e-9)
-    dram = traffic / bw
-    setups = descriptors * dma.setup_cycles / dma.engines
-    first = dma.setup_cycles + d.latency_cycles + footprint / bw
-    per_call = c.fill_cycles + c.drain_cycles + cfg.control.issue_cycles
-    return int(max(compute, dram, setups) + calls * per_call + first + exposed), footprint
+def _finalists(ranked: Sequence[_Candidate]) -> list[_Candidate]:
+    """The best score, and the others within the margin of it (equal scores once: the same
+    schedule), at most FINALISTS."""
+    if not ranked:
+        return []
+    top = ranked[0].score
+    assert top is not None
+    out: list[_Candidate] = []
+    seen: set[int] = set()
+    for c in ranked:
+        assert c.score is not None
+        if c.score > top * (1 + MARGIN) or len(out) == FINALISTS:
+            break
+        if c.score in seen:
+            continue
+        seen.add(c.score)
+        out.append(c)
+    return out
 
 
-def _candidates(trips: Sequence[int]) -> list[tuple[int, ...]]:
+def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
+              base: AcceleratorPipeline, finalists: Sequence[_Candidate], scored: int
+              ) -> SearchResult | None:
+    """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
+    estimated cycles."""
+    from accelsim.estimate.analytic import estimate
+    from compiler.transforms.registry import PassManager
+
+    copied: dict[tuple[tuple[int, ...] | None, int | None, int], tuple[O.ModuleOp, list[Remark]] | None] = {}
+    best: tuple[int, int, AcceleratorPipeline, O.ModuleOp, list[Remark]] | None = None
+    for rank, cand in enumerate(finalists):
+        pipe = cand.pipeline(base)
+        passes = pipe.passes()
+        head, tail = passes[:-1], passes[-1:]
+        key = (pipe.tile_sizes, pipe.tile_cache_kib, pipe.copy_capacity_kib)
+        try:
+            if key not in copied:   # tile + copy once per tiling, for every stage count
+                copied[key] = None
+                mod = clone_module(module)
+                pm = PassManager(head)
+                pm.run(mod)
+                copied[key] = (mod, list(pm.remarks))
+            done = copied[key]
+            if done is None:
+                continue
+            mod = clone_module(done[0])
+            pm = PassManager(tail)
+            pm.run(mod)
+            cycles = estimate(mod, config, func=func).cycles
+        except Exception:  # a candidate the passes or SRAM refuse is skipped
+            continue
+        # ties: the cache model, then the better score
+        order = (cycles, 0 if pipe is base else rank + 1)
+        if best is None or order < best[:2]:
+            best = (*order, pipe, mod, done[1] + list(pm.remarks))
+    if best is None:
+        return None
+    cycles, _, pipe, mod, remarks = best
+    choice = None
+    if pipe is not base:
+        choice = TileChoice(pipe, cycles, scored, len(finalists),
+                            f"{scored} candidate pipelines scored from the cost model; the best "
+                            f"{len(finalists)} compiled and estimated")
+    return SearchResult(pipe, choice, mod, tuple(remarks))
+
+
+def cache_model_sizes(band: Band, cache_bytes: int) -> list[int]:
+    """The tile sizes `affine-loop-tile cache-size=` picks for this band, from the band's
+    box arithmetic instead of isl (the same rule: the largest tiles whose first tile's
+    footprint fits, innermost loop grown first, rounded down to a divisor of the trip count
+    when one is at least half as large)."""
+    sizes = [1] * len(band.trips)
+    for k in reversed(range(len(band.trips))):
+        tc = band.trips[k]
+
+        def fits(t: int, k: int = k) -> bool:
+            trial = list(sizes)
+            trial[k] = t
+            return band.footprint(trial) <= cache_bytes
+
+        if not fits(1):
+            continue
+        lo, hi = 1, tc
+        while lo < hi:  # the footprint grows with the tile size: binary search
+            mid = (lo + hi + 1) // 2
+            if fits(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        divisor = max(d for d in range(1, lo + 1) if tc % d == 0)
+        sizes[k] = divisor if 2 * divisor >= lo else lo
+    return sizes
+
+
+def _tilings(trips: Sequence[int]) -> list[tuple[int, ...]]:
     per = []
     for tc in trips:
         opts = {t for t in (2 ** k for k in range(3, 13)) if t < tc} | {tc}
@@ -200,86 +270,5 @@ def _candidates(trips: Sequence[int]) -> list[tuple[int, ...]]:
     return list(itertools.product(*per))
 
 
-def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig, func: str | None = None,
-                      keep: int = 6) -> TileChoice | None:
-    """Tile sizes for the single perfect band of `func`, or None (use the cache model)."""
-    from accelsim.compile.entry import pick_func
-
-    try:
-        f = pick_func(module, func)
-    except Exception:  # no unique entry function: the cache model decides
-        return None
-    band = _band(f)
-    # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
-    if band is None or sum(1 for lp in band if (lp.constant_trip_count or 1) > MIN_TILE) > 4:
-        return None
-    found = _refs(band)
-    if found is None or not found[0]:
-        return None
-    refs, spans = found
-    trips = [lp.constant_trip_count or 1 for lp in band]
-    inner = math.prod(spans[v] // 1 + 1 for v in spans) if spans else 1
-    total = math.prod(trips) * inner
-    cap = config.sram.capacity_kib * 1024
-    ranked = []
-    for sizes in _candidates(trips):
-        est, fp = closed_form(band, refs, spans, sizes, config, total)
-        if 2 * fp <= cap:
-            ranked.append((est, -math.prod(sizes), sizes, fp))
-    if not ranked:
-        return None
-    ranked.sort()
-    return _evaluate(module, config, func, [(s, fp) for _, _, s, fp in ranked[:keep]], len(ranked))
-
-
-def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
-              cands: list[tuple[tuple[int, ...], int]], fitting: int) -> TileChoice | None:
-    """Compile each candidate (and the cache model's tiles) and keep the analytic winner."""
-    from accelsim.estimate.analytic import estimate
-    from compiler.text import parse_module, print_module
-    from compiler.transforms.registry import PassManager
-
-    text = print_module(module)
-    cap = config.sram.capacity_kib * 1024
-    scored: list[tuple[int, tuple[int, ...] | None, int | None, int, int | None]] = []
-
-    copied: dict[tuple[tuple[int, ...] | None, int | None], str | None] = {}
-
-    def score(sizes: tuple[int, ...] | None, fp: int | None, stages: int) -> None:
-        # copies sized for the tile, so the copy pass places them at the tile loops (on a big
-        # SRAM it would otherwise copy whole arrays up front and overlap nothing)
-        kib = None if fp is None else max(1, -(-fp // 1024))
-        flags = pipeline_flags(config, sizes, kib, stages)
-        head, pipe = flags[:-1], flags[-1:]
-        try:
-            if (sizes, kib) not in copied:   # tile + copy once per tiling, for every stage count
-                copied[(sizes, kib)] = None
-                mod = parse_module(text)
-                PassManager.from_flags(head).run(mod)
-                copied[(sizes, kib)] = print_module(mod)
-            base = copied[(sizes, kib)]
-            if base is None:
-                return
-            mod = parse_module(base)
-            PassManager.from_flags(pipe).run(mod)
-            cyc = estimate(mod, config, func=func).cycles
-        except Exception:  # a candidate the passes or SRAM refuse is skipped
-            return
-        scored.append((cyc, sizes, kib, stages, fp))
-
-    score(None, None, 2)
-    for sizes, fp in cands:
-        score(sizes, fp, 2)
-    # then 3 stages where three sets of tiles fit: deeper prefetch absorbs the accumulator
-    # tile's large transfers in the DMA queue (a 2-stage ranking does not predict the winner)
-    for sizes, fp in cands:
-        if 3 * fp <= cap:
-            score(sizes, fp, 3)
-    tried = len(scored)
-    best = min(scored, key=lambda s: s[0], default=None)  # ties: the earlier (cache model) wins
-    if best is None or best[1] is None:
-        return None
-    return TileChoice(best[1], best[0], tried, best[2],
-                      f"{fitting} candidate tilings fit; best {len(cands)} by the closed form and "
-                      "the cache model's compiled and estimated (also at 3 stages where they fit)",
-                      best[3])
+__all__ = ["FINALISTS", "MARGIN", "MIN_TILE", "SearchResult", "TileChoice", "cache_model_sizes",
+           "choose_tile_sizes", "search"]

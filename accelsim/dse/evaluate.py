@@ -11,48 +11,44 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelsim.dse.feasibility import capacity_refusals, check_buffers_fit, check_tiles_fit
 from accelsim.dse.spec import Point, Scalar
-from accelsim.errors import ConfigError
+
+if TYPE_CHECKING:
+    from accelsim.compile.pipeline import AcceleratorPipeline
+    from accelsim.config import HardwareConfig
+    from compiler.ir.ops import ModuleOp
 
 INPUT_SEED = 0
 
 
-def compile_flags(options: Mapping[str, Scalar], config: Any) -> list[tuple[str, str]]:
-    """The passes (name, mlir-opt option text) that the point's compiler options mean.
+def point_pipeline(options: Mapping[str, Scalar], config: HardwareConfig) -> AcceleratorPipeline:
+    """The accelerator pipeline the point's compiler options mean.
 
-    With `stages` buffers per copied region, the copies get 1/stages of the SRAM and "auto" tiles
-    aim at half of that (the cache model `accelsim run --target sim` falls back to, at 2
-    stages), so the multi-buffered working set fits; the pipelining pass itself may use the
-    whole SRAM. ("auto" is not the machine-aware tile search of `--target sim`, which compiles
-    and estimates candidates: too dear per sweep point; sweep `tile_sizes` instead.)
+    `AcceleratorPipeline.for_config`'s capacity rule: with `stages` buffers per copied region,
+    the copies get 1/stages of the SRAM and "auto" tiles (the cache model) aim at half of that,
+    so the multi-buffered working set fits; the pipelining pass itself may use the whole SRAM.
+    ("auto" is not the machine-aware tile search of `--target sim`, which scores candidates
+    and compiles the best few: too dear per sweep point; sweep `tile_sizes` instead.)
     """
-    sram_kib = int(config.sram.capacity_kib)
-    stages = int(options["stages"])
-    per_stage = max(1, sram_kib // stages)
-    passes: list[tuple[str, str]] = []
-    tiles = str(options["tile_sizes"])
-    if tiles == "auto":
-        passes.append(("affine-loop-tile", f"cache-size={max(1, per_stage // 2)}"))
-    elif tiles != "none":
-        passes.append(("affine-loop-tile", f"tile-sizes={tiles}"))
-    if options["data_copy"]:
-        spaces = config.spaces
-        passes.append(("affine-data-copy-generate",
-                       f"generate-dma fast-mem-space={spaces.sram} slow-mem-space={spaces.dram} "
-                       f"tag-mem-space={spaces.tag} fast-mem-capacity={per_stage}"))
-        if stages >= 2:
-            passes.append(("affine-pipeline-data-transfer",
-                           f"stages={stages} pipeline-copy-out={_flag(options['copy_out_pipelining'])} "
-                           f"cross-tile-prefetch={_flag(options['cross_tile_prefetch'])} "
-                           f"fast-mem-space={spaces.sram} fast-mem-capacity={sram_kib}"))
-    return passes
+    from accelsim.compile.pipeline import AcceleratorPipeline
+
+    pipe = AcceleratorPipeline.for_config(config, stages=int(options["stages"]))
+    tiles = str(options["tile_sizes"])  # "auto", "none" or "8,8" (`spec._tile_sizes`)
+    if tiles == "none":
+        pipe = pipe.replace(tile_cache_kib=None)
+    elif tiles != "auto":
+        pipe = pipe.replace(tile_cache_kib=None, tile_sizes=tuple(int(t) for t in tiles.split(",")))
+    return pipe.replace(copies=bool(options["data_copy"]),
+                        copy_out_pipelining=bool(options.get("copy_out_pipelining", True)),
+                        cross_tile_prefetch=bool(options.get("cross_tile_prefetch", True)))
 
 
-def _flag(v: Scalar) -> str:
-    return "true" if v else "false"
+def compile_flags(options: Mapping[str, Scalar], config: HardwareConfig) -> list[tuple[str, str]]:
+    """The passes (name, mlir-opt option text) of `point_pipeline(options, config)`."""
+    return point_pipeline(options, config).steps()
 
 
 # Compiling (isl-backed passes) costs most of a point; simulating is cheap. Points that differ
@@ -78,16 +74,10 @@ def compiled_module(point: Point, config: Any) -> Any:
     return module.clone()
 
 
-def compile_point(point: Point, module: Any, config: Any) -> Any:
-    from compiler.transforms import PassManager, create_pass
-    from compiler.transforms.registry import PASSES
+def compile_point(point: Point, module: ModuleOp, config: HardwareConfig) -> ModuleOp:
+    from compiler.transforms import PassManager
 
-    passes = []
-    for name, opts in compile_flags(point.options, config):
-        if name not in PASSES:
-            raise ConfigError(f"compiler option needs pass '{name}', which this build does not have")
-        passes.append(create_pass(name, opts))
-    return PassManager(passes).run(module)
+    return PassManager(point_pipeline(point.options, config).passes()).run(module)
 
 
 def evaluate_point(point: Point) -> dict[str, Scalar | None]:

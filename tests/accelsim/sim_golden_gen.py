@@ -81,7 +81,7 @@ def programs(out: Path) -> dict[str, str]:
         cfg = load_config(preset)
         for w in WORKLOADS:
             mod = workloads.get(w).module()
-            flags, _ = accelerator_pipeline(cfg, mod)
+            flags = accelerator_pipeline(cfg, mod).flags()
             try:
                 PassManager.from_flags(flags).run(mod)
             except Exception as exc:  # a pass refusing a workload just skips it

@@ -16,7 +16,7 @@ from workloads.dma_programs import tile_sum, tiled_gemm
 def _compiled(spec, preset):
     cfg = load_config(preset)
     mod = workloads.get(spec).module()
-    PassManager.from_flags(accelerator_pipeline(cfg)[0]).run(mod)
+    PassManager.from_flags(accelerator_pipeline(cfg).flags()).run(mod)
     return mod
 
 

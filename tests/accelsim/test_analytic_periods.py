@@ -72,7 +72,7 @@ def test_sweep_points_equal_the_event_run(spec):
     (reusing compiled walk and kernel figures, as a sweep does): every estimate equals the
     event run on that config."""
     mod = workloads.get(spec).module()
-    PassManager.from_flags(accelerator_pipeline(load_config("edge"))[0]).run(mod)
+    PassManager.from_flags(accelerator_pipeline(load_config("edge")).flags()).run(mod)
     clear_caches()
     for preset in ("edge", "default", "server"):
         an = estimate(mod.clone(), preset)

@@ -25,7 +25,7 @@ def _direct(cfg, f, args):
 def _kernels(spec, preset):
     cfg = load_config(preset)
     mod = workloads.get(spec).module()
-    flags, _ = accelerator_pipeline(cfg)
+    flags = accelerator_pipeline(cfg).flags()
     PassManager.from_flags(flags).run(mod)
     ensure_outlined(mod)
     return cfg, [f for f in mod.funcs if f.private]

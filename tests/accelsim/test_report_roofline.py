@@ -29,7 +29,7 @@ def compiled_report(spec: str, cfg):  # type: ignore[no-untyped-def]
     wl = workloads.get(spec)
     module = wl.module()
     need = input_traffic(module, wl.func_name, cfg)  # before the pipeline
-    flags, _ = accelerator_pipeline(cfg, module, wl.func_name)
+    flags = accelerator_pipeline(cfg, module, wl.func_name).flags()
     PassManager.from_flags(flags).run(module)
     return Report.from_result(simulate(module, cfg, functional=False), need), need
 
@@ -79,7 +79,7 @@ def test_as_is_counts_the_module_as_given_and_pass_flags_the_input(tmp_path, cap
     cfg = load_config("default")
     wl = workloads.get("gemm:M=64,N=64,K=64")
     module = wl.module()
-    flags, _ = accelerator_pipeline(cfg, module, wl.func_name)
+    flags = accelerator_pipeline(cfg, module, wl.func_name).flags()
     PassManager.from_flags(flags).run(module)
     path = tmp_path / "compiled.mlir"
     path.write_text(print_module(module))

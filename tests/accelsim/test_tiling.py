@@ -1,12 +1,16 @@
-"""Accelerator-aware tile sizes (accelsim/tiling.py): hand-computed footprints, the SRAM bound,
-never worse than the cache model on the analytic estimate, and the fallback."""
+"""Accelerator-aware tile sizes (accelsim/compile/tile_search.py): hand-computed footprints,
+the SRAM bound, never worse than the cache model on the analytic estimate, and the fallback."""
 
 import pytest
 
 import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import accelerator_pipeline
-from accelsim.compile.tile_search import _band, _refs, choose_tile_sizes, closed_form, pipeline_flags
+from accelsim.compile.band import band_of
+from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.compile.tile_model import TileModel
+from accelsim.compile.tile_replay import replay
+from accelsim.compile.tile_search import choose_tile_sizes
 from accelsim.estimate.analytic import estimate
 from compiler.transforms.registry import PassManager
 
@@ -14,35 +18,45 @@ GEMM = "gemm:M=128,N=96,K=64"
 
 
 def gemm_band():
-    func = workloads.get(GEMM).module().funcs[0]
-    band = _band(func)
+    band = band_of(workloads.get(GEMM).module().funcs[0])
     assert band is not None
-    refs, spans = _refs(band)
-    return band, refs, spans
+    return band
 
 
 @pytest.mark.parametrize("sizes", [(8, 8, 8), (32, 16, 64), (128, 96, 64), (16, 64, 8)])
 def test_gemm_tile_footprint_is_the_three_tiles(sizes):
-    band, refs, spans = gemm_band()
     ti, tj, tk = sizes
-    _, fp = closed_form(band, refs, spans, sizes, load_config("default"), 128 * 96 * 64)
-    assert fp == 4 * (ti * tk + tk * tj + ti * tj)  # A: ti x tk, B: tk x tj, C: ti x tj
+    # A: ti x tk, B: tk x tj, C: ti x tj
+    assert gemm_band().footprint(sizes) == 4 * (ti * tk + tk * tj + ti * tj)
 
 
 def test_gemm_c_does_not_use_the_k_loop():
-    _, refs, _ = gemm_band()
+    refs = gemm_band().refs
     use = {r.memref.name_hint: r.band_use for r in refs}
     assert use == {"A": (True, False, True), "B": (False, True, True), "C": (True, True, False)}
     assert [r.written for r in refs if r.memref.name_hint == "C"] == [True]
 
 
+def modelled(cfg, sizes, stages=2):
+    band = gemm_band()
+    model = TileModel(band, cfg)
+    pl = model.placement(sizes, max(1, -(-band.footprint(sizes) // 1024)))
+    assert pl is not None
+    return replay(model, model.schedule(pl, stages, cfg.sram.capacity_kib))
+
+
 def test_fewer_dram_bytes_estimate_fewer_cycles_when_bandwidth_bound():
-    # on a narrow DRAM, reloading B per row tile (ti small) must cost more than large ti
+    # on a narrow DRAM, reloading B per row tile (ti small, tk < K) must cost more than large ti
+    # (with tk = K, B's copy is hoisted out of the row tiles and loaded once: no reload)
     cfg = load_config("default").with_overrides({"dram.channels": 1, "dram.bandwidth_bytes_per_cycle": 1})
-    band, refs, spans = gemm_band()
-    small, _ = closed_form(band, refs, spans, (8, 96, 64), cfg, 128 * 96 * 64)
-    large, _ = closed_form(band, refs, spans, (128, 96, 8), cfg, 128 * 96 * 64)
+    small = modelled(cfg, (8, 96, 8))
+    large = modelled(cfg, (128, 96, 8))
     assert large < small
+    # and the model's cycles are the analytic estimate of the compiled tilings
+    for sizes, cycles in (((8, 96, 8), small), ((128, 96, 8), large)):
+        kib = max(1, -(-gemm_band().footprint(sizes) // 1024))
+        pipe = AcceleratorPipeline.for_config(cfg).with_tiles(sizes, kib)
+        assert estimate(compiled(GEMM, pipe.flags()), cfg).cycles == cycles
 
 
 def compiled(spec, flags):
@@ -58,8 +72,8 @@ def test_choice_fits_and_is_no_worse_than_the_cache_model(preset, spec):
     assert choice is not None and len(choice.sizes) == 3
     ti, tj, tk = choice.sizes
     assert 2 * 4 * (ti * tk + tk * tj + ti * tj) <= cfg.sram.capacity_kib * 1024
-    cache = estimate(compiled(spec, pipeline_flags(cfg, None)), cfg).cycles
-    ours_mod = compiled(spec, choice.flags(cfg))
+    cache = estimate(compiled(spec, AcceleratorPipeline.for_config(cfg).flags()), cfg).cycles
+    ours_mod = compiled(spec, choice.pipeline.flags())
     ours = estimate(ours_mod, cfg).cycles
     assert ours == choice.estimated_cycles <= cache
     # the event run agrees with the estimate the choice was made on
@@ -68,19 +82,23 @@ def test_choice_fits_and_is_no_worse_than_the_cache_model(preset, spec):
 
 def test_default_pipeline_uses_the_model_only_with_a_module():
     cfg = load_config("default")
-    plain, _ = accelerator_pipeline(cfg)
+    plain = accelerator_pipeline(cfg).flags()
     assert plain[0].startswith("--affine-loop-tile=cache-size=")
-    flags, _ = accelerator_pipeline(cfg, workloads.get(GEMM).module())
+    chosen = accelerator_pipeline(cfg, workloads.get(GEMM).module())
+    flags = chosen.flags()
     assert flags[0].startswith("--affine-loop-tile=tile-sizes=")
     assert flags[1:2] != plain[1:2] or flags[1] == plain[1]  # copy pass keeps its other options
-    assert flags[2] == plain[2]
+    # the pipelining pass keeps its options but the stage count (2 or 3, as the search chose)
+    restaged = AcceleratorPipeline.for_config(cfg).replace(stages=chosen.stages).flags()
+    assert flags[2] == restaged[2]
+    assert chosen.stages != 2 or flags[2] == plain[2]
 
 
 def test_nests_outside_the_model_keep_the_cache_model():
     cfg = load_config("default")
     mod = workloads.get("2mm").module()           # two bands
     assert choose_tile_sizes(mod, cfg) is None
-    assert accelerator_pipeline(cfg, mod)[0] == accelerator_pipeline(cfg)[0]
+    assert accelerator_pipeline(cfg, mod).flags() == accelerator_pipeline(cfg).flags()
 
 
 def test_conv2d_band_keeps_short_filter_loops_whole():
@@ -90,5 +108,5 @@ def test_conv2d_band_keeps_short_filter_loops_whole():
     choice = choose_tile_sizes(workloads.get(spec).module(), cfg)
     assert choice is not None and len(choice.sizes) == 7
     assert choice.sizes[0] == 1 and choice.sizes[-2:] == (3, 3)
-    cache = estimate(compiled(spec, pipeline_flags(cfg, None)), cfg).cycles
-    assert estimate(compiled(spec, choice.flags(cfg)), cfg).cycles == choice.estimated_cycles < cache
+    cache = estimate(compiled(spec, AcceleratorPipeline.for_config(cfg).flags()), cfg).cycles
+    assert estimate(compiled(spec, choice.pipeline.flags()), cfg).cycles == choice.estimated_cycles < cache

@@ -22,7 +22,7 @@ def test_pipeline_output_equals_host_and_reference(spec):
     cfg = load_config("edge").with_overrides({"sram.capacity_kib": 8})  # forces several tiles
     w = workloads.get(spec)
     mod = w.module()
-    flags, _ = accelerator_pipeline(cfg)
+    flags = accelerator_pipeline(cfg).flags()
     PassManager.from_flags(flags).run(mod)
     ensure_outlined(mod)  # what simulate() does; outlining first lets both runs share one compile
     inputs = w.random_inputs(seed=11)

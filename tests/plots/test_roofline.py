@@ -95,7 +95,7 @@ def test_syrk_is_drawn_far_below_its_roof_and_far_right_of_what_it_moves(tmp_pat
     wl = workloads.get("syrk:N=64,M=64")
     module = wl.module()
     need = input_traffic(module, wl.func_name, cfg)
-    flags, _ = accelerator_pipeline(cfg, module, wl.func_name)
+    flags = accelerator_pipeline(cfg, module, wl.func_name).flags()
     PassManager.from_flags(flags).run(module)
     rep = Report.from_result(simulate(module, cfg, functional=False), need)
     rf = plot_roofline(rep, tmp_path / "syrk.png", config=cfg)

@@ -1,0 +1,257 @@
+"""Replaying a tile schedule (`accelsim.compile.tile_model.Schedule`) on the analytic
+estimate's machine state: each copy's DMAs, waits and each kernel call in the order the
+pipelined program issues them.
+
+Steps are the iterations of the deepest loop holding copies, one kernel call each. A loop
+holding copies issues its copy-ins `stages - 1` iterations ahead of the one it waits for and
+computes, and waits for a pipelined copy-out one iteration late; iterations of a loop follow
+one another across the boundaries of the loops around it (cross-tile prefetch, flattened
+tile loops).
+
+Long schedules are not walked step by step (and past `MAX_WALKED` calls the rest is
+extrapolated at the recent rate): where the machine state, relative to the clock,
+at the start of an iteration equals the state `q` iterations before and the iterations ahead
+are alike (not the last ones of their parent loop, where partial tiles and the next parent's
+prefetches are), the state is shifted over whole windows of `q` iterations
+(`ClosedFormMachine.advance`), as the analytic estimate samples loops. Tags are numbered
+modulo a multiple of the stages, as the program's multi-buffered tags are, so equal states
+have equal signatures.
+"""
+
+from __future__ import annotations
+
+import math
+
+from accelsim.compile.tile_model import Schedule, TileModel
+from accelsim.cost.dma import TransferCost
+from accelsim.estimate.state import ClosedFormMachine
+
+Desc = list[tuple[TransferCost, int]]
+_NO_COUNTS = (0, 0, 0, 0)
+MAX_WALKED = 1024  # kernel calls walked one by one; past that, the rest at the recent rate
+
+
+def replay(model: TileModel, sch: Schedule) -> int:
+    """The schedule's end cycle on the analytic machine state."""
+    return _Replay(model, sch).run()
+
+
+class _Replay:
+    def __init__(self, model: TileModel, sch: Schedule):
+        self.model, self.sch = model, sch
+        self.m = ClosedFormMachine(model.config)
+        nt = sch.ntiles
+        n = sch.inner + 1
+        self.per = [math.prod(nt[k + 1:n]) for k in range(n)]     # steps per iteration of level k
+        self.iters = [math.prod(nt[:k + 1]) for k in range(n)]    # iterations of level k in all
+        self.levels = sorted({c.level for c in sch.copies if c.level >= 0})
+        self.ins = {lv: [k for k, c in enumerate(sch.copies) if c.level == lv and c.incoming]
+                    for lv in self.levels}
+        self.outs = {lv: [k for k, c in enumerate(sch.copies) if c.level == lv and c.outgoing]
+                     for lv in self.levels}
+        self.issued = dict.fromkeys(self.levels, -1)  # last iteration whose copy-ins are issued
+        self.stages = {lv: sch.stages.get(lv, 1) for lv in self.levels}
+        smax = max(self.stages.values(), default=1)
+        self.mod = smax + 1  # tag numbering: more than the iterations of a copy in flight
+        # skipping q iterations of a loop moves every deeper copy level's iteration numbers by
+        # a multiple of `mod` (so the tags line up) when q is a multiple of quantum[loop]
+        self.quantum = []
+        for lv in range(n):
+            q = 1
+            for c in self.levels:
+                if c >= lv:
+                    step = self.per[lv] // self.per[c]
+                    q = math.lcm(q, self.mod // math.gcd(self.mod, step))
+            self.quantum.append(q)
+        # how far into its parent a skip may go: up to the last iteration when that is a full
+        # tile like the others, else clear of it and of the prefetches for it
+        self.limit = []
+        for lv in range(n):
+            alike = (model.band.trips[lv] % sch.sizes[lv] == 0
+                     and not any(any(c.clipped) and c.ref.band_use[lv] for c in sch.copies))
+            deeper = max([self.stages[c] for c in self.levels if c >= lv], default=1)
+            self.limit.append(sch.ntiles[lv] - 1 if alike else sch.ntiles[lv] - 2 - deeper)
+        # per copy: (loop, iterations of the copy's level per iteration of that loop) for the
+        # loops its indices read; the key of its descriptors is the tile of each
+        self.key_of = []
+        for c in sch.copies:
+            parts = []
+            for k in range(c.level + 1):
+                if c.ref.band_use[k]:
+                    parts.append((math.prod(nt[k + 1:c.level + 1]), nt[k]))
+            self.key_of.append(parts)
+        self.desc: list[dict[tuple[int, ...], Desc]] = [{} for _ in range(2 * len(sch.copies))]
+        # copies never clipped move the same DMAs every time
+        self.fixed: list[Desc | None] = []
+        for ci, c in enumerate(sch.copies):
+            for out in (False, True):
+                tile = [0] * (c.level + 1)
+                self.fixed.append(None if any(c.clipped)
+                                  else model.descriptors(sch.placement, ci, out, tile))
+        self.kernel: dict[tuple[int, ...], int] = {}
+        self.issue = model.config.control.issue_cycles
+
+    # ---- one copy -------------------------------------------------------------------------
+    def descriptors(self, ci: int, out: bool, h: int) -> Desc:
+        fixed = self.fixed[2 * ci + out]
+        if fixed is not None:
+            return fixed
+        key = tuple([(h // s) % n for s, n in self.key_of[ci]])
+        memo = self.desc[2 * ci + out]
+        hit = memo.get(key)
+        if hit is None:
+            c = self.sch.copies[ci]
+            tile = self.tile(c.level, h)
+            hit = memo[key] = self.model.descriptors(self.sch.placement, ci, out, tile)
+        return hit
+
+    def tile(self, level: int, h: int) -> list[int]:
+        """Tile indices of loops 0..level in iteration h of `level`."""
+        nt = self.sch.ntiles
+        out = [0] * (level + 1)
+        for k in range(level, -1, -1):
+            h, out[k] = divmod(h, nt[k])
+        return out
+
+    def start(self, ci: int, out: bool, h: int) -> None:
+        m = self.m
+        base = (2 * ci + out, h % self.mod)
+        for di, (cost, count) in enumerate(self.descriptors(ci, out, h)):
+            for j in range(count):
+                m.dma(cost.dram_bytes, cost.port_cycles, cost.cycles, (*base, di, j))  # type: ignore[arg-type]
+
+    def wait(self, ci: int, out: bool, h: int) -> None:
+        m = self.m
+        base = (2 * ci + out, h % self.mod)
+        for di, (_, count) in enumerate(self.descriptors(ci, out, h)):
+            for j in range(count):
+                m.wait((*base, di, j))  # type: ignore[arg-type]
+
+    def call(self, g: int) -> None:
+        sch = self.sch
+        nt = sch.ntiles
+        last = []
+        for k in range(sch.inner, -1, -1):
+            g, j = divmod(g, nt[k])
+            last.append(j == nt[k] - 1)
+        key = tuple(last)
+        c = self.kernel.get(key)
+        if c is None:
+            tile = [nt[k] - 1 if last[sch.inner - k] else 0 for k in range(sch.inner + 1)]
+            c = self.kernel[key] = self.model.kernel.cost(self.model.kernel_trips(sch.placement, tile)).cycles
+        self.m.t += self.issue + c
+
+    # ---- the program ----------------------------------------------------------------------
+    def run(self) -> int:
+        sch, m = self.sch, self.m
+        top = [k for k, c in enumerate(sch.copies) if c.level < 0]
+        for k in top:
+            if sch.copies[k].incoming:
+                self.start(k, False, 0)
+                self.wait(k, False, 0)
+        steps = sch.steps
+        loops = range(sch.inner + 1)
+        seen: dict[int, dict[int, tuple[object, int]]] = {lv: {} for lv in loops}
+        g = walked = 0
+        half = (0, 0)
+        while g < steps:
+            if walked == MAX_WALKED // 2:
+                half = (g, m.t)
+            elif walked == MAX_WALKED:
+                # the rest at the rate of the last half walked (the replay's own budget)
+                return m.end() + (steps - g) * (m.t - half[1]) // (g - half[0])
+            for lv in loops:
+                if g % self.per[lv] == 0:
+                    h = g // self.per[lv]
+                    found = self.skippable(lv, h, seen)
+                    if found is not None and found[1] > 0:
+                        g = self.skip(lv, h, found, seen)
+                        break
+            else:
+                for lv in self.levels:
+                    if g % self.per[lv] == 0:
+                        self.begin(lv, g // self.per[lv])
+                self.call(g)
+                for lv in reversed(self.levels):
+                    if (g + 1) % self.per[lv] == 0:
+                        self.end(lv, g // self.per[lv])
+                g += 1
+                walked += 1
+        for k in top:
+            if sch.copies[k].outgoing:
+                self.start(k, True, 0)
+                self.wait(k, True, 0)
+        return m.end()
+
+    def begin(self, lv: int, h: int) -> None:
+        stages = self.stages[lv]
+        if stages < 2:
+            for k in self.ins[lv]:
+                self.start(k, False, h)
+                self.wait(k, False, h)
+            return
+        ahead = min(h + stages - 1, self.iters[lv] - 1)
+        for it in range(self.issued[lv] + 1, ahead + 1):
+            for k in self.ins[lv]:
+                self.start(k, False, it)
+        if ahead > self.issued[lv]:
+            self.issued[lv] = ahead
+        for k in self.ins[lv]:
+            self.wait(k, False, h)
+
+    def end(self, lv: int, h: int) -> None:
+        piped = self.sch.piped_out
+        late = []
+        for k in self.outs[lv]:
+            self.start(k, True, h)
+            if k in piped:
+                late.append(k)
+            else:
+                self.wait(k, True, h)
+        for k in late:
+            if h > 0:
+                self.wait(k, True, h - 1)
+            if h == self.iters[lv] - 1:
+                self.wait(k, True, h)
+
+    # ---- skipping alike iterations ----------------------------------------------------------
+    def skippable(self, lv: int, h: int, seen: dict[int, dict[int, tuple[object, int]]]
+                  ) -> tuple[int, int] | None:
+        """(period, iterations) of `lv` to skip from iteration h, or None: walk it."""
+        nt = self.sch.ntiles[lv]
+        q0 = self.quantum[lv]
+        limit = self.limit[lv]
+        if limit < 2 * q0 + 1:
+            return None  # too few iterations to find a period and skip one
+        j = h % nt  # index within the parent iteration
+        if j == 0:
+            seen[lv] = {}
+        if (j - 1) % q0:
+            return None  # states are compared q0 iterations apart, from iteration 1 on
+        sig = self.m.signature()
+        hist = seen[lv]
+        hist[j] = (sig, self.m.t)
+        for mult in range(1, 17):
+            q = mult * q0
+            # the window compared starts after the parent's first iteration (whose step also
+            # runs the parent's own copies) and the one skipped ends before `limit`
+            if j - q < 1 or j + q > limit:
+                break
+            prev = hist.get(j - q)
+            if prev is not None and prev[0] == sig:
+                return q, (limit - j) // q * q
+        return None
+
+    def skip(self, lv: int, h: int, found: tuple[int, int],
+             seen: dict[int, dict[int, tuple[object, int]]]) -> int:
+        """Shift the machine over the iterations of `lv` found skippable (each window of q
+        iterations takes as long as the one before); returns the next step."""
+        q, k = found
+        j = h % self.sch.ntiles[lv]
+        period = self.m.t - seen[lv][j - q][1]
+        self.m.advance(k // q, period, _NO_COUNTS)
+        seen[lv] = {}
+        for other in self.levels:
+            if other >= lv and self.issued[other] >= 0:
+                self.issued[other] += k * self.per[lv] // self.per[other]
+        return (h + k) * self.per[lv]
