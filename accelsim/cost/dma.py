@@ -15,6 +15,7 @@ side moves `n * eb` bytes through the port.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from accelsim.config import HardwareConfig
@@ -49,8 +50,10 @@ class DmaCostModel:
 
     @classmethod
     def for_config(cls, config: HardwareConfig) -> DmaCostModel:
-        return cls(config.dram.burst_bytes, config.dram.bandwidth_bytes_per_cycle,
-                   config.sram.bytes_per_cycle)
+        """The model of `config`'s DRAM and SRAM figures: one shared value (and memo) per
+        distinct figures."""
+        return _model(config.dram.burst_bytes, config.dram.bandwidth_bytes_per_cycle,
+                      config.sram.bytes_per_cycle)
 
     def transfer(self, n: int, stride: int | None, per: int | None, ebytes: int,
                  src_dram: bool, dst_dram: bool, src_strided: bool, sram_sides: int
@@ -82,3 +85,8 @@ class DmaCostModel:
             self._memo.clear()
         self._memo[key] = cost
         return cost
+
+
+@functools.cache
+def _model(burst: int, dram_bw: int, sram_bw: int) -> DmaCostModel:
+    return DmaCostModel(burst, dram_bw, sram_bw)

@@ -48,12 +48,11 @@ from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.nest_kernel import inline_kernel
 from accelsim.estimate.state import ClosedFormMachine
-from accelsim.sim.regions import strides_of
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import Binary, Const, Dim, Sym
 from compiler.ir.core import Block, Value
-from compiler.ir.types import INDEX, MemRefType
+from compiler.ir.types import INDEX, MemRefType, row_major_strides
 
 Env = list  # type: ignore[type-arg]
 # value -> the modulus through which timing reads it (0: its exact value)
@@ -85,7 +84,7 @@ class _Buf:
     def __init__(self, site: int, shape: tuple[int, ...]):
         self.site = site
         self.shape = shape
-        self.strides = strides_of(shape)
+        self.strides = row_major_strides(shape)
 
 
 @dataclass(slots=True)
@@ -121,9 +120,7 @@ class Program:
         self.body = self._block(func.body).steps
 
     def run(self, config: HardwareConfig, cost: CostModel | None = None) -> ClosedFormMachine:
-        m = ClosedFormMachine(config)
-        m.cost = cost if cost is not None else CostModel.for_config(config)
-        m.memo = {}
+        m = ClosedFormMachine(config, cost)
         env: Env = [None] * len(self.slots)
         for step in self.body:
             step(env, m)
@@ -274,26 +271,28 @@ class Program:
         st_, dt_ = op.src.type, op.dst.type
         assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
         eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
-        numv, perv = op.num_elements, op.elements_per_stride
+        numv, stv, perv = op.num_elements, op.stride, op.elements_per_stride
         n0, ns = self._scalar(numv)
+        s0, sts = self._scalar(stv)
         p0, ps = self._scalar(perv)
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
-        rel = {**rel, **{v: 0 for v in (numv, perv) if v is not None}}
+        rel = {**rel, **{v: 0 for v in (numv, stv, perv) if v is not None}}
         mods = _mods([op.tag_map])  # the transfer's addresses do not change its timing
-        if ns < 0 and ps < 0:
+        if ns < 0 and sts < 0 and ps < 0:
             cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
 
             def dma_static(e: Env, m: ClosedFormMachine) -> None:
                 if cache[0] is not m:
-                    cache[0], cache[1] = m, m.sizes_of(n0, p0, eb, ss, ds)
+                    cache[0], cache[1] = m, m.sizes_of(n0, s0, p0, eb, ss, ds)
                 db, port, T = cache[1]
                 m.dma(db, port, T, key if key is not None else tagf(e))
             return dma_static, True, mods, rel, None
 
         def dma(e: Env, m: ClosedFormMachine) -> None:
             n = n0 if ns < 0 else e[ns]
+            stride = s0 if sts < 0 else e[sts]
             per = p0 if ps < 0 else e[ps]
-            db, port, T = m.sizes_of(n, per, eb, ss, ds)
+            db, port, T = m.sizes_of(n, stride, per, eb, ss, ds)
             m.dma(db, port, T, key if key is not None else tagf(e))
         return dma, True, mods, rel, None
 
@@ -301,15 +300,11 @@ class Program:
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
         if key is not None:
             def wait_static(e: Env, m: ClosedFormMachine) -> None:
-                done = m.tags.pop(key, 0)
-                if done > m.t:
-                    m.t = done
+                m.wait(key)
             return wait_static, True, _mods([op.tag_map]), rel, None
 
         def wait(e: Env, m: ClosedFormMachine) -> None:
-            done = m.tags.pop(tagf(e), 0)
-            if done > m.t:
-                m.t = done
+            m.wait(tagf(e))
         return wait, True, _mods([op.tag_map]), rel, None
 
     def _call(self, op: O.CallOp) -> tuple[Step, bool, int, Rel, None]:
@@ -330,14 +325,14 @@ class Program:
                 if cache[0] is not m:
                     cache[0], cache[1] = m, m.cost.kernel(f, args)
                 c = cache[1]
-                m.t += m.issue + c.cycles
+                m.busy_for(m.issue + c.cycles)
                 m.calls += 1
                 m.compute += c.compute_cycles
             return call_static, True, 1, dict.fromkeys(idx, 0), None
 
         def call(e: Env, m: ClosedFormMachine) -> None:
             c = m.cost.kernel(f, tuple([c if s < 0 else int(e[s]) for c, s in pattern]))
-            m.t += m.issue + c.cycles
+            m.busy_for(m.issue + c.cycles)
             m.calls += 1
             m.compute += c.compute_cycles
         return call, True, 1, dict.fromkeys(idx, 0), None

@@ -1,218 +1,251 @@
 """The closed-form machine of the analytic estimate: free-at cycles instead of SimPy events.
 
 Each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
-control processor its clock. `signature()` is the whole state relative to the clock (past
-times clipped to 0, entries no future step can observe dropped); it is canonical: two states
-with equal signatures evolve identically (every decision compares times against a clock that
-never goes back), so `restore()` of a signature is equivalent to the state it was taken
-from. The sampled loop walk and the loop memo of `accelsim.estimate.analytic` rest on that.
+control processor its clock; which engine and channels a descriptor takes and when are the
+policies' (`accelsim.cost.engine`, `accelsim.cost.dram`), read and advanced on this state as
+the event machine's components do on theirs.
+
+Completions are events in the event machine: a descriptor leaves its engine's load when SimPy
+processes its completion, in (cycle, issue order) order, and a wait returns as soon as the
+completion it waits for is processed, before later-issued completions of the same cycle. So
+each completion here is the number (cycle << SHIFT) + its issue number, ordered as SimPy
+processes them, and `front` is the last one processed (at the clock): a wait moves it to the
+completion it waits for, any advance of the clock (issue cycles, a kernel, a full queue) past
+every one issued by then. Loads count the completions beyond it.
+
+`signature()` is the whole state relative to the clock and the issue count (entries no future
+step can observe dropped); it is canonical: two states with equal signatures evolve
+identically (every decision compares times against a clock that never goes back), so
+`restore()` of a signature is equivalent to the state it was taken from. The sampled loop walk
+and the loop memo of `accelsim.estimate.analytic` rest on that.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
+from collections import deque
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.dma import DmaCostModel
+from accelsim.cost.dram import DramPolicy, earliest_free
+from accelsim.cost.engine import EnginePolicy
+from accelsim.cost.kernel import CostModel
 
 Signature = tuple  # type: ignore[type-arg]
 Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
+Tag = tuple[int, ...]  # a tag slot: (tag buffer site, linear index) in the estimate
+SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 DMAs per run)
 
 
 class ClosedFormMachine:
-    __slots__ = ("burst", "bw", "calls", "channels", "compute", "cost", "depth", "dma_ops", "icyc",
-                 "dram_bytes", "dram_space", "engines", "interleave", "issue", "lat", "max_out",
-                 "memo", "nch", "pending", "queued", "rr", "setup", "sizes", "sram_bw",
+    """The event machine's state as numbers: per engine its completions not yet processed
+    (`pending`, their count its load), when it is free (`busy`), its recent completion cycles
+    and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
+    the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
+
+    __slots__ = ("busy", "calls", "channels", "compute", "cost", "dma_cost", "dma_ops",
+                 "dram", "dram_bytes", "dram_space", "engine", "front", "issue", "loads",
+                 "max_out", "memo", "pending", "queued", "recent", "reserve", "rr", "sizes",
                  "sram_space", "t", "tags")
 
-    def __init__(self, config: HardwareConfig):
+    def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
         d, dma = config.dram, config.dma
-        self.setup, self.lat, self.issue = dma.setup_cycles, d.latency_cycles, config.control.issue_cycles
-        self.burst, self.bw = d.burst_bytes, d.bandwidth_bytes_per_cycle
-        self.sram_bw = config.sram.bytes_per_cycle
+        self.engine = EnginePolicy.for_config(config)
+        self.dram = DramPolicy.for_config(d)
+        self.dma_cost = DmaCostModel.for_config(config)
+        self.issue = config.control.issue_cycles
         self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
-        self.max_out, self.depth, self.nch = dma.max_outstanding, dma.queue_depth, d.channels
-        self.interleave = d.interleave == "burst" and d.channels > 1
+        self.max_out = dma.max_outstanding
         self.t = 0
-        self.engines = [0] * dma.engines
-        self.pending: list[list[int]] = [[] for _ in range(dma.engines)]  # completion cycles
-        self.queued: list[list[int]] = [[] for _ in range(dma.engines)]   # future start cycles
-        self.channels = [0] * d.channels
+        self.front = -1  # the last completion processed: none yet
+        n = dma.engines
+        # per engine: its completions not processed, ascending (their count is its load);
+        # when it is free; its last `max_outstanding` completion cycles in acceptance order;
+        # the start cycles of its queued descriptors
+        self.pending: list[list[int]] = [[] for _ in range(n)]
+        self.loads = [0] * n
+        self.busy = [0] * n
+        self.recent: list[deque[int]] = [deque(maxlen=self.max_out) for _ in range(n)]
+        self.queued: list[list[int]] = [[] for _ in range(n)]
+        self.channels = [0] * d.channels  # when each DRAM channel is free
         self.rr = 0  # first channel of the next interleaved transfer
-        self.tags: dict[tuple[int, int], int] = {}  # (tag buffer site, linear index) -> done
+        self.reserve = (self._interleaved if self.dram.interleaved
+                        else self._earliest if d.channels > 1 else self._one)
+        self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
-        # (elements, per stride, element bytes, src space, dst space) -> (DRAM bytes, port, T)
-        self.sizes: dict[tuple[int, int | None, int, int, int], tuple[int, int, int]] = {}
-        self.icyc: dict[int, tuple[int, ...]] = {}  # DRAM bytes -> cycles per channel
-        self.cost: Any = None  # the kernel cost model (`CostModel`), set by the walker
+        # (elements, stride, per stride, element bytes, src space, dst space)
+        #   -> (DRAM bytes, port cycles, transfer cycles)
+        self.sizes: dict[tuple[int, int | None, int | None, int, int, int],
+                         tuple[int, int, int]] = {}
+        self.cost: CostModel = cost if cost is not None else CostModel.for_config(config)
         self.memo: dict[Any, Any] = {}  # the walker's loop outcomes on this machine
 
     # ---- state as a value ----------------------------------------------------------------
     def signature(self) -> Signature:
-        """Canonical: what no future step can tell apart is dropped. A tag that completed is
-        the same as no tag (a wait on either returns at once). An engine's list whose head
-        has completed is filtered at the next issue on any engine, dropping every entry done
-        by then: its completed entries all go, so it is kept as one completed head (0) and
-        its future entries in order. A list with a future head is not filtered until that
-        head completes, so its completed entries still count against the engine (kept as 0)."""
-        t = self.t
-        pend = []
-        for p in self.pending:
-            if p and p[0] <= t:
-                # filtered at the next issue (`now` >= t): what survives depends on `now`, so
-                # the future entries are kept in order behind one completed head (0)
-                pend.append((0, *[c - t for c in p if c > t]))
-            else:
-                pend.append(tuple([c - t if c > t else 0 for c in p]))
-        return (tuple([e - t if e > t else 0 for e in self.engines]),
+        """Canonical: what no future step can tell apart is dropped; cycles are relative to
+        the clock (past ones 0) and completions to (clock, issue count). A completion already
+        processed is dropped: a wait on its tag returns at once, as on no tag, and it leaves
+        its engine's load at the next issue. Queued starts by the clock leave the queue at the
+        next issue on that engine. A leading run of past cycles in `recent` only ever holds
+        the slot rule off, as a shorter deque does, so it is dropped too (a past one behind a
+        future one still counts for its position, as 0)."""
+        t, front = self.t, self.front
+        base = (t << SHIFT) + self.dma_ops
+        rec = []
+        for r in self.recent:
+            x = [c - t if c > t else 0 for c in r]
+            k = 0
+            while k < len(x) and not x[k]:
+                k += 1
+            rec.append(tuple(x[k:]))
+        return (tuple([e - t if e > t else 0 for e in self.busy]),
                 tuple([c - t if c > t else 0 for c in self.channels]),
-                tuple(sorted([(k, v - t) for k, v in self.tags.items() if v > t])),
-                tuple(pend),
+                tuple(sorted([(k, v - base) for k, v in self.tags.items() if v > front])),
+                tuple([tuple([c - base for c in p if c > front]) for p in self.pending]),
+                tuple(rec),
                 tuple([tuple([c - t for c in q if c > t]) for q in self.queued]),
-                self.rr)
+                self.rr, front - base)
 
     def counters(self) -> Counters:
         return (self.dma_ops, self.calls, self.dram_bytes, self.compute)
 
     def restore(self, dt: int, sig: Signature, d: Counters) -> None:
-        """Move the clock by `dt`, take the state `sig` (relative to the new clock), add `d`."""
+        """Move the clock by `dt`, take the state `sig` (relative to the new clock and issue
+        count), add `d`."""
         t = self.t = self.t + dt
-        eng, ch, tags, pend, que, self.rr = sig
-        self.engines = [t + r for r in eng]
-        self.channels = [t + r for r in ch]
-        self.tags = {k: t + r for k, r in tags}
-        self.pending = [[t + r for r in p] for p in pend]
-        self.queued = [[t + r for r in q] for q in que]
         self.dma_ops += d[0]
         self.calls += d[1]
         self.dram_bytes += d[2]
         self.compute += d[3]
+        base = (t << SHIFT) + self.dma_ops
+        busy, ch, tags, pend, rec, que, self.rr, front = sig
+        m = self.max_out
+        self.front = base + front
+        self.busy = [t + r for r in busy]
+        self.channels = [t + r for r in ch]
+        self.tags = {k: base + r for k, r in tags}
+        self.pending = [[base + r for r in p] for p in pend]
+        self.loads = [len(p) for p in pend]
+        self.recent = [deque([t + r for r in x], m) for x in rec]
+        self.queued = [[t + r for r in q] for q in que]
 
     def advance(self, k: int, period: int, d: Counters) -> None:
-        """Repeat a period of iterations `k` more times: shift every time by k*period, add k*d."""
+        """Repeat a period of iterations `k` more times: shift every cycle by k*period and
+        every issue number by k times the period's DMAs, add k*d."""
         if k <= 0:
             return
-        s = k * period
+        s, q = k * period, k * d[0]
+        dv = (s << SHIFT) + q
+        m = self.max_out
         self.t += s
-        self.engines = [e + s for e in self.engines]
-        self.pending = [[c + s for c in p] for p in self.pending]
-        self.queued = [[c + s for c in q] for q in self.queued]
+        self.front += dv
+        self.busy = [e + s for e in self.busy]
+        self.pending = [[c + dv for c in p] for p in self.pending]
+        self.recent = [deque([c + s for c in r], m) for r in self.recent]
+        self.queued = [[c + s for c in x] for x in self.queued]
         self.channels = [c + s for c in self.channels]
-        self.tags = {key: v + s for key, v in self.tags.items()}
-        self.dma_ops += k * d[0]
+        self.tags = {key: v + dv for key, v in self.tags.items()}
+        self.dma_ops += q
         self.calls += k * d[1]
         self.dram_bytes += k * d[2]
         self.compute += k * d[3]
 
     def end(self) -> int:
-        return max([self.t, *self.engines, *self.tags.values(), *(c for p in self.pending for c in p)])
+        return max([self.t, *self.busy, *(v >> SHIFT for v in self.tags.values()),
+                    *(c >> SHIFT for p in self.pending for c in p)])
+
+    def done_at(self, tag: Tag) -> int:
+        """The completion cycle of the transfer `tag` waits for."""
+        return self.tags[tag] >> SHIFT
 
     # ---- operations ----------------------------------------------------------------------
-    def sizes_of(self, n: int, per: int | None, eb: int, src: int, dst: int) -> tuple[int, int, int]:
-        """(DRAM bytes at burst granularity, SRAM port cycles, transfer cycles) of a DMA."""
-        key = (n, per, eb, src, dst)
+    def sizes_of(self, n: int, stride: int | None, per: int | None, eb: int, src: int, dst: int
+                 ) -> tuple[int, int, int]:
+        """(DRAM bytes at burst granularity, SRAM port cycles, transfer cycles) of a DMA of `n`
+        elements of `eb` bytes from memory space `src` to `dst`, `per` elements every
+        `stride` on its strided side: `DmaCostModel.transfer`, as the executor asks it (the
+        strided side is the source when its space is the slower or equal one). A stride or a
+        count per stride that is not positive (an error in the event run) is costed as a
+        contiguous transfer."""
+        key = (n, stride, per, eb, src, dst)
         hit = self.sizes.get(key)
         if hit is not None:
             return hit
-        burst, ds, ss = self.burst, self.dram_space, self.sram_space
-        sides = (src == ds) + (dst == ds)
-        sram_sides = (src == ss) + (dst == ss)
-        nchunks, last = 1, n
-        if per is not None:
-            nchunks = -(-n // per) if per > 0 else 1
-            last = n - (nchunks - 1) * per
-        dram_bytes = 0
-        if sides and n:
-            if nchunks == 1:
-                one = -(-n * eb // burst) * burst
-            else:
-                one = ((nchunks - 1) * (-(-per * eb // burst)) + -(-last * eb // burst)) * burst  # type: ignore[operator]
-            dram_bytes = one * sides
-        port = -(-(n * eb * sram_sides) // self.sram_bw)
-        out = self.sizes[key] = (dram_bytes, port, max(-(-dram_bytes // self.bw), port))
+        if stride is None or per is None or stride <= 0 or per <= 0:
+            stride = per = None
+        ds, ss = self.dram_space, self.sram_space
+        c = self.dma_cost.transfer(n, stride, per, eb, src == ds, dst == ds, src <= dst,
+                                   (src == ss) + (dst == ss))
+        out = self.sizes[key] = (c.dram_bytes, c.port_cycles, c.cycles)
         return out
 
-    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, int]) -> None:
-        """Issue one descriptor: the event model's engine, queue and channel policy."""
-        now = self.t = self.t + self.issue
-        pending = self.pending
-        # fewest descriptors not yet completed, lowest index on ties
-        if len(pending) == 1:
-            e = 0
-            pend = pending[0]
-            if pend and pend[0] <= now:
-                pend[:] = [c for c in pend if c > now]
+    def dma(self, dram_bytes: int, port: int, T: int, tag: Tag) -> None:
+        """Issue one descriptor on the engine and channels the policies pick
+        (`EnginePolicy.accept`, `DramPolicy` through `reserve`)."""
+        if self.issue:  # the issue cycles process every completion due by then
+            now = self.t + self.issue
+            front = (now << SHIFT) + self.dma_ops - 1
         else:
-            e, best = 0, -1
-            for k, p in enumerate(pending):
-                if p and p[0] <= now:
-                    p[:] = [c for c in p if c > now]
-                if best < 0 or len(p) < best:
-                    e, best = k, len(p)
-            pend = pending[e]
-        # a full descriptor queue stalls the control processor until the oldest queued
-        # descriptor starts (the engine keeps the one it was handed)
-        q = self.queued[e]
-        if q:
-            if q[0] <= now:
-                q[:] = [c for c in q if c > now]
-            if len(q) >= self.depth:
-                now = self.t = q[0]
-                q[:] = [c for c in q if c > now]
-        engines = self.engines
-        start = engines[e] if engines[e] > now else now
-        m = self.max_out
-        if len(pend) >= m and pend[-m] > start:  # no free slot: the oldest must complete
-            start = pend[-m]
-        if start > now:
-            q.append(start)
-        start += self.setup
-        if dram_bytes:
-            chans = self.channels
-            if self.interleave:
-                nch = self.nch
-                cyc = self.icyc.get(dram_bytes)
-                if cyc is None:
-                    cyc = self._interleaved(dram_bytes)
-                first = self.rr
-                self.rr = (first + dram_bytes // self.burst) % nch
-                end = start + port
-                c = first
-                for d in cyc:
-                    x = chans[c]
-                    x = (x if x > start else start) + d
-                    chans[c] = x
-                    if x > end:
-                        end = x
-                    c += 1
-                    if c == nch:
-                        c = 0
-            elif len(chans) == 1:
-                end = (chans[0] if chans[0] > start else start) + T
-                chans[0] = end
-            else:
-                c = min(range(len(chans)), key=chans.__getitem__)
-                end = max(start, chans[c]) + T
-                chans[c] = end
-            engines[e] = end
-            done = end + self.lat
-        else:
-            done = engines[e] = start + T
-        pend.append(done)
-        self.tags[tag] = done
+            now, front = self.t, self.front
+        pending, loads = self.pending, self.loads
+        for e, p in enumerate(pending):  # processed completions leave the loads
+            if p and p[0] <= front:
+                del p[:bisect_right(p, front)]
+                loads[e] = len(p)
+        e, at, _, done = self.engine.accept(now, loads, self.busy, self.recent, self.queued,
+                                            T, dram_bytes, port, self.reserve, None)
+        if at > now:  # stalled on a full queue until `at`: all due by then are processed
+            front = (at << SHIFT) + self.dma_ops - 1
+        self.t, self.front = at, front
+        c = (done << SHIFT) + self.dma_ops
+        insort(pending[e], c)
+        self.tags[tag] = c
         self.dma_ops += 1
         self.dram_bytes += dram_bytes
 
-    def _interleaved(self, dram_bytes: int) -> tuple[int, ...]:
-        """Transfer cycles on each channel, from the transfer's first one on: its bursts
-        dealt round-robin, the first `nb mod channels` channels taking one more."""
-        burst, bw, nch = self.burst, self.bw, self.nch
-        nb = dram_bytes // burst
-        per, r = divmod(nb, nch)
-        out = self.icyc[dram_bytes] = tuple(-(-((per + (i < r)) * burst) // bw)
-                                            for i in range(min(nb, nch)))
-        return out
+    def wait(self, tag: Tag) -> None:
+        """Block until the completion `tag` waits for is processed (at once if it was, or if
+        no DMA in flight signals the tag)."""
+        c = self.tags.pop(tag, -1)
+        if c > self.front:
+            self.front = c
+            self.t = c >> SHIFT
 
-    def wait(self, tag: tuple[int, int]) -> None:
-        done = self.tags.pop(tag, self.t)
-        if done > self.t:
-            self.t = done
+    def busy_for(self, cycles: int) -> None:
+        """The control processor is busy `cycles` (issue cycles and a kernel): every
+        completion due by then is processed."""
+        if cycles:
+            t = self.t = self.t + cycles
+            self.front = (t << SHIFT) + self.dma_ops - 1
+
+    def _one(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """DRAM with one channel."""
+        chans = self.channels
+        t0 = chans[0]
+        chans[0] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _earliest(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """Not interleaved: the channel the policy picks."""
+        chans = self.channels
+        c = earliest_free(chans)
+        t0 = chans[c]
+        chans[c] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _interleaved(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """The pieces of the policy's rotation; the transfer ends with the last."""
+        pol = self.dram
+        table = pol.rotations.get(dram_bytes)  # the policy's memo, read without a call
+        rot = table[self.rr] if table else pol.rotation(dram_bytes, self.rr)
+        self.rr = rot.next_first
+        chans = self.channels
+        end = ready
+        for c, _b, d in rot.pieces:
+            x = chans[c]
+            chans[c] = x = (x if x > ready else ready) + d
+            if x > end:
+                end = x
+        return end
+

@@ -3,11 +3,11 @@
 
 from accelsim.hw.compute import ComputeUnit
 from accelsim.hw.control import ControlProcessor
-from accelsim.hw.dma import DmaEngine, Transfer
+from accelsim.hw.dma import DmaEngines, Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.env import SimEnv
 from accelsim.hw.sram import Sram
 from accelsim.hw.tags import TagFile
 
-__all__ = ["ComputeUnit", "ControlProcessor", "DmaEngine", "Dram", "SimEnv", "Sram", "TagFile",
+__all__ = ["ComputeUnit", "ControlProcessor", "DmaEngines", "Dram", "SimEnv", "Sram", "TagFile",
            "Transfer"]

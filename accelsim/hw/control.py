@@ -8,7 +8,13 @@ environment through every event due by then (`SimEnv.advance_to` / `SimEnv.wait`
 
 from __future__ import annotations
 
-from accelsim.hw.dma import DmaEngine, Transfer
+from heapq import heappush
+
+from simpy.events import NORMAL
+
+from accelsim.cost.engine import EnginePolicy
+from accelsim.hw.dma import DmaEngines, Transfer
+from accelsim.hw.dram import Dram
 from accelsim.hw.env import SimEnv
 from accelsim.trace import Trace, TraceRecord
 
@@ -18,11 +24,18 @@ _tnew = tuple.__new__
 class ControlProcessor:
     name = "cp"
 
-    def __init__(self, env: SimEnv, engines: list[DmaEngine], issue_cycles: int, trace: Trace):
+    def __init__(self, env: SimEnv, engines: DmaEngines, dram: Dram, policy: EnginePolicy,
+                 issue_cycles: int, trace: Trace):
         self.env = env
         self.engines = engines
+        self.dram = dram
+        self.policy = policy
         self.issue_cycles = issue_cycles
         self.trace = trace
+        self.records = trace.records
+        self._accept = policy.accept
+        self._reserve = dram.reserve
+        self._queue, self._eid = env._queue, env._eid  # the event queue `env.schedule` pushes to
 
     def issue(self, label: str, loc: str) -> None:
         """Spend the issue cycles of a descriptor or call (an `issue` record)."""
@@ -34,31 +47,27 @@ class ControlProcessor:
                                                           label, loc)))
 
     def submit(self, xfer: Transfer) -> None:
-        """Hand `xfer` to the least-loaded engine (fewest descriptors accepted and not
-        completed; ties go to the lowest index); when that engine's queue is full, stall until
-        its oldest queued descriptor starts (a `stall` record)."""
-        engines = self.engines
-        engine = engines[0]
-        if engine.outstanding:
-            best_load = engine.outstanding
-            for e in engines:
-                if e.outstanding < best_load:
-                    engine, best_load = e, e.outstanding
-        engine.outstanding += 1
+        """Hand `xfer` to the engine the policy picks and schedule its completion; when that
+        engine's queue is full, stall until its oldest queued descriptor starts (a `stall`
+        record)."""
         env = self.env
         now = env.now
-        starts = engine.starts  # the queue: accepted descriptors that have not started by now
-        while starts and starts[0] <= now:
-            starts.popleft()
-        if len(starts) < engine.queue_depth:
-            engine.accept(xfer, now)
-            return
-        # full: room when the oldest queued descriptor starts
-        env.advance_to(engine.starts[0])
-        engine.accept(xfer, env.now)
-        if env.now > now:
-            self.trace.records.append(_tnew(TraceRecord, (self.name, now, env.now, "stall", 0,
-                                                          f"queue full: {engine.name}", xfer.loc)))
+        eng = self.engines
+        cycles, dram_bytes, payload, port, _, loc = xfer.desc
+        e, at, start, done = self._accept(now, eng.loads, eng.busy, eng.recent, eng.queues, cycles,
+                                          dram_bytes, port, self._reserve, xfer)
+        xfer.engine = e
+        xfer.loads = eng.loads
+        records = self.records
+        records.append(_tnew(TraceRecord, (eng.names[e], start, done, "dma", payload, xfer.label,
+                                           loc)))
+        if at > now:  # full: room when the oldest queued descriptor starts
+            env.advance_to(at)
+            records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
+                                               f"queue full: {eng.names[e]}", loc)))
+        # the transfer itself fires at completion (as a Timeout would; `env.schedule` without
+        # its call frame)
+        heappush(self._queue, (done, NORMAL, next(self._eid), xfer))
 
     def wait(self, event: Transfer, label: str, loc: str) -> None:
         """Block until `event` is processed (a `stall` record if that took time)."""

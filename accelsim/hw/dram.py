@@ -1,18 +1,12 @@
-"""DRAM: `channels` channels shared by every DMA engine.
+"""DRAM: `channels` channels shared by every DMA engine, as `accelsim.cost.dram` grants them.
 
 Each channel is a FIFO server: a DMA engine reserves it for the data-transfer part of a
-descriptor (bytes at burst granularity / bandwidth), starting when both the engine and the
-channel are ready, and the interval is recorded under the channel's name. Engines reserve
-when they accept a descriptor, so channels are granted in issue order (an in-order request
-queue at the memory controller; the analytic model does the same): the per-channel `free_at`
-recursion is that FIFO queue, with no SimPy event per request. The access latency is
-pipelined and does not hold a channel.
-
-With `interleave = "burst"` a transfer's bursts go round-robin over the channels starting at
-the channel after the previous transfer's last burst (a contiguous address stream,
-interleaved at burst granularity); the transfer ends when its last piece does. The rotation
-advances per transfer in program order (engines accept descriptors in issue order, and a
-transfer reserves its channels when accepted), so the analytic model reproduces it.
+descriptor, starting when both the engine and the channel are ready, and the interval is
+recorded under the channel's name. Engines reserve when they accept a descriptor, so channels
+are granted in issue order (an in-order request queue at the memory controller): the
+per-channel `free_at` recursion is that FIFO queue, with no SimPy event per request. Which
+channel, how an interleaved transfer is split over the channels and where the rotation goes
+next are the policy's (`DramPolicy`); the access latency is the engine's.
 """
 
 from __future__ import annotations
@@ -20,6 +14,8 @@ from __future__ import annotations
 import simpy
 
 from accelsim.config import DramConfig
+from accelsim.cost.dram import DramPolicy, earliest_free
+from accelsim.hw.dma import Transfer
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
@@ -29,54 +25,71 @@ class Dram:
     def __init__(self, env: simpy.Environment, cfg: DramConfig, trace: Trace):
         self.env = env
         self.cfg = cfg
+        self.policy = DramPolicy.for_config(cfg)
         self.trace = trace
         self.records = trace.records
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
         self.free_at = [0] * cfg.channels
-        self.interleave = cfg.interleave == "burst" and cfg.channels > 1
-        self.next_channel = 0  # rotation for interleaved transfers, advanced per transfer
-        self._pieces: dict[tuple[int, int], tuple[int, list[tuple[int, str, int, int]]]] = {}
+        self.next_channel = 0  # first channel of the next interleaved transfer
+        self._named: dict[int, tuple[tuple[int, tuple[tuple[int, str, int, int], ...]], ...]] = {}
 
-    def reserve(self, start: int, dram_bytes: int, hold: int, kind: str, label: str,
-                loc: str) -> int:
-        """Reserve channel time for a transfer ready at `start`; returns the cycle it ends.
-        `hold`: cycles on one channel when not interleaved (the transfer's own bound).
-        Interleaved, the transfer starts on the next channel of the rotation."""
-        free, records, names = self.free_at, self.records, self.names
-        if not self.interleave:
-            c = free.index(min(free)) if len(free) > 1 else 0  # earliest free, lowest index
-            t0 = free[c]
-            if start > t0:
-                t0 = start
-            free[c] = end = t0 + hold
-            records.append(_tnew(TraceRecord, (names[c], t0, end, kind, dram_bytes, label, loc)))
-            return end
+        # `reserve(ready, dram_bytes, hold, xfer)`: the policy's case for this config, bound
+        # once; it reserves channel time for `xfer` (ready at cycle `ready`, `hold` cycles on
+        # one channel when not interleaved) and returns when its transfer ends
+        self.reserve = (self._interleaved if self.policy.interleaved
+                        else self._earliest if cfg.channels > 1 else self._one)
+
+    def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """The only channel."""
+        free = self.free_at
+        t0 = free[0]
+        if ready > t0:
+            t0 = ready
+        free[0] = end = t0 + hold
+        desc = xfer.desc
+        self.records.append(_tnew(TraceRecord, (self.names[0], t0, end, desc[4], dram_bytes,
+                                                xfer.label, desc[5])))
+        return end
+
+    def _earliest(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """Not interleaved: the whole transfer on the channel the policy picks."""
+        free = self.free_at
+        c = earliest_free(free)
+        t0 = free[c]
+        if ready > t0:
+            t0 = ready
+        free[c] = end = t0 + hold
+        desc = xfer.desc
+        self.records.append(_tnew(TraceRecord, (self.names[c], t0, end, desc[4], dram_bytes,
+                                                xfer.label, desc[5])))
+        return end
+
+    def _interleaved(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """Its pieces on the channels of the policy's rotation; it ends with the last."""
+        free, records = self.free_at, self.records
+        table = self._named.get(dram_bytes)
+        if table is None:
+            table = self._name(dram_bytes)
         first = self.next_channel
-        pieces = self._pieces.get((dram_bytes, first))
-        if pieces is None:
-            pieces = self._pieces[(dram_bytes, first)] = self._split(dram_bytes, first)
-        self.next_channel = pieces[0]
-        end = start
-        for c, name, b, dur in pieces[1]:
+        self.next_channel, pieces = table[first]
+        desc = xfer.desc
+        kind, label, loc = desc[4], xfer.label, desc[5]
+        end = ready
+        for c, name, b, dur in pieces:
             t0 = free[c]
-            if start > t0:
-                t0 = start
+            if ready > t0:
+                t0 = ready
             free[c] = t1 = t0 + dur
             records.append(_tnew(TraceRecord, (name, t0, t1, kind, b, label, loc)))
             if t1 > end:
                 end = t1
         return end
 
-    def _split(self, dram_bytes: int, first: int) -> tuple[int, list[tuple[int, str, int, int]]]:
-        """An interleaved transfer's bursts dealt over the channels from `first` on: (the next
-        transfer's first channel, pieces), a piece = (channel, its name, bytes, cycles)."""
-        cfg = self.cfg
-        burst, bw, n = cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.channels
-        nb = dram_bytes // burst
-        q, r = divmod(nb, n)
-        pieces = []
-        for i in range(min(nb, n)):
-            c = (first + i) % n
-            b = (q + (i < r)) * burst
-            pieces.append((c, self.names[c], b, -(-b // bw)))
-        return (first + nb) % n, pieces
+    def _name(self, dram_bytes: int) -> tuple[tuple[int, tuple[tuple[int, str, int, int], ...]], ...]:
+        """The policy's rotations of a transfer size with the channels' record names: per
+        first channel, (the next first channel, pieces (channel, name, bytes, cycles))."""
+        names, pol = self.names, self.policy
+        out = self._named[dram_bytes] = tuple(
+            (rot.next_first, tuple((c, names[c], b, d) for c, b, d in rot.pieces))
+            for rot in (pol.rotation(dram_bytes, f) for f in range(pol.channels)))
+        return out

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from accelsim.config import HardwareConfig
-from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngine, Dram, SimEnv, Sram, TagFile
+from accelsim.cost.engine import EnginePolicy
+from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngines, Dram, SimEnv, Sram, TagFile
 from accelsim.trace import Trace
 
 
@@ -14,10 +15,9 @@ class Machine:
         self.trace = trace if trace is not None else Trace()
         self.dram = Dram(self.env, config.dram, self.trace)
         self.sram = Sram(config.sram)
-        self.engines = [DmaEngine(self.env, k, config.dma.queue_depth, config.dma.setup_cycles,
-                                  config.dram.latency_cycles, self.dram, self.trace,
-                                  config.dma.max_outstanding)
-                        for k in range(config.dma.engines)]
+        self.engines = DmaEngines(config.dma.engines, config.dma.max_outstanding)
         self.tags = TagFile()
         self.compute = ComputeUnit(self.env, 0, self.trace)
-        self.cp = ControlProcessor(self.env, self.engines, config.control.issue_cycles, self.trace)
+        self.cp = ControlProcessor(self.env, self.engines, self.dram,
+                                   EnginePolicy.for_config(config), config.control.issue_cycles,
+                                   self.trace)
