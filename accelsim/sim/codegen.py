@@ -8,12 +8,11 @@ from collections.abc import Callable, Sequence
 from types import CodeType
 
 from accelsim.sim.memory import RuntimeValue, Vals
-from accelsim.sim.regions import strides_of
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import Folded, fold_source
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Value
-from compiler.ir.types import MemRefType, Type
+from compiler.ir.types import MemRefType, Type, row_major_strides
 
 IndexSide = tuple[AffineMap, Sequence[Value], Type]  # an access: its map, operands, memref type
 
@@ -81,7 +80,7 @@ def index_code(sides: Sequence[IndexSide],
                     keys.append(v)
             ops.append(where[v])
         shape = t.shape
-        strides = strides_of(shape)  # type: ignore[arg-type]
+        strides = row_major_strides(shape)  # type: ignore[arg-type]
         terms: list[str] = []
         conds: list[str] = []
         const = 0

@@ -17,10 +17,10 @@ import numpy as np
 
 from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.hw.env import SimEnv
-from accelsim.sim.regions import Region, strides_of
+from accelsim.sim.regions import Region
 from accelsim.sim.scalar import Scalar
 from compiler.ir.core import Operation, Value
-from compiler.ir.types import MemRefType
+from compiler.ir.types import MemRefType, row_major_strides
 
 
 class Buffer:
@@ -49,7 +49,7 @@ class Buffer:
         self.space = type.memory_space
         self.numel = math.prod(shape)
         self.ebytes = type.element.byte_width
-        self.strides = strides_of(shape)
+        self.strides = row_major_strides(shape)
         self.array = array
         self.flat = array.reshape(-1) if array is not None else None
         # DMAs in flight whose source / destination this buffer is, in issue order

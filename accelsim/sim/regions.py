@@ -13,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 from typing import NamedTuple
 
+from compiler.ir.types import row_major_strides
+
 
 class Region(NamedTuple):
     """Immutable; a NamedTuple because one is built per DMA side (frozen dataclasses are slow)."""
@@ -87,13 +89,6 @@ def _overlap_periodic(a: Region, b: Region) -> bool:
     return not (a.end <= b.start or b.end <= a.start)
 
 
-def strides_of(shape: Sequence[int]) -> tuple[int, ...]:
-    out = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        out[i] = out[i + 1] * shape[i + 1]
-    return tuple(out)
-
-
 def linearize(indices: Sequence[int], strides: Sequence[int]) -> int:
     return sum(i * s for i, s in zip(indices, strides, strict=True))
 
@@ -104,7 +99,7 @@ def box_regions(box: Sequence[tuple[int, int]], shape: Sequence[int], limit: int
     rank = len(shape)
     if rank == 0:
         return [Region.contiguous(0, 1)]
-    st = strides_of(shape)
+    st = row_major_strides(shape)
     if any(hi < lo for lo, hi in box):
         return []
     if rank == 1:

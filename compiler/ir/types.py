@@ -114,6 +114,14 @@ class MemRefType:
         return f"memref<{dims}{self.element}{space}>"
 
 
+
+def row_major_strides(shape: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """Element strides of a row-major (C-order) array of `shape`: (n1*n2, n2, 1) for (n0, n1, n2)."""
+    out = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        out[i] = out[i + 1] * shape[i + 1]
+    return tuple(out)
+
 @dataclass(frozen=True, slots=True)
 class FunctionType:
     inputs: tuple[Type, ...]
