@@ -323,7 +323,7 @@ CALL = HandlerTemplate("call", body="""
 if func is None:
     raise SimulationError(f"func.call to @{op.callee}: no function body in the module", op.loc)
 if ex.kernel_op is not None:  # a call inside a kernel being interpreted
-    ex.run_kernel(op, func, [vals[v] for v in p.operands])
+    ex.run_kernel(op, func, p.arguments(vals))
     return
 @read_args
 entry = $find_entry

@@ -97,7 +97,7 @@ class KernelCalls:
             nonempty = [r for r in regions if r.count]
             lo = min((r.start for r in nonempty), default=0)
             hi = max((r.end for r in nonempty), default=0)
-            out.append(KernelSpan(ab.arg, ab.read, ab.written, regions, lo, hi))
+            out.append((ab.arg, ab.read, ab.written, regions, lo, hi))
         return out
 
     def _exact_oob(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue],

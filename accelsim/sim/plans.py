@@ -188,17 +188,11 @@ class DmaWaitPlan:
         return t0
 
 
-class KernelSpan(NamedTuple):
-    """One access box of a kernel call as race checks: the argument, whether the kernel
-    reads / writes it there, the box's regions and `[lo, hi)`, the span of those regions (a
-    DMA outside it cannot overlap them)."""
-
-    arg: int
-    read: bool
-    written: bool
-    regions: list[Region]
-    lo: int
-    hi: int
+# One access box of a kernel call as race checks: (argument, whether the kernel reads it
+# there, whether it writes it, the box's regions, lo, hi), `[lo, hi)` the span of those
+# regions (a DMA outside it cannot overlap them). A plain tuple: the call handler unpacks one
+# per buffer argument and call, and unpacking a NamedTuple takes CPython's slow path.
+KernelSpan = tuple[int, bool, bool, list[Region], int, int]
 
 
 class KernelEntry:
@@ -227,6 +221,11 @@ class CallPlan:
     static: bool  # every buffer argument has a static shape: per-key checks can be cached
     loc: str
     entries: dict[ArgKey, KernelEntry] = field(default_factory=dict)
+
+    def arguments(self, vals: Vals) -> list[RuntimeValue]:
+        """The call's argument values. (A method: a comprehension in the call handler would
+        make `vals` a closure cell there, which costs every call.)"""
+        return [vals[v] for v in self.operands]
 
 
 Plan = (ConstantPlan | ForPlan | AccessPlan | MapFn | SetFn | DmaStartPlan | DmaWaitPlan
