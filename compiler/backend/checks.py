@@ -1,11 +1,13 @@
 """Run-time checks in generated code, and the error a failed one becomes in Python.
 
-Every lowered function takes one extra, last parameter: a pointer to a status record of
-`STATUS_WORDS` i64 (kind, site, dimension, value, low, high), zero on entry. A failing check
-fills the record and returns from the function at once; every call site tests the record
-after the callee returns and returns too, so the failure unwinds to Python, which raises the
-`HostRunError` the record describes (`failure`). Nothing aborts the process. Memory the
-program allocated and had not freed when a check fired is leaked (an error path only).
+When a module has checks (`needs_status`), every lowered function takes one extra, last
+parameter: a pointer to a status record of `STATUS_WORDS` i64 (kind, site, dimension, value,
+low, high), zero on entry. A failing check fills the record and returns from the function at
+once; every call site tests the record after the callee returns and returns too, so the
+failure unwinds to Python, which raises the `HostRunError` the record describes (`failure`).
+Nothing aborts the process. Memory the program allocated and had not freed when a check
+fired is leaked (an error path only). A module without checks keeps the plain calling
+convention and costs nothing (typically the simulator's kernels).
 
 What is checked:
 - integer division and remainder (arith.divsi/remsi, affine floordiv/ceildiv/mod) by a
@@ -24,6 +26,11 @@ from llvmlite import ir
 
 from compiler.backend.errors import HostRunError, IntegerDivisionError, OutOfBoundsError
 from compiler.diagnostics import Location
+from compiler.ir.affine_expr import AffineExpr, Binary, Const
+from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.core import OpResult, Value
+from compiler.ir.ops import ConstantOp, DivSIOp, ModuleOp, RemSIOp
+from compiler.ir.types import ElementType
 
 STATUS_WORDS = 6
 I1 = ir.IntType(1)
@@ -65,7 +72,7 @@ def _as_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
 class FunctionChecks:
     """Emits the checks of one LLVM function at `b`'s position; sites go to `sites`."""
 
-    def __init__(self, b: ir.IRBuilder, llfunc: ir.Function, status: ir.Argument,
+    def __init__(self, b: ir.IRBuilder, llfunc: ir.Function, status: ir.Argument | None,
                  sites: list[CheckSite]):
         self.b = b
         self.llfunc = llfunc
@@ -74,6 +81,9 @@ class FunctionChecks:
         self._exit: ir.Block | None = None
 
     def site(self, site: CheckSite) -> int:
+        if self.status is None:  # needs_status() said no check would be emitted
+            raise AssertionError(f"internal: a run-time check at {site.loc} in a module lowered "
+                                 "without a status record")
         self.sites.append(site)
         return len(self.sites) - 1
 
@@ -98,6 +108,7 @@ class FunctionChecks:
         b.cbranch(bad, cold, ok).set_weights(_UNLIKELY)
         b.position_at_end(cold)
         if record is not None:
+            assert self.status is not None
             for k, word in enumerate(record()):
                 slot = b.gep(self.status, [_i64(k)], inbounds=True, source_etype=I64)
                 b.store(_as_i64(b, word), slot)
@@ -106,6 +117,8 @@ class FunctionChecks:
 
     def after_call(self) -> None:
         """A callee that failed has filled the record: return too."""
+        if self.status is None:
+            return
         failed = self.b.icmp_signed("!=", self.b.load(self.status, typ=I64), _i64(0))
         self.fail_if(failed, None)
 
@@ -199,6 +212,49 @@ class FunctionChecks:
             b.select(zero, _i64(CheckKind.DIV_ZERO), _i64(CheckKind.DIV_OVERFLOW)), _i64(at),
             _i64(t.width), dividend, _i64(0), _i64(0)])
         return divisor
+
+
+def needs_status(module: ModuleOp, bounds_check: bool) -> bool:
+    """Could lowering `module` emit a run-time check? Bounds-checked mode, or an integer
+    division whose divisor is not a constant other than 0 and -1 (arith.divsi/remsi, or an
+    affine floordiv/ceildiv/mod). Conservative: a "yes" with no check emitted only costs a
+    pointer per call; a "no" is what FunctionChecks.divisor agrees to (it never makes a site
+    for such a divisor)."""
+    if bounds_check:
+        return True
+    for op in module.walk():
+        if isinstance(op, DivSIOp | RemSIOp):
+            if not _safe_constant(op.operands[1]):
+                return True
+            continue
+        for attr in op.ATTRS:
+            value = getattr(op, attr)
+            exprs = (value.results if isinstance(value, AffineMap) else
+                     value.constraints if isinstance(value, IntegerSet) else ())
+            if any(_divides_unsafely(e) for e in exprs):
+                return True
+    return False
+
+
+def _safe_constant(v: Value) -> bool:
+    t = v.type
+    if not (isinstance(v, OpResult) and isinstance(v.owner, ConstantOp) and isinstance(t, ElementType)):
+        return False
+    width = 64 if t.is_index else t.bitwidth
+    mask = (1 << width) - 1
+    return width > 1 and (int(v.owner.value) & mask) not in (0, mask)
+
+
+def _divides_unsafely(e: AffineExpr) -> bool:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Binary):
+            if x.kind in ("floordiv", "ceildiv", "mod") and not (
+                    isinstance(x.rhs, Const) and x.rhs.value not in (0, -1)):
+                return True
+            stack += [x.lhs, x.rhs]
+    return False
 
 
 def _max(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:

@@ -4,9 +4,10 @@ Calling convention (one LLVM function per `func.func`, named `__accel_<sym>`):
 - a memref argument is a bare pointer to its first element, followed by one i64 per dynamic
   (`?`) extent, in order; the layout is row-major and contiguous;
 - index/integer/float scalars are passed as themselves (index = i64);
-- every function takes one more, last, parameter: a pointer to the status record of its
-  run-time checks (checks.py: division by zero always, indices in bounds-checked mode); a
-  failed check fills it and returns, and each call site returns on a filled record;
+- when the module has run-time checks (checks.needs_status: a division by a non-constant,
+  or bounds-checked mode), every function takes one more, last, parameter: a pointer to the
+  status record (checks.py); a failed check fills it and returns, and each call site
+  returns on a filled record;
 - a function returns void, its single result, or a literal struct of its results.
 
 Before lowering, preflight.py refuses recursion, nesting deeper than a documented limit and
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from compiler.backend.checks import CheckSite, FunctionChecks
+from compiler.backend.checks import CheckSite, FunctionChecks, needs_status
 from compiler.backend.errors import LoweringError
 from compiler.backend.interchange import plan_interchanges
 from compiler.backend.llvm_types import ALIGN, I1, I8, I64, PTR, MemRefHandle, i64, memory_type, scalar_type
@@ -140,13 +141,15 @@ def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
     if preflight:
         check_module(module)
     sites = sites if sites is not None else []
+    with_status = needs_status(module, options.bounds_check)
     llmod = ir.Module(name=name)
     funcs: dict[str, tuple[FuncOp, ir.Function]] = {}
     for f in module.funcs:
         params: list[ir.Type] = []
         for t in f.function_type.inputs:
             params += llvm_param_types(t)
-        params.append(PTR)  # the status record
+        if with_status:
+            params.append(PTR)  # the status record
         fnty = ir.FunctionType(llvm_return_type(f.function_type), params)
         llf = ir.Function(llmod, fnty, name=symbol_name(f.sym_name))
         funcs[f.sym_name] = (f, llf)
@@ -329,8 +332,9 @@ class _FunctionLowering:
                 v = next(args)
                 v.name = _llvm_name(arg.name_hint, k)
                 self.values[arg] = v
-        status = next(args)
-        status.name = "status"
+        status = next(args, None)
+        if status is not None:
+            status.name = "status"
         self._checks = FunctionChecks(self.b, self.llfunc, status, self.sites)
         if self.options.bounds_check:
             permuted = {loop for head, order in self.plan.items() for loop in order if loop is not head}
@@ -607,7 +611,8 @@ class _FunctionLowering:
                 args += [s for s, d in zip(h.sizes, t.shape) if d is None]
             else:
                 args.append(self.scalar(v))
-        args.append(self.checks.status)
+        if self.checks.status is not None:
+            args.append(self.checks.status)
         res = self.b.call(llcallee, args)
         self.checks.after_call()
         if len(op.results) == 1:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from llvmlite import ir
 
-from compiler.backend.checks import STATUS_WORDS, CheckSite, failure
+from compiler.backend.checks import STATUS_WORDS, CheckSite, failure, needs_status
 from compiler.backend.errors import ArgumentError
 from compiler.backend.jit import Engine, jit
 from compiler.backend.lower import LoweringOptions, lower_module, symbol_name
@@ -36,7 +36,9 @@ class _StatusRecord(threading.local):
 
 
 _STATUS = _StatusRecord()
-_NEVER_WRITTEN = _StatusRecord()  # for code without checks: it only ever reads the record
+# Code without checks only ever reads the record (after its internal calls): one for all.
+_NEVER_WRITTEN = (ctypes.c_int64 * STATUS_WORDS)()
+_NO_STATUS = ctypes.addressof(_NEVER_WRITTEN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +48,17 @@ class _Native:
 
     fn: ctypes._CFuncPtr
     engine: Engine
+    with_status: bool               # the code takes a status record (checks.needs_status)
     sites: tuple[CheckSite, ...]
 
     def __call__(self, cargs: list[object]) -> object:
+        if not self.with_status:
+            return self.fn(*cargs)
         if not self.sites:
-            return self.fn(*cargs, _NEVER_WRITTEN.address)
+            return self.fn(*cargs, _NO_STATUS)
+        return self.checked(cargs)
+
+    def checked(self, cargs: list[object]) -> object:
         status = _STATUS
         result = self.fn(*cargs, status.address)
         if status.words[0]:
@@ -73,6 +81,7 @@ class CompiledModule:
         self.key = key
         self.options = options
         check_module(module)  # first: refusals are located errors, never a RecursionError
+        self._with_status = needs_status(module, options.bounds_check)
         self.signatures: dict[str, Signature] = signatures(module)
         try:
             self.default_func: str | None = default_function(module).sym_name
@@ -124,14 +133,15 @@ class CompiledModule:
                     argtypes += [ctypes.c_int64] * sum(d is None for d in a.type.shape)
                 else:
                     argtypes.append(ctype_of(a.type))
-            argtypes.append(ctypes.c_void_p)  # the status record
+            if self._with_status:
+                argtypes.append(ctypes.c_void_p)  # the status record
             if len(sig.results) > 1:
                 raise ArgumentError(f"@{name} returns {len(sig.results)} values; only functions "
                                     "with at most one result can be called from Python")
             restype = ctype_of(sig.results[0]) if sig.results else None
             proto = ctypes.CFUNCTYPE(restype, *argtypes)
             self._natives[key] = _Native(proto(engine.address(symbol_name(name))), engine,
-                                         tuple(self._sites[noalias]))
+                                         self._with_status, tuple(self._sites[noalias]))
         return self._natives[key]
 
     def optimized_ir(self, noalias: bool | None = None) -> str:
@@ -155,8 +165,11 @@ class CompiledModule:
         sig = self.signature(func)
         ordered = _order_args(sig, args)
         fast = self._fast_args(sig, ordered)
-        if fast is not None:
-            return self._native(sig.name, fast[1])(fast[0])
+        if fast is not None:  # (the hot path of a simulation's kernel calls: inlined)
+            native = self._native(sig.name, fast[1])
+            if not native.with_status:
+                return native.fn(*fast[0])
+            return native(fast[0])
         cargs: list[object] = []
         arrays: list[tuple[np.ndarray, bool]] = []
         for spec, value in zip(sig.args, ordered, strict=True):

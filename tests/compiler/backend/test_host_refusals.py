@@ -225,3 +225,19 @@ def test_nesting_past_the_limit_is_a_located_error_not_recursion_error(depth):
     with pytest.raises(LoweringError, match=f"nests regions {MAX_NESTING + 1} deep in @k; the host backend "
                                             f"lowers at most {MAX_NESTING} nested"):
         compile_module(module)
+
+
+def test_code_without_checks_keeps_the_plain_calling_convention():
+    """No status record unless a check can fire: the simulator's kernels cost what they did."""
+    from compiler.backend import lower_module
+
+    plain = _divide("arith.divsi", "i32").replace("%q = arith.divsi %v, %d : i32",
+                                                  "%q = arith.addi %v, %d : i32")
+    assert '"status"' not in str(lower_module(parse_module(plain)))
+    assert '"status"' in str(lower_module(parse_module(_divide("arith.divsi", "i32"))))
+    b = Builder()
+    with b.func("k", x=memref((4,), I32)) as (x,):
+        three = b.constant(3, I32)
+        for i in b.range(4):
+            x[i] = x[i] / three  # a nonzero constant divisor other than -1: nothing to check
+    assert '"status"' not in str(lower_module(b.module))
