@@ -237,8 +237,9 @@ class TileModel:
 
     def lower_bound(self, pl: Placement) -> int:
         """No schedule of this placement ends earlier: the kernels' compute back to back
-        (after the first copies arrive, before the last leave), DRAM busy on every channel,
-        the engines busy with every DMA."""
+        after the first kernel's copies arrive and before the last one's leave (each at
+        least setup, its bytes at the full DRAM bandwidth, latency), DRAM busy on every
+        channel, the engines busy with every DMA."""
         cfg = self.config
         d, dma, cc = cfg.dram, cfg.dma, cfg.compute
         lat = d.latency_cycles + dma.setup_cycles
@@ -256,7 +257,7 @@ class TileModel:
             compute = max((counts.vector_ops + special) * volume // cc.lanes,
                           counts.bytes_in(self.fast) * volume // cfg.sram.bytes_per_cycle)
         compute += calls * (cc.fill_cycles + cc.drain_cycles + cfg.control.issue_cycles)
-        dram = engine = 0
+        dram = engine = dram_in = 0
         for ci, c in enumerate(pl.copies):
             for outgoing in (False, True):
                 if not (c.outgoing if outgoing else c.incoming):
@@ -264,11 +265,25 @@ class TileModel:
                 for tile, count in self._classes(pl, c):
                     for cost, n in self.descriptors(pl, ci, outgoing, tile):
                         dram += count * n * cost.dram_bytes
+                        dram_in += 0 if outgoing else count * n * cost.dram_bytes
                         hold = max(cost.port_cycles,
                                    -(-cost.dram_bytes // (d.bandwidth_bytes_per_cycle * nch)))
                         engine += count * n * (dma.setup_cycles + hold)
         bw = d.channels * d.bandwidth_bytes_per_cycle
-        return max(compute + 2 * lat, -(-dram // bw) + lat, -(-engine // dma.engines) + lat)
+        first = [self.descriptors(pl, ci, False, [0] * (c.level + 1))
+                 for ci, c in enumerate(pl.copies) if c.incoming]
+        last = [self.descriptors(pl, ci, True, [pl.ntiles[k] - 1 for k in range(c.level + 1)])
+                for ci, c in enumerate(pl.copies) if c.outgoing]
+        ends = []
+        for group in (first, last):
+            ends.append(lat - (-sum(cost.dram_bytes * n for ds in group for cost, n in ds) // bw)
+                        if group else 0)
+        # every copy-in is done before the last kernel, which runs before the last copy-outs
+        last_tile = [pl.ntiles[k] - 1 for k in range(pl.inner + 1)]
+        tail = self.kernel.cost(self.kernel_trips(pl, last_tile)).cycles + ends[1]
+        before_tail = lat - (-dram_in // bw) if first else 0
+        return max(compute + ends[0] + ends[1], before_tail + tail, -(-dram // bw) + lat,
+                   -(-engine // dma.engines) + d.latency_cycles)
 
     @staticmethod
     def _classes(pl: Placement, c: Copy) -> list[tuple[tuple[int, ...], int]]:

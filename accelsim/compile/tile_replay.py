@@ -27,7 +27,7 @@ from accelsim.cost.dma import TransferCost
 from accelsim.estimate.state import ClosedFormMachine
 
 Desc = list[tuple[TransferCost, int]]
-_NO_COUNTS = (0, 0, 0, 0)
+_Seen = tuple[object, int, tuple[int, ...]]  # at an iteration's start: signature, clock, counters
 MAX_WALKED = 1024  # kernel calls walked one by one; past that, the rest at the recent rate
 
 
@@ -139,7 +139,7 @@ class _Replay:
         if c is None:
             tile = [nt[k] - 1 if last[sch.inner - k] else 0 for k in range(sch.inner + 1)]
             c = self.kernel[key] = self.model.kernel.cost(self.model.kernel_trips(sch.placement, tile)).cycles
-        self.m.t += self.issue + c
+        self.m.busy_for(self.issue + c)  # the control processor waits for the kernel
 
     # ---- the program ----------------------------------------------------------------------
     def run(self) -> int:
@@ -151,7 +151,7 @@ class _Replay:
                 self.wait(k, False, 0)
         steps = sch.steps
         loops = range(sch.inner + 1)
-        seen: dict[int, dict[int, tuple[object, int]]] = {lv: {} for lv in loops}
+        seen: dict[int, dict[int, _Seen]] = {lv: {} for lv in loops}
         g = walked = 0
         half = (0, 0)
         while g < steps:
@@ -215,8 +215,7 @@ class _Replay:
                 self.wait(k, True, h)
 
     # ---- skipping alike iterations ----------------------------------------------------------
-    def skippable(self, lv: int, h: int, seen: dict[int, dict[int, tuple[object, int]]]
-                  ) -> tuple[int, int] | None:
+    def skippable(self, lv: int, h: int, seen: dict[int, dict[int, _Seen]]) -> tuple[int, int] | None:
         """(period, iterations) of `lv` to skip from iteration h, or None: walk it."""
         nt = self.sch.ntiles[lv]
         q0 = self.quantum[lv]
@@ -230,7 +229,7 @@ class _Replay:
             return None  # states are compared q0 iterations apart, from iteration 1 on
         sig = self.m.signature()
         hist = seen[lv]
-        hist[j] = (sig, self.m.t)
+        hist[j] = (sig, self.m.t, self.m.counters())
         for mult in range(1, 17):
             q = mult * q0
             # the window compared starts after the parent's first iteration (whose step also
@@ -242,14 +241,14 @@ class _Replay:
                 return q, (limit - j) // q * q
         return None
 
-    def skip(self, lv: int, h: int, found: tuple[int, int],
-             seen: dict[int, dict[int, tuple[object, int]]]) -> int:
+    def skip(self, lv: int, h: int, found: tuple[int, int], seen: dict[int, dict[int, _Seen]]) -> int:
         """Shift the machine over the iterations of `lv` found skippable (each window of q
         iterations takes as long as the one before); returns the next step."""
         q, k = found
         j = h % self.sch.ntiles[lv]
-        period = self.m.t - seen[lv][j - q][1]
-        self.m.advance(k // q, period, _NO_COUNTS)
+        _, t0, c0 = seen[lv][j - q]
+        m = self.m
+        m.advance(k // q, m.t - t0, tuple(a - b for a, b in zip(m.counters(), c0, strict=True)))  # type: ignore[arg-type]
         seen[lv] = {}
         for other in self.levels:
             if other >= lv and self.issued[other] >= 0:

@@ -10,7 +10,8 @@ counts are chosen for a `HardwareConfig`:
    fit; and the cache model's pipeline.
 2. Each is scored from the one cost model without building its IR (`accelsim.compile.
    tile_model`): a lower bound for all, and the replay of its schedule on the analytic
-   machine state for those whose bound is below the best replay so far.
+   machine state for those whose bound is below the best replay so far (the cache model's
+   first, then by bound, at most `MAX_REPLAYS`).
 3. The few best scores (within `MARGIN` of the best, at most `FINALISTS`) are compiled (on
    IR clones of the module) and estimated by `accelsim.estimate.analytic`, which models the
    machine exactly; the fewest cycles wins, so the choice is never worse than a finalist's
@@ -37,6 +38,7 @@ from compiler.ir import ops as O
 MIN_TILE = 8
 MARGIN = 0.02     # finalists: scores within 2% of the best (the replay's error near the top)
 FINALISTS = 3     # at most this many finalists are compiled and estimated
+MAX_REPLAYS = 48  # at most this many candidates are replayed (where bounds are all close)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +157,13 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
 
 
 def _score(model: TileModel, cands: list[_Candidate]) -> list[_Candidate]:
-    """Replay candidates in the order of their bounds until a bound reaches the best replay
-    (no later candidate can beat it); the rest keep no score. Best scores first."""
+    """Replay the cache model's pipeline, then candidates in the order of their bounds until a
+    bound reaches the best replay (no later candidate can beat it) or `MAX_REPLAYS` are
+    done; the rest keep no score. Best scores first."""
     best: int | None = None
-    for c in sorted(cands, key=lambda c: c.bound):
-        if best is not None and c.bound >= best:
+    order = sorted(cands, key=lambda c: (isinstance(c.what, _Tiled), c.bound))
+    for n, c in enumerate(order):
+        if best is not None and (c.bound >= best or n == MAX_REPLAYS):
             break
         c.score = replay(model, c.schedule)
         if best is None or c.score < best:
@@ -270,5 +274,5 @@ def _tilings(trips: Sequence[int]) -> list[tuple[int, ...]]:
     return list(itertools.product(*per))
 
 
-__all__ = ["FINALISTS", "MARGIN", "MIN_TILE", "SearchResult", "TileChoice", "cache_model_sizes",
-           "choose_tile_sizes", "search"]
+__all__ = ["FINALISTS", "MARGIN", "MAX_REPLAYS", "MIN_TILE", "SearchResult", "TileChoice",
+           "cache_model_sizes", "choose_tile_sizes", "search"]
