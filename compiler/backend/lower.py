@@ -567,7 +567,8 @@ class _FunctionLowering:
     def dma_wait(self, op: Operation) -> None:
         """Copies are synchronous on the host: only the tag index is checked (checked mode)."""
         assert isinstance(op, AffineDmaWaitOp)
-        self.access_indices(op, op.tag, op.tag_map, op.tag_indices, "tag", provable=False)
+        if self.bounds is not None:
+            self.access_indices(op, op.tag, op.tag_map, op.tag_indices, "tag", provable=False)
 
     # ---- memory ---------------------------------------------------------------------------
     def alloc(self, op: Operation) -> None:

@@ -81,22 +81,20 @@ class BoundsPlan:
         if not hoisted:
             return
         b = lw.b
-        ends: dict[AffineForOp, tuple[ir.Value, ir.Value, ir.Value]] = {}
         for h in hoisted:
+            # Each loop's bounds are computed only once the loops around it are known to
+            # run, as the loops themselves would (a bound may divide by a zero symbol).
+            done = lw.llfunc.append_basic_block("hoisted.done")
+            ends: dict[AffineForOp, tuple[ir.Value, ir.Value, ir.Value]] = {}
             for band_loop in h.band:
-                if band_loop not in ends:
-                    ends[band_loop] = _loop_ends(lw, band_loop)
-            runs: ir.Value = ir.Constant(ir.IntType(1), 1)
-            for band_loop in h.band:
+                ends[band_loop] = _loop_ends(lw, band_loop)
                 lb, ub, _ = ends[band_loop]
-                runs = b.and_(runs, b.icmp_signed("<", lb, ub))
-            then_bb = lw.llfunc.append_basic_block("hoisted.check")
-            merge = lw.llfunc.append_basic_block("hoisted.done")
-            b.cbranch(runs, then_bb, merge)
-            b.position_at_end(then_bb)
+                runs = lw.llfunc.append_basic_block("hoisted.check")
+                b.cbranch(b.icmp_signed("<", lb, ub), runs, done)
+                b.position_at_end(runs)
             _emit_corners(lw, h, ends)
-            b.branch(merge)
-            b.position_at_end(merge)
+            b.branch(done)
+            b.position_at_end(done)
 
 
 def _loop_ends(lw: Lowering, loop: AffineForOp) -> tuple[ir.Value, ir.Value, ir.Value]:

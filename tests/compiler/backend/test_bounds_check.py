@@ -228,3 +228,29 @@ def test_proven_accesses_cost_no_check_and_unproven_ones_do():
     unproven = CACHE.get(w.module(), LoweringOptions(bounds_check=True, prove_bounds=False))
     assert proven._sites[True] == [] and len(unproven._sites[True]) == 4
     assert "check.fail" not in str(proven._ir[True]) and "check.fail" in str(unproven._ir[True])
+
+
+def test_hoisted_checks_compute_inner_bounds_only_where_the_loops_would():
+    """An inner bound `m floordiv d` with d = 0 inside an outer loop that never runs: the
+    program never divides, so neither may its hoisted check."""
+    text = """\
+module {
+  func.func @f(%A: memref<8xf32>, %n: index, %m: index, %d: index) {
+    %c = arith.constant 1.0 : f32
+    affine.for %i = 0 to %n {
+      affine.for %j = 0 to affine_map<()[s0, s1] -> (s0 floordiv s1)>()[%m, %d] {
+        affine.store %c, %A[%j] : memref<8xf32>
+      }
+    }
+    return
+  }
+}
+"""
+    module = parse_module(text, "k.mlir")
+    compiled = CACHE.get(module, LoweringOptions(bounds_check=True))
+    a = np.zeros(8, np.float32)
+    compiled.call("f", [a, 0, 16, 0])  # the outer loop is empty: nothing divides
+    compiled.call("f", [a, 1, 16, 2])  # j < 8: in bounds
+    np.testing.assert_array_equal(a, 1)
+    with pytest.raises(OutOfBoundsError, match=r"index 8 of dimension 0 not in \[0, 7\]"):
+        compiled.call("f", [a, 1, 18, 2])
