@@ -86,6 +86,9 @@ class HandlerTemplate:
         exprs = [*self.state.values(), *self.lookups.values()]
         self._values: Callable[[HandlerHost, object], tuple[object, ...]] = eval(
             f"lambda ex, p: ({''.join(f'{e}, ' for e in exprs)})", dict(_GLOBALS))
+        # a specialization's default arguments for them, and its slot bindings for lookups
+        self._params = "".join(f", {k}={k}" for k in ("ex", "p", *self._names))
+        self._lookup_names = {k: k for k in self.lookups}
         self._rendered: dict[tuple[tuple[str, str], ...], list[str]] = {}
         used = set(_SLOT.findall(body)) | {ln.strip()[1:] for ln in self.lines
                                            if ln.strip().startswith("@")}
@@ -141,8 +144,10 @@ class HandlerTemplate:
         Python refuses the generated source (the caller keeps the generic handler)."""
         bound: dict[str, object] = {"ex": ex, "p": p,
                                     **dict(zip(self._names, self._values(ex, p))), **consts}
-        names = {**self.slots, **{k: k for k in self.lookups}, **slots}
-        head = f"def {self.name}(vals" + "".join(f", {k}={k}" for k in bound) + "):"
+        assert not consts.keys() & {"ex", "p", *self._names}, "a constant shadows a lookup"
+        names = {**self.slots, **self._lookup_names, **slots}
+        head = (f"def {self.name}(vals{self._params}"
+                + "".join(f", {k}={k}" for k in consts) + "):")
         ns: dict[str, object] = {**_GLOBALS, **bound}
         try:
             exec(compile_cached("\n".join([head, *self.render(names)]), label), ns)
