@@ -32,6 +32,7 @@ from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.compile.tile_model import Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
+from accelsim.errors import InputError
 from compiler.diagnostics import Remark
 from compiler.ir import ops as O
 
@@ -110,7 +111,7 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
 
     try:
         f = pick_func(module, func)
-    except Exception:  # no unique entry function: the cache model decides
+    except InputError:  # no unique entry function: the cache model decides
         return None
     band = band_of(f)
     # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched

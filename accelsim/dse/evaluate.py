@@ -54,11 +54,11 @@ def compile_flags(options: Mapping[str, Scalar], config: HardwareConfig) -> list
 # Compiling (isl-backed passes) costs most of a point; simulating is cheap. Points that differ
 # only in hardware keys the compiler does not read (DMA engines, DRAM channels, ...) share
 # their compiled module: each worker keeps the last few and hands out clones.
-_COMPILED: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], Any] = OrderedDict()
+_COMPILED: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], ModuleOp] = OrderedDict()
 COMPILE_CACHE_SIZE = 64
 
 
-def compiled_module(point: Point, config: Any) -> Any:
+def compiled_module(point: Point, config: HardwareConfig) -> ModuleOp:
     """The point's workload compiled with its options: a fresh clone of a cached module."""
     import workloads
 
@@ -71,7 +71,9 @@ def compiled_module(point: Point, config: Any) -> Any:
             _COMPILED.popitem(last=False)
     else:
         _COMPILED.move_to_end(key)
-    return module.clone()
+    from accelsim.compile.clone import clone_module
+
+    return clone_module(module)
 
 
 def compile_point(point: Point, module: ModuleOp, config: HardwareConfig) -> ModuleOp:
