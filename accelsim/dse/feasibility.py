@@ -112,32 +112,53 @@ def capacity_refusals() -> Iterator[None]:
         raise InfeasiblePoint(f"the compiler refuses the point: {exc.message}") from None
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def tile_data(workload: str, tile_options: str, copy_options: str) -> tuple[TileData, ...]:
-    """The workload tiled alone (as the point's tile pass does): per tiled band, one tile's data
-    and whether the copy pass (with the point's options) keeps that tile's copies whole."""
+    """Per tiled band of the workload (tiled alone, as the point's tile pass does): one tile's
+    data, and whether the copy pass with `copy_options` keeps that tile's copies whole."""
+    from compiler.transforms import create_pass
+
+    copy_pass = create_pass(COPY_PASS, copy_options)
+    cap = copy_pass.options.capacity_bytes
+    out = []
+    for where, first_intra, arrays in _tiled_bands(workload, tile_options, copy_pass.options.slow_mem_space):
+        total = sum(b for _, b in arrays)
+        # the copy pass's own test, asked only when the plain bounding boxes do not fit
+        fits = cap is None or total <= cap or not copy_pass.exceeds_capacity(first_intra)
+        out.append(TileData(where, arrays, fits))
+    return tuple(out)
+
+
+@lru_cache(maxsize=32)
+def _tiled_bands(workload: str, tile_options: str, slow_space: int
+                 ) -> tuple[tuple[str, AffineForOp, tuple[tuple[str, int], ...]], ...]:
+    """The workload tiled alone: per tiled band, its location, its first intra-tile loop (kept
+    alive with the cached module) and the bytes of each slow-memory array one tile touches."""
     import workloads
     from compiler.analysis import memref_regions
     from compiler.transforms import create_pass
+    from compiler.transforms.rewrite.structure import defined_inside
     from compiler.transforms.tiling.bands import perfect_band
 
     module = workloads.get(workload).module()
     depths = _band_depths(module)
     create_pass(TILE_PASS, tile_options).run(module)
-    copy_pass = create_pass(COPY_PASS, copy_options)
-    slow = copy_pass.options.slow_mem_space
     out = []
     for func, roots in zip(_defined_funcs(module), depths, strict=True):
+        loops = _top_loops(func)
+        if len(loops) != len(roots):  # the tile pass restructured the function: no tile to check
+            continue
         # the tile pass replaces each band's root by one tile loop, in place: the same order
-        for root, n in zip(_top_loops(func), roots, strict=True):
+        for root, n in zip(loops, roots, strict=True):
             band = perfect_band(root)
             if len(band) < 2 * n:  # not tiled (the tile pass said why in a remark)
                 continue
             first_intra = band[n]
             regions = memref_regions([first_intra])
             arrays = tuple((m.name_hint or "?", int(r.size_bytes() or 0)) for m, r in regions.items()
-                           if m.type.memory_space == slow)  # type: ignore[attr-defined]
-            out.append(TileData(str(root.loc), arrays, not copy_pass.exceeds_capacity(first_intra)))
+                           if m.type.memory_space == slow_space  # type: ignore[attr-defined]
+                           and not defined_inside(m, first_intra))  # as the copy pass counts them
+            out.append((str(root.loc), first_intra, arrays))
     return tuple(out)
 
 

@@ -162,12 +162,13 @@ def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any, window
         nthreads = sum(client.nthreads().values()) or 1
         window = 2 * nthreads
     todo: deque[list[Point]] = deque(chunked_groups(evaluate, points, chunk))
+    ahead = max((len(b) for b in todo), default=1)  # points of a task that may run before one
     finished: queue.Queue[Any] = queue.Queue()  # futures, put by Dask's callback thread
     inflight: dict[str, _DaskTask] = {}
 
     def submit(batch: list[Point]) -> None:
         fut = client.submit(run_points, evaluate, batch, time_limit_s, pure=False)
-        backstop = time.monotonic() + (len(batch) + chunk) * time_limit_s + DASK_GRACE_S
+        backstop = time.monotonic() + (len(batch) + ahead) * time_limit_s + DASK_GRACE_S
         inflight[fut.key] = _DaskTask(fut, batch, backstop)
         fut.add_done_callback(finished.put)
 

@@ -1,6 +1,8 @@
 """A real Dask LocalCluster on loopback (worker processes) runs a sweep; its rows equal the
 local runner's."""
 
+import time
+
 import pandas as pd
 import pytest
 
@@ -104,3 +106,41 @@ def test_chunks_follow_the_evaluators_groups():
     for c in chunks:
         assert len({p.hw["sram.capacity_kib"] for p in c}) == 1
     assert [len(c) for c in chunked_groups(toy_eval.closed_form, sweep.points(), 8)] == [1] * 6
+
+
+def test_points_past_their_time_limit_on_dask_are_timeouts(tmp_path, cluster):
+    """The limit is raised in the Dask task's thread: the point is stored as timeout, the
+    worker goes on with the next points."""
+    sweep = Sweep(workloads=["gemm:M=16,N=16,K=16"], time_limit_s=1.5,
+                  hardware={"sram.capacity_kib": [64, 128], "dma.engines": [1, 2, 3]})
+    summary = run_sweep(sweep, tmp_path / "t.sqlite", evaluate=toy_eval.spinning,
+                        scheduler=cluster.scheduler_address, progress=False)
+    assert (summary.ran, summary.failed, summary.timed_out) == (6, 0, 2)
+    df = load(tmp_path / "t.sqlite")
+    late = df[df["status"] == "timeout"]
+    assert sorted(late["dma.engines"]) == [3, 3]
+    assert set(late["error"]) == {"exceeded the time limit of 1.5 s (time_limit_s)"}
+    assert (df[df["status"] == "ok"]["dma.engines"] != 3).all()
+
+
+def test_a_dask_task_stuck_outside_python_is_given_up_at_the_backstop(tmp_path, monkeypatch):
+    """A task blocked where the limit cannot reach it (a sleep in a worker thread here) is
+    given up by the parent once its limit and one task's ahead of it are spent."""
+    import dask
+
+    from accelsim.dse import runners
+
+    monkeypatch.setattr(runners, "DASK_GRACE_S", 1.0)
+    sweep = Sweep(workloads=["gemm:M=16,N=16,K=16"], time_limit_s=1.0, hardware={"dma.engines": [1, 3]})
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, silence_logs=40) as own:
+        start = time.perf_counter()
+        summary = run_sweep(sweep, tmp_path / "b.sqlite", evaluate=toy_eval.sleeping,
+                            scheduler=own.scheduler_address, progress=False)
+        assert time.perf_counter() - start < 30
+    assert (summary.ran, summary.timed_out) == (2, 1)
+    df = load(tmp_path / "b.sqlite").set_index("dma.engines")
+    assert df.loc[3, "status"] == "timeout" and df.loc[1, "status"] == "ok"
+    assert df.loc[3, "error"] == ("exceeded the time limit of 1 s (time_limit_s); the Dask task did not "
+                                  "return (stuck outside Python?)")

@@ -108,3 +108,10 @@ def sleeping_all(point: Point) -> dict[str, float | int | str]:
     _mark_started()
     time.sleep(3600)
     return closed_form(point)
+
+
+def native_hang_engines_3(point: Point) -> dict[str, float | int | str]:
+    """`native_hang` for dma.engines == 3, else the closed form."""
+    if point.hw.get("dma.engines") == 3:
+        return native_hang(point)
+    return closed_form(point)
