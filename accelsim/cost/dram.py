@@ -10,20 +10,27 @@ issue order (an in-order request queue at the memory controller). Which channels
   starting at the channel after the previous transfer's last burst (a contiguous address
   stream interleaved at burst granularity). A `Rotation` is one transfer's pieces, a piece the
   bursts of one channel and their cycles, and the next transfer's first channel; the transfer
-  ends when its last piece does. The rotation advances per transfer in issue order.
+  ends when its last piece does, and never before its SRAM-port cycles. The rotation advances
+  per transfer in issue order.
 
-The access latency is pipelined and holds no channel (`accelsim.cost.engine` adds it). The
-event machine (`accelsim.hw.dram.Dram`, which also records each piece) and the analytic
-estimate (`accelsim.estimate.state.ClosedFormMachine`) both take their channels from here.
+`EnginePolicy.accept` (`accelsim.cost.engine`) reserves the channels when it accepts a
+descriptor, on the caller's `ChannelState`: the event machine's `accelsim.hw.dram.Dram`
+(which then records each piece) or the analytic estimate's closed-form machine. The access
+latency is pipelined and holds no channel (the engine adds it).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from accelsim.config import DramConfig
+
+
+class ChannelState(Protocol):
+    free_at: list[int]   # per channel: the cycle it is free
+    next_channel: int    # the first channel of the next interleaved transfer
 
 
 class Piece(NamedTuple):
@@ -35,10 +42,14 @@ class Piece(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Rotation:
     """An interleaved transfer from one first channel: its pieces (one per channel it uses,
-    in dealing order) and the first channel of the next interleaved transfer."""
+    in dealing order) and the first channel of the next interleaved transfer; when it uses
+    every channel, also its cycles per channel in channel order and the longest (so that a
+    transfer finding every channel free by the time it is ready is granted in one step)."""
 
     pieces: tuple[Piece, ...]
     next_first: int
+    by_channel: tuple[int, ...] | None
+    longest: int
 
 
 def earliest_free(free: list[int]) -> int:
@@ -50,12 +61,13 @@ def earliest_free(free: list[int]) -> int:
 @dataclass(frozen=True)
 class DramPolicy:
     """The channel policy of one DRAM config. `rotations[dram_bytes][first]` is the memo of
-    `rotation` (callers on a hot path may read it first)."""
+    `rotation` (the hot path reads it before calling)."""
 
     channels: int
     interleaved: bool        # bursts spread over the channels (more than one, "burst")
     burst: int
     bandwidth: int           # bytes per cycle per channel
+    latency: int             # the access latency after a transfer (pipelined)
     rotations: dict[int, tuple[Rotation, ...]] = field(default_factory=dict, compare=False,
                                                        hash=False, repr=False)
 
@@ -80,12 +92,16 @@ class DramPolicy:
         shares = [(q + (i < r)) * burst for i in range(min(nb, n))]
         if len(self.rotations) > 50_000:
             self.rotations.clear()
-        return tuple(Rotation(tuple(Piece((first + i) % n, b, -(-b // bw))
-                                    for i, b in enumerate(shares)), (first + nb) % n)
-                     for first in range(n))
+        out = []
+        for first in range(n):
+            pieces = tuple(Piece((first + i) % n, b, -(-b // bw)) for i, b in enumerate(shares))
+            by_channel = (tuple(p.cycles for p in sorted(pieces)) if len(pieces) == n else None)
+            out.append(Rotation(pieces, (first + nb) % n, by_channel,
+                                max((p.cycles for p in pieces), default=0)))
+        return tuple(out)
 
 
 @functools.cache
 def _policy(cfg: DramConfig) -> DramPolicy:
     return DramPolicy(cfg.channels, cfg.interleave == "burst" and cfg.channels > 1,
-                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle)
+                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.latency_cycles)

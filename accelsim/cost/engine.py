@@ -1,38 +1,39 @@
-"""DMA engine policy: which engine takes a descriptor, when it starts, when it completes.
+"""DMA engine policy: which engine takes a descriptor, when it starts, which DRAM channels it
+holds, when it completes.
 
 - Choice: the least-loaded engine, i.e. the fewest descriptors accepted and not completed,
   the lowest index on ties.
 - Queue: an engine's queue holds the descriptors it accepted that have not started. When
   `queue_depth` of them wait, the control processor stalls until the oldest starts, and only
-  then hands the descriptor over (`EnginePolicy.accept` returns that cycle).
+  then hands the descriptor over.
 - Start: when the engine is done with the previous descriptor's setup and transfer, and a
   slot is free: at most `max_outstanding` descriptors in flight, i.e. the one accepted
   `max_outstanding` descriptors earlier has completed.
-- Timing: setup, then the transfer on the DRAM channel(s) (`accelsim.cost.dram`), never
-  shorter than its SRAM-port cycles, then the DRAM access latency, which is pipelined (the
-  engine starts its next descriptor meanwhile). A transfer with no DRAM side is setup plus
-  its transfer cycles (`accelsim.cost.dma`), with no latency.
+- Timing: setup, then the transfer on the DRAM channels the DRAM policy grants
+  (`accelsim.cost.dram`), never shorter than its SRAM-port cycles, then the DRAM access
+  latency, which is pipelined (the engine starts its next descriptor meanwhile). A transfer
+  with no DRAM side is setup plus its transfer cycles (`accelsim.cost.dma`), no latency.
 
-Every cost is known when a descriptor is accepted, so one call decides its whole timeline.
-The state it reads and advances (when the engine is free, the recent completions, the queue)
-belongs to the caller: the event machine's engines (`accelsim.hw.control`, `accelsim.hw.dma`,
-where SimPy runs the clock and the completions) and the analytic estimate's closed-form
-machine (`accelsim.estimate.state`).
+Every cost is known when a descriptor is accepted, so one call (`EnginePolicy.accept`)
+decides its whole timeline. The state it reads and advances belongs to the caller: the event
+machine (`accelsim.hw`: the engines' lists in `DmaEngines`, the channels in `Dram`; SimPy runs
+the clock and the completions) and the analytic estimate's closed-form machine
+(`accelsim.estimate.state`).
 """
 
 from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable, MutableSequence, Sequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.dram import ChannelState, DramPolicy, Rotation, earliest_free
 
-W = TypeVar("W")
-# (ready cycle, DRAM bytes, cycles on one channel, the caller's token) -> the transfer's end
-Reserve = Callable[[int, int, int, W], int]
+# what a transfer held on DRAM: its channel (not interleaved), its pieces (interleaved), or
+# None (no DRAM side)
+Grant = int | Rotation | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,19 +42,20 @@ class EnginePolicy:
     queue_depth: int
     max_outstanding: int
     setup: int     # cycles per descriptor before its transfer
-    latency: int   # the DRAM access latency after a transfer with a DRAM side
+    dram: DramPolicy
 
     @staticmethod
     def for_config(config: HardwareConfig) -> EnginePolicy:
-        return _policy(config.dma.engines, config.dma.queue_depth, config.dma.max_outstanding,
-                       config.dma.setup_cycles, config.dram.latency_cycles)
+        d = config.dma
+        return _policy(d.engines, d.queue_depth, d.max_outstanding, d.setup_cycles,
+                       DramPolicy.for_config(config.dram))
 
-    def accept(self, now: int, loads: list[int], busy: list[int],
-               recent: Sequence[deque[int]], queues: Sequence[MutableSequence[int]],
-               hold: int, dram_bytes: int, port: int, reserve: Reserve[W], token: W
-               ) -> tuple[int, int, int, int]:
+    def accept(self, now: int, loads: list[int], busy: list[int], recent: Sequence[deque[int]],
+               queues: Sequence[MutableSequence[int]], hold: int, dram_bytes: int, port: int,
+               channels: ChannelState) -> tuple[int, int, int, int, Grant]:
         """One descriptor handed over at cycle `now`: (its engine, the cycle the engine takes
-        it (> `now` when that engine's queue is full), its start, its completion).
+        it (> `now` when that engine's queue is full), its start, its completion, what it
+        holds on DRAM).
 
         Per engine e: `loads[e]` descriptors accepted and not completed (this one is added);
         `busy[e]` the cycle it is done with its last descriptor's setup and transfer (this
@@ -62,39 +64,64 @@ class EnginePolicy:
         one's is appended); `queues[e]` the start cycles of its accepted descriptors in order
         (those started by then are dropped, this one's is appended if it waits).
         `hold`: transfer cycles on one channel; `dram_bytes`: bytes on DRAM (0: no DRAM
-        side); `port`: SRAM-port cycles; `reserve(ready, dram_bytes, hold, token)` grants the
-        DRAM channels (`accelsim.cost.dram`) and returns when the transfer ends."""
+        side); `port`: SRAM-port cycles; `channels`: the DRAM channels' state, reserved here
+        (each piece of the grant ends at its channel's new `free_at`)."""
         # the least-loaded engine: fewest descriptors accepted and not completed, the lowest
         # index on ties
-        e = 0 if not loads[0] else loads.index(min(loads))
+        e = loads.index(min(loads)) if loads[0] and self.engines > 1 else 0
         loads[e] += 1
         queue = queues[e]
-        while queue and queue[0] <= now:
-            del queue[0]
-        at = queue[0] if len(queue) >= self.queue_depth else now
+        at = now
+        if queue:
+            while queue and queue[0] <= now:
+                del queue[0]
+            if len(queue) >= self.queue_depth:
+                at = queue[0]
         start = busy[e]
         if at > start:
             start = at
         rec = recent[e]
-        m = self.max_outstanding
-        if len(rec) >= m and rec[-m] > start:  # no free slot: wait for that completion
-            start = rec[-m]
+        if len(rec) == self.max_outstanding and rec[0] > start:  # no free slot: wait for it
+            start = rec[0]
         if start > at:
             queue.append(start)
         ready = start + self.setup
-        if dram_bytes:
-            end = reserve(ready, dram_bytes, hold, token)
-            if ready + port > end:
-                end = ready + port
-            done = end + self.latency
+        if not dram_bytes:
+            busy[e] = done = ready + hold
+            rec.append(done)
+            return e, at, start, done, None
+        dram = self.dram
+        free = channels.free_at
+        grant: Grant
+        if dram.interleaved:
+            table = dram.rotations.get(dram_bytes)  # the policy's memo, read without a call
+            first = channels.next_channel
+            rot = table[first] if table else dram.rotation(dram_bytes, first)
+            channels.next_channel = rot.next_first
+            grant = rot
+            end = ready + port
+            cyc = rot.by_channel
+            if cyc is not None and max(free) <= ready:  # every channel free: all start now
+                free[:] = map(ready.__add__, cyc)
+                if ready + rot.longest > end:
+                    end = ready + rot.longest
+            else:
+                for c, _, d in rot.pieces:
+                    x = free[c]
+                    free[c] = x = (x if x > ready else ready) + d
+                    if x > end:
+                        end = x
         else:
-            end = done = ready + hold
+            grant = earliest_free(free) if dram.channels > 1 else 0
+            x = free[grant]
+            free[grant] = end = (x if x > ready else ready) + hold
         busy[e] = end
+        done = end + dram.latency
         rec.append(done)  # a deque of `max_outstanding`: the oldest drops out
-        return e, at, start, done
+        return e, at, start, done, grant
 
 
 @functools.cache
-def _policy(engines: int, queue_depth: int, max_outstanding: int, setup: int, latency: int
-            ) -> EnginePolicy:
-    return EnginePolicy(engines, queue_depth, max_outstanding, setup, latency)
+def _policy(engines: int, queue_depth: int, max_outstanding: int, setup: int,
+            dram: DramPolicy) -> EnginePolicy:
+    return EnginePolicy(engines, queue_depth, max_outstanding, setup, dram)

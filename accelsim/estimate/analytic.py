@@ -38,6 +38,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter, sub
 from typing import Any
 
 from accelsim.compile.entry import pick_func
@@ -134,18 +135,18 @@ class Program:
             s = self.slots[v] = len(self.slots)
         return s
 
-    def _getter(self, operands: Sequence[Value]) -> tuple[list[Any] | None, Callable[[Env], list[Any]]]:
+    def _getter(self, operands: Sequence[Value]) -> tuple[list[Any] | None, Callable[[Env], Sequence[Any]]]:
         """(the operand values if all are compile-time constants, else None; a reader)."""
         if all(v in self.consts for v in operands):
             vals = [self.consts[v] for v in operands]
             return vals, lambda e: vals
-        if len(operands) == 1:
-            s0 = self._slot(operands[0])
-            return None, lambda e: [e[s0]]
         items = [(self.consts[v], -1) if v in self.consts else (None, self._slot(v)) for v in operands]
         if all(s >= 0 for _, s in items):
+            # a C-level reader (no Python frame): `itemgetter` of the slots, which for one
+            # operand reads it twice so that the result is still a tuple (readers only index
+            # the first `len(operands)` entries)
             slots = [s for _, s in items]
-            return None, lambda e: [e[s] for s in slots]
+            return None, itemgetter(*slots) if len(slots) > 1 else itemgetter(slots[0], slots[0])
         return None, lambda e: [c if s < 0 else e[s] for c, s in items]
 
     def _scalar(self, v: Value | None) -> tuple[Any, int]:
@@ -217,14 +218,18 @@ class Program:
 
     def _index(self, op: O.AffineApplyOp | O.AffineMinOp | O.AffineMaxOp) -> Step | None:
         fn, res = compile_map(op.map), op.results[0]
+        one = isinstance(op, O.AffineApplyOp) or len(op.map.results) == 1
         pick: Callable[[tuple[int, ...]], int] = (
-            (lambda r: r[0]) if isinstance(op, O.AffineApplyOp) or len(op.map.results) == 1
-            else min if isinstance(op, O.AffineMinOp) else max)
+            itemgetter(0) if one else min if isinstance(op, O.AffineMinOp) else max)
         static, get = self._getter(op.operands)
         if static is not None:
             self.consts[res] = pick(fn(static))
             return None
         r = self._slot(res)
+        if one:
+            def index1(e: Env, m: ClosedFormMachine) -> None:
+                e[r] = fn(get(e))[0]
+            return index1
 
         def index(e: Env, m: ClosedFormMachine) -> None:
             e[r] = pick(fn(get(e)))
@@ -403,14 +408,14 @@ class Program:
             if not nested:  # walked once per run: only the entry is worth recording
                 _walk(e, m, steps, iv, lo, hi, stride, mod, base, None)
                 c1 = m.counters()
-                memo[(base, 0, sig)] = (m.t - t0, m.signature(), tuple(b - a for a, b in zip(c0, c1)))
+                memo[(base, 0, sig)] = (m.t - t0, m.signature(), tuple(map(sub, c1, c0)))
                 return
             marks = [(0, sig, t0, c0)]
             _walk(e, m, steps, iv, lo, hi, stride, mod, base, marks)
             t1, c1, sig1 = m.t, m.counters(), m.signature()
             # every walked iteration's entry state: the rest of the loop from there
             for k, sk, tk, ck in marks:
-                memo[(base, k, sk)] = (t1 - tk, sig1, tuple(b - a for a, b in zip(ck, c1)))
+                memo[(base, k, sk)] = (t1 - tk, sig1, tuple(map(sub, c1, ck)))
         return for_, True, math.lcm(mod, bounds_mod), rel, None
 
 
@@ -455,7 +460,8 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
                     m.restore(*hit)
                     return
                 marks.append((k, sig, m.t, m.counters()))
-            period = _period(sigs, deltas)
+            # a period p needs this state to equal the one p iterations back (p <= 6)
+            period = _period(sigs, deltas) if sig in sigs[-_MAX_PERIOD - 1:-1] else 0
             if period and k < last:
                 # the jump repeats the last `period` iterations (a multiple of the body's mod
                 # patterns): exact only if they started from the state they ended in (a

@@ -21,7 +21,7 @@ from typing import Any
 from compiler.ir.core import Block
 from compiler.ir.ops import ModuleOp
 
-_SCALARS = (int, str, bool, float, type(None))
+_SCALARS = frozenset((int, str, bool, float, type(None)))
 _MAX_ENTRIES = 32
 _ENTRIES: OrderedDict[tuple[Any, ...], tuple[list[Any], Any]] = OrderedDict()
 
@@ -36,13 +36,14 @@ def structure_key(module: ModuleOp) -> tuple[tuple[Any, ...], list[Any]]:
 
 
 def _visit(block: Block, out: list[Any], refs: dict[int, Any], num: dict[Any, int]) -> None:
-    out.append(len(block.ops))
+    append = out.append
+    get = num.get
+    append(len(block.ops))
     for a in block.args:
         num[a] = len(num)
         t = a.type
         refs[id(t)] = t
-        out.append(id(t))
-    append = out.append
+        append(id(t))
     for op in block.ops:
         cls = op.__class__
         append(cls)
@@ -51,19 +52,23 @@ def _visit(block: Block, out: list[Any], refs: dict[int, Any], num: dict[Any, in
             if v.__class__ in _SCALARS:
                 append(v)
             else:
-                refs[id(v)] = v
-                append(id(v))
-        append(len(op.operands))
-        for v in op.operands:
-            append(num.get(v, -1))
-        append(len(op.results))
-        for r in op.results:
+                i = id(v)
+                refs[i] = v
+                append(i)
+        operands = op.operands
+        append(len(operands))
+        for v in operands:
+            append(get(v, -1))
+        results = op.results
+        append(len(results))
+        for r in results:
             num[r] = len(num)
             t = r.type
             refs[id(t)] = t
             append(id(t))
-        append(len(op.blocks))
-        for b in op.blocks:
+        blocks = op.blocks
+        append(len(blocks))
+        for b in blocks:
             _visit(b, out, refs, num)
 
 

@@ -28,7 +28,6 @@ from typing import Any
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel
-from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel
 
@@ -36,6 +35,7 @@ Signature = tuple  # type: ignore[type-arg]
 Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
 Tag = tuple[int, ...]  # a tag slot: (tag buffer site, linear index) in the estimate
 SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 DMAs per run)
+ALL = 1 << 120  # later than any completion
 
 
 class ClosedFormMachine:
@@ -44,15 +44,15 @@ class ClosedFormMachine:
     and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
     the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
 
-    __slots__ = ("busy", "calls", "channels", "compute", "cost", "dma_cost", "dma_ops",
-                 "dram", "dram_bytes", "dram_space", "engine", "front", "issue", "loads",
-                 "max_out", "memo", "pending", "queued", "recent", "reserve", "rr", "sizes",
-                 "sram_space", "t", "tags")
+    __slots__ = ("_accept", "busy", "calls", "compute", "cost", "dma_cost", "dma_ops",
+                 "dram_bytes", "dram_space", "due", "engine", "free_at", "front", "issue",
+                 "loads", "max_out", "memo", "next_channel", "pending", "queued", "recent",
+                 "sizes", "sram_space", "t", "tags")
 
     def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
         d, dma = config.dram, config.dma
         self.engine = EnginePolicy.for_config(config)
-        self.dram = DramPolicy.for_config(d)
+        self._accept = self.engine.accept
         self.dma_cost = DmaCostModel.for_config(config)
         self.issue = config.control.issue_cycles
         self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
@@ -64,14 +64,13 @@ class ClosedFormMachine:
         # when it is free; its last `max_outstanding` completion cycles in acceptance order;
         # the start cycles of its queued descriptors
         self.pending: list[list[int]] = [[] for _ in range(n)]
+        self.due = ALL  # the earliest completion in `pending`
         self.loads = [0] * n
         self.busy = [0] * n
         self.recent: list[deque[int]] = [deque(maxlen=self.max_out) for _ in range(n)]
         self.queued: list[list[int]] = [[] for _ in range(n)]
-        self.channels = [0] * d.channels  # when each DRAM channel is free
-        self.rr = 0  # first channel of the next interleaved transfer
-        self.reserve = (self._interleaved if self.dram.interleaved
-                        else self._earliest if d.channels > 1 else self._one)
+        self.free_at = [0] * d.channels  # when each DRAM channel is free
+        self.next_channel = 0  # first channel of the next interleaved transfer
         self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
         # (elements, stride, per stride, element bytes, src space, dst space)
@@ -87,25 +86,25 @@ class ClosedFormMachine:
         the clock (past ones 0) and completions to (clock, issue count). A completion already
         processed is dropped: a wait on its tag returns at once, as on no tag, and it leaves
         its engine's load at the next issue. Queued starts by the clock leave the queue at the
-        next issue on that engine. A leading run of past cycles in `recent` only ever holds
-        the slot rule off, as a shorter deque does, so it is dropped too (a past one behind a
-        future one still counts for its position, as 0)."""
+        next issue on that engine. A past cycle in `recent` only ever holds the slot rule off,
+        as a shorter deque does, so `recent` is kept as its future cycles with their positions
+        from the end (where the slot rule will read them)."""
         t, front = self.t, self.front
         base = (t << SHIFT) + self.dma_ops
+        tags = self.tags
         rec = []
         for r in self.recent:
-            x = [c - t if c > t else 0 for c in r]
-            k = 0
-            while k < len(x) and not x[k]:
-                k += 1
-            rec.append(tuple(x[k:]))
-        return (tuple([e - t if e > t else 0 for e in self.busy]),
-                tuple([c - t if c > t else 0 for c in self.channels]),
-                tuple(sorted([(k, v - base) for k, v in self.tags.items() if v > front])),
-                tuple([tuple([c - base for c in p if c > front]) for p in self.pending]),
+            if r and max(r) > t:
+                n = len(r)
+                rec.append(tuple([(n - i, c - t) for i, c in enumerate(r) if c > t]))
+            else:
+                rec.append(())
+        return (tuple([c - t if c > t else 0 for c in self.busy + self.free_at]),
+                tuple(sorted([(k, v - base) for k, v in tags.items() if v > front])) if tags else (),
+                tuple([tuple([c - base for c in p if c > front]) if p else () for p in self.pending]),
                 tuple(rec),
-                tuple([tuple([c - t for c in q if c > t]) for q in self.queued]),
-                self.rr, front - base)
+                tuple([tuple([c - t for c in q if c > t]) if q else () for q in self.queued]),
+                self.next_channel, front - base)
 
     def counters(self) -> Counters:
         return (self.dma_ops, self.calls, self.dram_bytes, self.compute)
@@ -119,16 +118,17 @@ class ClosedFormMachine:
         self.dram_bytes += d[2]
         self.compute += d[3]
         base = (t << SHIFT) + self.dma_ops
-        busy, ch, tags, pend, rec, que, self.rr, front = sig
-        m = self.max_out
+        free, tags, pend, rec, que, self.next_channel, front = sig
+        m, n = self.max_out, len(self.busy)
         self.front = base + front
-        self.busy = [t + r for r in busy]
-        self.channels = [t + r for r in ch]
+        self.busy = [t + r for r in free[:n]]
+        self.free_at = [t + r for r in free[n:]]
         self.tags = {k: base + r for k, r in tags}
-        self.pending = [[base + r for r in p] for p in pend]
-        self.loads = [len(p) for p in pend]
-        self.recent = [deque([t + r for r in x], m) for x in rec]
-        self.queued = [[t + r for r in q] for q in que]
+        self.pending = pend = [[base + r for r in p] if p else [] for p in pend]
+        self.due = min([p[0] for p in pend if p], default=ALL)
+        self.loads = list(map(len, pend))
+        self.recent = [_recent(x, t, m) if x else deque(maxlen=m) for x in rec]
+        self.queued = [[t + r for r in q] if q else [] for q in que]
 
     def advance(self, k: int, period: int, d: Counters) -> None:
         """Repeat a period of iterations `k` more times: shift every cycle by k*period and
@@ -141,10 +141,12 @@ class ClosedFormMachine:
         self.t += s
         self.front += dv
         self.busy = [e + s for e in self.busy]
-        self.pending = [[c + dv for c in p] for p in self.pending]
-        self.recent = [deque([c + s for c in r], m) for r in self.recent]
-        self.queued = [[c + s for c in x] for x in self.queued]
-        self.channels = [c + s for c in self.channels]
+        self.pending = [[c + dv for c in p] if p else p for p in self.pending]
+        if self.due != ALL:
+            self.due += dv
+        self.recent = [deque([c + s for c in r], m) if r else r for r in self.recent]
+        self.queued = [[c + s for c in x] if x else x for x in self.queued]
+        self.free_at = [c + s for c in self.free_at]
         self.tags = {key: v + dv for key, v in self.tags.items()}
         self.dma_ops += q
         self.calls += k * d[1]
@@ -181,25 +183,33 @@ class ClosedFormMachine:
         return out
 
     def dma(self, dram_bytes: int, port: int, T: int, tag: Tag) -> None:
-        """Issue one descriptor on the engine and channels the policies pick
-        (`EnginePolicy.accept`, `DramPolicy` through `reserve`)."""
+        """Issue one descriptor on the engine and DRAM channels the policies pick
+        (`EnginePolicy.accept`, on this machine's `free_at` / `next_channel`)."""
         if self.issue:  # the issue cycles process every completion due by then
             now = self.t + self.issue
             front = (now << SHIFT) + self.dma_ops - 1
         else:
             now, front = self.t, self.front
         pending, loads = self.pending, self.loads
-        for e, p in enumerate(pending):  # processed completions leave the loads
-            if p and p[0] <= front:
-                del p[:bisect_right(p, front)]
-                loads[e] = len(p)
-        e, at, _, done = self.engine.accept(now, loads, self.busy, self.recent, self.queued,
-                                            T, dram_bytes, port, self.reserve, None)
+        if self.due <= front:  # processed completions leave the loads
+            due = ALL
+            for e, p in enumerate(pending):
+                if p:
+                    if p[0] <= front:
+                        del p[:bisect_right(p, front)]
+                        loads[e] = len(p)
+                    if p and p[0] < due:
+                        due = p[0]
+            self.due = due
+        e, at, _, done, _ = self._accept(now, loads, self.busy, self.recent, self.queued, T,
+                                         dram_bytes, port, self)
         if at > now:  # stalled on a full queue until `at`: all due by then are processed
             front = (at << SHIFT) + self.dma_ops - 1
         self.t, self.front = at, front
         c = (done << SHIFT) + self.dma_ops
         insort(pending[e], c)
+        if c < self.due:
+            self.due = c
         self.tags[tag] = c
         self.dma_ops += 1
         self.dram_bytes += dram_bytes
@@ -219,33 +229,13 @@ class ClosedFormMachine:
             t = self.t = self.t + cycles
             self.front = (t << SHIFT) + self.dma_ops - 1
 
-    def _one(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
-        """DRAM with one channel."""
-        chans = self.channels
-        t0 = chans[0]
-        chans[0] = end = (t0 if t0 > ready else ready) + hold
-        return end
 
-    def _earliest(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
-        """Not interleaved: the channel the policy picks."""
-        chans = self.channels
-        c = earliest_free(chans)
-        t0 = chans[c]
-        chans[c] = end = (t0 if t0 > ready else ready) + hold
-        return end
-
-    def _interleaved(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
-        """The pieces of the policy's rotation; the transfer ends with the last."""
-        pol = self.dram
-        table = pol.rotations.get(dram_bytes)  # the policy's memo, read without a call
-        rot = table[self.rr] if table else pol.rotation(dram_bytes, self.rr)
-        self.rr = rot.next_first
-        chans = self.channels
-        end = ready
-        for c, _b, d in rot.pieces:
-            x = chans[c]
-            chans[c] = x = (x if x > ready else ready) + d
-            if x > end:
-                end = x
-        return end
-
+def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:
+    """A `recent` deque from its signature: the future cycles (relative to `t`) at their
+    positions from the end, the positions between them past (`t`)."""
+    if not future:
+        return deque(maxlen=m)
+    x = [t] * future[0][0]
+    for pos, rel in future:
+        x[-pos] = t + rel
+    return deque(x, m)

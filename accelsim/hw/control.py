@@ -34,7 +34,7 @@ class ControlProcessor:
         self.trace = trace
         self.records = trace.records
         self._accept = policy.accept
-        self._reserve = dram.reserve
+        self._record = dram.record
         self._queue, self._eid = env._queue, env._eid  # the event queue `env.schedule` pushes to
 
     def issue(self, label: str, loc: str) -> None:
@@ -54,8 +54,10 @@ class ControlProcessor:
         now = env.now
         eng = self.engines
         cycles, dram_bytes, payload, port, _, loc = xfer.desc
-        e, at, start, done = self._accept(now, eng.loads, eng.busy, eng.recent, eng.queues, cycles,
-                                          dram_bytes, port, self._reserve, xfer)
+        e, at, start, done, grant = self._accept(now, eng.loads, eng.busy, eng.recent,
+                                                 eng.queues, cycles, dram_bytes, port, self.dram)
+        if grant is not None:
+            self._record(grant, cycles, dram_bytes, xfer)
         xfer.engine = e
         xfer.loads = eng.loads
         records = self.records

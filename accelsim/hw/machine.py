@@ -13,7 +13,7 @@ class Machine:
         self.config = config
         self.env = SimEnv()
         self.trace = trace if trace is not None else Trace()
-        self.dram = Dram(self.env, config.dram, self.trace)
+        self.dram = Dram(config.dram, self.trace)
         self.sram = Sram(config.sram)
         self.engines = DmaEngines(config.dma.engines, config.dma.max_outstanding)
         self.tags = TagFile()
