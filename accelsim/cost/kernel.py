@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import kernel_shape
 from accelsim.cost.kernel_shape import KernelShape
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
@@ -168,6 +169,7 @@ def clear_caches() -> None:
     _SEEN.clear()
     _DIRECT.clear()
     CostModel._shared.clear()
+    kernel_shape.clear_caches()
 
 
 def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:

@@ -125,13 +125,14 @@ def _rectangular(func: FuncOp, shape: KernelShape) -> list[tuple[_Bound, _Bound,
             if isinstance(op.value, int) and not isinstance(op.value, bool):
                 consts[op.results[0]] = op.value
         elif isinstance(op, AffineForOp):
-            lo = bound(op.lower_map, op.lower_operands)
-            hi = bound(op.upper_map, op.upper_operands)
+            lo_ops, hi_ops = op.lower_operands, op.upper_operands
+            lo = bound(op.lower_map, lo_ops)
+            hi = bound(op.upper_map, hi_ops)
             if lo is None or hi is None:
                 return None
-            operands = [*op.lower_operands, *op.upper_operands]
-            lc = coeffs(op.lower_map, op.lower_operands)
-            uc = coeffs(op.upper_map, op.upper_operands)
+            operands = [*lo_ops, *hi_ops]
+            lc = coeffs(op.lower_map, lo_ops)
+            uc = coeffs(op.upper_map, hi_ops)
             if lc is None or uc is None:
                 if any(v in ivs for v in operands):
                     return None
@@ -148,41 +149,63 @@ def _rectangular(func: FuncOp, shape: KernelShape) -> list[tuple[_Bound, _Bound,
             ivs.add(op.iv)
         elif isinstance(op, AffineLoadOp | AffineStoreOp):
             m = op.map
-            is_iv = [v in ivs for v in op.indices]
-            if any(v not in ivs and v not in arg_pos and v not in consts for v in op.indices):
-                return None  # an index computed inside the kernel
-            for r in m.results:
-                if not _linear_in_ivs(r, is_iv, m.num_dims):
-                    return None
+            indices = op.indices
+            is_iv = [v in ivs for v in indices]
+            for v, iv in zip(indices, is_iv):
+                if not iv and v not in arg_pos and v not in consts:
+                    return None  # an index computed inside the kernel
+            if not _linear_access(m, is_iv):
+                return None
     shape.trip_args = frozenset(trip_args)
     return loops
 
 
-def _reads_iv(e: AffineExpr, is_iv: list[bool], nd: int) -> bool:
-    if isinstance(e, Dim):
-        return is_iv[e.pos]
-    if isinstance(e, Sym):
-        return is_iv[nd + e.pos]
-    if isinstance(e, Binary):
-        return _reads_iv(e.lhs, is_iv, nd) or _reads_iv(e.rhs, is_iv, nd)
-    return False
+# (id(map), which operands are induction variables) -> (map, linear): shared by the kernels
+# of a program (their copies share map objects); the entry keeps the map alive
+_LINEAR: dict[tuple[int, tuple[bool, ...]], tuple[Any, bool]] = {}
 
 
-def _linear_in_ivs(e: AffineExpr, is_iv: list[bool], nd: int) -> bool:
-    """Sums and constant multiples of induction variables, plus induction-variable-free parts."""
-    if not _reads_iv(e, is_iv, nd):
-        return True
-    if isinstance(e, Dim | Sym):
-        return True
+def _linear_access(m: Any, is_iv: list[bool]) -> bool:
+    """Every result of the access map `m` is linear in the induction variables plus parts
+    that read none."""
+    key = (id(m), tuple(is_iv))
+    hit = _LINEAR.get(key)
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    nd = m.num_dims
+    ok = all(_iv_form(r, is_iv, nd) < 2 for r in m.results)
+    if len(_LINEAR) > 20_000:
+        _LINEAR.clear()
+    _LINEAR[key] = (m, ok)
+    return ok
+
+
+def clear_caches() -> None:
+    _LINEAR.clear()
+
+
+def _iv_form(e: AffineExpr, is_iv: list[bool], nd: int) -> int:
+    """0: `e` reads no induction variable; 1: a sum of constant multiples of induction
+    variables plus induction-variable-free parts; 2: anything else. (One pass over `e`.)"""
     if isinstance(e, Binary):
-        if e.kind == "add":
-            return _linear_in_ivs(e.lhs, is_iv, nd) and _linear_in_ivs(e.rhs, is_iv, nd)
-        if e.kind == "mul":
+        a = _iv_form(e.lhs, is_iv, nd)
+        b = _iv_form(e.rhs, is_iv, nd)
+        if not a and not b:
+            return 0
+        kind = e.kind
+        if kind == "add":
+            return a if a > b else b
+        if kind == "mul":
             if isinstance(e.rhs, Const):
-                return _linear_in_ivs(e.lhs, is_iv, nd)
+                return a
             if isinstance(e.lhs, Const):
-                return _linear_in_ivs(e.rhs, is_iv, nd)
-    return False
+                return b
+        return 2
+    if isinstance(e, Dim):
+        return 1 if is_iv[e.pos] else 0
+    if isinstance(e, Sym):
+        return 1 if is_iv[nd + e.pos] else 0
+    return 0
 
 
 def _fingerprint(func: FuncOp) -> tuple[Any, ...]:
@@ -193,9 +216,9 @@ def _fingerprint(func: FuncOp) -> tuple[Any, ...]:
     for op in func.walk():
         if op is func:
             continue
-        out.append((type(op), tuple(getattr(op, a) for a in op.ATTRS),
-                    tuple(num.get(v, -1) for v in op.operands),
-                    tuple(r.type for r in op.results), len(op.blocks)))
+        out.append((type(op), tuple([getattr(op, a) for a in op.ATTRS]),
+                    tuple([num.get(v, -1) for v in op.operands]),
+                    tuple([r.type for r in op.results]), len(op.blocks)))
         for r in op.results:
             num[r] = len(num)
         for b in op.blocks:

@@ -181,8 +181,10 @@ class Program:
                     _merge(R, _periods(op.map, op.operands, need))
                     mod = math.lcm(mod, m)
             else:
-                _merge(R, rel)
-                mod = math.lcm(mod, m)
+                if rel:
+                    _merge(R, rel)
+                if m != 1:
+                    mod = math.lcm(mod, m)
         for a in block.args:
             R.pop(a, None)
         for op in block.ops:
@@ -276,7 +278,8 @@ class Program:
         st_, dt_ = op.src.type, op.dst.type
         assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
         eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
-        numv, stv, perv = op.num_elements, op.stride, op.elements_per_stride
+        numv, stv = op.num_elements, op.stride
+        perv = op.elements_per_stride if stv is not None else None
         n0, ns = self._scalar(numv)
         s0, sts = self._scalar(stv)
         p0, ps = self._scalar(perv)
