@@ -17,7 +17,9 @@ Template syntax: `$name` in a line is an expression slot, a line `@name` a block
 a specialized one); `lookups` are expressions on `ex`/`p` fixed for an op (evaluated where
 used in a generic handler, default arguments of a specialized one); `slots` are the
 generic bindings of everything that depends on run-time values, which a specialization may
-replace by code for what it knows.
+replace by code for what it knows. What only error paths need (`ex.hazards`,
+`ex.kernel_calls`) is looked up where used in both forms: a default argument costs every
+call.
 """
 
 from __future__ import annotations
@@ -161,35 +163,35 @@ class HandlerTemplate:
 # processor waits only for issue cycles or a full queue.
 DMA_START = HandlerTemplate("dma_start", body="""
 if ex.kernel_op is not None:
-    $hazards.timing_op_in_kernel(ex.kernel_op)
+    ex.hazards.timing_op_in_kernel(ex.kernel_op)
 src = vals[$src_v]
 dst = vals[$dst_v]
 tag = vals[$tag_v]
 if not (src.alive and dst.alive and tag.alive):
     for b in (src, dst, tag):
-        $hazards.check_alive(b, op)
+        ex.hazards.check_alive(b, op)
 @indices
 key = (id(tag), t0)
 if key in slots:
-    $hazards.tag_reuse(op, tag, p.tag_index(vals), slots[key])
+    ex.hazards.tag_reuse(op, tag, p.tag_index(vals), slots[key])
 @shape
 s_end = s0 + $s_ext
 d_end = d0 + $d_ext
 if $overrun:
-    p.check_overrun(vals, src, dst, s0, d0, sh, $hazards)
+    p.check_overrun(vals, src, dst, s0, d0, sh, ex.hazards)
 label = p.label if src is p.label_src and dst is p.label_dst else p.relabel(src, dst)
 if src.writing:  # another DMA writing what this one reads
     for x in src.writing:
         if x.d_end > s0 and s_end > x.d0:
-            $hazards.dma_read_race(op, src, x, s0, sh)
+            ex.hazards.dma_read_race(op, src, x, s0, sh)
 if dst.writing:  # any DMA on what this one writes
     for x in dst.writing:
         if x.d_end > d0 and d_end > x.d0:
-            $hazards.dma_overwrite_race(op, dst, d0, sh)
+            ex.hazards.dma_overwrite_race(op, dst, d0, sh)
 if dst.reading:
     for x in dst.reading:
         if x.s_end > d0 and d_end > x.s0:
-            $hazards.dma_overwrite_race(op, dst, d0, sh)
+            ex.hazards.dma_overwrite_race(op, dst, d0, sh)
 stats.dma_ops = seq = stats.dma_ops + 1
 stats.dma_sram_bytes += $sram_bytes
 xfer = $dma_class(env, sh, label, env.now, seq, src, s0, s_end, dst, d0, d_end)
@@ -200,7 +202,7 @@ slots[key] = xfer
 cp.submit(xfer)
 """, state={"op": "p.op", "slots": "ex.slots", "stats": "ex.stats", "env": "ex.env",
             "cp": "ex.cp"},
-    lookups={"hazards": "ex.hazards", "src_v": "p.src_v", "dst_v": "p.dst_v", "tag_v": "p.tag",
+    lookups={"src_v": "p.src_v", "dst_v": "p.dst_v", "tag_v": "p.tag",
              "dma_class": "ex.dma_class", "loc": "p.loc"},
     slots={
         # linear indices with the bounds checks folded in (-1: out of bounds, checked again)
@@ -209,9 +211,9 @@ lins = p.lins
 if lins is not None:
     s0, d0, t0 = lins(vals)
     if s0 < 0 or d0 < 0 or t0 < 0:
-        s0, d0, t0 = p.checked_indices(vals, src, dst, tag, $hazards)
+        s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)
 else:
-    s0, d0, t0 = p.checked_indices(vals, src, dst, tag, $hazards)
+    s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)
 """,
         # the transfer shape: known once when count, stride and per are constants, else
         # per (count, stride, per) for static memrefs, else computed each time
@@ -266,7 +268,7 @@ def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
     indices = [ln.removeprefix("    ") for ln in idx_lines]
     if any(may_fail):
         indices += [f"if {' or '.join(f'{x} < 0' for x, m in zip(outs, may_fail) if m)}:",
-                    "    s0, d0, t0 = p.checked_indices(vals, src, dst, tag, $hazards)"]
+                    "    s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)"]
     snumel, dnumel = math.prod(st.shape), math.prod(dt.shape)  # type: ignore[arg-type]
     slots = {"indices": "\n".join(indices),
              "issue": "cp.issue(label, $loc)" if ex.cp.issue_cycles else "",
@@ -288,21 +290,21 @@ def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
 # Consume the tag's slot; the control processor stalls until the transfer completes.
 DMA_WAIT = HandlerTemplate("dma_wait", body="""
 if ex.kernel_op is not None:
-    $hazards.timing_op_in_kernel(ex.kernel_op)
+    ex.hazards.timing_op_in_kernel(ex.kernel_op)
 tag = vals[$tag_v]
 @tag_index
 pend = $pop((id(tag), t0), None)
 if pend is None:
-    $hazards.deadlock(p.op, tag, p.tag_index(vals))
+    ex.hazards.deadlock(p.op, tag, p.tag_index(vals))
 if pend.callbacks is not None:  # not completed yet
     $cp.wait(pend, "wait " + pend.label, $loc)
 """, state={},
-    lookups={"hazards": "ex.hazards", "tag_v": "p.tag", "pop": "ex.slots.pop", "cp": "ex.cp",
+    lookups={"tag_v": "p.tag", "pop": "ex.slots.pop", "cp": "ex.cp",
              "loc": "p.loc"},
     slots={"tag_index": """
 t0 = p.lin(vals) if p.lin is not None else -1
 if t0 < 0:
-    t0 = p.checked_tag_index(vals, tag, $hazards)
+    t0 = p.checked_tag_index(vals, tag, ex.hazards)
 """})
 
 
@@ -316,7 +318,7 @@ def specialize_dma_wait(ex: HandlerHost, p: DmaWaitPlan) -> Handler | None:
     keys, idx_lines, _, (may_fail,) = code
     lines = [ln.removeprefix("    ") for ln in idx_lines]
     if may_fail:
-        lines += ["if t0 < 0:", "    t0 = p.checked_tag_index(vals, tag, $hazards)"]
+        lines += ["if t0 < 0:", "    t0 = p.checked_tag_index(vals, tag, ex.hazards)"]
     return DMA_WAIT.specialize(ex, p, {f"_k{i}": k for i, k in enumerate(keys)},
                                {"tag_index": "\n".join(lines)}, f"<dma_wait at {p.loc}>")
 
@@ -333,23 +335,23 @@ if ex.kernel_op is not None:  # a call inside a kernel being interpreted
 @read_args
 entry = $find_entry
 if entry is None:
-    entry = $kernel_calls.entry(p, args, idx_args)
+    entry = ex.kernel_calls.entry(p, args, idx_args)
 for arg, read, written, regions, lo, hi in entry.spans:
     buf = args[arg]
     if buf.writing or (written and buf.reading):
         for x in buf.writing:
             if x.d_end > lo and hi > x.d0:
-                $hazards.kernel_race(op, buf, read, written, regions)
+                ex.hazards.kernel_race(op, buf, read, written, regions)
         if written:
             for x in buf.reading:
                 if x.s_end > lo and hi > x.s0:
-                    $hazards.kernel_race(op, buf, read, written, regions)
+                    ex.hazards.kernel_race(op, buf, read, written, regions)
 cost = entry.cost
 if cost is None:
     cost = entry.cost = $kernel_cost(func, idx_args)
 entry.calls += 1
-if cost.dram_direct_cycles and len($stats.flags) < 20:
-    $kernel_calls.flag_dram(op, cost)
+if cost.dram_direct_cycles and len(ex.stats.flags) < 20:
+    ex.kernel_calls.flag_dram(op, cost)
 @run_kernel
 @issue
 start = env.now
@@ -359,8 +361,7 @@ if end > start:
 # the compute unit's busy interval: the one place a kernel's trace record is made
 $records.append($new_tuple($record_type, ($unit, start, end, "kernel", cost.sram_bytes, $callee, $loc)))
 """, state={"op": "p.op", "func": "p.func", "env": "ex.env"},
-    lookups={"hazards": "ex.hazards", "stats": "ex.stats", "cp": "ex.cp",
-             "kernel_calls": "ex.kernel_calls", "kernel_cost": "ex.cost.kernel",
+    lookups={"cp": "ex.cp", "kernel_cost": "ex.cost.kernel",
              "records": "ex.compute.trace.records", "unit": "ex.compute.name",
              "new_tuple": "tuple.__new__", "record_type": "TraceRecord",
              "callee": "p.op.callee", "loc": "p.loc"},
@@ -369,7 +370,7 @@ $records.append($new_tuple($record_type, ($unit, start, end, "kernel", cost.sram
 args, idx_args, alive = p.read(vals)
 if not alive:
     for k in p.buf_pos:
-        $hazards.check_alive(args[k], op)
+        ex.hazards.check_alive(args[k], op)
 """,
         "find_entry": "p.entries.get(idx_args) if p.static else None",
         "run_kernel": "if ex.functional:\n    ex.run_kernel(op, func, args)",
@@ -388,7 +389,7 @@ def specialize_call(ex: HandlerHost, p: CallPlan) -> Handler | None:
     read = [f"a{i} = vals[_k{i}]" for i in range(n)]
     if bufs:
         read += [f"if not ({' and '.join(f'{b}.alive' for b in bufs)}):",
-                 *(f"    $hazards.check_alive({b}, op)" for b in bufs)]
+                 *(f"    ex.hazards.check_alive({b}, op)" for b in bufs)]
     key = "".join("None, " if k in p.buf_pos else f"int(a{k}), " for k in range(n))
     read += [f"args = [{', '.join(f'a{i}' for i in range(n))}]", f"idx_args = ({key})"]
     slots = {"read_args": "\n".join(read), "find_entry": "entries.get(idx_args)",
