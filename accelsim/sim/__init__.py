@@ -1,2 +1,17 @@
-"""The event simulation: the executor walking the control program on the SimPy machine, its
-generated fast path, hazard regions, and `simulate()`."""
+"""The event simulation: the executor walking the control program on the SimPy machine.
+
+- `simulate.py`: `simulate()` and `SimResult`; `options.py`: `SimOptions`.
+- `executor.py`: the walk (one step per op, from a table keyed by op type) and the
+  memory, control and kernel-call ops; `fast_path.py`: the control program compiled to
+  one Python function.
+- `handlers.py`: DMA start, DMA wait and kernel call, each one template from which the
+  generic and the per-op specialized handler are made; `codegen.py`: their generated
+  index code and the compile cache.
+- `plans.py`: per-op plans (the transfer shape and cost per DMA, from `accelsim.cost.dma`);
+  `kernel_calls.py`: a call's race checks and counters per argument tuple.
+- `memory.py`: buffers, DMAs in flight, the data copy; `regions.py`: element regions.
+- `hazards.py`: race, bounds, dealloc, tag and deadlock errors; `oob.py`: the
+  point-by-point search for a kernel access outside its buffer.
+- `scalar.py`: scalar op semantics; `stats.py`: the run's counters; `native.py`: kernels
+  on the host backend.
+"""
