@@ -47,12 +47,13 @@ from accelsim.config import HardwareConfig, load_config
 from accelsim.cost import kernel as cost_model
 from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.estimate import cache as analytic_cache
-from accelsim.estimate.nest_kernel import inline_kernel
-from accelsim.estimate.state import ClosedFormMachine
+from accelsim.estimate.nest_kernel import NestKernel, inline_kernel
+from accelsim.estimate.state import ClosedFormMachine, Counters, Signature
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
-from compiler.ir.affine_expr import Binary, Const, Dim, Sym
-from compiler.ir.core import Block, Value
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.core import Block, Operation, Value
 from compiler.ir.types import INDEX, MemRefType, row_major_strides
 
 Env = list  # type: ignore[type-arg]
@@ -192,7 +193,7 @@ class Program:
                 R.pop(r, None)
         return _BlockInfo(steps, timed, min(mod, 64), R)
 
-    def _op(self, op: Any) -> tuple[Step | None, bool, int, Rel, Value | None]:
+    def _op(self, op: Operation) -> tuple[Step | None, bool, int, Rel, Value | None]:
         """(step, timed, mod, relevant uses, result of an index op)."""
         if isinstance(op, O.ConstantOp):
             self.consts[op.results[0]] = op.value
@@ -251,7 +252,7 @@ class Program:
             e[r] = _Buf(site, tuple(d if d is not None else next(dyn) for d in t.shape))
         return alloc, False, 1, dict.fromkeys(op.operands, 0), None
 
-    def _tag(self, tag: Value, tag_map: Any, indices: Sequence[Value]
+    def _tag(self, tag: Value, tag_map: AffineMap, indices: Sequence[Value]
              ) -> tuple[tuple[int, int] | None, Callable[[Env], tuple[int, int]], Rel]:
         """The tag key (site, linear index): static, or a reader; and the values it reads."""
         static, get = self._getter(indices)
@@ -318,7 +319,8 @@ class Program:
     def _call(self, op: O.CallOp) -> tuple[Step, bool, int, Rel, None]:
         return self._kernel_call(self.funcs[op.callee], op.operands)
 
-    def _kernel_call(self, f: Any, operands: Sequence[Value]) -> tuple[Step, bool, int, Rel, None]:
+    def _kernel_call(self, f: O.FuncOp | NestKernel, operands: Sequence[Value]
+                     ) -> tuple[Step, bool, int, Rel, None]:
         # the arguments the call's cost can depend on (not those that only move its accesses);
         # outside any loop nothing is memoized, so nothing needs to know
         relevant = cost_args(f) if self.loop_depth else range(len(operands))
@@ -423,7 +425,8 @@ class Program:
 
 
 def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi: int, stride: int,
-          mod: int, base: tuple[Any, ...], marks: list[tuple[Any, ...]] | None) -> None:
+          mod: int, base: tuple[object, ...], marks: list[tuple[int, Signature, int, Counters]] | None
+          ) -> None:
     """Run iterations lo, lo+stride, ... < hi: walk until the per-iteration deltas repeat
     (double buffering on two engines alternates, several engines rotate), jump over the
     middle in whole periods, walk the last iteration.
@@ -438,7 +441,7 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
     k = 0
     if trip > 3:  # shorter loops cannot jump: walk them plainly
         deltas: list[tuple[int, ...]] = []
-        sigs: list[tuple] = []  # type: ignore[type-arg]
+        sigs: list[Signature | None] = []
         while k < last:
             before = (m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute)
             e[iv] = lo + k * stride
@@ -485,7 +488,7 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
 
 
 @functools.cache
-def _linear_index(amap: Any, strides: tuple[int, ...]) -> Callable[[Sequence[int]], int]:
+def _linear_index(amap: AffineMap, strides: tuple[int, ...]) -> Callable[[Sequence[int]], int]:
     """`fn(operands) -> sum(result_k * strides_k)`: a tag's slot as one compiled expression."""
     fn = compile_map(amap)
     if len(strides) != len(amap.results):
@@ -531,7 +534,7 @@ def _merge(into: Rel, rel: Rel) -> None:
         into[v] = p if q is None else (q and p and math.lcm(q, p))
 
 
-def _periods(amap: Any, operands: Sequence[Value], need: int) -> Rel:
+def _periods(amap: AffineMap | IntegerSet, operands: Sequence[Value], need: int) -> Rel:
     """The operands a map's (or an integer set's) results read, each with a period P: moving
     the operand by P changes no result (`need` 0) or changes each by a multiple of `need`,
     so timing reads it only modulo P (0: its exact value). An operand the map ignores is
@@ -547,7 +550,7 @@ def _periods(amap: Any, operands: Sequence[Value], need: int) -> Rel:
     return out
 
 
-def _operand_periods(amap: Any, need: int) -> dict[int, int]:
+def _operand_periods(amap: AffineMap | IntegerSet, need: int) -> dict[int, int]:
     nd = amap.num_dims
     exprs = amap.results if hasattr(amap, "results") else amap.constraints
     out: dict[int, int] = {}
@@ -577,7 +580,7 @@ def _operand_periods(amap: Any, need: int) -> dict[int, int]:
     return out
 
 
-def _divisors(e: Any) -> tuple[list[int], list[int]]:
+def _divisors(e: AffineExpr) -> tuple[list[int], list[int]]:
     """(mod divisors, floordiv/ceildiv divisors) of constant right-hand sides in `e`."""
     mods: list[int] = []
     divs: list[int] = []
@@ -595,7 +598,7 @@ def _divisors(e: Any) -> tuple[list[int], list[int]]:
     return mods, divs
 
 
-def _shift(e: Any, atom: Any, P: int) -> int | None:
+def _shift(e: AffineExpr, atom: Dim | Sym, P: int) -> int | None:
     """How much `e` changes when `atom` (a Dim or Sym) moves by P, whatever every value is;
     None when that is not a constant."""
     if isinstance(e, Const):
@@ -621,7 +624,7 @@ def _shift(e: Any, atom: Any, P: int) -> int | None:
     return 0 if a == 0 and b == 0 else None
 
 
-def _mods(maps: Sequence[Any]) -> int:
+def _mods(maps: Sequence[AffineMap]) -> int:
     """lcm of the `mod` divisors in `maps` (tag slots, buffer halves)."""
     m = 1
     for amap in maps:
@@ -646,15 +649,15 @@ def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
     return out
 
 
-def _set_mod(s: Any) -> int:
+def _set_mod(s: IntegerSet) -> int:
     return math.lcm(*(d for c in s.constraints for d in _mod_divisors(c)))
 
 
-def _map_mod(amap: Any) -> int:
+def _map_mod(amap: AffineMap) -> int:
     return math.lcm(*(d for r in amap.results for d in _mod_divisors(r)))
 
 
-def _mod_divisors(e: Any) -> list[int]:
+def _mod_divisors(e: AffineExpr) -> list[int]:
     if isinstance(e, Binary):
         out = _mod_divisors(e.lhs) + _mod_divisors(e.rhs)
         if e.kind == "mod" and isinstance(e.rhs, Const) and e.rhs.value > 0:
@@ -666,7 +669,7 @@ def _mod_divisors(e: Any) -> list[int]:
 _MAX_PERIOD = 6
 
 
-def _period(sigs: list[tuple], deltas: list[tuple[int, ...]]) -> int:  # type: ignore[type-arg]
+def _period(sigs: list[Signature | None], deltas: list[tuple[int, ...]]) -> int:
     """The smallest p <= 6 with the machine state (relative to the clock) after the last
     iteration equal to the state p iterations earlier, and the same work (cycles, DMAs,
     calls, bytes) in the last p iterations as in the p before: from there on the loop is

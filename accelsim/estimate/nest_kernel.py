@@ -16,10 +16,9 @@ computed outside would change the multiply-add pairing the cost model sees).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from compiler.analysis import counting
-from compiler.ir.core import OpResult, Value
+from compiler.ir.core import Operation, OpResult, Value
 from compiler.ir.ops import AffineForOp, ConstantOp
 from compiler.ir.types import INDEX, MemRefType
 
@@ -27,7 +26,7 @@ from compiler.ir.types import INDEX, MemRefType
 class _Body:
     __slots__ = ("ops",)
 
-    def __init__(self, ops: list[Any]):
+    def __init__(self, ops: list[Operation]):
         self.ops = ops
 
 
@@ -37,18 +36,18 @@ class NestKernel:
 
     __slots__ = ("args", "body", "nest", "ops", "sym_name")
 
-    def __init__(self, nest: AffineForOp, args: list[Value], ops: list[Any]):
+    def __init__(self, nest: AffineForOp, args: list[Value], ops: list[Operation]):
         self.nest = nest
         self.args = args
         self.ops = ops
         self.body = _Body([nest])
         self.sym_name = f"<nest at {nest.loc}>"
 
-    def walk(self) -> Iterator[Any]:
+    def walk(self) -> Iterator[Operation]:
         return iter(self.ops)
 
 
-def captured(nest: AffineForOp, ops: list[Any] | None = None) -> list[Value]:
+def captured(nest: AffineForOp, ops: list[Operation] | None = None) -> list[Value]:
     """Values used inside `nest` (whose pre-order walk is `ops`) but defined outside it, in
     first-use order."""
     inside: set[Value] = set()
@@ -85,9 +84,9 @@ def inline_kernel(nest: AffineForOp) -> NestKernel | None:
     return k
 
 
-def preorder(op: Any) -> list[Any]:
+def preorder(op: Operation) -> list[Operation]:
     """`list(op.walk())` without a generator per nesting level."""
-    out: list[Any] = []
+    out: list[Operation] = []
     stack = [op]
     while stack:
         o = stack.pop()
@@ -110,7 +109,7 @@ def _depth_from_the_nest(k: NestKernel) -> None:
             st.matmul_like = False
 
 
-def _max_depth(op: Any) -> int:
+def _max_depth(op: Operation) -> int:
     inner = 0
     for b in op.blocks:
         for o in b.ops:

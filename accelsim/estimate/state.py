@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import deque
-from typing import Any
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel
@@ -33,6 +32,7 @@ from accelsim.cost.kernel import CostModel
 
 Signature = tuple  # type: ignore[type-arg]
 Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
+LoopOutcome = tuple[int, Signature, Counters]
 Tag = tuple[int, ...]  # a tag slot: (tag buffer site, linear index) in the estimate
 SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 DMAs per run)
 ALL = 1 << 120  # later than any completion
@@ -78,7 +78,9 @@ class ClosedFormMachine:
         self.sizes: dict[tuple[int, int | None, int | None, int, int, int],
                          tuple[int, int, int]] = {}
         self.cost: CostModel = cost if cost is not None else CostModel.for_config(config)
-        self.memo: dict[Any, Any] = {}  # the walker's loop outcomes on this machine
+        # the walker's loop outcomes on this machine: (loop key, iteration, signature) ->
+        # (cycles to the loop's end, signature then, counters added)
+        self.memo: dict[tuple[object, int, Signature], LoopOutcome] = {}
 
     # ---- state as a value ----------------------------------------------------------------
     def signature(self) -> Signature:
