@@ -91,14 +91,21 @@ def pick_function(module: ModuleOp, name: str | None) -> FuncOp:
         raise
 
 
-def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str, np.ndarray]:
+def load_inputs(program: Program, npz: str | None, seed: int | None,
+                data: bool = True) -> dict[str, np.ndarray]:
     """Arrays for every argument of the function, keyed by argument name.
 
     From `npz` (keys: argument names as written, or arg0, arg1, ...), else generated from
-    `seed` (default 0): a workload's own generator, or uniform [-1, 1) floats."""
+    `seed` (default 0): a workload's own generator, or uniform [-1, 1) floats. With
+    `data=False` (a run that moves no data) nothing is generated when every argument is a
+    memref of static shape: the run needs no values at all."""
     func = program.func
     if npz is None:
         seed = 0 if seed is None else seed
+        args = func.function_type.inputs
+        if not data and all(isinstance(t, MemRefType) and t.has_static_shape for t in args):
+            return {}
+        check_fits_in_memory(func)
         if program.workload is not None:
             return program.workload.random_inputs(seed)
         from compiler.backend import random_inputs
@@ -125,6 +132,20 @@ def load_inputs(program: Program, npz: str | None, seed: int | None) -> dict[str
         raise InputError(f"cannot read inputs from {npz}: {reason} (expected an .npz archive "
                          "written by numpy.savez)") from None
     return match_inputs(func, raw, npz)
+
+
+def check_fits_in_memory(func: FuncOp) -> None:
+    """Generated inputs for every memref argument must fit in this machine's memory."""
+    sizes = {name: (t, math.prod(t.shape) * t.element.byte_width)  # type: ignore[arg-type]
+             for name, t in zip(func.arg_names(), func.function_type.inputs, strict=True)
+             if isinstance(t, MemRefType) and t.has_static_shape}
+    total = sum(n for _, n in sizes.values())
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if total > memory:
+        name, (t, n) = max(sizes.items(), key=lambda kv: kv[1][1])
+        raise InputError(f"the inputs of @{func.sym_name} need {total:,} bytes (argument %{name}: "
+                         f"{t} alone {n:,} bytes), more than this machine's memory ({memory:,} "
+                         "bytes); --target sim --timing-only runs without data")
 
 
 def match_inputs(func: FuncOp, raw: Mapping[str, np.ndarray], where: str) -> dict[str, np.ndarray]:

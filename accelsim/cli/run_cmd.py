@@ -113,6 +113,9 @@ def check_options(args: argparse.Namespace) -> None:
         if given:
             raise InputError(f"{', '.join(given)}: only --target sim reads this (target is "
                              f"{args.target!r})")
+    elif getattr(args, "no_bounds_check", False):
+        raise InputError("--no-bounds-check: only --target host reads this (the simulator "
+                         "always checks every access)")
     for opt in ("timeline", "roofline"):
         path = getattr(args, opt, None)
         if path:
@@ -140,7 +143,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     args.pass_flags = list(extra)
     if extra:
         _apply_passes(program, extra)
-    inputs = load_inputs(program, args.inputs, args.seed)
+    moves_data = args.target != "sim" or not (args.timing_only or args.fidelity == "analytic")
+    inputs = load_inputs(program, args.inputs, args.seed, data=moves_data or bool(args.check))
     outcome = target(RunRequest(program, inputs, args))
     if args.save:
         try:

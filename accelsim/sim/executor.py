@@ -23,6 +23,7 @@ location and the simulated cycle (`accelsim.sim.hazards`); SRAM overflow is a `C
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import NamedTuple
@@ -61,6 +62,7 @@ from accelsim.sim.plans import (
 )
 from accelsim.sim.scalar import SCALAR_OPS, zero_of
 from accelsim.sim.stats import RunStats
+from compiler.diagnostics import Location
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
 from compiler.ir.core import Block, Operation, Value
@@ -188,7 +190,7 @@ class Executor:
                      ) -> np.ndarray:
         dtype = t.element.numpy_dtype
         if inputs is None or name not in inputs:
-            return np.zeros(t.shape, dtype=dtype)  # type: ignore[arg-type]
+            return _zeros(tuple(t.shape), t, f"argument %{name}", None)  # type: ignore[arg-type]
         arr = np.asarray(inputs[name])
         if arr.shape != tuple(t.shape):
             raise InputError(f"input '{name}': expected shape {tuple(t.shape)} for {t}, got {arr.shape}")
@@ -246,11 +248,13 @@ class Executor:
         shape = tuple(d if d is not None else next(dyn) for d in t.shape)
         self._tmp += 1
         name = op.results[0].name_hint or f"buf{self._tmp}"
-        arr = np.zeros(shape, dtype=t.element.numpy_dtype) if self.functional else None
+        handle = None
+        if t.memory_space == self.sram_space:  # capacity first: no array for what cannot fit
+            nbytes = math.prod(shape) * t.element.byte_width
+            handle = self.machine.sram.allocate(name, nbytes, op.loc, op.NAME, self.env.now)
+        arr = _zeros(shape, t, f"{op.NAME} of {name}", op.loc) if self.functional else None
         buf = Buffer(name, t, shape, arr)  # type: ignore[arg-type]
-        if t.memory_space == self.sram_space:
-            buf.handle = self.machine.sram.allocate(name, buf.numel * buf.ebytes, op.loc, op.NAME,
-                                                    self.env.now)
+        buf.handle = handle
         vals[op.results[0]] = buf
 
     def _dealloc(self, op: O.DeallocOp, vals: Vals) -> None:
@@ -454,3 +458,16 @@ _STEPS: dict[type[Operation], Callable[[Executor, Operation], Step]] = {
     O.AffineDmaStartOp: _dma_start_step, O.AffineDmaWaitOp: _dma_wait_step, O.CallOp: _call_step,
     **{t: _scalar_step for t in SCALAR_OPS},
 }  # type: ignore[dict-item]
+
+
+def _zeros(shape: tuple[int, ...], t: MemRefType, what: str, loc: Location | None) -> np.ndarray:
+    """A zero-filled array for a buffer; one that cannot be allocated is a clear error."""
+    try:
+        return np.zeros(shape, dtype=t.element.numpy_dtype)
+    except (ValueError, MemoryError):
+        nbytes = math.prod(shape) * t.element.byte_width
+        message = (f"{what}: {t} needs {nbytes:,} bytes of data, more than this machine can "
+                   "allocate (a timing-only run moves no data: functional=False, --timing-only)")
+        if loc is None:
+            raise InputError(message) from None
+        raise SimulationError(message, loc) from None

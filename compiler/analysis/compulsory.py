@@ -169,10 +169,43 @@ def _count(s: isl.Set, name: str, what: str) -> int:
         params = ", ".join(s.get_dim_name(isl.dim_type.param, k) for k in range(s.dim(isl.dim_type.param)))
         raise AnalysisError(f"the {what} elements of %{name} depend on index arguments ({params}): "
                             "compulsory traffic needs constant sizes")
-    n = s.count_val()
-    if n.is_infty() or n.is_nan():
+    size = _bounding_box_size(s)
+    if size is None:
         raise AnalysisError(f"the {what} elements of %{name} are unbounded (a dynamic extent)")
-    return int(n.to_python())
+    if size == 0 or _is_its_bounding_box(s):
+        return size  # a rectangle: counted at once, however many elements (10^22 included)
+    if size > _MAX_ENUMERATED:
+        raise AnalysisError(f"the {what} elements of %{name} form a set too large to count exactly "
+                            f"(its bounding box has {size:,} elements)")
+    return int(s.count_val().to_python())  # isl enumerates: at most `size` points
+
+
+_MAX_ENUMERATED = 50_000_000  # points isl may enumerate to count a set that is not a box
+
+
+def _bounding_box_size(s: isl.Set) -> int | None:
+    """Elements of the smallest box around `s` (0 when empty, None when unbounded)."""
+    if s.is_empty():
+        return 0
+    n = 1
+    for d in range(s.dim(isl.dim_type.set)):
+        lo, hi = s.dim_min_val(d), s.dim_max_val(d)
+        if not (lo.is_int() and hi.is_int()):
+            return None
+        n *= hi.to_python() - lo.to_python() + 1
+    return n
+
+
+def _is_its_bounding_box(s: isl.Set) -> bool:
+    cons = " and ".join(f"{s.dim_min_val(d).to_python()} <= a{d} <= {s.dim_max_val(d).to_python()}"
+                        for d in range(s.dim(isl.dim_type.set)))
+    box = isl.Set.read_from_str(CTX, f"{{ {_tuple(s)}" + (f" : {cons}" if cons else "") + " }")
+    return box.is_subset(s)
+
+
+def _tuple(s: isl.Set) -> str:
+    name = s.get_tuple_name() or ""
+    return f"{name}[{', '.join(f'a{k}' for k in range(s.dim(isl.dim_type.set)))}]"
 
 
 # ---- access relations with schedules ----------------------------------------------------

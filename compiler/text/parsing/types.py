@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from compiler.ir.types import ELEMENT_TYPES, ElementType, FunctionType, MemRefType, Type
 from compiler.text.parsing.cursor import TokenCursor
+
+# the dimensions of a memref type body, `4x?x16x` (each one followed by `x`)
+_DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
+# a malformed dimension: something that is not an element type, followed by `x`
+_BAD_DIM = re.compile(r"([^x]*)x")
 
 
 class TypeParser(TokenCursor):
@@ -57,24 +64,24 @@ class TypeParser(TokenCursor):
         first = self.tok
         parts: list[str] = []
         end = first[2]
-        while self.tok[0] in ("int", "bare", "punct") and self.tok[1] not in (",", ">") \
+        # (`0xf32` lexes as a hex literal, `8xindex` as int + bare: both are glued back too)
+        while self.tok[0] in ("int", "hex", "bare", "punct") and self.tok[1] not in (",", ">") \
                 and self.tok[2] == end:
             t = self.advance()
             parts.append(t[1])
             end = t[2] + len(t[1])
         spelled = "".join(parts)
-        pieces = spelled.split("x")
-        shape: list[int | None] = []
-        for p in pieces[:-1]:
-            if p == "?":
-                shape.append(None)
-            elif p.isdigit():
-                shape.append(int(p))
-            else:
-                raise self.error(f"invalid memref dimension '{p}' in '{spelled}'", first)
-        et = ELEMENT_TYPES.get(pieces[-1])
+        dims = _DIMS.match(spelled)
+        assert dims is not None  # the pattern matches the empty prefix
+        shape: list[int | None] = [None if d == "?" else int(d)
+                                   for d in dims.group(0).split("x")[:-1]]
+        rest = spelled[dims.end():]
+        et = ELEMENT_TYPES.get(rest)
         if et is None:
-            raise self.error(f"expected a memref element type, found '{pieces[-1] or self.tok[1]}'", first)
+            bad = _BAD_DIM.match(rest)
+            if bad is not None:
+                raise self.error(f"invalid memref dimension '{bad.group(1)}' in '{spelled}'", first)
+            raise self.error(f"expected a memref element type, found '{rest or self.tok[1]}'", first)
         space = 0
         if self.accept(","):
             t = self.tok
