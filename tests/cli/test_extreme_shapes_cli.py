@@ -98,3 +98,25 @@ def test_no_bounds_check_is_a_host_option(capsys) -> None:
     status, _, err = _run(capsys, "run", "gemm:M=8,N=8,K=8", "--target", "sim",
                           "--no-bounds-check")
     assert status == 1 and "--no-bounds-check: only --target host reads this" in err
+
+
+@pytest.mark.parametrize(("where", "text"), [
+    ("a loop bound", "  affine.for %i = 0 to 18446744073709551616 {\n  }\n"),
+    ("an index", "  %v = affine.load %A[18446744073709551616] : memref<4xf32>\n"),
+    ("an affine expression", "  affine.for %i = 0 to 4 {\n"
+                             "    %v = affine.load %A[%i + 18446744073709551616] : memref<4xf32>\n  }\n"),
+    ("an index constant", "  %c = arith.constant 18446744073709551616 : index\n"),
+])
+def test_integer_literals_past_64_bits_are_refused(capsys, tmp_path: Path, where: str,
+                                                   text: str) -> None:
+    status, _, err = _run(capsys, "opt", str(_file(tmp_path, "memref<4xf32>", text)))
+    assert status == 1, where
+    assert "18446744073709551616 does not fit in" in err and "m.mlir:" in err
+
+
+def test_an_empty_loop_of_trillions_of_iterations_compiles_and_runs(capsys, tmp_path: Path) -> None:
+    """The cache model's tile size for it was found by trying every divisor (it hung)."""
+    path = _file(tmp_path, "memref<4xf32>", "  affine.for %i = 0 to 4000000000000 {\n  }\n")
+    for target in (["sim"], ["sim", "--as-is"], ["host"]):
+        status, _, err = _run(capsys, "run", str(path), "--target", *target)
+        assert status == 0, (target, err)

@@ -174,7 +174,7 @@ class AffineParser(ValueParser):
         t = self.tok
         if t[0] == "int":
             self.i += 1
-            return Const(int(t[1]))
+            return Const(self.index_literal(t))
         if t[0] == "punct":
             if t[1] == "-":
                 self.i += 1

@@ -13,6 +13,7 @@ from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp, Con
 from compiler.ir.ops.arith import CMPF_PREDICATES, CMPI_PREDICATES
 from compiler.ir.types import ELEMENT_TYPES, ElementType, Type
 from compiler.text.lexer import Token
+from compiler.text.parsing.cursor import INDEX_MAX, INDEX_MIN
 from compiler.text.parsing.structure import OpParseFn, OpParser
 
 
@@ -56,6 +57,9 @@ def parse_constant(p: OpParser, loc: Location) -> Operation:
         lo, hi = -(1 << (ty.bitwidth - 1)), (1 << ty.bitwidth) - 1
         if not lo <= value <= hi:
             raise p.error(f"integer constant {value} does not fit in {ty}", t)
+    elif ty.is_index and not INDEX_MIN <= value <= INDEX_MAX:
+        raise p.error(f"integer constant {value} does not fit in index (64 bits: "
+                      f"[{INDEX_MIN}, {INDEX_MAX}])", t)
     return p.insert(ConstantOp(value, ty, loc=loc))
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from compiler.diagnostics import Location, ParseError
 from compiler.text.lexer import Source, Token, tokenize
 
+INDEX_MIN, INDEX_MAX = -(1 << 63), (1 << 63) - 1
+
 
 class TokenCursor:
     def __init__(self, text: str, filename: str):
@@ -77,8 +79,17 @@ class TokenCursor:
         if t[0] != "int":
             raise self.error(f"expected {what} (an integer), found {self.describe()}")
         self.i += 1
-        v = int(t[1])
+        v = self.index_literal(t)
         return -v if neg else v
+
+    def index_literal(self, t: Token) -> int:
+        """The value of integer token `t` as an index (64-bit signed, as MLIR's `index` and
+        affine constants): a literal outside that range is an error, not a wrap."""
+        v = int(t[1])
+        if not INDEX_MIN <= v <= INDEX_MAX:
+            raise self.error(f"integer literal {t[1]} does not fit in 64 bits (index: "
+                             f"[{INDEX_MIN}, {INDEX_MAX}])", t)
+        return v
 
     # ---- skipping what carries no meaning for the IR ----------------------------------
     def skip_attr_dict(self) -> None:

@@ -108,7 +108,7 @@ class IndexListParser(AffineParser):
                         exprs.append(atom())
                     elif t[0] == "int":
                         self.i += 1
-                        exprs.append(Const(int(t[1])))
+                        exprs.append(Const(self.index_literal(t)))
                     else:
                         exprs.append(self.parse_affine_expr(atom, symbolic))
                 else:
