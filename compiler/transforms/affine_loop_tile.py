@@ -1,13 +1,36 @@
-"""`affine-loop-tile`: tile every outermost perfectly nested band, as mlir-opt does.
+"""`affine-loop-tile`: tile every outermost loop nest: perfect bands as mlir-opt does, and
+(this project's extension) triangular bands and imperfect nests.
 
-For a band `L0 .. Ln-1` and tile sizes `T0 .. Tn-1`, tile-space loops keep each loop's bounds
-and step `s*T`; intra-tile loops run from the tile IV to `tile IV + s*T`, or to the `min` of
-that and the original upper bounds when `T` may not divide the trip count (MLIR's
-constructTiledIndexSetHyperRect). With `separate`, an `affine.if` splits full tiles (no
-`min`) from partial ones. Sizes come from `tile-sizes` (missing entries: 4, like MLIR),
-`tile-size`, or a cache model: the largest tiles whose footprint fits `cache-size` KiB,
-growing the innermost loop first so tiles keep long contiguous rows. A band whose
-dependences forbid tiling is left unchanged with a remark naming the dependence.
+Perfect rectangular bands. For a band `L0 .. Ln-1` and tile sizes `T0 .. Tn-1`, tile-space
+loops keep each loop's bounds and step `s*T`; intra-tile loops run from the tile IV to
+`tile IV + s*T`, or to the `min` of that and the original upper bounds when `T` may not
+divide the trip count (MLIR's constructTiledIndexSetHyperRect). With `separate`, an
+`affine.if` splits full tiles (no `min`) from partial ones.
+
+Triangular bands (a bound uses an outer IV of the band, e.g. `j < i + 1`; upstream leaves
+them untiled): the intra-tile loops get exact `max`/`min` bounds and the tile loop runs over
+the bound's extreme in the outer tile (`tiling/tile_tree.py`).
+
+Imperfect nests (`tile-imperfect`): ops between the loops (syrk's `C[i][j] *= beta` loop
+beside its `k` loop, atax's `tmp[i] = 0` and its two `j` loops) make the nest a tree
+(`tiling/band_tree.py`). Every loop of the tree is tiled; tile loops nest as the loops did,
+the children of a loop keep their order inside each of its tiles, and each group of ops
+between loops gets its own intra-tile loops over the loops above it. This is the tiled
+schedule of a polyhedral tiler (Pluto) for statements at different depths, rather than
+upstream's tiling of the outermost perfect band only, or sinking the ops into the band under
+`affine.if` guards (which would put guards into every kernel). `tile-imperfect=auto` (the
+default) tiles trees when the sizes come from the cache model and only the perfect band at
+the root with explicit `tile-sizes`/`tile-size`, so outputs compare with mlir-opt's;
+`true`/`false` force either. Sizes: `tile-sizes` lists one size per depth (the k-th size
+for every loop at depth k); the cache model grows each loop, innermost first, while every
+group's tile footprint fits (`tiling/tree_sizes.py`). `separate` applies to perfect
+rectangular bands only.
+
+Legality. A perfect rectangular band is checked as before (`legality.tiling_violation`); a
+tree by the exact isl comparison of the tiled order with every dependence
+(`analysis/tiling_order.py`). A tree the dependences forbid falls back to its perfect band
+at the root, with a remark naming the dependence; a band whose dependences forbid tiling is
+left unchanged with a remark naming the dependence.
 """
 
 from __future__ import annotations
@@ -17,11 +40,16 @@ from dataclasses import dataclass
 
 from compiler.analysis.isl_bridge import AnalysisError
 from compiler.analysis.legality import opaque_memory_op, tiling_violation
+from compiler.analysis.tiling_order import tiled_order_violation
 from compiler.ir.ops import AffineForOp, ModuleOp
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.tiling.bands import is_hyper_rectangular, tileable_bands
+from compiler.transforms.tiling.band_tree import BandNode, band_tree, prune_whole
 from compiler.transforms.tiling.tile_band import tile_band
 from compiler.transforms.tiling.tile_sizes import DEFAULT_TILE_SIZE, cache_tile_sizes
+from compiler.transforms.tiling.tile_tree import tile_tree, tree_statements
+from compiler.transforms.tiling.tree_sizes import covers_extent, depth_tile_sizes, tree_cache_tile_sizes
+
+IMPERFECT_CHOICES = ("auto", "true", "false")
 
 
 @dataclass(frozen=True)
@@ -30,6 +58,7 @@ class Options:
     tile_size: int | None = None
     cache_size: int | None = 512  # KiB
     separate: bool = False
+    tile_imperfect: str = "auto"
 
     def __post_init__(self) -> None:
         if any(t <= 0 for t in self.tile_sizes):
@@ -38,6 +67,24 @@ class Options:
             raise ValueError(f"tile-size must be positive, got {self.tile_size}")
         if self.cache_size is not None and self.cache_size <= 0:
             raise ValueError(f"cache-size must be a positive number of KiB, got {self.cache_size}")
+        if self.tile_imperfect not in IMPERFECT_CHOICES:
+            raise ValueError(f"tile-imperfect must be one of {', '.join(IMPERFECT_CHOICES)}, "
+                             f"got '{self.tile_imperfect}'")
+
+    @property
+    def explicit_sizes(self) -> bool:
+        return bool(self.tile_sizes) or self.tile_size is not None
+
+    @property
+    def imperfect(self) -> bool:
+        """Whether imperfect nests are tiled as trees (see the module docstring)."""
+        if self.tile_imperfect == "auto":
+            return not self.explicit_sizes
+        return self.tile_imperfect == "true"
+
+    @property
+    def cache_bytes(self) -> int:
+        return (self.cache_size or 512) * 1024
 
 
 def tile_sizes_for(band: Sequence[AffineForOp], opts: Options) -> list[int]:
@@ -46,12 +93,20 @@ def tile_sizes_for(band: Sequence[AffineForOp], opts: Options) -> list[int]:
         return sizes + [DEFAULT_TILE_SIZE] * (len(band) - len(sizes))
     if opts.tile_size is not None:
         return [opts.tile_size] * len(band)
-    return cache_tile_sizes(band, (opts.cache_size or 512) * 1024)
+    return cache_tile_sizes(band, opts.cache_bytes)
+
+
+def tree_sizes_for(tree: BandNode, opts: Options) -> dict[BandNode, int]:
+    if opts.tile_sizes:
+        return depth_tile_sizes(tree, opts.tile_sizes)
+    if opts.tile_size is not None:
+        return {n: opts.tile_size for n in tree.nodes()}
+    return tree_cache_tile_sizes(tree, opts.cache_bytes)
 
 
 class AffineLoopTilePass(Pass):
     name = "affine-loop-tile"
-    summary = "Tile affine loop nests (mlir-opt's -affine-loop-tile)"
+    summary = "Tile affine loop nests (mlir-opt's -affine-loop-tile; also triangular and imperfect ones)"
     Options = Options
     options: Options
 
@@ -59,20 +114,35 @@ class AffineLoopTilePass(Pass):
         for func in module.funcs:
             if func.is_declaration:
                 continue
-            for band in tileable_bands(func):
-                self._tile(band)
+            for root in [op for op in func.body.ops if isinstance(op, AffineForOp) and not op.inits]:
+                self._tile_root(root)
 
-    def _tile(self, band: list[AffineForOp]) -> None:
-        root = band[0]
-        if not is_hyper_rectangular(band):
-            self.remark(root.loc, "band not tiled: a loop bound depends on an outer loop of the "
-                                  "band (non-hyperrectangular)")
-            return
+    def _tile_root(self, root: AffineForOp) -> None:
         opaque = opaque_memory_op(root)
         if opaque is not None:
             self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc} takes a memref, "
                                   "so its memory effects are unknown")
             return
+        tree = band_tree(root, self.options.imperfect)
+        if tree is None:
+            return
+        sizes: dict[BandNode, int] | None = None
+        if tree.is_imperfect:
+            sizes = tree_sizes_for(tree, self.options)
+            prune_whole(tree, lambda n: covers_extent(n, sizes[n]))  # type: ignore[index]
+        if tree.is_chain and tree.is_rectangular:
+            self._tile_band(tree.chain())
+            return
+        if not self._tile_tree(tree, sizes) and tree.is_imperfect:
+            chain = band_tree(root, imperfect=False)
+            assert chain is not None
+            if chain.is_rectangular:
+                self._tile_band(chain.chain())
+            else:
+                self._tile_tree(chain)
+
+    def _tile_band(self, band: list[AffineForOp]) -> None:
+        root = band[0]
         sizes = tile_sizes_for(band, self.options)
         try:
             dep = tiling_violation(band, sizes)
@@ -84,3 +154,27 @@ class AffineLoopTilePass(Pass):
                                   f"{','.join(map(str, sizes))}: tiling would reverse the {dep}")
             return
         tile_band(band, sizes, self.options.separate)
+
+    def _tile_tree(self, tree: BandNode, sizes: dict[BandNode, int] | None = None) -> bool:
+        """Tile a triangular band or an imperfect nest; False (with a remark) when refused."""
+        root = tree.loop
+        what = "imperfect nest" if tree.is_imperfect else "triangular band"
+        nodes = list(tree.nodes())
+        if sizes is None:
+            sizes = tree_sizes_for(tree, self.options)
+        shown = ",".join(str(sizes[n]) for n in nodes)
+        fallback = ("; tiling its perfect band at the root instead" if tree.is_imperfect else "")
+        try:
+            dep = tiled_order_violation(root, tree_statements(tree, sizes))
+        except AnalysisError as exc:
+            self.remark(root.loc, f"{what} of {len(nodes)} loops not tiled: {exc.message}{fallback}")
+            return False
+        if dep is not None:
+            self.remark(root.loc, f"{what} of {len(nodes)} loops not tiled with sizes {shown} "
+                                  f"(pre-order): tiling would reverse the {dep}{fallback}")
+            return False
+        if self.options.separate:
+            self.remark(root.loc, f"{what} tiled without separating full tiles: `separate` "
+                                  "applies to perfect rectangular bands only")
+        tile_tree(tree, sizes)
+        return True

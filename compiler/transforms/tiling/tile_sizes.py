@@ -119,14 +119,14 @@ def cache_tile_sizes(band: Sequence[AffineForOp], cache_bytes: int) -> list[int]
                 hi = mid - 1
         best = lo
         if tc:
-            divisor = _largest_divisor_at_most(tc, best)
+            divisor = largest_divisor_at_most(tc, best)
             if 2 * divisor >= best:
                 best = divisor
         sizes[k] = max(1, best)
     return sizes
 
 
-def _largest_divisor_at_most(n: int, limit: int) -> int:
+def largest_divisor_at_most(n: int, limit: int) -> int:
     """The largest divisor of `n` that is at most `limit`, looking only at candidates in
     [limit / 2, limit] (a smaller one is never taken) and at most 2^16 of them, so a loop of
     10^12 iterations costs no more than a short one; 1 when none is found."""
