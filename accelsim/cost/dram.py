@@ -13,24 +13,20 @@ issue order (an in-order request queue at the memory controller). Which channels
   ends when its last piece does, and never before its SRAM-port cycles. The rotation advances
   per transfer in issue order.
 
-`EnginePolicy.accept` (`accelsim.cost.engine`) reserves the channels when it accepts a
-descriptor, on the caller's `ChannelState`: the event machine's `accelsim.hw.dram.Dram`
-(which then records each piece) or the analytic estimate's closed-form machine. The access
-latency is pipelined and holds no channel (the engine adds it).
+Each machine keeps its channels' state (when each is free, the next first channel) and
+reserves on it as this policy says, when `EnginePolicy.accept` (`accelsim.cost.engine`) asks
+it to: the event machine's `accelsim.hw.dram.Dram` (which also records each piece) and the
+analytic estimate's closed-form machine. The access latency is pipelined and holds no channel
+(the engine adds it).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from accelsim.config import DramConfig
-
-
-class ChannelState(Protocol):
-    free_at: list[int]   # per channel: the cycle it is free
-    next_channel: int    # the first channel of the next interleaved transfer
 
 
 class Piece(NamedTuple):
@@ -43,8 +39,8 @@ class Piece(NamedTuple):
 class Rotation:
     """An interleaved transfer from one first channel: its pieces (one per channel it uses,
     in dealing order) and the first channel of the next interleaved transfer; when it uses
-    every channel, also its cycles per channel in channel order and the longest (so that a
-    transfer finding every channel free by the time it is ready is granted in one step)."""
+    every channel, also its cycles per channel in channel order, and the longest piece (a
+    transfer that finds every channel free when it is ready is granted in one step)."""
 
     pieces: tuple[Piece, ...]
     next_first: int
@@ -58,7 +54,7 @@ def earliest_free(free: list[int]) -> int:
     return free.index(min(free))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DramPolicy:
     """The channel policy of one DRAM config. `rotations[dram_bytes][first]` is the memo of
     `rotation` (the hot path reads it before calling)."""
@@ -67,7 +63,6 @@ class DramPolicy:
     interleaved: bool        # bursts spread over the channels (more than one, "burst")
     burst: int
     bandwidth: int           # bytes per cycle per channel
-    latency: int             # the access latency after a transfer (pipelined)
     rotations: dict[int, tuple[Rotation, ...]] = field(default_factory=dict, compare=False,
                                                        hash=False, repr=False)
 
@@ -104,4 +99,4 @@ class DramPolicy:
 @functools.cache
 def _policy(cfg: DramConfig) -> DramPolicy:
     return DramPolicy(cfg.channels, cfg.interleave == "burst" and cfg.channels > 1,
-                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.latency_cycles)
+                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle)

@@ -1,5 +1,4 @@
-"""DMA engine policy: which engine takes a descriptor, when it starts, which DRAM channels it
-holds, when it completes.
+"""DMA engine policy: which engine takes a descriptor, when it starts, when it completes.
 
 - Choice: the least-loaded engine, i.e. the fewest descriptors accepted and not completed,
   the lowest index on ties.
@@ -9,10 +8,11 @@ holds, when it completes.
 - Start: when the engine is done with the previous descriptor's setup and transfer, and a
   slot is free: at most `max_outstanding` descriptors in flight, i.e. the one accepted
   `max_outstanding` descriptors earlier has completed.
-- Timing: setup, then the transfer on the DRAM channels the DRAM policy grants
-  (`accelsim.cost.dram`), never shorter than its SRAM-port cycles, then the DRAM access
-  latency, which is pipelined (the engine starts its next descriptor meanwhile). A transfer
-  with no DRAM side is setup plus its transfer cycles (`accelsim.cost.dma`), no latency.
+- Timing: setup, then the transfer on the DRAM channels (reserved through the caller's
+  `reserve`, which applies the DRAM policy of `accelsim.cost.dram`), never shorter than its
+  SRAM-port cycles, then the DRAM access latency, which is pipelined (the engine starts its
+  next descriptor meanwhile). A transfer with no DRAM side is setup plus its transfer cycles
+  (`accelsim.cost.dma`), no latency.
 
 Every cost is known when a descriptor is accepted, so one call (`EnginePolicy.accept`)
 decides its whole timeline. The state it reads and advances belongs to the caller: the event
@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from accelsim.config import HardwareConfig
-from accelsim.cost.dram import ChannelState, DramPolicy, Rotation, earliest_free
 
-# what a transfer held on DRAM: its channel (not interleaved), its pieces (interleaved), or
-# None (no DRAM side)
-Grant = int | Rotation | None
+W = TypeVar("W")
+# (ready cycle, DRAM bytes, cycles on one channel, the caller's token) -> the transfer's end
+Reserve = Callable[[int, int, int, W], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,20 +42,19 @@ class EnginePolicy:
     queue_depth: int
     max_outstanding: int
     setup: int     # cycles per descriptor before its transfer
-    dram: DramPolicy
+    latency: int   # the DRAM access latency after a transfer with a DRAM side
 
     @staticmethod
     def for_config(config: HardwareConfig) -> EnginePolicy:
         d = config.dma
         return _policy(d.engines, d.queue_depth, d.max_outstanding, d.setup_cycles,
-                       DramPolicy.for_config(config.dram))
+                       config.dram.latency_cycles)
 
     def accept(self, now: int, loads: list[int], busy: list[int], recent: Sequence[deque[int]],
                queues: Sequence[MutableSequence[int]], hold: int, dram_bytes: int, port: int,
-               channels: ChannelState) -> tuple[int, int, int, int, Grant]:
+               reserve: Reserve[W], token: W) -> tuple[int, int, int, int]:
         """One descriptor handed over at cycle `now`: (its engine, the cycle the engine takes
-        it (> `now` when that engine's queue is full), its start, its completion, what it
-        holds on DRAM).
+        it (> `now` when that engine's queue is full), its start, its completion).
 
         Per engine e: `loads[e]` descriptors accepted and not completed (this one is added);
         `busy[e]` the cycle it is done with its last descriptor's setup and transfer (this
@@ -64,8 +63,8 @@ class EnginePolicy:
         one's is appended); `queues[e]` the start cycles of its accepted descriptors in order
         (those started by then are dropped, this one's is appended if it waits).
         `hold`: transfer cycles on one channel; `dram_bytes`: bytes on DRAM (0: no DRAM
-        side); `port`: SRAM-port cycles; `channels`: the DRAM channels' state, reserved here
-        (each piece of the grant ends at its channel's new `free_at`)."""
+        side); `port`: SRAM-port cycles; `reserve(ready, dram_bytes, hold, token)` grants the
+        DRAM channels as `accelsim.cost.dram` says and returns when the transfer ends there."""
         # the least-loaded engine: fewest descriptors accepted and not completed, the lowest
         # index on ties
         e = loads.index(min(loads)) if loads[0] and self.engines > 1 else 0
@@ -86,42 +85,19 @@ class EnginePolicy:
         if start > at:
             queue.append(start)
         ready = start + self.setup
-        if not dram_bytes:
-            busy[e] = done = ready + hold
-            rec.append(done)
-            return e, at, start, done, None
-        dram = self.dram
-        free = channels.free_at
-        grant: Grant
-        if dram.interleaved:
-            table = dram.rotations.get(dram_bytes)  # the policy's memo, read without a call
-            first = channels.next_channel
-            rot = table[first] if table else dram.rotation(dram_bytes, first)
-            channels.next_channel = rot.next_first
-            grant = rot
-            end = ready + port
-            cyc = rot.by_channel
-            if cyc is not None and max(free) <= ready:  # every channel free: all start now
-                free[:] = map(ready.__add__, cyc)
-                if ready + rot.longest > end:
-                    end = ready + rot.longest
-            else:
-                for c, _, d in rot.pieces:
-                    x = free[c]
-                    free[c] = x = (x if x > ready else ready) + d
-                    if x > end:
-                        end = x
+        if dram_bytes:
+            end = reserve(ready, dram_bytes, hold, token)
+            if ready + port > end:
+                end = ready + port
+            done = end + self.latency
         else:
-            grant = earliest_free(free) if dram.channels > 1 else 0
-            x = free[grant]
-            free[grant] = end = (x if x > ready else ready) + hold
+            end = done = ready + hold
         busy[e] = end
-        done = end + dram.latency
         rec.append(done)  # a deque of `max_outstanding`: the oldest drops out
-        return e, at, start, done, grant
+        return e, at, start, done
 
 
 @functools.cache
-def _policy(engines: int, queue_depth: int, max_outstanding: int, setup: int,
-            dram: DramPolicy) -> EnginePolicy:
-    return EnginePolicy(engines, queue_depth, max_outstanding, setup, dram)
+def _policy(engines: int, queue_depth: int, max_outstanding: int, setup: int, latency: int
+            ) -> EnginePolicy:
+    return EnginePolicy(engines, queue_depth, max_outstanding, setup, latency)

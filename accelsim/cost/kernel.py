@@ -43,14 +43,22 @@ class CostModel:
     `CostModel.for_config(cfg)` shares one model (and its cache) per hardware config."""
 
     _shared: dict[HardwareConfig, CostModel] = {}
+    _by_id: dict[int, tuple[HardwareConfig, CostModel]] = {}  # the same, by object identity
 
     @classmethod
     def for_config(cls, config: HardwareConfig) -> CostModel:
+        hit = cls._by_id.get(id(config))  # no hash of the whole config for a known object
+        if hit is not None and hit[0] is config:
+            return hit[1]
         model = cls._shared.get(config)
         if model is None:
             if len(cls._shared) > 16:
                 cls._shared.clear()
+                cls._by_id.clear()
             model = cls._shared[config] = cls(config)
+        if len(cls._by_id) > 64:
+            cls._by_id.clear()
+        cls._by_id[id(config)] = (config, model)
         return model
 
     def __init__(self, config: HardwareConfig):
@@ -169,6 +177,7 @@ def clear_caches() -> None:
     _SEEN.clear()
     _DIRECT.clear()
     CostModel._shared.clear()
+    CostModel._by_id.clear()
     kernel_shape.clear_caches()
 
 

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import deque
+from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel
+from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel
 
@@ -44,22 +46,20 @@ class ClosedFormMachine:
     and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
     the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
 
-    __slots__ = ("_accept", "busy", "calls", "compute", "cost", "dma_cost", "dma_ops",
-                 "dram_bytes", "dram_space", "due", "engine", "free_at", "front", "issue",
+    __slots__ = ("_accept", "_reserve", "busy", "calls", "compute", "cost", "dma_cost", "dma_ops",
+                 "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front", "issue",
                  "loads", "max_out", "memo", "next_channel", "pending", "queued", "recent",
                  "sizes", "sram_space", "t", "tags")
 
     def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
-        d, dma = config.dram, config.dma
-        self.engine = EnginePolicy.for_config(config)
-        self._accept = self.engine.accept
-        self.dma_cost = DmaCostModel.for_config(config)
-        self.issue = config.control.issue_cycles
-        self.dram_space, self.sram_space = config.spaces.dram, config.spaces.sram
-        self.max_out = dma.max_outstanding
+        fixed = _fixed(config)
+        self.engine, self.dram, self.dma_cost = fixed.engine, fixed.dram, fixed.dma_cost
+        self._accept = fixed.engine.accept
+        self.issue, self.max_out = fixed.issue, fixed.max_out
+        self.dram_space, self.sram_space = fixed.dram_space, fixed.sram_space
         self.t = 0
         self.front = -1  # the last completion processed: none yet
-        n = dma.engines
+        n = fixed.engines
         # per engine: its completions not processed, ascending (their count is its load);
         # when it is free; its last `max_outstanding` completion cycles in acceptance order;
         # the start cycles of its queued descriptors
@@ -69,8 +69,10 @@ class ClosedFormMachine:
         self.busy = [0] * n
         self.recent: list[deque[int]] = [deque(maxlen=self.max_out) for _ in range(n)]
         self.queued: list[list[int]] = [[] for _ in range(n)]
-        self.free_at = [0] * d.channels  # when each DRAM channel is free
+        self.free_at = [0] * fixed.dram.channels  # when each DRAM channel is free
         self.next_channel = 0  # first channel of the next interleaved transfer
+        self._reserve = (self._interleaved if fixed.dram.interleaved
+                         else self._earliest if fixed.dram.channels > 1 else self._one)
         self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
         # (elements, stride, per stride, element bytes, src space, dst space)
@@ -186,7 +188,7 @@ class ClosedFormMachine:
 
     def dma(self, dram_bytes: int, port: int, T: int, tag: Tag) -> None:
         """Issue one descriptor on the engine and DRAM channels the policies pick
-        (`EnginePolicy.accept`, on this machine's `free_at` / `next_channel`)."""
+        (`EnginePolicy.accept`, which reserves the channels through `_reserve`)."""
         if self.issue:  # the issue cycles process every completion due by then
             now = self.t + self.issue
             front = (now << SHIFT) + self.dma_ops - 1
@@ -203,8 +205,8 @@ class ClosedFormMachine:
                     if p and p[0] < due:
                         due = p[0]
             self.due = due
-        e, at, _, done, _ = self._accept(now, loads, self.busy, self.recent, self.queued, T,
-                                         dram_bytes, port, self)
+        e, at, _, done = self._accept(now, loads, self.busy, self.recent, self.queued, T,
+                                      dram_bytes, port, self._reserve, None)
         if at > now:  # stalled on a full queue until `at`: all due by then are processed
             front = (at << SHIFT) + self.dma_ops - 1
         self.t, self.front = at, front
@@ -231,6 +233,75 @@ class ClosedFormMachine:
             t = self.t = self.t + cycles
             self.front = (t << SHIFT) + self.dma_ops - 1
 
+    # ---- DRAM channels, as the policy grants them (the event machine's Dram, unrecorded) ----
+    def _one(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """The only channel."""
+        free = self.free_at
+        t0 = free[0]
+        free[0] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _earliest(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """Not interleaved: the whole transfer on the channel the policy picks."""
+        free = self.free_at
+        c = earliest_free(free)
+        t0 = free[c]
+        free[c] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _interleaved(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """The pieces of the policy's rotation; the transfer ends with the last."""
+        pol = self.dram
+        table = pol.rotations.get(dram_bytes)  # the policy's memo, read without a call
+        first = self.next_channel
+        rot = table[first] if table else pol.rotation(dram_bytes, first)
+        self.next_channel = rot.next_first
+        free = self.free_at
+        cyc = rot.by_channel
+        if cyc is not None and max(free) <= ready:  # every channel free: all start now
+            free[:] = map(ready.__add__, cyc)
+            return ready + rot.longest
+        end = ready
+        for c, _b, d in rot.pieces:
+            x = free[c]
+            free[c] = x = (x if x > ready else ready) + d
+            if x > end:
+                end = x
+        return end
+
+
+
+@dataclass(frozen=True, slots=True)
+class _Fixed:
+    """What a machine takes from its config, once per config object."""
+
+    engine: EnginePolicy
+    dram: DramPolicy
+    dma_cost: DmaCostModel
+    issue: int
+    max_out: int
+    engines: int
+    dram_space: int
+    sram_space: int
+
+
+_FIXED: dict[int, tuple[HardwareConfig, _Fixed]] = {}
+
+
+def _fixed(config: HardwareConfig) -> _Fixed:
+    """By the config object's identity (checked; the entry keeps it alive): hashing a config
+    by value walks all its sections, and estimates of a sweep point reuse one object."""
+    hit = _FIXED.get(id(config))
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    if len(_FIXED) > 256:
+        _FIXED.clear()
+    out = _Fixed(EnginePolicy.for_config(config), DramPolicy.for_config(config.dram),
+                 DmaCostModel.for_config(config), config.control.issue_cycles,
+                 config.dma.max_outstanding, config.dma.engines, config.spaces.dram,
+                 config.spaces.sram)
+    _FIXED[id(config)] = (config, out)
+    return out
 
 def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:
     """A `recent` deque from its signature: the future cycles (relative to `t`) at their

@@ -34,39 +34,41 @@ class ControlProcessor:
         self.trace = trace
         self.records = trace.records
         self._accept = policy.accept
-        self._record = dram.record
+        # the engines' state lists (never replaced), read on every descriptor
+        self._loads, self._busy = engines.loads, engines.busy
+        self._recent, self._queues, self._names = engines.recent, engines.queues, engines.names
+        self._reserve = dram.reserve
         self._queue, self._eid = env._queue, env._eid  # the event queue `env.schedule` pushes to
 
     def issue(self, label: str, loc: str) -> None:
         """Spend the issue cycles of a descriptor or call (an `issue` record)."""
         if self.issue_cycles:
             env = self.env
-            start = env.now
-            env.advance_to(start + self.issue_cycles)
-            self.trace.records.append(_tnew(TraceRecord, (self.name, start, env.now, "issue", 0,
-                                                          label, loc)))
+            start = env._now  # `env.now` without its property call
+            end = start + self.issue_cycles
+            env.advance_to(end)
+            self.records.append(_tnew(TraceRecord, (self.name, start, end, "issue", 0, label,
+                                                    loc)))
 
     def submit(self, xfer: Transfer) -> None:
         """Hand `xfer` to the engine the policy picks and schedule its completion; when that
         engine's queue is full, stall until its oldest queued descriptor starts (a `stall`
         record)."""
         env = self.env
-        now = env.now
-        eng = self.engines
+        now = env._now
+        loads = self._loads
         cycles, dram_bytes, payload, port, _, loc = xfer.desc
-        e, at, start, done, grant = self._accept(now, eng.loads, eng.busy, eng.recent,
-                                                 eng.queues, cycles, dram_bytes, port, self.dram)
-        if grant is not None:
-            self._record(grant, cycles, dram_bytes, xfer)
+        e, at, start, done = self._accept(now, loads, self._busy, self._recent, self._queues,
+                                          cycles, dram_bytes, port, self._reserve, xfer)
         xfer.engine = e
-        xfer.loads = eng.loads
+        xfer.loads = loads
         records = self.records
-        records.append(_tnew(TraceRecord, (eng.names[e], start, done, "dma", payload, xfer.label,
-                                           loc)))
+        name = self._names[e]
+        records.append(_tnew(TraceRecord, (name, start, done, "dma", payload, xfer.label, loc)))
         if at > now:  # full: room when the oldest queued descriptor starts
             env.advance_to(at)
             records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
-                                               f"queue full: {eng.names[e]}", loc)))
+                                               f"queue full: {name}", loc)))
         # the transfer itself fires at completion (as a Timeout would; `env.schedule` without
         # its call frame)
         heappush(self._queue, (done, NORMAL, next(self._eid), xfer))
@@ -74,8 +76,8 @@ class ControlProcessor:
     def wait(self, event: Transfer, label: str, loc: str) -> None:
         """Block until `event` is processed (a `stall` record if that took time)."""
         env = self.env
-        start = env.now
+        start = env._now
         env.wait(event)
-        if env.now > start:
-            self.trace.records.append(_tnew(TraceRecord, (self.name, start, env.now, "stall", 0,
-                                                          label, loc)))
+        end = env._now
+        if end > start:
+            self.records.append(_tnew(TraceRecord, (self.name, start, end, "stall", 0, label, loc)))

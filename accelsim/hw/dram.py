@@ -1,51 +1,92 @@
 """DRAM: `channels` channels shared by every DMA engine, granted by the DRAM policy.
 
-Each channel is a FIFO server: a DMA engine holds it for the data-transfer part of a
-descriptor, starting when both the engine and the channel are ready. Engines reserve when they
-accept a descriptor, so channels are granted in issue order (an in-order request queue at the
-memory controller): the per-channel `free_at` recursion is that FIFO queue, with no SimPy
-event per request. Which channels, for how long and where the interleave rotation goes next
-are the policy's (`accelsim.cost.dram`, applied by `EnginePolicy.accept` on this state); the
-DRAM records each piece it granted under the channel's name.
+Each channel is a FIFO server: a DMA engine reserves it for the data-transfer part of a
+descriptor, starting when both the engine and the channel are ready, and the interval is
+recorded under the channel's name. Engines reserve when they accept a descriptor, so channels
+are granted in issue order (an in-order request queue at the memory controller): the
+per-channel `free_at` recursion is that FIFO queue, with no SimPy event per request. Which
+channel, how an interleaved transfer is split over the channels and where the rotation goes
+next are the policy's (`accelsim.cost.dram.DramPolicy`); the access latency is the engine's.
+The analytic estimate's closed-form machine reserves the same way, without the records (the
+two are checked equal by tests/accelsim/test_cost_model_policies.py).
 """
 
 from __future__ import annotations
 
 from accelsim.config import DramConfig
-from accelsim.cost.dram import Rotation
+from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.hw.dma import Transfer
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
+# per first channel: (the next first channel, pieces as (channel, its name, bytes, cycles))
+_Named = tuple[tuple[int, tuple[tuple[int, str, int, int], ...]], ...]
 
 
 class Dram:
     def __init__(self, cfg: DramConfig, trace: Trace):
         self.cfg = cfg
+        self.policy = DramPolicy.for_config(cfg)
         self.records = trace.records
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
         self.free_at = [0] * cfg.channels  # per channel: the cycle it is free
         self.next_channel = 0  # first channel of the next interleaved transfer
-        # id(rotation) -> (rotation, its pieces with the channels' names)
-        self._named: dict[int, tuple[Rotation, tuple[tuple[str, int, int, int], ...]]] = {}
+        self._named: dict[int, _Named] = {}  # the policy's rotations per size, with names
+        # `reserve(ready, dram_bytes, hold, xfer)`: the policy's case for this config, bound
+        # once; it reserves channel time for `xfer` (ready at cycle `ready`, `hold` cycles on
+        # one channel when not interleaved), records it, and returns when its transfer ends
+        self.reserve = (self._interleaved if self.policy.interleaved
+                        else self._earliest if cfg.channels > 1 else self._one)
 
-    def record(self, grant: int | Rotation, hold: int, dram_bytes: int, xfer: Transfer) -> None:
-        """The trace records of what `xfer` was granted: each piece ends where its channel is
-        now free (a channel appears once in a grant)."""
+    def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """The only channel."""
         free = self.free_at
+        t0 = free[0]
+        if ready > t0:
+            t0 = ready
+        free[0] = end = t0 + hold
+        desc = xfer.desc
+        self.records.append(_tnew(TraceRecord, (self.names[0], t0, end, desc[4], dram_bytes,
+                                                xfer.label, desc[5])))
+        return end
+
+    def _earliest(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """Not interleaved: the whole transfer on the channel the policy picks."""
+        free = self.free_at
+        c = earliest_free(free)
+        t0 = free[c]
+        if ready > t0:
+            t0 = ready
+        free[c] = end = t0 + hold
+        desc = xfer.desc
+        self.records.append(_tnew(TraceRecord, (self.names[c], t0, end, desc[4], dram_bytes,
+                                                xfer.label, desc[5])))
+        return end
+
+    def _interleaved(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """Its pieces on the channels of the policy's rotation; it ends with the last."""
+        free, records = self.free_at, self.records
+        table = self._named.get(dram_bytes)
+        if table is None:
+            table = self._name(dram_bytes)
+        self.next_channel, pieces = table[self.next_channel]
         desc = xfer.desc
         kind, label, loc = desc[4], xfer.label, desc[5]
-        if isinstance(grant, int):
-            t1 = free[grant]
-            self.records.append(_tnew(TraceRecord, (self.names[grant], t1 - hold, t1, kind,
-                                                    dram_bytes, label, loc)))
-            return
-        hit = self._named.get(id(grant))
-        if hit is None or hit[0] is not grant:
-            names = self.names
-            hit = self._named[id(grant)] = (grant, tuple((names[c], c, b, d)
-                                                         for c, b, d in grant.pieces))
-        append = self.records.append
-        for name, c, b, d in hit[1]:
-            t1 = free[c]
-            append(_tnew(TraceRecord, (name, t1 - d, t1, kind, b, label, loc)))
+        end = ready
+        for c, name, b, dur in pieces:
+            t0 = free[c]
+            if ready > t0:
+                t0 = ready
+            free[c] = t1 = t0 + dur
+            records.append(_tnew(TraceRecord, (name, t0, t1, kind, b, label, loc)))
+            if t1 > end:
+                end = t1
+        return end
+
+    def _name(self, dram_bytes: int) -> _Named:
+        """The policy's rotations of a transfer size, with the channels' record names."""
+        names, pol = self.names, self.policy
+        out = self._named[dram_bytes] = tuple(
+            (rot.next_first, tuple((c, names[c], b, d) for c, b, d in rot.pieces))
+            for rot in (pol.rotation(dram_bytes, f) for f in range(pol.channels)))
+        return out

@@ -133,38 +133,36 @@ def test_interleaved_rotation_deals_bursts_round_robin(channels, nbytes, first):
     assert rot.next_first == (first + nb) % channels
 
 
-class _Channels:
-    def __init__(self, n: int):
-        self.free_at = [0] * n
-        self.next_channel = 0
-
-
 def test_engine_policy_queue_full_stalls_until_the_oldest_queued_descriptor_starts():
-    dram = DramPolicy(channels=1, interleaved=False, burst=64, bandwidth=16, latency=100)
-    pol = EnginePolicy(engines=1, queue_depth=1, max_outstanding=1, setup=10, dram=dram)
+    pol = EnginePolicy(engines=1, queue_depth=1, max_outstanding=1, setup=10, latency=100)
     loads, busy, queues = [0], [0], [[]]
     recent: list[deque[int]] = [deque(maxlen=1)]
-    ch = _Channels(1)
-    # first: starts at once, setup 10, transfer 50 on channel 0, latency 100
-    assert pol.accept(0, loads, busy, recent, queues, 50, 64, 0, ch) == (0, 0, 0, 160, 0)
+    free = [0]
+
+    def reserve(ready: int, nbytes: int, hold: int, _: None) -> int:  # one FIFO channel
+        free[0] = max(ready, free[0]) + hold
+        return free[0]
+
+    # first: starts at once, setup 10, transfer 50, latency 100
+    assert pol.accept(0, loads, busy, recent, queues, 50, 64, 0, reserve, None) == (0, 0, 0, 160)
     # second: one slot, so it starts when the first completes, and waits in the queue
-    assert pol.accept(0, loads, busy, recent, queues, 50, 64, 0, ch) == (0, 0, 160, 320, 0)
+    assert pol.accept(0, loads, busy, recent, queues, 50, 64, 0, reserve, None) == (0, 0, 160, 320)
     # third: the queue (depth 1) is full until the second starts at 160
-    assert pol.accept(5, loads, busy, recent, queues, 50, 64, 0, ch) == (0, 160, 320, 480, 0)
-    assert loads == [3] and busy == [380] and ch.free_at == [380]
+    assert pol.accept(5, loads, busy, recent, queues, 50, 64, 0, reserve, None) == (0, 160, 320, 480)
+    assert loads == [3] and busy == [380] and free == [380]
 
 
-def test_engine_policy_interleaved_transfer_ends_with_its_last_piece_or_its_port_cycles():
-    dram = DramPolicy(channels=2, interleaved=True, burst=64, bandwidth=16, latency=0)
-    pol = EnginePolicy(engines=2, queue_depth=4, max_outstanding=8, setup=0, dram=dram)
+def test_engine_policy_least_loaded_engine_and_the_port_bound():
+    pol = EnginePolicy(engines=2, queue_depth=4, max_outstanding=8, setup=0, latency=0)
     loads, busy, queues = [0, 0], [0, 0], [[], []]
     recent: list[deque[int]] = [deque(maxlen=8), deque(maxlen=8)]
-    ch = _Channels(2)
-    # 3 bursts: ch0 takes 2 (8 cycles), ch1 one (4); the next transfer starts on ch1
-    e, at, start, done, grant = pol.accept(0, loads, busy, recent, queues, 12, 192, 0, ch)
-    assert (e, at, start, done) == (0, 0, 0, 8) and ch.free_at == [8, 4]
-    assert grant == dram.rotation(192, 0) and ch.next_channel == 1
-    # on engine 1 (engine 0 is loaded): one burst on ch1 after the first's piece there, but
-    # its SRAM port needs 20 cycles
-    e, at, start, done, _ = pol.accept(0, loads, busy, recent, queues, 20, 64, 20, ch)
-    assert (e, start, done) == (1, 0, 20) and ch.free_at == [8, 8] and ch.next_channel == 0
+
+    def reserve(ready: int, nbytes: int, hold: int, _: None) -> int:  # free channels
+        return ready + hold
+
+    assert pol.accept(0, loads, busy, recent, queues, 12, 192, 0, reserve, None) == (0, 0, 0, 12)
+    # engine 0 holds one descriptor: engine 1 takes the next; its SRAM port needs 20 cycles
+    assert pol.accept(0, loads, busy, recent, queues, 8, 64, 20, reserve, None) == (1, 0, 0, 20)
+    # a tie goes to the lowest index
+    assert pol.accept(0, loads, busy, recent, queues, 8, 64, 0, reserve, None)[0] == 0
+    assert loads == [2, 1]
