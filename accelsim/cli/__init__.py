@@ -51,6 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
+    except RecursionError:
+        # the parser limits nesting; a structure deeper than any other stage handles ends here
+        print("error: the program nests too deeply for accelsim (Python's recursion limit); "
+              "flatten its regions or expressions", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -120,3 +120,34 @@ def test_an_empty_loop_of_trillions_of_iterations_compiles_and_runs(capsys, tmp_
     for target in (["sim"], ["sim", "--as-is"], ["host"]):
         status, _, err = _run(capsys, "run", str(path), "--target", *target)
         assert status == 0, (target, err)
+
+
+def _nested_loops(n: int) -> str:
+    head = "".join("  " * (k + 1) + f"affine.for %i{k} = 0 to 1 {{\n" for k in range(n))
+    body = "  " * (n + 1) + "%v = affine.load %A[%i0] : memref<4xf32>\n"
+    body += "  " * (n + 1) + "affine.store %v, %A[%i0] : memref<4xf32>\n"
+    return head + body + "".join("  " * (n - k) + "}\n" for k in range(n))
+
+
+def _parenthesized(n: int) -> str:
+    return ("  affine.for %i = 0 to 4 {\n    %v = affine.load %A[" + "(" * n + "%i" + ")" * n
+            + "] : memref<4xf32>\n    affine.store %v, %A[%i] : memref<4xf32>\n  }\n")
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (_nested_loops(600), "regions nested more than 128 deep (a limit of accelsim)"),
+    (_parenthesized(600), "affine expression nested more than 100 deep (a limit of accelsim)"),
+])
+def test_nesting_past_the_limits_is_a_located_error(capsys, tmp_path: Path, body: str,
+                                                    message: str) -> None:
+    status, _, err = _run(capsys, "opt", str(_file(tmp_path, "memref<4xf32>", body)))
+    assert status == 1 and message in err and "m.mlir:" in err
+
+
+@pytest.mark.parametrize("body", [_nested_loops(126), _parenthesized(99)])
+def test_nesting_just_under_the_limits_runs_on_both_targets(capsys, tmp_path: Path,
+                                                            body: str) -> None:
+    path = _file(tmp_path, "memref<4xf32>", body)
+    for target in (["host"], ["sim", "--as-is"]):
+        status, _, err = _run(capsys, "run", str(path), "--target", *target)
+        assert status == 0, (target, err)

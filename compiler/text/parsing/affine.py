@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from compiler.ir.affine_expr import AffineExpr, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.text.parsing.cursor import MAX_EXPR_NESTING
 from compiler.text.parsing.values import ValueParser
 
 _MULTIPLICATIVE = {"*": "mul", "floordiv": "floordiv", "ceildiv": "ceildiv", "mod": "mod"}
@@ -175,15 +176,19 @@ class AffineParser(ValueParser):
         if t[0] == "int":
             self.i += 1
             return Const(self.index_literal(t))
-        if t[0] == "punct":
+        if t[0] == "punct" and t[1] in ("-", "("):
+            if self.expr_depth >= MAX_EXPR_NESTING:
+                raise self.error(f"affine expression nested more than {MAX_EXPR_NESTING} deep "
+                                 "(a limit of accelsim)", t)
+            self.i += 1
+            self.expr_depth += 1
             if t[1] == "-":
-                self.i += 1
-                return -self.parse_affine_unary(atom, symbolic)
-            if t[1] == "(":
-                self.i += 1
+                e = -self.parse_affine_unary(atom, symbolic)
+            else:
                 e = self.parse_affine_expr(atom, symbolic)
                 self.expect(")", "to close the parenthesized affine expression")
-                return e
+            self.expr_depth -= 1
+            return e
         return atom()
 
 

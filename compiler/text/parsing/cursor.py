@@ -7,6 +7,11 @@ from compiler.diagnostics import Location, ParseError
 from compiler.text.lexer import Source, Token, tokenize
 
 INDEX_MIN, INDEX_MAX = -(1 << 63), (1 << 63) - 1
+# Documented limits on nesting (each level is a few Python frames in the parser and in every
+# pass that walks the IR): regions (affine.for / affine.if / func bodies) and affine
+# expressions (parentheses and unary minus).
+MAX_REGION_NESTING = 128
+MAX_EXPR_NESTING = 100
 
 
 class TokenCursor:
@@ -14,6 +19,8 @@ class TokenCursor:
         self.src = Source(text, filename)
         self.toks: list[Token] = tokenize(self.src)
         self.i = 0
+        self.region_depth = 0  # regions open around the current token
+        self.expr_depth = 0    # parentheses / unary minus open in the current affine expression
 
     # ---- token helpers ---------------------------------------------------------------
     @property

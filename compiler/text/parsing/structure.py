@@ -12,6 +12,7 @@ from compiler.ir.core import Block, Operation
 from compiler.ir.ops import AffineYieldOp, FuncOp, ModuleOp
 from compiler.ir.types import FunctionType, Type
 from compiler.text.lexer import Token
+from compiler.text.parsing.cursor import MAX_REGION_NESTING
 from compiler.text.parsing.locations import LocationParser
 
 
@@ -147,15 +148,20 @@ class OpParser(LocationParser):
 
     def parse_region_body(self, block: Block, terminator: str) -> None:
         """`{ ops }` into `block`; a missing affine.yield is added as MLIR does."""
+        if self.region_depth >= MAX_REGION_NESTING:
+            raise self.error(f"regions nested more than {MAX_REGION_NESTING} deep (a limit of "
+                             "accelsim)")
         self.expect("{", "to open a region")
         if self.tok[0] == "punct" and self.tok[1] == "^":
             raise self.error("block labels are not supported (accelsim regions have one block)")
         saved = self.block
         self.block = block
+        self.region_depth += 1
         while not self.at("}"):
             if self.kind() == "eof":
                 raise self.error("expected '}' to close the region, found end of file")
             self.parse_operation()
+        self.region_depth -= 1
         close = self.advance()
         if terminator == "affine.yield" and (not block.ops or not block.ops[-1].IS_TERMINATOR):
             block.append(AffineYieldOp(loc=self.location(close)))
