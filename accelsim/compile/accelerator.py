@@ -32,6 +32,7 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     module, which then becomes the module's body (the passes do not run twice)."""
     from compiler.transforms.registry import PassManager
 
+    check_input_in_bounds(module)
     found = search(module, config, func)
     if found is not None and found.compiled is not None:
         _adopt(module, found.compiled)
@@ -40,6 +41,16 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     pm = PassManager(pipe.passes())
     pm.run(module)
     return pipe, list(pm.remarks)
+
+
+def check_input_in_bounds(module: ModuleOp) -> None:
+    """An access of the program as written that leaves its memref is an error before any pass
+    runs: the copies the pipeline adds clip to the memref, so it would vanish unreported."""
+    from compiler.analysis.bounds import check_in_bounds
+
+    for f in module.funcs:
+        if not f.is_declaration:
+            check_in_bounds(f)
 
 
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:

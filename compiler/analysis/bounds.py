@@ -95,10 +95,10 @@ def _check(acc: Access) -> OutOfBounds | None:
     box = isl.Set.read_from_str(CTX, f"{{ {name}[{', '.join(names)}] : {inside} }}")
     outside = rel.range().subtract(box)
     if not outside.is_empty():
-        point = outside.sample_point()
+        point = outside.lexmin().sample_point()  # the first such element, row-major
         element = tuple(point.get_coordinate_val(isl.dim_type.set, k).to_python()
                         for k in range(mt.rank))
-        witness = rel.intersect_range(isl.Set.from_point(point)).domain().sample_point()
+        witness = rel.intersect_range(isl.Set.from_point(point)).domain().lexmin().sample_point()
         return _found(op, side, memref.name_hint, mt, element, loops, witness)
     if isinstance(op, AffineDmaStartOp) and side in ("src", "dst"):
         return _dma_overrun(op, side, memref.name_hint, mt, shape, rel, loops)
@@ -128,7 +128,7 @@ def _dma_overrun(op: AffineDmaStartOp, side: str, name: str | None, mt: MemRefTy
     late = starts.intersect_range(isl.Set.read_from_str(CTX, f"{{ L[l] : l >= {numel - extent + 1} }}"))
     if late.is_empty():
         return None
-    witness = late.domain().sample_point()
+    witness = late.domain().lexmin().sample_point()
     # the first element it reaches past the end: linear index numel
     element = (shape[0], *([0] * (len(shape) - 1)))
     return _found(op, side, name, mt, element, loops, witness)

@@ -99,3 +99,34 @@ def test_a_module_without_functions_says_so(capsys, tmp_path: Path) -> None:
         status, err = _run(capsys, "run", str(f), "--target", target)
         assert status == 1
         assert "the module defines no function to run" in err and "several" not in err
+
+
+OFF_BY_ONE = """func.func @f(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 8 {
+      %v = affine.load %A[%i, %j + 1] : memref<8x8xf32>
+      affine.store %v, %B[%i, %j] : memref<8x8xf32>
+    }
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("how", [[], ["--timing-only"], ["--affine-loop-tile=tile-sizes=4,4"],
+                                 ["--as-is"]])
+def test_an_out_of_bounds_input_is_an_error_on_every_sim_path(capsys, tmp_path: Path,
+                                                              how: list[str]) -> None:
+    """The pipeline's copies clip to the memref: the read of A[., 8] used to vanish."""
+    src = tmp_path / "oob.mlir"
+    src.write_text(OFF_BY_ONE)
+    status, err = _run(capsys, "run", str(src), "--target", "sim", *how)
+    assert status == 1, err
+    assert f"{src}:4:7" in err and "outside memref<8x8xf32>" in err and "A[0, 8]" in err
+
+
+def test_an_out_of_bounds_input_is_an_error_on_the_host(capsys, tmp_path: Path) -> None:
+    src = tmp_path / "oob.mlir"
+    src.write_text(OFF_BY_ONE)
+    status, err = _run(capsys, "run", str(src), "--target", "host")
+    assert status == 1 and f"{src}:4:7: error:" in err and "index 8 of dimension 1" in err
