@@ -289,7 +289,7 @@ def _pipeline_functions():  # type: ignore[no-untyped-def]
     or the flat layout of a tree before them (PYTHONPATH=DIR of an older checkout)."""
     try:
         from accelsim.compile.accelerator import accelerator_pipeline as pipeline_value
-        from accelsim.compile.outline import ensure_outlined
+        from compiler.transforms.outline_kernels import ensure_outlined
 
         def accelerator_pipeline(cfg, module=None, func=None):  # type: ignore[no-untyped-def]
             return pipeline_value(cfg, module, func).flags(), []  # (flags, notes) as older trees

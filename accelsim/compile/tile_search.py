@@ -107,10 +107,10 @@ def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig,
 
 def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) -> SearchResult | None:
     """The tile search on `module` (left unchanged), or None where its model does not apply."""
-    from accelsim.compile.entry import pick_func
+    from compiler.ir.entry import entry_function
 
     try:
-        f = pick_func(module, func)
+        f = entry_function(module, func, InputError)
     except InputError:  # no unique entry function: the cache model decides
         return None
     band = band_of(f)

@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from accelsim.compile.entry import pick_func
 from accelsim.config import HardwareConfig, load_config
+from accelsim.errors import InputError
 from accelsim.sim.executor import Executor
 from accelsim.sim.native import KernelRunner, backend_runner
 from accelsim.sim.options import SimOptions
 from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
+from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
 
 
@@ -61,13 +62,13 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     cfg = load_config(config) if isinstance(config, str) else config
     inline_note = None
     if opts.outline:
-        from accelsim.compile.outline import ensure_outlined, needs_outlining
+        from compiler.transforms.outline_kernels import ensure_outlined, needs_outlining
 
         module = ensure_outlined(module)
         if needs_outlining(module):
             inline_note = ("a loop nest returning values stayed in the control program (not "
                            "outlined): the control processor executed it in zero cycles")
-    f = pick_func(module, func)
+    f = entry_function(module, func, InputError)
     runner = kernel_runner
     if opts.functional and runner is None and not opts.interpret_kernels:
         runner = backend_runner(module)

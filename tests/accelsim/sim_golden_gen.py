@@ -66,8 +66,8 @@ def programs(out: Path) -> dict[str, str]:
     import workloads
     from accelsim import load_config
     from accelsim.compile.accelerator import accelerator_pipeline
-    from accelsim.compile.outline import ensure_outlined
     from compiler.text import print_module
+    from compiler.transforms.outline_kernels import ensure_outlined
     from compiler.transforms.registry import PassManager
     from workloads.dma_programs import tile_sum, tiled_gemm
 
@@ -235,9 +235,10 @@ def main() -> int:
     import numpy as np
 
     from accelsim import load_config, simulate
-    from accelsim.compile.entry import pick_func
+    from accelsim.errors import InputError
     from compiler.backend import random_inputs
     from compiler.diagnostics import AccelsimError
+    from compiler.ir.entry import entry_function
     from compiler.text import parse_module, print_module
 
     out = Path(sys.argv[1])
@@ -258,7 +259,7 @@ def main() -> int:
                 modes.append(True)
             for functional in modes:
                 mod = parse_module((out / fname).read_text(), fname)
-                f = pick_func(mod, None)
+                f = entry_function(mod, None, InputError)
                 inputs = None
                 if functional:
                     inputs = random_inputs(f, seed=1)

@@ -5,10 +5,10 @@ import pytest
 import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import accelerator_pipeline
-from accelsim.compile.outline import needs_outlining
 from accelsim.estimate.analytic import compiled_program, estimate
 from accelsim.estimate.cache import structure_key
 from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp
+from compiler.transforms.outline_kernels import needs_outlining
 from compiler.transforms.registry import PassManager
 from workloads.dma_programs import tile_sum, tiled_gemm
 
@@ -68,7 +68,7 @@ _SPECS = [*(n if n != "syrk" else "syrk:N=96,M=80" for n in workloads.names()),
 def test_nests_costed_in_place_equal_outlined_kernels(spec, preset):
     """The estimate costs loop nests where they are (no outlining); the event run outlines.
     Both must see the same kernels: every figure equal, and the module left as it was."""
-    from accelsim.compile.outline import ensure_outlined
+    from compiler.transforms.outline_kernels import ensure_outlined
 
     mod = _compiled(spec, preset)
     before = structure_key(mod)[0]

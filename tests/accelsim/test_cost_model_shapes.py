@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 import workloads
 from accelsim import load_config
 from accelsim.compile.accelerator import accelerator_pipeline
-from accelsim.compile.outline import ensure_outlined
 from accelsim.cost.kernel import CostModel, cost_args, kernel_shape_key
 from accelsim.cost.kernel_shape import KernelShape
 from compiler.ir import F32, INDEX, Builder, memref
+from compiler.transforms.outline_kernels import ensure_outlined
 from compiler.transforms.registry import PassManager
 
 

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from accelsim import load_config, simulate
-from accelsim.compile.entry import pick_func
+from accelsim.errors import InputError
 from compiler.diagnostics import AccelsimError
+from compiler.ir.entry import entry_function
 from compiler.text import parse_module
 
 DATA = Path(__file__).parent / "data" / "sim_golden"
@@ -59,7 +60,7 @@ def run_row(row: dict[str, Any], compiled: bool = True) -> dict[str, Any]:
     fname = TABLE["programs"][row["program"]]
     mod = parse_module((DATA / fname).read_text(), fname)
     functional = row["functional"]
-    inputs = random_inputs(pick_func(mod, None), seed=1) if functional else None
+    inputs = random_inputs(entry_function(mod, None, InputError), seed=1) if functional else None
     got: dict[str, Any] = {"program": row["program"], "config": row["config"],
                            "functional": functional}
     try:

@@ -7,9 +7,9 @@ import pytest
 import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import accelerator_pipeline
-from accelsim.compile.outline import ensure_outlined
 from accelsim.estimate.analytic import estimate
 from compiler.backend import run_host
+from compiler.transforms.outline_kernels import ensure_outlined
 from compiler.transforms.registry import PassManager
 
 SPECS = ["gemm:M=48,N=40,K=56", "2mm:NI=20,NJ=24,NK=28,NL=18", "atax:M=39,N=41",
