@@ -38,14 +38,10 @@ class Piece(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Rotation:
     """An interleaved transfer from one first channel: its pieces (one per channel it uses,
-    in dealing order) and the first channel of the next interleaved transfer; when it uses
-    every channel, also its cycles per channel in channel order, and the longest piece (a
-    transfer that finds every channel free when it is ready is granted in one step)."""
+    in dealing order) and the first channel of the next interleaved transfer."""
 
     pieces: tuple[Piece, ...]
     next_first: int
-    by_channel: tuple[int, ...] | None
-    longest: int
 
 
 def earliest_free(free: list[int]) -> int:
@@ -87,13 +83,9 @@ class DramPolicy:
         shares = [(q + (i < r)) * burst for i in range(min(nb, n))]
         if len(self.rotations) > 50_000:
             self.rotations.clear()
-        out = []
-        for first in range(n):
-            pieces = tuple(Piece((first + i) % n, b, -(-b // bw)) for i, b in enumerate(shares))
-            by_channel = (tuple(p.cycles for p in sorted(pieces)) if len(pieces) == n else None)
-            out.append(Rotation(pieces, (first + nb) % n, by_channel,
-                                max((p.cycles for p in pieces), default=0)))
-        return tuple(out)
+        return tuple(Rotation(tuple(Piece((first + i) % n, b, -(-b // bw))
+                                    for i, b in enumerate(shares)), (first + nb) % n)
+                     for first in range(n))
 
 
 @functools.cache

@@ -48,7 +48,7 @@ from accelsim.cost import kernel as cost_model
 from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.nest_kernel import NestKernel, inline_kernel
-from accelsim.estimate.state import ClosedFormMachine, Counters, Signature
+from accelsim.estimate.state import ClosedFormMachine, Counters, Signature, wait_step
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
@@ -307,14 +307,8 @@ class Program:
 
     def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, Rel, None]:
         key, tagf, rel = self._tag(op.tag, op.tag_map, op.tag_indices)
-        if key is not None:
-            def wait_static(e: Env, m: ClosedFormMachine) -> None:
-                m.wait(key)
-            return wait_static, True, _mods([op.tag_map]), rel, None
-
-        def wait(e: Env, m: ClosedFormMachine) -> None:
-            m.wait(tagf(e))
-        return wait, True, _mods([op.tag_map]), rel, None
+        step = wait_step(key, None) if key is not None else wait_step(None, tagf)
+        return step, True, _mods([op.tag_map]), rel, None
 
     def _call(self, op: O.CallOp) -> tuple[Step, bool, int, Rel, None]:
         return self._kernel_call(self.funcs[op.callee], op.operands)

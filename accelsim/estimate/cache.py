@@ -16,6 +16,7 @@ function is compiled into closures, so later edits of the module do not reach a 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from compiler.ir.core import Block
@@ -27,22 +28,23 @@ _ENTRIES: OrderedDict[tuple[Any, ...], tuple[list[Any], Any]] = OrderedDict()
 
 
 def structure_key(module: ModuleOp) -> tuple[tuple[Any, ...], list[Any]]:
-    """(the key, the objects its identities refer to: keep them alive with the entry)."""
+    """(the key, the objects its identities refer to: keep them alive with the entry; a list
+    that may hold an object more than once)."""
     out: list[Any] = []
-    refs: dict[int, Any] = {}
+    keep: list[Any] = []
     num: dict[Any, int] = {}
-    _visit(module.body, out, refs, num)
-    return tuple(out), list(refs.values())
+    _visit(module.body, out, keep.append, num)
+    return tuple(out), keep
 
 
-def _visit(block: Block, out: list[Any], refs: dict[int, Any], num: dict[Any, int]) -> None:
+def _visit(block: Block, out: list[Any], keep: Callable[[Any], None], num: dict[Any, int]) -> None:
     append = out.append
     get = num.get
     append(len(block.ops))
     for a in block.args:
         num[a] = len(num)
         t = a.type
-        refs[id(t)] = t
+        keep(t)
         append(id(t))
     for op in block.ops:
         cls = op.__class__
@@ -52,9 +54,8 @@ def _visit(block: Block, out: list[Any], refs: dict[int, Any], num: dict[Any, in
             if v.__class__ in _SCALARS:
                 append(v)
             else:
-                i = id(v)
-                refs[i] = v
-                append(i)
+                keep(v)
+                append(id(v))
         operands = op.operands
         append(len(operands))
         for v in operands:
@@ -64,12 +65,12 @@ def _visit(block: Block, out: list[Any], refs: dict[int, Any], num: dict[Any, in
         for r in results:
             num[r] = len(num)
             t = r.type
-            refs[id(t)] = t
+            keep(t)
             append(id(t))
         blocks = op.blocks
         append(len(blocks))
         for b in blocks:
-            _visit(b, out, refs, num)
+            _visit(b, out, keep, num)
 
 
 def lookup(key: tuple[Any, ...]) -> Any:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
@@ -220,7 +221,7 @@ class ClosedFormMachine:
 
     def wait(self, tag: Tag) -> None:
         """Block until the completion `tag` waits for is processed (at once if it was, or if
-        no DMA in flight signals the tag)."""
+        no DMA in flight signals the tag). (The walk's steps are `wait_step`s.)"""
         c = self.tags.pop(tag, -1)
         if c > self.front:
             self.front = c
@@ -257,10 +258,6 @@ class ClosedFormMachine:
         rot = table[first] if table else pol.rotation(dram_bytes, first)
         self.next_channel = rot.next_first
         free = self.free_at
-        cyc = rot.by_channel
-        if cyc is not None and max(free) <= ready:  # every channel free: all start now
-            free[:] = map(ready.__add__, cyc)
-            return ready + rot.longest
         end = ready
         for c, _b, d in rot.pieces:
             x = free[c]
@@ -270,6 +267,27 @@ class ClosedFormMachine:
         return end
 
 
+
+
+def wait_step(tag: Tag | None, tag_of: Callable[[list[object]], Tag] | None
+              ) -> Callable[[list[object], ClosedFormMachine], None]:
+    """A walk step (`step(env, machine)`) waiting on `tag`, or on `tag_of(env)`:
+    `ClosedFormMachine.wait` written into the step (one call fewer per wait walked)."""
+    if tag is not None:
+        def wait_static(e: list[object], m: ClosedFormMachine) -> None:
+            c = m.tags.pop(tag, -1)
+            if c > m.front:
+                m.front = c
+                m.t = c >> SHIFT
+        return wait_static
+    assert tag_of is not None
+
+    def wait(e: list[object], m: ClosedFormMachine) -> None:
+        c = m.tags.pop(tag_of(e), -1)
+        if c > m.front:
+            m.front = c
+            m.t = c >> SHIFT
+    return wait
 
 @dataclass(frozen=True, slots=True)
 class _Fixed:
