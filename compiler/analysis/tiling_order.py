@@ -14,6 +14,10 @@ statement has its own intra-tile loops over its path. Tiling is legal iff no dep
 key order; two instances with equal keys are one statement instance (its ops keep their
 order). Keys of different statements differ at the first `pos` where their paths part, so
 padding them to one length never decides a comparison.
+
+The same question decides fusion: statements of several nests put under shared loops are
+statements whose paths list their own loops in the shared loops' order (a permutation, e.g.
+mvt's second nest fused interchanged), with tile size 1 for loops fused but not tiled.
 """
 
 from __future__ import annotations
@@ -43,9 +47,9 @@ class TileGrid:
 
 @dataclass(frozen=True, slots=True)
 class TiledStatement:
-    """Ops run as one statement at each iteration of `path` (the outermost loops around
-    them, outer to inner); `positions[k]` is the index of the child of `path[k]` that holds
-    the statement."""
+    """Ops run as one statement at each iteration of `path` (loops around them, in the order
+    of the tiled or fused loops they map to: for a tiled tree the outermost loops, outer to
+    inner); `positions[k]` is the index of the child of `path[k]` that holds the statement."""
 
     ops: tuple[Operation, ...]
     path: tuple[TileGrid, ...]
@@ -60,13 +64,15 @@ class TiledStatement:
 def _schedule(op: Operation, st: TiledStatement, length: int) -> isl.Map:
     """`[symbols] -> { [ivs of op] -> [key] }` on the op's domain, padded to `length`."""
     frame, dom = domain_frame(op)
-    d = len(st.path)
-    for k, g in enumerate(st.path):
-        if k >= len(frame.dims) or frame.dims[k] is not g.loop.iv:
+    where: list[int] = []
+    for g in st.path:
+        k = next((j for j, v in enumerate(frame.dims) if v is g.loop.iv), None)
+        if k is None:
             raise AnalysisError(f"{op.NAME} at {op.loc} is not nested in the tiled loops of its "
                                 "statement", op.loc)
+        where.append(k)
     parts: list[isl.PwAff] = []
-    for k, g in enumerate(st.path):
+    for n, (k, g) in enumerate(zip(where, st.path, strict=True)):
         iv = frame.dim(k)
         span = isl.Val.int_from_si(CTX, g.loop.step * g.size)
         if g.aligned:
@@ -77,8 +83,8 @@ def _schedule(op: Operation, st: TiledStatement, length: int) -> isl.Map:
             for other in lbs[1:]:
                 lb = lb.max(other)
             tau = iv.sub(lb).scale_down_val(span).floor()
-        parts += [tau, frame.constant(st.positions[k])]
-    parts += [frame.dim(k) for k in range(d)]
+        parts += [tau, frame.constant(st.positions[n])]
+    parts += [frame.dim(k) for k in where]
     parts += [frame.constant(0)] * (length - len(parts))
     sched = isl.Map.from_pw_aff(parts[0])
     for p in parts[1:]:
@@ -87,11 +93,12 @@ def _schedule(op: Operation, st: TiledStatement, length: int) -> isl.Map:
     return sched.intersect_domain(dom)
 
 
-def tiled_order_violation(root: AffineForOp, statements: Sequence[TiledStatement]
-                          ) -> Dependence | None:
-    """The first dependence among the accesses in `root` that the tiled order reverses.
+def tiled_order_violation(roots: AffineForOp | Sequence[AffineForOp],
+                          statements: Sequence[TiledStatement]) -> Dependence | None:
+    """The first dependence among the accesses in `roots` (one nest, or the nests being fused,
+    in program order) that the tiled order reverses.
 
-    Every access op in `root` must belong to one statement (be one of its ops or nested in
+    Every access op in `roots` must belong to one statement (be one of its ops or nested in
     one). Raises AnalysisError where the accesses cannot be modelled.
     """
     owner: dict[int, TiledStatement] = {}
@@ -111,7 +118,7 @@ def tiled_order_violation(root: AffineForOp, statements: Sequence[TiledStatement
             m = scheds[id(op)] = _schedule(op, st, length)
         return m
 
-    for dep in all_dependences(root):
+    for dep in all_dependences(roots if isinstance(roots, AffineForOp) else list(roots)):
         s_src, s_dst = sched(dep.src), sched(dep.dst)
         s_src = s_src.align_params(s_dst.get_space())
         s_dst = s_dst.align_params(s_src.get_space())
