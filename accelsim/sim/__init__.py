@@ -8,7 +8,8 @@
   generic and the per-op specialized handler are made; `codegen.py`: their generated
   index code and the compile cache.
 - `plans.py`: per-op plans (the transfer shape and cost per DMA, from `accelsim.cost.dma`);
-  `kernel_calls.py`: a call's race checks and counters per argument tuple.
+  `kernel_calls.py`: a call's race checks and counters per entry key;
+  `kernel_boxes.py`: the generated key (what a kernel's access boxes depend on).
 - `memory.py`: buffers, DMAs in flight, the data copy; `regions.py`: element regions.
 - `hazards.py`: race, bounds, dealloc, tag and deadlock errors; `oob.py`: the
   point-by-point search for a kernel access outside its buffer.

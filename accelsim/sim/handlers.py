@@ -372,7 +372,7 @@ if not alive:
     for k in p.buf_pos:
         ex.hazards.check_alive(args[k], op)
 """,
-        "find_entry": "p.entries.get(idx_args) if p.static else None",
+        "find_entry": "p.entries.get(p.entry_key(idx_args)) if p.static else None",
         "run_kernel": "if ex.functional:\n    ex.run_kernel(op, func, args)",
         "issue": "if $cp.issue_cycles:\n    $cp.issue($callee, $loc)",
     })
@@ -392,11 +392,22 @@ def specialize_call(ex: HandlerHost, p: CallPlan) -> Handler | None:
                  *(f"    ex.hazards.check_alive({b}, op)" for b in bufs)]
     key = "".join("None, " if k in p.buf_pos else f"int(a{k}), " for k in range(n))
     read += [f"args = [{', '.join(f'a{i}' for i in range(n))}]", f"idx_args = ({key})"]
-    slots = {"read_args": "\n".join(read), "find_entry": "entries.get(idx_args)",
-             "run_kernel": "ex.run_kernel(op, func, args)" if ex.functional else "",
-             "issue": "$cp.issue($callee, $loc)" if ex.cp.issue_cycles else ""}
     consts: dict[str, object] = {"entries": p.entries,
                                  **{f"_k{i}": v for i, v in enumerate(p.operands)}}
+    # the entry key: the generated box key inlined (its lines read the arguments a<k>),
+    # called when it may give up (None: the slow path keys by the argument tuple)
+    bk = p.boxes
+    if bk is None:
+        find = "entries.get(idx_args)"
+    elif bk.fallible:
+        consts["entry_key"] = bk.key
+        find = "entries.get(entry_key(idx_args))"
+    else:
+        read += [ln.removeprefix("    ") for ln in bk.lines]
+        find = f"entries.get({bk.expr})"
+    slots = {"read_args": "\n".join(read), "find_entry": find,
+             "run_kernel": "ex.run_kernel(op, func, args)" if ex.functional else "",
+             "issue": "$cp.issue($callee, $loc)" if ex.cp.issue_cycles else ""}
     return CALL.specialize(ex, p, consts, slots, f"<call at {p.loc}>")
 
 

@@ -1,13 +1,20 @@
-"""A kernel call's race checks and counters, per call site and tuple of index arguments.
+"""A kernel call's race checks and counters, per call site and entry key.
 
-The first call of a kernel with some index arguments asks the analysis for its access boxes
+The entry key of a call is what its access boxes and cost depend on (`CallPlan.entry_key`:
+the generated key of `accelsim.sim.kernel_boxes`, or the whole tuple of index arguments).
+The first call with a key asks the analysis for the access boxes
 (`compiler.analysis.counting.access_boxes`), clamps them to the buffers (a box that leaves a
 buffer is checked point by point: only a real access outside is an error) and turns each
 into regions to test against the DMAs in flight. The kernel's cost and call count are kept
-on the same entry and added to the run's counters once, at the end.
+on the same entry and added to the run's counters at the end, or when the entries are
+dropped: there are at most `MAX_ENTRIES` at a time, so memory does not grow with the run.
+A call whose box leaves a buffer keeps its entry by the whole tuple of index arguments
+(the point-by-point check depends on all of them).
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable
 
 from accelsim.cost.kernel import KernelCost
 from accelsim.sim.hazards import Hazards
@@ -19,26 +26,53 @@ from accelsim.sim.stats import RunStats
 from compiler.analysis.counting import AccessBox, access_boxes
 from compiler.ir import ops as O
 
+MAX_ENTRIES = 20_000  # entries (and the boxes and regions behind them) kept at a time
+
 
 class KernelCalls:
     def __init__(self, hazards: Hazards, stats: RunStats, dram_space: int):
         self.hazards = hazards
         self.stats = stats
         self.dram_space = dram_space
-        self.entries: list[KernelEntry] = []  # every entry made, for the counters
-        self._boxes: dict[tuple[int, ArgKey], list[AccessBox]] = {}
+        self.entries: list[KernelEntry] = []  # every entry kept, for the counters
+        self._tables: dict[int, dict[Hashable, KernelEntry]] = {}  # the plans' entry tables
+        # entries by (call site, index arguments): calls without an entry key, or whose box
+        # leaves a buffer
+        self._by_args: dict[tuple[int, ArgKey], KernelEntry] = {}
+        self._boxes: dict[tuple[int, ArgKey], tuple[list[AccessBox], bool]] = {}
         self._regions: dict[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], list[Region]] = {}
 
     def entry(self, p: CallPlan, args: list[RuntimeValue], idx_args: ArgKey) -> KernelEntry:
-        """The entry for a call with these index arguments (kept on the plan when its
-        buffers' shapes are static)."""
+        """The entry for a call with these index arguments that `p.entries` does not have
+        (kept there by its entry key when its buffers' shapes are static)."""
         assert p.func is not None
-        boxes = self._kernel_boxes(p.op, p.func, args, idx_args)
+        hit = self._by_args.get((id(p), idx_args))
+        if hit is not None:
+            return hit
+        key = p.entry_key(idx_args) if p.static else None
+        if len(self.entries) >= MAX_ENTRIES:
+            self._drop_entries()
+        boxes, clipped = self._kernel_boxes(p.op, p.func, args, idx_args)
         entry = KernelEntry(self._spans(boxes, args))
-        if p.static:
-            p.entries[idx_args] = entry
+        if key is not None and not clipped:
+            p.entries[key] = entry
+            self._tables[id(p)] = p.entries
+        elif p.static:
+            self._by_args[(id(p), idx_args)] = entry
         self.entries.append(entry)
         return entry
+
+    def _drop_entries(self) -> None:
+        """Count the calls so far and forget every entry, box and region (made again when
+        needed): what bounds this bookkeeping's memory in a long run."""
+        self.fold_stats()
+        self.entries = []
+        for table in self._tables.values():
+            table.clear()  # in place: specialized handlers hold the plan's table
+        self._tables.clear()
+        self._by_args.clear()
+        self._boxes.clear()
+        self._regions.clear()
 
     def flag_dram(self, op: O.CallOp, cost: KernelCost) -> None:
         s = self.stats
@@ -65,14 +99,17 @@ class KernelCalls:
             entry.calls = 0
 
     def _kernel_boxes(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue],
-                      idx_args: ArgKey) -> list[AccessBox]:
-        """The kernel's access boxes for these index arguments, clamped to the buffers; an
-        access that really leaves its buffer is an error (checked point by point)."""
+                      idx_args: ArgKey) -> tuple[list[AccessBox], bool]:
+        """The kernel's access boxes for these index arguments, clamped to the buffers, and
+        whether one had to be clamped; an access that really leaves its buffer is an error
+        (checked point by point)."""
         key = (id(func), idx_args)
-        boxes = self._boxes.get(key)
-        if boxes is None:
-            boxes = self._boxes[key] = access_boxes(func, idx_args)
+        hit = self._boxes.get(key)
+        if hit is None:
+            boxes = access_boxes(func, idx_args)
+            self._boxes[key] = (boxes, True)  # what a failed check below leaves
             clamped = []
+            clipped = False
             for ab in boxes:
                 buf = args[ab.arg]
                 assert isinstance(buf, Buffer)
@@ -81,9 +118,10 @@ class KernelCalls:
                     # in bounds point by point: the box only overshot; clamp it to the shape
                     box = tuple((max(lo, 0), min(hi, n - 1)) for (lo, hi), n in zip(ab.box, buf.shape))
                     ab = AccessBox(ab.arg, box, ab.read, ab.written)
+                    clipped = True
                 clamped.append(ab)
-            boxes = self._boxes[key] = clamped
-        return boxes
+            hit = self._boxes[key] = (clamped, clipped)
+        return hit
 
     def _spans(self, boxes: list[AccessBox], args: list[RuntimeValue]) -> list[KernelSpan]:
         out = []

@@ -9,7 +9,7 @@ linearization in one function), the transfer shape and cost per element count / 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -19,6 +19,7 @@ from accelsim.cost.kernel import KernelCost
 from accelsim.errors import HazardError
 from accelsim.sim.codegen import call_reader, lins_fn
 from accelsim.sim.hazards import Hazards
+from accelsim.sim.kernel_boxes import BoxKey, kernel_box_key
 from accelsim.sim.memory import Buffer, RuntimeValue, TransferShape, Vals, linear_index
 from accelsim.sim.regions import Region
 from compiler.ir import ops as O
@@ -210,8 +211,17 @@ class KernelEntry:
 ArgKey = tuple[int | None, ...]  # a call's index arguments, None for each buffer argument
 
 
+def _whole_tuple(idx_args: ArgKey) -> ArgKey:
+    return idx_args
+
+
 @dataclass(slots=True)
 class CallPlan:
+    """A call site. Its entries (race checks, cost, call count) are kept per *entry key*:
+    the values its kernel's access boxes and cost depend on (`boxes.key`, from
+    `accelsim.sim.kernel_boxes`, on the kernel's cost arguments), or the whole tuple of
+    index arguments when there is no such key (`boxes` None) or it returns None."""
+
     op: O.CallOp
     func: O.FuncOp | None  # None: no body in the module (an error when executed)
     operands: list[Value]
@@ -220,7 +230,9 @@ class CallPlan:
     read: Callable[[Vals], tuple[list[RuntimeValue], ArgKey, bool]]
     static: bool  # every buffer argument has a static shape: per-key checks can be cached
     loc: str
-    entries: dict[ArgKey, KernelEntry] = field(default_factory=dict)
+    boxes: BoxKey | None = None
+    entry_key: Callable[[ArgKey], Hashable | None] = _whole_tuple
+    entries: dict[Hashable, KernelEntry] = field(default_factory=dict)
 
     def arguments(self, vals: Vals) -> list[RuntimeValue]:
         """The call's argument values. (A method: a comprehension in the call handler would
@@ -296,8 +308,13 @@ def _call_plan(op: O.CallOp, cx: PlanContext) -> CallPlan:
     operands = list(op.operands)
     is_buf = [isinstance(v.type, MemRefType) for v in operands]
     static = all(v.type.has_static_shape for v, b in zip(operands, is_buf) if b)  # type: ignore[union-attr]
-    return CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b),
+    plan = CallPlan(op, func, operands, tuple(k for k, b in enumerate(is_buf) if b),
                     call_reader(operands, is_buf), static, str(op.loc))
+    if func is not None and static and len(func.args) == len(operands):
+        plan.boxes = kernel_box_key(func)
+        if plan.boxes is not None:
+            plan.entry_key = plan.boxes.key
+    return plan
 
 
 def _constant_plan(op: O.ConstantOp, cx: PlanContext) -> ConstantPlan:

@@ -67,6 +67,11 @@ class Region(NamedTuple):
         if self.end <= other.start or other.end <= self.start:
             return False
         small, big = (self, other) if self.count <= other.count else (other, self)
+        if small.count == 1:
+            return big.hits(small.start, small.start + small.last)
+        if (small.stride == big.stride and 0 < small.last <= small.per <= small.stride
+                and 0 < big.last <= big.per <= big.stride):
+            return _same_stride_overlap(small, big)
         if small.count > 4096:  # both huge: decide on aligned periods only when cheap
             return _overlap_periodic(small, big)
         return any(big.hits(a, b) for a, b in small.chunks())
@@ -82,6 +87,23 @@ class Region(NamedTuple):
             if best is not None:
                 return best
         return best
+
+
+def _same_stride_overlap(a: Region, b: Region) -> bool:
+    """Overlap of two regions of at least two chunks with the same stride, in O(1): a full
+    chunk of each (chunk i of `a`, chunk j of `b`) intersect iff the offset
+    `d + (j - i) * stride` of b's chunk from a's lies in (-b.per, a.per), for some
+    j - i that a pair of full chunks has; the last chunks are tested with `hits`."""
+    st = a.stride
+    d = b.start - a.start
+    # j - i in [-(full chunks of a - 1), full chunks of b - 1], and d + k*st in (-b.per, a.per)
+    k_lo = max(-(a.count - 2), (-b.per - d) // st + 1)
+    k_hi = min(b.count - 2, -((d - a.per) // st) - 1)
+    if k_lo <= k_hi:
+        return True
+    a_last = a.start + (a.count - 1) * st
+    b_last = b.start + (b.count - 1) * st
+    return b.hits(a_last, a_last + a.last) or a.hits(b_last, b_last + b.last)
 
 
 def _overlap_periodic(a: Region, b: Region) -> bool:
