@@ -48,13 +48,14 @@ class TypeParser(TokenCursor):
         # Types repeat a lot in real files: reuse the parse of an identical spelling.
         close = self.src.text.find(">", lt[2])
         key = self.src.text[lt[2]:close]
-        cached = self.type_cache.get(key)
+        cached = self.type_cache.get(key) if close >= 0 else None
         if cached is not None:
             toks, i = self.toks, self.i
-            while toks[i][1] != ">":
+            while toks[i][1] != ">" and toks[i][0] != "eof":
                 i += 1
-            self.i = i + 1
-            return cached
+            if toks[i][0] != "eof":  # the same spelling up to the same '>': the same type
+                self.i = i + 1
+                return cached
         ty = self.parse_memref_type_body()
         self.type_cache[key] = ty
         return ty
