@@ -56,19 +56,24 @@ class TuneResult:
         return max(errs) if errs else None
 
     def summary(self) -> str:
+        searched = [c for c in self.candidates if c.tile_sizes != "search"]
+        plus = " plus the default pipeline's" if len(searched) < len(self.candidates) else ""
         lines = [f"autotune {self.workload} on {self.config}: band {'x'.join(map(str, self.band))}, "
-                 f"{len(self.candidates)} candidates "
+                 f"{len(searched)} candidates{plus} "
                  f"({sum(c.analytic_cycles is not None for c in self.candidates)} compiled and fit)",
                  f"{'tile_sizes':>16} {'stages':>6} {'analytic':>10} {'event':>10} {'roofline x':>10} "
                  f"{'traffic x':>10}"]
         for c in self.candidates:
             if c.event_cycles is None:
                 continue
-            lines.append(f"{c.tile_sizes:>16} {c.stages:>6} {c.analytic_cycles or '-':>10} "
+            stages = "search" if c.tile_sizes == "search" else c.stages  # the search picks them
+            lines.append(f"{c.tile_sizes:>16} {stages:>6} {c.analytic_cycles or '-':>10} "
                          f"{c.event_cycles:>10} {_fmt(c.roofline_ratio):>10} {_fmt(c.traffic_ratio):>10}")
         b = self.best
         roof = self.best_figures.get("roofline_cycles")
-        lines.append(f"best: tile_sizes={b.tile_sizes} stages={b.stages}: {b.event_cycles} cycles, "
+        what = (f"tile_sizes={b.tile_sizes} (the default pipeline's tile search)"
+                if b.tile_sizes == "search" else f"tile_sizes={b.tile_sizes} stages={b.stages}")
+        lines.append(f"best: {what}: {b.event_cycles} cycles, "
                      f"{_fmt(b.roofline_ratio)}x the roofline bound ({roof} cycles: peak compute, "
                      f"compulsory DRAM traffic), moving {_fmt(b.traffic_ratio)}x the compulsory bytes")
         if self.analytic_error is not None:
@@ -134,13 +139,20 @@ def autotune(workload: str, config: str = "default", *, stages: Sequence[int] = 
     analytic = Sweep(workloads=[workload], config=config, fidelity="analytic",
                      compiler={"tile_sizes": [_tile_value(t) for t in tiles], "stages": list(stages)},
                      name=f"autotune-analytic:{workload}")
+    # unless the caller gives the tiles to try, the default pipeline's own choice (the tile
+    # search of --target sim) is a candidate: the result is never worse than not tuning
+    points = list(analytic.points())
+    if tile_sizes is None:
+        default = Sweep(workloads=[workload], config=config, fidelity="analytic",
+                        compiler={"tile_sizes": ["search"]}, name=f"autotune-default:{workload}")
+        points = [*default.points(), *points]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(db) if db is not None else Path(tmp) / "autotune.sqlite"
         with ResultStore(path) as store:
-            run_sweep(analytic, store, evaluate=evaluate, workers=workers, scheduler=scheduler,
+            run_sweep(points, store, evaluate=evaluate, workers=workers, scheduler=scheduler,
                       progress=progress)
             rows = {r["key"]: r for r in store.rows()}
-            first = [(p, rows[p.key]) for p in analytic.points()]
+            first = [(p, rows[p.key]) for p in points]
             ok = sorted((pr for pr in first if pr[1]["status"] == "ok"),
                         key=lambda pr: (pr[1]["cycles"], pr[1].get("energy_pj") or 0.0))
             if not ok:
@@ -190,7 +202,7 @@ def _float(v: Any) -> float | None:
 
 
 def _tile_value(text: str) -> Any:
-    """Sweep values for tile_sizes: "auto"/"none" stay text, "32,16" becomes [32, 16]."""
-    if text in ("auto", "none"):
+    """Sweep values for tile_sizes: "auto"/"search"/"none" stay text, "32,16" becomes [32, 16]."""
+    if text in ("auto", "search", "none"):
         return text
     return [int(x) for x in str(text).split(",")]

@@ -39,7 +39,7 @@ def point_pipeline(options: Mapping[str, Scalar], config: HardwareConfig) -> Acc
     tiles = str(options["tile_sizes"])  # "auto", "none" or "8,8" (`spec._tile_sizes`)
     if tiles == "none":
         pipe = pipe.replace(tile_cache_kib=None)
-    elif tiles != "auto":
+    elif tiles not in ("auto", "search"):  # "search" is decided per module (compiled_module)
         pipe = pipe.replace(tile_cache_kib=None, tile_sizes=tuple(int(t) for t in tiles.split(",")))
     return pipe.replace(copies=bool(options["data_copy"]),
                         copy_out_pipelining=bool(options.get("copy_out_pipelining", True)),
@@ -62,10 +62,18 @@ def compiled_module(point: Point, config: HardwareConfig) -> ModuleOp:
     """The point's workload compiled with its options: a fresh clone of a cached module."""
     import workloads
 
-    key = (point.workload, tuple(compile_flags(point.options, config)))
+    search = str(point.options["tile_sizes"]) == "search"
+    key = (point.workload, (("search", config.hash()),) if search else
+           tuple(compile_flags(point.options, config)))
     module = _COMPILED.get(key)
     if module is None:
-        module = compile_point(point, workloads.get(point.workload).module(), config)
+        module = workloads.get(point.workload).module()
+        if search:  # the pipeline --target sim compiles with: its tile search decides
+            from accelsim.compile.accelerator import compile_for_accelerator
+
+            compile_for_accelerator(config, module)
+        else:
+            module = compile_point(point, module, config)
         _COMPILED[key] = module
         while len(_COMPILED) > COMPILE_CACHE_SIZE:
             _COMPILED.popitem(last=False)
@@ -97,10 +105,13 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     if point.fidelity == "analytic":
         figures = analytic_figures(module, config, wl.func_name, compulsory)
     else:
+        from accelsim.sim.options import SimOptions
         from accelsim.sim.simulate import simulate
 
         inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
-        result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional)
+        # a point stores report figures only: the trace summary, not the records
+        result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional,
+                          options=SimOptions(keep_records=False))
         figures = event_figures(result, compulsory)
         # the analytic estimate of the same program, so a sweep shows how far the two differ
         est = analytic_figures(module, config, wl.func_name)["cycles"]

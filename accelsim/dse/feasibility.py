@@ -60,7 +60,7 @@ def check_tiles_fit(point: Point, config: HardwareConfig, flags: Sequence[tuple[
     """
     tiles = str(point.options["tile_sizes"])
     passes = dict(flags)
-    if tiles in ("auto", "none") or TILE_PASS not in passes or COPY_PASS not in passes:
+    if tiles in ("auto", "search", "none") or TILE_PASS not in passes or COPY_PASS not in passes:
         return
     slots = int(point.options["stages"]) if PIPELINE_PASS in passes else 1
     kib = config.sram.capacity_kib

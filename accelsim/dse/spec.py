@@ -36,15 +36,18 @@ TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fideli
 # compiler options: name -> (default, canonicalizer raising ValueError with "expected ...")
 
 def _tile_sizes(v: Any) -> str:
-    """"auto" (chosen for the SRAM capacity), "none" (no tiling), N, or [N, N, N] -> text."""
-    if isinstance(v, str) and v in ("auto", "none"):
+    """"auto" (the cache model for the SRAM capacity), "search" (the machine-aware tile search of
+    `--target sim`: tiles, copy capacity and stages of its own), "none" (no tiling), N, or
+    [N, N, N] -> text."""
+    if isinstance(v, str) and v in ("auto", "search", "none"):
         return v
     if isinstance(v, int) and not isinstance(v, bool) and v >= 1:
         return str(v)
     if isinstance(v, list | tuple) and v and all(isinstance(x, int) and not isinstance(x, bool)
                                                  and x >= 1 for x in v):
         return ",".join(str(x) for x in v)
-    raise ValueError('expected "auto", "none", a positive integer or a list of positive integers')
+    raise ValueError('expected "auto", "search", "none", a positive integer or a list of positive '
+                     'integers')
 
 
 def _positive_int(v: Any) -> int:
@@ -68,7 +71,8 @@ class CompilerOption:
 
 COMPILER_OPTIONS: dict[str, CompilerOption] = {
     "tile_sizes": CompilerOption("auto", _tile_sizes,
-                                 "affine-loop-tile sizes per loop of the band, or auto / none"),
+                                 "affine-loop-tile sizes per loop of the band, or auto / search / "
+                                 "none"),
     "stages": CompilerOption(2, _positive_int,
                              "affine-pipeline-data-transfer stages (1 = no pipelining)"),
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
@@ -79,7 +83,7 @@ COMPILER_OPTIONS: dict[str, CompilerOption] = {
 
 def tile_sizes_value(text: str) -> str | tuple[int, ...]:
     """The canonical tile text back as a tuple (or "auto"/"none"), e.g. for constraints."""
-    if text in ("auto", "none"):
+    if text in ("auto", "search", "none"):
         return text
     return tuple(int(x) for x in text.split(","))
 
