@@ -145,7 +145,7 @@ def timeline_bars(trace: Trace, lanes: Sequence[str], window: tuple[int, int], c
     merge into one bar when all are narrower than a pixel, start in the same pixel column, and
     the gaps between them are under a pixel; the bar takes the (label, kind) with the most
     cycles. Vectorized with numpy: a million intervals take about a second."""
-    recs = trace.records
+    recs = trace.kept_records()  # an error for a run that kept only the summary
     n = len(recs)
     lane_idx = {u: i for i, u in enumerate(lanes)}
     keys: dict[tuple[str, str], int] = {}

@@ -64,6 +64,12 @@ def parse_window(text: str | None, end: int) -> tuple[int, int] | None:
     return lo, hi
 
 
+def records_wanted(args: argparse.Namespace) -> bool:
+    """Whether the run must keep every trace record (--timeline, --window, --trace); without
+    them it keeps only the streaming summary the report needs (`SimOptions.keep_records`)."""
+    return any(getattr(args, n, None) for n in ("timeline", "window", "trace"))
+
+
 def require_trace_outputs_unused(args: argparse.Namespace) -> None:
     """The analytic estimate has no trace: figures and traces need an event run."""
     given = [f"--{n}" for n in ("timeline", "roofline", "trace") if getattr(args, n, None)]
@@ -198,6 +204,7 @@ def run_compare(req: RunRequest) -> RunOutcome:
 
     from accelsim.config import load_config
     from accelsim.report import compare, metrics
+    from accelsim.sim.options import SimOptions
     from accelsim.sim.simulate import simulate
 
     args = req.args
@@ -223,7 +230,8 @@ def run_compare(req: RunRequest) -> RunOutcome:
             print(r, file=sys.stderr)
         t1 = time.perf_counter()
         res = simulate(module, config, inputs=req.inputs if functional else None,
-                       func=req.program.func_name, functional=functional)
+                       func=req.program.func_name, functional=functional,
+                       options=SimOptions(keep_records=records_wanted(args)))
         wall += time.perf_counter() - t1
         compile_seconds += t1 - t0
         figs = metrics(res, compulsory)

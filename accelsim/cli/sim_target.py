@@ -84,10 +84,13 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         wall = est.wall_seconds
         outputs: tuple[str, ...] = ()
     else:
+        from accelsim.cli.sim_report import records_wanted
+        from accelsim.sim.options import SimOptions
+
         functional = not args.timing_only
         t1 = time.perf_counter()
         result = simulate(module, config, inputs=req.inputs if functional else None, func=func,
-                          functional=functional)
+                          functional=functional, options=SimOptions(keep_records=records_wanted(args)))
         wall = time.perf_counter() - t1
         extra = metrics(result, compulsory)
         from accelsim.estimate.analytic import estimate

@@ -1,4 +1,6 @@
-"""What a simulation means to an architect, derived only from its `Trace`, the hardware config,
+"""What a simulation means to an architect, derived only from its `Trace` (its records, or the
+streaming summary a run keeps instead: `accelsim.trace.summary`, the same figures, see
+`trace_figures`), the hardware config,
 the program's event counts (`RunStats`) and its compulsory traffic: totals, a row per unit, DMA
 time split into hidden (overlapped by compute) and exposed (control stalled waiting) per buffer
 and `dma_start` location, the honest roofline and the ratio to it, the traffic the schedule
@@ -53,6 +55,8 @@ from accelsim.report.roofline import (
 )
 from accelsim.report.text import num, pct, plural, table
 from accelsim.trace import Trace, TraceRecord
+from accelsim.trace.coverage import Coverage
+from accelsim.trace.summary import BufferFigures, SummaryFigures
 from compiler.analysis.compulsory import CompulsoryTraffic
 
 UNIT_ORDER = ("cp", "dma", "dram", "compute")
@@ -170,22 +174,15 @@ class Report:
         `ideal_compute_cycles`, `dma_ops`, `kernel_calls`) and the compulsory traffic of the
         program before compilation (`roofline.input_traffic`; without it the honest roofline
         figures are None)."""
-        cols = _Columns(trace)
+        tf = trace_figures(trace)
         if cycles is None:
             cycles = trace.metadata.get("cycles")
-        total = int(cycles if cycles is not None else (cols.end.max() if len(cols.end) else 0))
-        names = sorted(set(expected_units(config)) | set(cols.units), key=unit_sort_key)
-        units = tuple(_unit_row(u, cols, total) for u in names)
-
-        dma, comp, stall_m = cols.kind_mask("dma"), cols.kind_mask("kernel"), cols.kind_mask("stall")
-        comp_cover = _Coverage.of(cols.start[comp], cols.end[comp])
-        dma_cover = _Coverage.of(cols.start[dma], cols.end[dma])
-        stall_cover = _Coverage.of(cols.start[stall_m], cols.end[stall_m])
-        dma_busy, comp_busy, stall = dma_cover.total, comp_cover.total, stall_cover.total
-        hidden = dma_cover.intersection(comp_cover)
-        exposed = stall - stall_cover.intersection(comp_cover)
-
-        read, written, copied = _dram_bytes(cols)
+        total = int(cycles if cycles is not None else tf.end)
+        names = sorted(set(expected_units(config)) | set(tf.units), key=unit_sort_key)
+        units = tuple(_unit_row(u, tf.units.get(u, (0, 0, 0)), total) for u in names)
+        dma_busy, comp_busy, stall = tf.dma_busy, tf.compute_busy, tf.stall
+        hidden, exposed = tf.hidden, tf.exposed
+        read, written, copied = tf.dram_read, tf.dram_written, tf.dram_copied
         moved = read + written + copied
         peak_bw = peak_dram_bytes_per_cycle(config)
         macs, alu, special = int(stats.macs), int(stats.alu_ops), int(stats.special_ops)
@@ -212,7 +209,7 @@ class Report:
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
-            buffers=tuple(_buffer_rows(cols, comp_cover)), dram_bytes_read=read,
+            buffers=_buffer_rows(tf), dram_bytes_read=read,
             dram_bytes_written=written, dram_bytes_copied=copied, dma_busy_cycles=dma_busy,
             compute_busy_cycles=comp_busy,
             hidden_dma_cycles=hidden, exposed_dma_cycles=exposed, stall_cycles=stall,
@@ -467,7 +464,7 @@ class _Columns:
     vectorized pass, so a million-record trace reports in a few seconds."""
 
     def __init__(self, trace: Trace):
-        recs = trace.records
+        recs = trace.kept_records()
         n = len(recs)
         self.records = recs
         nums = np.array(list(map(attrgetter("start", "end", "bytes"), recs)), dtype=np.int64)
@@ -491,12 +488,33 @@ class _Columns:
         return self.kind == code if code is not None else np.zeros(len(self.start), dtype=bool)
 
 
-def _unit_row(unit: str, cols: _Columns, total: int) -> UnitRow:
-    m = cols.unit_mask(unit)
-    busy = _Coverage.of(cols.start[m], cols.end[m]).total
-    nbytes = int(cols.bytes[m].sum())
+def trace_figures(trace: Trace) -> SummaryFigures:
+    """The figures the report reads from a trace: from its summary when the run kept only
+    that, else computed from its records (the same integers: tests/accelsim/test_trace_summary.py)."""
+    if trace.summary is not None:
+        return trace.summary.figures()
+    cols = _Columns(trace)
+    dma, comp, stall_m = cols.kind_mask("dma"), cols.kind_mask("kernel"), cols.kind_mask("stall")
+    comp_cover = Coverage.of(cols.start[comp], cols.end[comp])
+    dma_cover = Coverage.of(cols.start[dma], cols.end[dma])
+    stall_cover = Coverage.of(cols.start[stall_m], cols.end[stall_m])
+    units = {}
+    for u in cols.units:
+        m = cols.unit_mask(u)
+        units[u] = (Coverage.of(cols.start[m], cols.end[m]).total, int(cols.bytes[m].sum()),
+                    int(m.sum()))
+    read, written, copied = _dram_bytes(cols)
+    return SummaryFigures(
+        units, dma_cover.total, comp_cover.total, stall_cover.total,
+        dma_cover.intersection(comp_cover), stall_cover.total - stall_cover.intersection(comp_cover),
+        read, written, copied, _buffer_sums(cols, comp_cover),
+        int(cols.end.max()) if len(cols.end) else 0)
+
+
+def _unit_row(unit: str, figures: tuple[int, int, int], total: int) -> UnitRow:
+    busy, nbytes, intervals = figures
     return UnitRow(unit, unit_group(unit), busy, busy / total if total else 0.0, nbytes,
-                   int(m.sum()), nbytes / total if total else 0.0)
+                   intervals, nbytes / total if total else 0.0)
 
 
 def _dram_bytes(cols: _Columns) -> tuple[int, int, int]:
@@ -510,8 +528,9 @@ def _dram_bytes(cols: _Columns) -> tuple[int, int, int]:
     return read, written, int(cols.bytes[dram].sum()) - read - written
 
 
-def _buffer_rows(cols: _Columns, cover: _Coverage) -> list[BufferRow]:
-    """Group DMA records by (label, dma_start location); attribute each stall to its DMA."""
+def _buffer_sums(cols: _Columns, cover: Coverage) -> dict[tuple[str, str], BufferFigures]:
+    """Group DMA records by (label, dma_start location); attribute each stall to its DMA:
+    (direction, transfers, bytes, DMA cycles, hidden, exposed) per key."""
     recs = cols.records
     dma_idx = np.flatnonzero(cols.kind_mask("dma"))
     stall_idx = np.flatnonzero(cols.kind_mask("stall"))
@@ -543,10 +562,14 @@ def _buffer_rows(cols: _Columns, cover: _Coverage) -> list[BufferRow]:
     for i, x in zip(stall_idx.tolist(), exposed.tolist(), strict=True):
         key = _stall_owner(recs[i], by_end, by_loc)
         acc.setdefault(key, [0, 0, 0, 0, 0])[4] += x
-    rows = [BufferRow(label, loc, direction.get((label, loc), "copy" if label else "-"), *vals)
-            for (label, loc), vals in acc.items()]
+    return {key: (direction.get(key, "copy" if key[0] else "-"), *vals)  # type: ignore[misc]
+            for key, vals in acc.items()}
+
+
+def _buffer_rows(figures: SummaryFigures) -> tuple[BufferRow, ...]:
+    rows = [BufferRow(label, loc, *vals) for (label, loc), vals in figures.buffers.items()]
     rows.sort(key=lambda b: (-b.exposed_cycles, -b.dma_cycles, b.label, b.loc))
-    return rows
+    return tuple(rows)
 
 
 def _stall_owner(s: TraceRecord, by_end: Mapping[tuple[str, int], tuple[str, str]],
@@ -561,46 +584,6 @@ def _stall_owner(s: TraceRecord, by_end: Mapping[tuple[str, int], tuple[str, str
     if key is not None:
         return key
     return ("(unattributed stall)", s.loc)
-
-
-class _Coverage:
-    """The union of intervals as disjoint sorted segments with prefix lengths: `upto(x)` is how
-    many covered cycles lie before x, so any overlap is two binary searches (vectorized)."""
-
-    def __init__(self, s: np.ndarray, e: np.ndarray):
-        self.s, self.e = s, e
-        lengths = e - s
-        self.total = int(lengths.sum())
-        self.before = (np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-                       if len(s) else lengths)
-
-    @staticmethod
-    def of(starts: np.ndarray, ends: np.ndarray) -> _Coverage:
-        """Merge possibly overlapping [start, end) intervals (empty ones ignored)."""
-        keep = ends > starts
-        s, e = starts[keep], ends[keep]
-        if not len(s):
-            return _Coverage(s, e)
-        order = np.argsort(s, kind="stable")
-        s, e = s[order], e[order]
-        reach = np.maximum.accumulate(e)
-        first = np.ones(len(s), dtype=bool)
-        first[1:] = s[1:] > reach[:-1]
-        heads = np.flatnonzero(first)
-        tails = np.append(heads[1:], len(s)) - 1
-        return _Coverage(s[heads], reach[tails])
-
-    def upto(self, x: np.ndarray) -> np.ndarray:
-        if not len(self.s):
-            return np.zeros(len(x), dtype=np.int64)
-        i = np.searchsorted(self.s, x, side="right") - 1
-        j = np.maximum(i, 0)
-        inside = np.clip(x - self.s[j], 0, self.e[j] - self.s[j])
-        return np.where(i >= 0, self.before[j] + inside, 0)
-
-    def intersection(self, other: _Coverage) -> int:
-        """Cycles covered by both."""
-        return int((other.upto(self.e) - other.upto(self.s)).sum())
 
 
 def metrics(result: Any, compulsory: CompulsoryTraffic | None = None) -> dict[str, Any]:

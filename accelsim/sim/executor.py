@@ -62,6 +62,8 @@ from accelsim.sim.plans import (
 )
 from accelsim.sim.scalar import SCALAR_OPS, zero_of
 from accelsim.sim.stats import RunStats
+from accelsim.trace import Trace
+from accelsim.trace.summary import TraceSummary
 from compiler.diagnostics import Location
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
@@ -93,7 +95,9 @@ class Executor:
         self.options = opts
         self.functional = opts.functional
         self.compiled = opts.compiled  # specialized handlers and the compiled control program
-        self.machine = m = Machine(config)
+        # the trace: every record, or only the summary the report needs (folded as it goes)
+        self.summary = TraceSummary() if not opts.keep_records else None
+        self.machine = m = Machine(config, Trace.summarized(self.summary) if self.summary else None)
         self.env = m.env
         self.trace = m.trace
         self.cost = CostModel.for_config(config)
@@ -142,6 +146,8 @@ class Executor:
         try:
             self._main(func, vals)
             self.env.run()  # the transfers still in flight complete
+            if self.summary is not None:
+                self.summary.finish()
         finally:
             self.kernel_calls.fold_stats()
             if gc_was_on:

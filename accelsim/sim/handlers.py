@@ -43,6 +43,7 @@ from accelsim.sim.memory import InFlightDma, RuntimeValue, TransferShape, Vals
 from accelsim.sim.plans import CallPlan, DmaStartPlan, DmaWaitPlan, ShapeKey
 from accelsim.sim.stats import RunStats
 from accelsim.trace import TraceRecord
+from accelsim.trace.summary import TraceSummary
 from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
 from compiler.ir.types import MemRefType
@@ -64,6 +65,7 @@ class HandlerHost(Protocol):
     kernel_calls: KernelCalls
     dma_class: type[InFlightDma]
     functional: bool
+    summary: TraceSummary | None  # the trace summary kept instead of the records, if any
 
     def run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue]) -> None: ...
 
@@ -158,12 +160,29 @@ class HandlerTemplate:
         return ns[self.name]  # type: ignore[return-value]
 
 
+# In a run that keeps only the trace summary, each DMA start and call first folds the batch
+# of records when it is full (no record of the op is appended yet: `TraceSummary.flush`).
+_FLUSH = """
+if ex.summary is not None and len(ex.summary.records) >= ex.summary.batch:
+    ex.summary.flush(ex.env.now)
+"""
+
+
+def _flush_slot(ex: HandlerHost, consts: dict[str, object]) -> str:
+    """The specialized form of `_FLUSH`: nothing when the records are kept."""
+    if ex.summary is None:
+        return ""
+    consts["summary"], consts["batch"] = ex.summary, ex.summary.records
+    return f"if len(batch) >= {ex.summary.batch}:\n    summary.flush(env._now)"
+
+
 # ---- affine.dma_start ------------------------------------------------------------------------
 # Issue the descriptor: checks, regions in flight, cost, the tag's slot; the control
 # processor waits only for issue cycles or a full queue.
 DMA_START = HandlerTemplate("dma_start", body="""
 if ex.kernel_op is not None:
     ex.hazards.timing_op_in_kernel(ex.kernel_op)
+@flush
 src = vals[$src_v]
 dst = vals[$dst_v]
 tag = vals[$tag_v]
@@ -231,6 +250,7 @@ if sh is None:
         "overrun": "s_end > src.numel or d_end > dst.numel or (sh.col_inner and 0 < "
                    "(s0 if sh.col_src else d0) % sh.col_inner > sh.col_inner - sh.per)",
         "issue": "if cp.issue_cycles:\n    cp.issue(label, $loc)",
+        "flush": _FLUSH,
     })
 
 
@@ -270,7 +290,7 @@ def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
         indices += [f"if {' or '.join(f'{x} < 0' for x, m in zip(outs, may_fail) if m)}:",
                     "    s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)"]
     snumel, dnumel = math.prod(st.shape), math.prod(dt.shape)  # type: ignore[arg-type]
-    slots = {"indices": "\n".join(indices),
+    slots = {"indices": "\n".join(indices), "flush": _flush_slot(ex, consts),
              "issue": "cp.issue(label, $loc)" if ex.cp.issue_cycles else "",
              "overrun": f"s_end > {snumel} or d_end > {dnumel} or (sh.col_inner and 0 < "
                         "(s0 if sh.col_src else d0) % sh.col_inner > sh.col_inner - sh.per)"}
@@ -332,6 +352,7 @@ if func is None:
 if ex.kernel_op is not None:  # a call inside a kernel being interpreted
     ex.run_kernel(op, func, p.arguments(vals))
     return
+@flush
 @read_args
 entry = $find_entry
 if entry is None:
@@ -375,6 +396,7 @@ if not alive:
         "find_entry": "p.entries.get(p.entry_key(idx_args)) if p.static else None",
         "run_kernel": "if ex.functional:\n    ex.run_kernel(op, func, args)",
         "issue": "if $cp.issue_cycles:\n    $cp.issue($callee, $loc)",
+        "flush": _FLUSH,
     })
 
 
@@ -405,7 +427,7 @@ def specialize_call(ex: HandlerHost, p: CallPlan) -> Handler | None:
     else:
         read += [ln.removeprefix("    ") for ln in bk.lines]
         find = f"entries.get({bk.expr})"
-    slots = {"read_args": "\n".join(read), "find_entry": find,
+    slots = {"read_args": "\n".join(read), "find_entry": find, "flush": _flush_slot(ex, consts),
              "run_kernel": "ex.run_kernel(op, func, args)" if ex.functional else "",
              "issue": "$cp.issue($callee, $loc)" if ex.cp.issue_cycles else ""}
     return CALL.specialize(ex, p, consts, slots, f"<call at {p.loc}>")

@@ -13,12 +13,15 @@ class SimOptions:
     (`outline-kernels`); `interpret_kernels`: run kernel bodies in the executor instead of
     natively on the host backend; `compiled`: run the control program compiled to Python
     with per-op specialized handlers, or op by op through the generic handlers (same
-    results; for cross-checking)."""
+    results; for cross-checking); `keep_records`: keep every trace record (for timelines,
+    trace files, record-level figures) or only the streaming summary the report needs
+    (`accelsim.trace.summary`: the same figures, memory that does not grow with the run)."""
 
     functional: bool = True
     outline: bool = True
     interpret_kernels: bool = False
     compiled: bool = True
+    keep_records: bool = True
 
     def updated(self, **flags: bool | None) -> SimOptions:
         """These options with the flags given (not None) replaced: what the keyword

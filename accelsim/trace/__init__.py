@@ -5,13 +5,21 @@ Units are named `cp` (control processor), `dma<k>`, `dram.ch<k>`, `compute<k>`.
 Kinds: `dma` (an engine busy with one descriptor), `read`/`write` (a DRAM channel moving data
 for a DMA), `kernel` (a compute unit), `stall` (the control processor waiting on a tag or a
 full descriptor queue), `issue` (the control processor issuing a descriptor or a call).
+
+A run that asks for no record keeps a `TraceSummary` instead (`accelsim.trace.summary`: the
+report's figures, folded while the run goes on); such a trace has no records to read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from accelsim.errors import InputError
+
+if TYPE_CHECKING:
+    from accelsim.trace.summary import TraceSummary
 
 
 class TraceRecord(NamedTuple):
@@ -33,27 +41,46 @@ class TraceRecord(NamedTuple):
 
 @dataclass(slots=True)
 class Trace:
-    """Records in the order their intervals ended, plus run metadata (config name, hash...)."""
+    """Records in the order they were appended, plus run metadata (config name, hash...).
+    With a `summary`, `records` is only the batch the machine is appending to (the summary
+    folds and empties it): the records are not kept, and reading them is an error."""
 
     records: list[TraceRecord] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    summary: TraceSummary | None = None
+
+    @staticmethod
+    def summarized(summary: TraceSummary) -> Trace:
+        """A trace that keeps `summary` instead of its records."""
+        return Trace(summary.records, summary=summary)
 
     def add(self, unit: str, start: int, end: int, kind: str, nbytes: int = 0, label: str = "",
             loc: str = "") -> None:
         self.records.append(TraceRecord(unit, start, end, kind, nbytes, label, loc))
 
+    def kept_records(self) -> list[TraceRecord]:
+        """Every record; an error when the run kept only the summary."""
+        if self.summary is not None:
+            raise InputError("this run kept no trace records, only the summary the report needs "
+                             "(simulate with SimOptions(keep_records=True) for a timeline, a "
+                             "trace file or record-level figures)")
+        return self.records
+
     def __iter__(self) -> Iterator[TraceRecord]:
-        return iter(self.records)
+        return iter(self.kept_records())
 
     def __len__(self) -> int:
+        """Records made (also when only the summary was kept)."""
+        if self.summary is not None:
+            return self.summary.seen + len(self.records)
         return len(self.records)
 
     def units(self) -> list[str]:
-        return sorted({r.unit for r in self.records})
+        return sorted({r.unit for r in self.kept_records()})
 
     def of(self, unit_prefix: str = "", kind: str | None = None) -> list[TraceRecord]:
         """Records whose unit starts with `unit_prefix` (and of `kind`), sorted by start."""
-        out = [r for r in self.records
+        out = [r for r in self.kept_records()
                if r.unit.startswith(unit_prefix) and (kind is None or r.kind == kind)]
         return sorted(out, key=lambda r: (r.start, r.end, r.unit))
 
@@ -67,6 +94,8 @@ class Trace:
 
     @property
     def end(self) -> int:
+        if self.summary is not None:
+            return max(self.summary.end, max((r.end for r in self.records), default=0))
         return max((r.end for r in self.records), default=0)
 
 
