@@ -49,7 +49,12 @@ from compiler.transforms.pipeline.dma_pairs import (
     unit_direction,
 )
 from compiler.transforms.pipeline.flatten_tile_loops import flatten_around
-from compiler.transforms.pipeline.multi_buffer import accessed_directly, escapes, multi_buffer
+from compiler.transforms.pipeline.multi_buffer import (
+    MultiBuffered,
+    accessed_directly,
+    escapes,
+    multi_buffer,
+)
 from compiler.transforms.pipeline.shifts import privatize_pure_operands
 from compiler.transforms.pipeline.skew import SkewError, skew_loop, trip_count
 from compiler.transforms.rewrite.index_exprs import loop_bounds
@@ -156,12 +161,23 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(loop.loc, f"cross-tile prefetch not applied: {got}")
             else:
                 ct_plan = got
+        if ct_plan is not None and self.need_at(ct_plan.outermost, in_pairs + out_pairs, stages,
+                                                shared) > self.capacity_bytes():
+            self.remark(loop.loc, "cross-tile prefetch not applied: its buffers, live across the "
+                                  "tile loops, would not fit the fast memory")
+            ct_plan = None
+        done: list[MultiBuffered] = []
         for old in buffers + tags:
             n = stages + 1 if any(old is b for b in shared) else stages
             if ct_plan is not None:
-                multi_buffer(old, loop, func, n, slot=ct_plan.slot(n), anchor=ct_plan.outermost)
+                done.append(multi_buffer(old, loop, func, n, slot=ct_plan.slot(n),
+                                         anchor=ct_plan.outermost))
             else:
-                multi_buffer(old, loop, func, n)
+                done.append(multi_buffer(old, loop, func, n))
+
+        def undo() -> None:
+            for d in reversed(done):
+                d.undo()
         # Shifts: incoming starts 0, outgoing waits S + 1, everything else S.
         in_starts = {id(p.start) for p in in_pairs}
         out_waits = {id(p.wait) for p in out_pairs}
@@ -179,6 +195,7 @@ class AffinePipelineDataTransferPass(Pass):
         shifts = [shift_of.get(id(op), 0) for op in loop.body.ops]
         why = shift_violation(loop, shifts)
         if why is not None:
+            undo()
             self.remark(loop.loc, f"won't pipeline: the skew would break a dependence: {why}")
             return
         tmap: dict[Value, Value] = {}
@@ -187,6 +204,7 @@ class AffinePipelineDataTransferPass(Pass):
         try:
             res = skew_loop(loop, shifts, allow_guards=not compat)
         except SkewError as exc:
+            undo()
             self.remark(loop.loc, f"won't pipeline: {exc}")
             return
         if ct_plan is not None:
@@ -205,8 +223,6 @@ class AffinePipelineDataTransferPass(Pass):
                 self._alive.append(op)
         if res.guarded:
             self.remark(loop.loc, "pipelined with a symbolic trip count: prologue and epilogue guarded")
-        if stages != opts.stages and not compat:
-            pass  # remark already given by fit_stages
 
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
@@ -290,28 +306,12 @@ class AffinePipelineDataTransferPass(Pass):
     def fit_stages(self, loop: AffineForOp, func: FuncOp, pairs: list[DmaPair], stages: int,
                    shared: Sequence[Value] = ()) -> int:
         """The most stages (<= `stages`) whose buffers fit; a shared buffer has one more."""
-        cap_kib = self.options.fast_mem_capacity
-        if cap_kib is None or self.options.mlir_compat:
+        if self.options.fast_mem_capacity is None or self.options.mlir_compat:
             return stages
-        cap = cap_kib * 1024
-        space = self.options.fast_mem_space
-        seen: list[Value] = []
-        extra_unit = 0
-        extra_shared = 0
-        for p in pairs:
-            b = p.fast_buffer
-            if any(b is s for s in seen):
-                continue
-            seen.append(b)
-            t = memref_type(b)
-            if t.memory_space == space:
-                extra_unit += buffer_bytes(t)
-                if any(b is s for s in shared):
-                    extra_shared += buffer_bytes(t)
-        base = peak_around(loop, space)
+        cap = self.capacity_bytes()
 
         def need(n: int) -> int:
-            return base + (n - 1) * extra_unit + extra_shared
+            return self.need_at(loop, pairs, n, shared)
 
         n = stages
         while n >= 2 and need(n) > cap:
@@ -325,6 +325,30 @@ class AffinePipelineDataTransferPass(Pass):
             self.remark(loop.loc, f"pipelined with {n} stages instead of {stages}: {stages} would need "
                                   f"{need(stages)} bytes of fast memory, {cap} available")
         return n
+
+
+    def capacity_bytes(self) -> int:
+        cap_kib = self.options.fast_mem_capacity
+        return 1 << 62 if cap_kib is None or self.options.mlir_compat else cap_kib * 1024
+
+    def need_at(self, where: Operation, pairs: list[DmaPair], stages: int,
+                shared: Sequence[Value] = ()) -> int:
+        """Peak fast-memory bytes while `where` runs once the pairs' buffers get `stages` slots
+        (a shared buffer one more), allocated before `where`: they are all live together, with
+        whatever else is live there and the peak of the other buffers inside."""
+        space = self.options.fast_mem_space
+        seen: list[Value] = []
+        slots = 0
+        for p in pairs:
+            b = p.fast_buffer
+            if any(b is s for s in seen):
+                continue
+            seen.append(b)
+            t = memref_type(b)
+            if t.memory_space == space:
+                n = stages + 1 if any(b is s for s in shared) else stages
+                slots += n * buffer_bytes(t)
+        return peak_around(where, space, skip=seen) + slots
 
 
 def _name(v: Value) -> str:

@@ -7,7 +7,9 @@ capacity option bounds, so the passes and the tests use the same function.
 
 from __future__ import annotations
 
-from compiler.ir.core import Block, Operation
+from collections.abc import Sequence
+
+from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import AllocOp, DeallocOp, FuncOp, ModuleOp
 from compiler.ir.types import MemRefType
 
@@ -27,20 +29,20 @@ def peak_live_bytes(root: Operation, space: int) -> int:
     return max((_block_peak(b, space, 0) for b in root.blocks), default=0)
 
 
-def _block_peak(block: Block, space: int, outer: int) -> int:
+def _block_peak(block: Block, space: int, outer: int, skip: frozenset[int] = frozenset()) -> int:
     live: dict[int, int] = {}
     peak = outer
     for op in block.ops:
         if isinstance(op, AllocOp):
             t = op.memref_type
-            if t.memory_space == space:
+            if t.memory_space == space and id(op.result) not in skip:
                 live[id(op.result)] = buffer_bytes(t)
         elif isinstance(op, DeallocOp):
             live.pop(id(op.memref), None)
         now = outer + sum(live.values())
         peak = max(peak, now)
         for b in op.blocks:
-            peak = max(peak, _block_peak(b, space, now))
+            peak = max(peak, _block_peak(b, space, now, skip))
     return peak
 
 
@@ -63,8 +65,11 @@ def live_buffers_at(op: Operation, space: int) -> list[AllocOp]:
     return out
 
 
-def peak_around(op: Operation, space: int) -> int:
-    """Peak live bytes while `op` runs: buffers live where it starts plus its own peak."""
-    outer = sum(buffer_bytes(a.memref_type) for a in live_buffers_at(op, space))
-    inner = max((_block_peak(b, space, 0) for b in op.blocks), default=0)
+def peak_around(op: Operation, space: int, skip: Sequence[Value] = ()) -> int:
+    """Peak live bytes while `op` runs: buffers live where it starts plus its own peak;
+    the buffers in `skip` are left out (they are about to be replaced)."""
+    ids = frozenset(id(v) for v in skip)
+    outer = sum(buffer_bytes(a.memref_type) for a in live_buffers_at(op, space)
+                if id(a.result) not in ids)
+    inner = max((_block_peak(b, space, 0, ids) for b in op.blocks), default=0)
     return outer + inner

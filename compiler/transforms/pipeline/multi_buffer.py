@@ -3,22 +3,46 @@ iteration modulo N; and whether a buffer is used outside the loop (then it canno
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Operation, Value
+from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineForOp,
     AllocOp,
     DeallocOp,
     FuncOp,
 )
-from compiler.transforms.rewrite.memref_uses import erase_dead_alloc, memref_type, rewrite_memref
+from compiler.transforms.rewrite.memref_uses import memref_type, rewrite_memref
 from compiler.transforms.rewrite.structure import ancestor_in_block, users
 
 
+@dataclass
+class MultiBuffered:
+    """What `multi_buffer` did, so that `undo` can put the single buffer back: the new alloc
+    and dealloc, and each op it removed with the op it followed (None: the block's start)."""
+    old: Value
+    new: Value
+    loop: AffineForOp
+    made: list[Operation]
+    removed: list[tuple[Operation, Block, Operation | None]] = field(default_factory=list)
+
+    def undo(self) -> None:
+        for op, block, prev in reversed(self.removed):
+            if prev is None:
+                block.insert(0, op)
+            else:
+                block.insert_after(prev, op)
+        rewrite_memref(list(self.loop.body.ops), self.new, self.old, lambda idx: idx[1:])
+        for op in self.made:
+            op.erase()
+
+
 def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
-                 slot: IndexExpr | None = None, anchor: Operation | None = None) -> Value:
+                 slot: IndexExpr | None = None, anchor: Operation | None = None) -> MultiBuffered:
     """Give `old` a leading dimension of `n`, indexed by `(iv floordiv step) mod n` (or by
-    `slot`) at every use inside `loop`; alloc before the loop (or `anchor`), dealloc after."""
+    `slot`) at every use inside `loop`; alloc before the loop (or `anchor`), dealloc after.
+    The returned record can undo it."""
     t = memref_type(old)
     new_t = t.with_shape((n, *t.shape))
     where = anchor if anchor is not None else loop
@@ -30,8 +54,18 @@ def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
     block.insert_after(where, dealloc)
     index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
     rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
-    erase_dead_alloc(func, old)
-    return alloc.result
+    done = MultiBuffered(old, alloc.result, loop, [alloc, dealloc])
+    owner = getattr(old, "owner", None)
+    if isinstance(owner, AllocOp):
+        dead = [u for u in users(func, old)]
+        if all(isinstance(u, DeallocOp) for u in dead):
+            for op in [*dead, owner]:
+                blk = op.parent_block
+                assert blk is not None
+                at = blk.index_of(op)
+                done.removed.append((op, blk, blk.ops[at - 1] if at > 0 else None))
+                op.erase()
+    return done
 
 
 def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
