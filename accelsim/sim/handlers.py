@@ -213,7 +213,7 @@ if dst.reading:
             ex.hazards.dma_overwrite_race(op, dst, d0, sh)
 stats.dma_ops = seq = stats.dma_ops + 1
 stats.dma_sram_bytes += $sram_bytes
-xfer = $dma_class(env, sh, label, env.now, seq, src, s0, s_end, dst, d0, d_end)
+xfer = $dma_class(env, sh, label, env._now, seq, src, s0, s_end, dst, d0, d_end)
 src.reading.append(xfer)
 dst.writing.append(xfer)
 slots[key] = xfer
@@ -356,26 +356,19 @@ if ex.kernel_op is not None:  # a call inside a kernel being interpreted
 @read_args
 entry = $find_entry
 if entry is None:
+    @call_args
     entry = ex.kernel_calls.entry(p, args, idx_args)
-for arg, read, written, regions, lo, hi in entry.spans:
-    buf = args[arg]
-    if buf.writing or (written and buf.reading):
-        for x in buf.writing:
-            if x.d_end > lo and hi > x.d0:
-                ex.hazards.kernel_race(op, buf, read, written, regions)
-        if written:
-            for x in buf.reading:
-                if x.s_end > lo and hi > x.s0:
-                    ex.hazards.kernel_race(op, buf, read, written, regions)
+@race_checks
 cost = entry.cost
-if cost is None:
+if cost is None:  # the entry is new (made above, by this call)
+    @call_args
     cost = entry.cost = $kernel_cost(func, idx_args)
 entry.calls += 1
 if cost.dram_direct_cycles and len(ex.stats.flags) < 20:
     ex.kernel_calls.flag_dram(op, cost)
 @run_kernel
 @issue
-start = env.now
+start = env._now
 end = start + cost.cycles
 if end > start:
     env.advance_to(end)  # the compute unit is busy; the control processor waits
@@ -394,6 +387,20 @@ if not alive:
         ex.hazards.check_alive(args[k], op)
 """,
         "find_entry": "p.entries.get(p.entry_key(idx_args)) if p.static else None",
+        "call_args": "",  # read above
+        # the spans of the entry's access boxes against the DMAs in flight on each buffer
+        "race_checks": """
+for arg, read, written, regions, lo, hi in entry.spans:
+    buf = args[arg]
+    if buf.writing or (written and buf.reading):
+        for x in buf.writing:
+            if x.d_end > lo and hi > x.d0:
+                ex.hazards.kernel_race(op, buf, read, written, regions)
+        if written:
+            for x in buf.reading:
+                if x.s_end > lo and hi > x.s0:
+                    ex.hazards.kernel_race(op, buf, read, written, regions)
+""",
         "run_kernel": "if ex.functional:\n    ex.run_kernel(op, func, args)",
         "issue": "if $cp.issue_cycles:\n    $cp.issue($callee, $loc)",
         "flush": _FLUSH,
@@ -413,7 +420,7 @@ def specialize_call(ex: HandlerHost, p: CallPlan) -> Handler | None:
         read += [f"if not ({' and '.join(f'{b}.alive' for b in bufs)}):",
                  *(f"    ex.hazards.check_alive({b}, op)" for b in bufs)]
     key = "".join("None, " if k in p.buf_pos else f"int(a{k}), " for k in range(n))
-    read += [f"args = [{', '.join(f'a{i}' for i in range(n))}]", f"idx_args = ({key})"]
+    call_args = f"args = [{', '.join(f'a{i}' for i in range(n))}]\nidx_args = ({key})"
     consts: dict[str, object] = {"entries": p.entries,
                                  **{f"_k{i}": v for i, v in enumerate(p.operands)}}
     # the entry key: the generated box key inlined (its lines read the arguments a<k>),
@@ -427,10 +434,36 @@ def specialize_call(ex: HandlerHost, p: CallPlan) -> Handler | None:
     else:
         read += [ln.removeprefix("    ") for ln in bk.lines]
         find = f"entries.get({bk.expr})"
+    # race checks unrolled per buffer argument when the boxes' arguments and flags are known
+    # (`BoxKey.spans`: every entry has them, `KernelCalls.entry` checks), else the loop
+    races = _unrolled_race_checks(bk.spans) if bk is not None and not bk.fallible else None
+    if races is None or ex.functional:
+        read.append(call_args)  # the loop and the kernel read `args`
     slots = {"read_args": "\n".join(read), "find_entry": find, "flush": _flush_slot(ex, consts),
+             "call_args": "" if races is None or ex.functional else call_args,
+             **({} if races is None else {"race_checks": races}),
              "run_kernel": "ex.run_kernel(op, func, args)" if ex.functional else "",
              "issue": "$cp.issue($callee, $loc)" if ex.cp.issue_cycles else ""}
     return CALL.specialize(ex, p, consts, slots, f"<call at {p.loc}>")
+
+
+def _unrolled_race_checks(spans: tuple[tuple[int, bool, bool], ...]) -> str:
+    """The race-check loop of the call template written out for these (argument, read,
+    written) spans: bounds from `entry.bounds`, regions only on the error path."""
+    if not spans:
+        return ""
+    lines = [f"{', '.join(f'lo{j}, hi{j}' for j in range(len(spans)))}, = entry.bounds"]
+    for j, (k, read, written) in enumerate(spans):
+        b, race = f"a{k}", f"ex.hazards.kernel_race(op, a{k}, {read}, {written}, entry.spans[{j}][3])"
+        lines += [f"if {b}.writing{f' or {b}.reading' if written else ''}:",
+                  f"    for x in {b}.writing:",
+                  f"        if x.d_end > lo{j} and hi{j} > x.d0:",
+                  f"            {race}"]
+        if written:
+            lines += [f"    for x in {b}.reading:",
+                      f"        if x.s_end > lo{j} and hi{j} > x.s0:",
+                      f"            {race}"]
+    return "\n".join(lines)
 
 
 generic_dma_start = DMA_START.generic()

@@ -49,12 +49,14 @@ class _Unsupported(Exception):
 class BoxKey:
     """The generated key of one kernel: `lines` (statements over the argument locals `a<k>`,
     indented once; they may `return None`), `expr` (the key from those locals), `fallible`
-    (the lines can return None), and the compiled functions `key(args tuple)` and
-    `boxes(args tuple)`."""
+    (the lines can return None), `spans` (each box's argument and whether it is read and
+    written: the same for every call when not `fallible`), and the compiled functions
+    `key(args tuple)` and `boxes(args tuple)`."""
 
     lines: tuple[str, ...]
     expr: str
     fallible: bool
+    spans: tuple[tuple[int, bool, bool], ...]  # (argument, read, written) of each box, in order
     key: Callable[[ArgTuple], object]
     boxes: Callable[[ArgTuple], list[AccessBox] | None]
 
@@ -340,4 +342,5 @@ def box_key(func: O.FuncOp, extra_args: Sequence[int] = ()) -> BoxKey | None:
     src = "\n".join(["def key(args):", unpack, *walk.lines, f"    return {expr}",
                      "def boxes(args):", unpack, *walk.lines, f"    return {boxes_src}"])
     exec(compile_cached(src, "<access boxes of a kernel>"), ns)
-    return BoxKey(tuple(walk.lines), expr, walk.fallible, ns["key"], ns["boxes"])  # type: ignore[arg-type]
+    spans = tuple((pos, bool(rd), bool(wr)) for pos, (_, rd, wr) in boxes)
+    return BoxKey(tuple(walk.lines), expr, walk.fallible, spans, ns["key"], ns["boxes"])  # type: ignore[arg-type]

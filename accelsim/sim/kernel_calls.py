@@ -54,6 +54,10 @@ class KernelCalls:
             self._drop_entries()
         boxes, clipped = self._kernel_boxes(p.op, p.func, args, idx_args)
         entry = KernelEntry(self._spans(boxes, args))
+        bk = p.boxes
+        if bk is not None and not bk.fallible and tuple(sp[:3] for sp in entry.spans) != bk.spans:
+            raise AssertionError(f"kernel @{p.func.sym_name}: its access boxes at {idx_args} are "
+                                 f"{[sp[:3] for sp in entry.spans]}, the generated key says {bk.spans}")
         if key is not None and not clipped:
             p.entries[key] = entry
             self._tables[id(p)] = p.entries

@@ -200,10 +200,12 @@ class KernelEntry:
     """A call site with one tuple of index arguments: its race checks, its cost (None until
     needed) and how often it ran (added to the run's counters at the end)."""
 
-    __slots__ = ("calls", "cost", "spans")
+    __slots__ = ("bounds", "calls", "cost", "spans")
 
     def __init__(self, spans: list[KernelSpan]):
         self.spans = spans
+        # (lo, hi) of every span, flat: what the unrolled race checks read
+        self.bounds = tuple(x for sp in spans for x in sp[4:])
         self.cost: KernelCost | None = None
         self.calls = 0
 
