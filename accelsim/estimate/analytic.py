@@ -41,11 +41,10 @@ from dataclasses import dataclass
 from operator import itemgetter, sub
 from typing import Any
 
-from accelsim.compile.entry import pick_func
-from accelsim.compile.outline import outline_if_needed
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost import kernel as cost_model
 from accelsim.cost.kernel import CostModel, cost_args
+from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.nest_kernel import NestKernel, inline_kernel
 from accelsim.estimate.state import ClosedFormMachine, Counters, Signature, wait_step
@@ -54,7 +53,9 @@ from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
+from compiler.ir.entry import entry_function
 from compiler.ir.types import INDEX, MemRefType, row_major_strides
+from compiler.transforms.outline_kernels import outline_if_needed
 
 Env = list  # type: ignore[type-arg]
 # value -> the modulus through which timing reads it (0: its exact value)
@@ -704,12 +705,12 @@ def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
     if prog is not None:
         return prog  # type: ignore[no-any-return]
     defined = [f for f in module.funcs if not f.is_declaration]
-    # the only function is the entry (pick_func's first rule, without its walk for calls)
-    entry = defined[0] if func is None and len(defined) == 1 else pick_func(module, func)
+    # the only function is the entry (entry_function's first rule, without its walk for calls)
+    entry = defined[0] if func is None and len(defined) == 1 else entry_function(module, func, InputError)
     try:
         prog = Program(module, entry, inline_nests=True)
     except NeedsOutlining:
         outline_if_needed(module)
-        prog = Program(module, pick_func(module, func))
+        prog = Program(module, entry_function(module, func, InputError))
     analytic_cache.store((key, func), [*refs, module], prog)
     return prog
