@@ -130,14 +130,18 @@ class AffinePipelineDataTransferPass(Pass):
             out_pairs = self.find_outgoing_pairs(loop, func, in_pairs)
         stages = 2 if compat else opts.stages
         shared = shared_buffers(in_pairs, out_pairs)
-        fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared)
+        fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared, last_try=False)
         if fitted < 2 and shared:
             out_pairs = [p for p in out_pairs if not any(p.fast_buffer is b for b in shared)]
             for b in shared:
                 self.remark(loop.loc, f"copy-out of {_name(b)} not pipelined: its extra slot does "
                                       "not fit the fast memory")
             shared = []
-            fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared)
+            fitted = self.fit_stages(loop, func, in_pairs + out_pairs, stages, shared,
+                                     last_try=False)
+        if fitted < 2:
+            in_pairs, out_pairs, fitted = self.fit_fewer_pairs(loop, func, in_pairs, out_pairs,
+                                                               stages)
         stages = fitted
         if stages < 2:
             return
@@ -303,8 +307,43 @@ class AffinePipelineDataTransferPass(Pass):
         return True if dep is None else dep
 
     # ---- capacity -----------------------------------------------------------------------
+    def fit_fewer_pairs(self, loop: AffineForOp, func: FuncOp, in_pairs: list[DmaPair],
+                        out_pairs: list[DmaPair], stages: int
+                        ) -> tuple[list[DmaPair], list[DmaPair], int]:
+        """Double buffering of every pair does not fit: leave the largest buffers single (their
+        transfers stay blocking, in the iteration that uses them) until the rest fits. Returns
+        the pairs still pipelined and their stages (1: none fits)."""
+        space = self.options.fast_mem_space
+
+        def size(p: DmaPair) -> int:
+            t = memref_type(p.fast_buffer)
+            return buffer_bytes(t) if t.memory_space == space else 0
+
+        kept_in, kept_out = list(in_pairs), list(out_pairs)
+        left: list[Value] = []
+        while kept_in:
+            fitted = self.fit_stages(loop, func, kept_in + kept_out, stages, (), last_try=False)
+            if fitted >= 2:
+                names = ", ".join(_name(b) for b in left)
+                self.remark(loop.loc, f"pipelined without multi-buffering {names}: every buffer "
+                                      f"double-buffered needs {self.need_at(loop, in_pairs + out_pairs, 2)} "
+                                      f"bytes of fast memory, {self.capacity_bytes()} available; "
+                                      f"{fitted} stages for the rest")
+                return kept_in, kept_out, fitted
+            largest = max(kept_in + kept_out, key=size)
+            if size(largest) == 0:
+                break
+            left.append(largest.fast_buffer)
+            kept_in = [p for p in kept_in if p.fast_buffer is not largest.fast_buffer]
+            kept_out = [p for p in kept_out if p.fast_buffer is not largest.fast_buffer]
+        self.remark(loop.loc, f"won't pipeline: double buffering needs "
+                              f"{self.need_at(loop, in_pairs + out_pairs, 2)} bytes of fast memory, "
+                              f"{self.capacity_bytes()} available, and so does any subset of its "
+                              "buffers")
+        return in_pairs, out_pairs, 1
+
     def fit_stages(self, loop: AffineForOp, func: FuncOp, pairs: list[DmaPair], stages: int,
-                   shared: Sequence[Value] = ()) -> int:
+                   shared: Sequence[Value] = (), last_try: bool = True) -> int:
         """The most stages (<= `stages`) whose buffers fit; a shared buffer has one more."""
         if self.options.fast_mem_capacity is None or self.options.mlir_compat:
             return stages
@@ -317,7 +356,7 @@ class AffinePipelineDataTransferPass(Pass):
         while n >= 2 and need(n) > cap:
             n -= 1
         if n < 2:
-            if not shared:
+            if last_try and not shared:
                 self.remark(loop.loc, f"won't pipeline: double buffering needs {need(2)} bytes of "
                                       f"fast memory, {cap} available")
             return 1
