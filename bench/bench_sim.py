@@ -12,6 +12,15 @@
    running the same DMA program natively (DMAs as copies) in the same run.
 3. The analytic estimate against the event run: relative cycle error and time per point, over
    the workloads compiled through the accelerator pipeline and the hand-built programs.
+4. Size sweep (`--only 4`): the gemm workload at 128^3 ... 4096^3, compiled once by this tree's
+   accelerator pipeline for `default` (the program `accelsim run gemm:M=N,N=N,K=N --target sim`
+   runs), then simulated timing-only, each run in a fresh child process as the CLI does (its
+   first run: per-op code generation included): DMA + kernel ops per CPU second, wall, the
+   process's peak RSS and how much it grew during the simulation. This tree runs both ways:
+   `summary` (the CLI without --trace/--timeline: only the trace summary is kept) and
+   `records` (every trace record kept). `--baseline DIR` (repeatable) runs the same MLIR text
+   on another tree (e.g. /work/base at d701a4c with the old module paths), which keeps records.
+   `--sizes 128,256` picks sizes, `--rounds R` runs each point R times (best CPU kept).
 """
 
 from __future__ import annotations
@@ -340,12 +349,86 @@ def _small(name: str) -> str:
     return f"{name}:{s}" if s else name
 
 
+SWEEP_SIZES = (128, 256, 512, 1024, 2048, 4096)
+
+
+def size_sweep(sizes: list[int], baselines: list[str], rounds: int) -> None:
+    """Section 4 (module docstring): one row per (size, tree, mode)."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import workloads
+    from accelsim.compile.accelerator import compile_for_accelerator
+    from compiler.text import print_module
+
+    here = str(Path(__file__).resolve().parents[1])
+    cfg = load_config("default")
+    print("\n== 4. gemm size sweep on default, timing-only (fresh process per run, best of "
+          f"{rounds}; CPU = process time of simulate(), RSS = the child's ru_maxrss) ==")
+    print(f"{'program':22s} {'tree':24s} {'mode':8s} {'ops':>8s} {'CPU s':>8s} {'wall s':>8s} "
+          f"{'ops/s (CPU)':>12s} {'peak RSS MB':>11s} {'growth MB':>9s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            mod = workloads.get(f"gemm:M={n},N={n},K={n}").module()
+            compile_for_accelerator(cfg, mod, None)
+            path = os.path.join(tmp, f"gemm{n}.mlir")
+            Path(path).write_text(print_module(mod))
+            sides = [(here, "this tree", "summary"), (here, "this tree", "records")]
+            sides += [(b, b, "records") for b in baselines]
+            for root, name, mode in sides:
+                best: dict[str, float] | None = None
+                for _ in range(rounds):
+                    env = dict(os.environ, PYTHONPATH=root)
+                    res = subprocess.run([sys.executable, __file__, "--sweep-child", path, mode],
+                                         env=env, cwd=root, capture_output=True, text=True,
+                                         check=True)
+                    got = json.loads(res.stdout.splitlines()[-1])
+                    if best is None or got["cpu"] < best["cpu"]:
+                        best = got
+                assert best is not None
+                print(f"{f'gemm {n}^3':22s} {name[-24:]:24s} {mode:8s} {int(best['ops']):8d} "
+                      f"{best['cpu']:8.3f} {best['wall']:8.3f} {best['ops'] / best['cpu']:12,.0f} "
+                      f"{best['rss_peak'] / 1024:11.1f} {best['growth'] / 1024:9.1f}", flush=True)
+
+
+def _sweep_child(path: str, mode: str) -> None:
+    """One timing-only run of the MLIR program at `path` on `default`, on whatever tree is
+    imported; prints {ops, cpu, wall, rss_peak, growth} (KiB) as JSON."""
+    import json
+    import resource
+    from pathlib import Path
+
+    from compiler.text import parse_module
+
+    mod = parse_module(Path(path).read_text(encoding="utf-8"), path)
+    cfg = load_config("default")
+    kw = {}
+    if mode == "summary":
+        from accelsim.sim.options import SimOptions
+
+        kw["options"] = SimOptions(keep_records=False)
+    with open("/proc/self/statm") as fh:
+        rss_before = int(fh.read().split()[1]) * (resource.getpagesize() // 1024)
+    w0, c0 = time.perf_counter(), time.process_time()
+    r = simulate(mod, cfg, functional=False, **kw)
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"ops": r.stats.dma_ops + r.stats.kernel_calls, "cpu": cpu, "wall": wall,
+                      "rss_peak": peak, "growth": max(0, peak - rss_before)}))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("1", "2", "3"), default=None)
-    ap.add_argument("--baseline", metavar="DIR", default=None,
-                    help="section 1: also run the cases on the checkout in DIR, interleaved")
+    ap.add_argument("--only", choices=("1", "2", "3", "4"), default=None)
+    ap.add_argument("--baseline", metavar="DIR", action="append", default=None,
+                    help="sections 1 and 4: also run the cases on the checkout in DIR "
+                         "(section 1: the first one, interleaved; section 4: each)")
+    ap.add_argument("--sizes", default=None, help="section 4: gemm sizes, e.g. 128,256,512")
+    ap.add_argument("--sweep-child", nargs=2, metavar=("MLIR", "MODE"), help=argparse.SUPPRESS)
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds for --baseline")
     ap.add_argument("--cases-json", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--speed-only", action="store_true",
@@ -354,6 +437,9 @@ def main() -> int:
     ap.add_argument("--opcodes", action="store_true",
                     help="only: Python bytecodes per simulated op (load-independent)")
     a = ap.parse_args()
+    if a.sweep_child:
+        _sweep_child(*a.sweep_child)
+        return 0
     if a.opcodes:
         opcodes_per_op()
         return 0
@@ -364,7 +450,7 @@ def main() -> int:
         return 0
     print(f"python {sys.version.split()[0]}, simpy {simpy.__version__}")
     if a.only in (None, "1"):
-        throughput(a.quick, a.baseline, a.rounds)
+        throughput(a.quick, a.baseline[0] if a.baseline else None, a.rounds)
     if a.only in (None, "2"):
         gemm_1024(a.quick)
     if a.only in (None, "3"):
@@ -372,6 +458,10 @@ def main() -> int:
             analytic_speed(a.rounds)
         else:
             analytic_error(a.quick)
+    if a.only in (None, "4"):
+        sizes = ([int(x) for x in a.sizes.split(",")] if a.sizes
+                 else [k for k in SWEEP_SIZES if not a.quick or k <= 1024])
+        size_sweep(sizes, a.baseline or [], 1 if a.only is None else a.rounds)
     return 0
 
 
