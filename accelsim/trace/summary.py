@@ -20,7 +20,9 @@ starting at `w` could still be the one a stall waited for).
 
 The machine appends to `records`, a plain list (the components bind its `append`); the
 executor calls `flush(now)` when `len(records)` reaches `batch`, at the start of an op (before
-it appends anything), and `finish()` at the end of the run.
+it appends anything), and `finish()` at the end of the run. A flush turns the batch into arrays
+while its records are still in the cache (one pass over them); every `fold` records the arrays
+are folded into the figures.
 """
 
 from __future__ import annotations
@@ -79,14 +81,17 @@ class SummaryFigures:
 class TraceSummary:
     """The streaming summary of one run's records (module docstring)."""
 
-    def __init__(self, batch: int = 16_384):
-        if batch < 1:
-            raise ValueError(f"TraceSummary batch must be >= 1, got {batch}")
+    def __init__(self, batch: int = 1024, fold: int = 16_384):
+        if batch < 1 or fold < 1:
+            raise ValueError(f"TraceSummary batch and fold must be >= 1, got {batch}, {fold}")
         self.records: list[TraceRecord] = []  # the batch the machine appends to
-        self.batch = batch
-        self.seen = 0  # records folded so far
+        self.batch = batch  # records taken (as arrays) when the batch has this many
+        self.fold = fold    # records folded when this many were taken
+        self.seen = 0  # records taken so far
         self.end = 0   # the latest end of any record
-        self._w = 0    # every record still to come starts at or after this cycle
+        self._seen_w = 0  # the cycle of the last flush: no record appended since starts before it
+        self._chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._held = 0  # records in the chunks
         self._done = False
         self._units = _Codes()
         self._kinds = _Codes()
@@ -117,36 +122,54 @@ class TraceSummary:
 
     # ---- folding ---------------------------------------------------------------------------
     def flush(self, now: int) -> None:
-        """Fold the batch; the run is at cycle `now` (no later record starts before it)."""
-        self._fold(now)
+        """Take the batch; the run is at cycle `now` (no later record starts before it). Every
+        `fold` records taken, fold them."""
+        self._take()
+        self._seen_w = now
+        if self._held >= self.fold:
+            self._fold(now)
 
     def finish(self) -> None:
         """Fold the rest at the end of the run: every figure is final."""
         if not self._done:
+            self._take()
             self._fold(_END)
             self._done = True
 
-    def _fold(self, w: int) -> None:
+    def _take(self) -> None:
+        """The batch as arrays (start, end, bytes, group code), kept until the next fold: one
+        pass over records that are still in the cache."""
         batch = self.records
         n = len(batch)
-        if n:
-            units, starts, ends, kinds, nbytes, labels, locs = zip(*batch)  # one pass over them
-            s, e, b = (np.fromiter(col, np.int64, n) for col in (starts, ends, nbytes))
-            if int(s.min()) < self._w:
-                raise AssertionError(
-                    f"trace summary: a record starts at cycle {int(s.min())}, before cycle "
-                    f"{self._w} that the run had reached when it was appended; run with the "
-                    "records kept (SimOptions(keep_records=True))")
-            known = len(self._groups.order)
-            gc = np.fromiter(map(self._groups.__getitem__, zip(units, kinds, labels, locs)),
-                             np.int64, n)
-            if len(self._groups.order) > known:
-                self._new_groups(known)
+        if not n:
+            return
+        units, starts, ends, kinds, nbytes, labels, locs = zip(*batch)
+        s, e, b = (np.fromiter(col, np.int64, n) for col in (starts, ends, nbytes))
+        if int(s.min()) < self._seen_w:
+            raise AssertionError(
+                f"trace summary: a record starts at cycle {int(s.min())}, before cycle "
+                f"{self._seen_w} that the run had reached when it was appended; run with the "
+                "records kept (SimOptions(keep_records=True))")
+        known = len(self._groups.order)
+        gc = np.fromiter(map(self._groups.__getitem__, zip(units, kinds, labels, locs)),
+                         np.int64, n)
+        if len(self._groups.order) > known:
+            self._new_groups(known)
+        self._chunks.append((s, e, b, gc))
+        self._held += n
+        self.seen += n
+        self.end = max(self.end, int(e.max()))
+        batch.clear()  # in place: the machine's components hold this list
+
+    def _fold(self, w: int) -> None:
+        """Fold the records taken since the last fold: the figures before `w` are final."""
+        if self._chunks:
+            s, e, b, gc = (np.concatenate(cols) for cols in zip(*self._chunks, strict=True))
             uc, kc = self._g_unit[gc], self._g_kind[gc]
-            self.end = max(self.end, int(e.max()))
-            self.seen += n
         else:
             s = e = b = gc = uc = kc = _EMPTY
+        self._chunks = []
+        self._held = 0
         self._fold_units(uc, s, e, b, w)
         kernel = self._merged("kernel", s, e, kc)
         dma = self._merged("dma", s, e, kc)
@@ -159,8 +182,6 @@ class TraceSummary:
         for kind, cover in (("kernel", kernel), ("dma", dma), ("stall", stall)):
             head, self._cover[kind] = cover.before_cut(w)
             self._busy[kind] += head
-        batch.clear()  # in place: the machine's components hold this list
-        self._w = w
 
     def _new_groups(self, first: int) -> None:
         """The tables of the groups first seen in this batch (and the DRAM directions)."""
@@ -204,16 +225,20 @@ class TraceSummary:
             nu = len(self._units.order)
             counts = np.bincount(uc, minlength=nu)
             nb = np.bincount(uc, weights=b, minlength=nu)  # exact below 2**53 per batch
+            order = np.argsort(uc, kind="stable")  # the records unit by unit
+            us, ue = s[order], e[order]
+            stop = np.cumsum(counts).tolist()
             for u in np.flatnonzero(counts).tolist():
                 st = self._unit_stats[u]
                 st[0] += int(counts[u])
                 st[1] += round(float(nb[u]))
-                m = uc == u
+                a, z = stop[u] - int(counts[u]), stop[u]
                 kept = self._unit_cover.get(u)
                 if kept is not None:
-                    cover = Coverage.of(np.concatenate((kept.s, s[m])), np.concatenate((kept.e, e[m])))
+                    cover = Coverage.of(np.concatenate((kept.s, us[a:z])),
+                                        np.concatenate((kept.e, ue[a:z])))
                 else:
-                    cover = Coverage.of(s[m], e[m])
+                    cover = Coverage.of(us[a:z], ue[a:z])
                 self._unit_cover[u] = cover
         for u, cover in list(self._unit_cover.items()):
             head, self._unit_cover[u] = cover.before_cut(w)

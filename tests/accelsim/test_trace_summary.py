@@ -55,15 +55,15 @@ def test_summary_report_equals_the_full_trace_report(row):
 SMALL = [r for r in ROWS if r["config"] in ("default", "q1") and "error" not in r]
 
 
-@pytest.mark.parametrize("batch", [1, 3, 64])
-def test_tiny_batches_fold_at_every_watermark(monkeypatch, batch):
-    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (batch,))
+@pytest.mark.parametrize(("batch", "fold"), [(1, 1), (3, 3), (64, 64), (2, 9), (16, 200)])
+def test_tiny_batches_fold_at_every_watermark(monkeypatch, batch, fold):
+    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (batch, fold))
     for row in SMALL[::3]:
         assert _run(row, keep=False) == _run(row, keep=True), row["program"]
 
 
 def test_interpreted_control_program_keeps_the_same_summary(monkeypatch):
-    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (5,))
+    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (5, 12))
     for row in SMALL[::4]:
         assert _run(row, keep=False, compiled=False) == _run(row, keep=True), row["program"]
 
@@ -71,18 +71,20 @@ def test_interpreted_control_program_keeps_the_same_summary(monkeypatch):
 def test_summary_batch_stays_bounded_and_records_are_not_readable(monkeypatch):
     from workloads.dma_programs import tiled_gemm
 
-    largest = [0]
+    largest, held = [0], [0]
     real = trace_summary.TraceSummary.flush
 
     def spy(self, now):  # type: ignore[no-untyped-def]
         largest[0] = max(largest[0], len(self.records))
         real(self, now)
+        held[0] = max(held[0], self._held)
 
     monkeypatch.setattr(trace_summary.TraceSummary, "flush", spy)
-    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (100,))
+    monkeypatch.setattr(trace_summary.TraceSummary.__init__, "__defaults__", (100, 400))
     r = simulate(tiled_gemm(256, 256, 256, 32), "default", functional=False,
                  options=SimOptions(keep_records=False))
     assert len(r.trace) > 2000 and 100 <= largest[0] < 100 + 16  # one op's records at most over
+    assert 300 <= held[0] < 400  # arrays held until a fold: bounded too
     assert r.trace.records == [] and r.trace.end == r.cycles
     with pytest.raises(InputError, match="kept no trace records"):
         r.trace.of("dma")
@@ -93,7 +95,7 @@ def test_summary_batch_stays_bounded_and_records_are_not_readable(monkeypatch):
 def test_a_record_starting_before_the_watermark_is_refused():
     from accelsim.trace import TraceRecord
 
-    s = trace_summary.TraceSummary(batch=2)
+    s = trace_summary.TraceSummary(batch=2, fold=1)
     s.records.append(TraceRecord("dma0", 5, 9, "dma", 4, "A->B", "x.mlir:1:1"))
     s.flush(7)
     s.records.append(TraceRecord("dma0", 6, 12, "dma", 4, "A->B", "x.mlir:1:1"))
