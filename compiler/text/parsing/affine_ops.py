@@ -45,21 +45,27 @@ def parse_bound(p: OpParser, prefix: str) -> tuple[AffineMap, list[Value]]:
     return m, operands
 
 
-def parse_dim_sym_operands(p: OpParser, m: AffineMap, map_tok: Token) -> list[Value]:
-    dims: list[Value] = []
-    syms: list[Value] = []
-    p.expect("(", "to open the dim operand list")
-    if not p.at(")"):
-        dims = [p.parse_operand(INDEX)]
+def parse_dim_sym_lists(p: OpParser, dims_what: str, syms_what: str
+                        ) -> tuple[list[Value], list[Value]]:
+    """`(%d, ...)[%s, ...]`: index operands of a map or set (the symbol list optional)."""
+    dims = _index_operands(p, "(", ")", dims_what)
+    syms = _index_operands(p, "[", "]", syms_what) if p.at("[") else []
+    return dims, syms
+
+
+def _index_operands(p: OpParser, open_: str, close: str, what: str) -> list[Value]:
+    p.expect(open_, f"to open {what}")
+    out: list[Value] = []
+    if not p.at(close):
+        out.append(p.parse_operand(INDEX))
         while p.accept(","):
-            dims.append(p.parse_operand(INDEX))
-    p.expect(")", "to close the dim operand list")
-    if p.accept("["):
-        if not p.at("]"):
-            syms = [p.parse_operand(INDEX)]
-            while p.accept(","):
-                syms.append(p.parse_operand(INDEX))
-        p.expect("]", "to close the symbol operand list")
+            out.append(p.parse_operand(INDEX))
+    p.expect(close, f"to close {what}")
+    return out
+
+
+def parse_dim_sym_operands(p: OpParser, m: AffineMap, map_tok: Token) -> list[Value]:
+    dims, syms = parse_dim_sym_lists(p, "the dim operand list", "the symbol operand list")
     if len(dims) != m.num_dims:
         raise p.error(f"the map takes {m.num_dims} dim operand(s) but {len(dims)} were given",
                          map_tok)
@@ -119,20 +125,8 @@ def parse_for(p: OpParser, loc: Location) -> Operation:
 def parse_if(p: OpParser, loc: Location) -> Operation:
     set_tok = p.tok
     iset = p.parse_set_ref()
-    dims: list[Value] = []
-    syms: list[Value] = []
-    p.expect("(", "to open the affine.if dim operands")
-    if not p.at(")"):
-        dims = [p.parse_operand(INDEX)]
-        while p.accept(","):
-            dims.append(p.parse_operand(INDEX))
-    p.expect(")", "to close the affine.if dim operands")
-    if p.accept("["):
-        if not p.at("]"):
-            syms = [p.parse_operand(INDEX)]
-            while p.accept(","):
-                syms.append(p.parse_operand(INDEX))
-        p.expect("]", "to close the affine.if symbol operands")
+    dims, syms = parse_dim_sym_lists(p, "the affine.if dim operands",
+                                     "the affine.if symbol operands")
     if len(dims) != iset.num_dims or len(syms) != iset.num_symbols:
         raise p.error(f"the integer set takes {iset.num_dims} dim and {iset.num_symbols} "
                          f"symbol operand(s) but {len(dims)} and {len(syms)} were given", set_tok)
