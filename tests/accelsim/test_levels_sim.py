@@ -122,7 +122,7 @@ def test_hand_written_three_level_program_equals_host_and_numpy():
     assert any(u.startswith("dma[glb->spad]") for u in units)
     assert any(u.startswith("dram.ch") for u in units) and "port.glb.0" in units
     # the levels' high-water marks: the glb holds A (1 KiB), the spad two tiles
-    assert res.level_peaks[1] == 1024 and res.level_peaks[2] == 512
+    assert res.level_peaks == {"dram": 2048, "glb": 1024, "spad": 512}
 
 
 @pytest.mark.parametrize("levels", [3, 4])
