@@ -135,6 +135,11 @@ class ComputeConfig:
 
     A matrix unit also has `lanes` vector lanes for the nests that are not matmul-like.
     `special_op_cycles` is the issue cost of exp/div/sqrt per lane.
+
+    `dataflow` is how a matmul-like kernel maps onto the array (`accelsim.cost.systolic`):
+    "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
+    fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
+    default): MACs / (rows x cols) plus `fill_cycles` + `drain_cycles` per call.
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -146,6 +151,7 @@ class ComputeConfig:
         "fill_cycles": (int, 0, 100_000),
         "drain_cycles": (int, 0, 100_000),
         "special_op_cycles": (int, 1, 1000),
+        "dataflow": (str, ("fixed", "ws", "os", "is")),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -154,6 +160,7 @@ class ComputeConfig:
     fill_cycles: int = 16
     drain_cycles: int = 16
     special_op_cycles: int = 4
+    dataflow: str = "fixed"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
