@@ -11,8 +11,9 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
@@ -275,27 +276,34 @@ class HardwareConfig:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> HardwareConfig:
-        """A new validated config: `with_overrides({"sram.capacity_kib": 128})`."""
-        sections: dict[str, dict[str, Any]] = {}
-        top: dict[str, Any] = {}
+        """A new config, validated exactly as a file is: `with_overrides({"sram.capacity_kib": 128})`.
+
+        Keys are dotted as in the TOML (`dram.channels`, `clock_ghz`); the overrides are written
+        into the TOML shape of this config, which is then loaded again."""
+        data = self.to_dict()
+        data["name"] = self.name
         for key, value in overrides.items():
-            sec, dot, fld = key.partition(".")
-            if not dot:
-                if key not in ("clock_ghz", "name"):
-                    raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
-                                      f"clock_ghz, name, {', '.join(_SECTIONS)})")
-                top[key] = value
-                continue
-            cls = _SECTIONS.get(sec)
-            if cls is None:
-                raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
-                                  f"(known: {', '.join(_SECTIONS)})")
-            _known_field(cls, fld, key, value)
-            sections.setdefault(sec, {})[fld] = value
-        kwargs: dict[str, Any] = dict(top)
-        for sec, vals in sections.items():
-            kwargs[sec] = dataclasses.replace(getattr(self, sec), **vals)
-        return dataclasses.replace(self, **kwargs)
+            _apply_override(data, key, value)
+        name = data.pop("name")  # a name that is not a string: HardwareConfig says so
+        return config_from_dict(data, name=name)
+
+
+def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
+    """Write `key = value` (dotted as in the TOML) into `data`, the TOML shape of a config."""
+    sec, dot, fld = key.partition(".")
+    if not dot:
+        if key not in ("clock_ghz", "name"):
+            raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
+                              f"clock_ghz, name, {', '.join(_SECTIONS)})")
+        data[key] = value
+        return
+    cls = _SECTIONS.get(sec)
+    if cls is None:
+        raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
+                          f"(known: {', '.join(_SECTIONS)})")
+    _known_field(cls, fld, key, value)
+    table = data.setdefault(sec, {})
+    table[fld] = value
 
 
 def _known_field(cls: type, fld: str, key: str, value: Any) -> None:
@@ -329,8 +337,48 @@ def preset_names() -> list[str]:
     return sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".toml"))
 
 
-def load_config(name_or_path: str = "default") -> HardwareConfig:
-    """A preset name (`default`, `edge`, `server`) or a path to a TOML file."""
+def load_config(name_or_path: str = "default",
+                overrides: Mapping[str, Any] | None = None) -> HardwareConfig:
+    """A preset name (`default`, `edge`, `server`, ...) or a path to a TOML file, with
+    `overrides` (dotted keys, as `--set`) applied and validated as the file's own keys."""
+    cfg = _load(name_or_path)
+    return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def parse_set(text: str) -> tuple[str, Any]:
+    """One `--set KEY=VALUE`: a dotted key as in the TOML and a TOML value (`128`, `2.5`,
+    `true`, `"vector"`; a bare word such as `vector` is taken as that string)."""
+    key, eq, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not eq or not key or not raw:
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set sram.capacity_kib=128")
+    if not _KEY_RE.fullmatch(key):
+        raise ConfigError(f"--set {text!r}: {key!r} is not a dotted config key (e.g. dram.channels)")
+    try:
+        return key, tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        if _BARE_RE.fullmatch(raw):
+            return key, raw
+        raise ConfigError(f"--set {text!r}: {raw!r} is not a TOML value (an integer, a float, "
+                          "true/false or a quoted string)") from None
+
+
+def parse_sets(texts: Sequence[str] | None) -> dict[str, Any]:
+    """Every `--set` of a command line; a key given twice is an error."""
+    out: dict[str, Any] = {}
+    for text in texts or ():
+        key, value = parse_set(text)
+        if key in out:
+            raise ConfigError(f"--set {key}: given twice ({out[key]!r}, then {value!r})")
+        out[key] = value
+    return out
+
+
+_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*")
+_BARE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _load(name_or_path: str) -> HardwareConfig:
     if name_or_path.endswith(".toml") or os.sep in name_or_path or os.path.isfile(name_or_path):
         try:
             with open(name_or_path, "rb") as fh:
