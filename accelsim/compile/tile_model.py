@@ -31,6 +31,7 @@ from accelsim.compile.band import Band, BandRef
 from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel, TransferCost
+from accelsim.cost.systolic import call_overhead
 from compiler.transforms.data_copy.emit import stride_levels
 
 Descriptor = tuple[TransferCost, int]  # cost of one DMA, how many of them
@@ -256,7 +257,7 @@ class TileModel:
         else:  # each call is busy for its compute or its SRAM accesses, whichever is longer
             compute = max((counts.vector_ops + special) * volume // cc.lanes,
                           counts.bytes_in(self.fast) * volume // cfg.sram.bytes_per_cycle)
-        compute += calls * (cc.fill_cycles + cc.drain_cycles + cfg.control.issue_cycles)
+        compute += calls * (call_overhead(cc, unit.on_matrix) + cfg.control.issue_cycles)
         dram = engine = dram_in = 0
         for ci, c in enumerate(pl.copies):
             for outgoing in (False, True):

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelsim.config import ComputeConfig
+
 DATAFLOWS = ("os", "ws", "is")
 
 
@@ -113,9 +115,20 @@ def gemm_cycles(dataflow: str, m: int, n: int, k: int, rows: int, cols: int) -> 
 
 
 def min_call_overhead(dataflow: str, rows: int, cols: int) -> int:
-    """Cycles every call with work spends beyond MACs / (rows*cols): a lower bound for the
-    tile search (one fold's fill, skew and drain)."""
+    """Cycles every call with work spends beyond MACs / (rows*cols) under a systolic
+    dataflow: one fold's fill, skew and drain (folds * T >= MACs / (rows*cols), folds >= 1)."""
     return (rows + cols - 2) if dataflow == "os" else (2 * rows + cols - 2)
+
+
+def call_overhead(cc: ComputeConfig, on_matrix: bool) -> int:
+    """Cycles per kernel call beyond ops / throughput, at least (the tile search's lower
+    bound): fill + drain under the fixed rule (and off the array); under a systolic dataflow
+    the smaller of that and one fold's overhead (a kernel the mapping cannot read keeps the
+    fixed rule)."""
+    fixed = cc.fill_cycles + cc.drain_cycles
+    if cc.dataflow == "fixed" or cc.kind != "matrix" or not on_matrix:
+        return fixed
+    return min(fixed, min_call_overhead(cc.dataflow, cc.rows, cc.cols))
 
 
 def conv_view(n: int, p: int, q: int, k: int, r: int, s: int, c: int) -> GemmView:

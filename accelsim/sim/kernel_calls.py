@@ -100,6 +100,9 @@ class KernelCalls:
             s.special_ops += k * c.special
             s.kernel_sram_bytes += k * cost.sram_bytes
             s.ideal_compute_cycles += k * cost.compute_cycles
+            if cost.array is not None:
+                s.array_folds += k * cost.array.folds
+                s.array_pe_used += k * cost.array.pe_used
             entry.calls = 0
 
     def _kernel_boxes(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue],

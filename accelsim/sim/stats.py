@@ -17,5 +17,7 @@ class RunStats:
     kernel_sram_bytes: int = 0
     dma_sram_bytes: int = 0
     ideal_compute_cycles: int = 0
+    array_folds: int = 0    # folds of the matrix unit under a systolic dataflow
+    array_pe_used: int = 0  # PEs mapped, summed over those folds
     flags: list[str] = field(default_factory=list)
     unwaited: list[str] = field(default_factory=list)
