@@ -84,17 +84,25 @@ class DramConfig:
 
 @dataclass(frozen=True, slots=True)
 class SramConfig:
-    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth."""
+    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth.
+
+    `bank_model`: "bandwidth" (the default) charges a kernel's SRAM bytes at the banks' total
+    bandwidth; "conflicts" charges the busiest bank, words interleaved over the banks
+    (`bank_bytes_per_cycle` bytes a word) and the kernels' and DMAs' access strides deciding
+    which bank each access hits (`accelsim.cost.sram_banks`).
+    """
 
     SECTION: ClassVar[str] = "sram"
     RULES: ClassVar[dict[str, Rule]] = {
         "capacity_kib": (int, 1, 1 << 22),
         "banks": (int, 1, 1024),
         "bank_bytes_per_cycle": (int, 1, 4096),
+        "bank_model": (str, ("bandwidth", "conflicts")),
     }
     capacity_kib: int = 256
     banks: int = 8
     bank_bytes_per_cycle: int = 16
+    bank_model: str = "bandwidth"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -9,6 +9,10 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
   (`accelsim.cost.kernel_map`: which loop is m, n, k) and SCALE-Sim's folds with their fill,
   stream and drain (`accelsim.cost.systolic`). A kernel the mapping cannot read (not
   rectangular, no single `out += a*b`) keeps the fixed rule (`KernelCost.array` is None).
+- SRAM bound: bytes / the banks' total bandwidth; under `sram.bank_model = "conflicts"` the
+  busiest bank's cycles for the kernel's access streams and their strides
+  (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
+  rectangular keeps the bandwidth bound.
 - otherwise: every arithmetic op is one lane-op on `lanes` lanes; exp/div/sqrt cost
   `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store.
 """
@@ -21,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import kernel_map, kernel_shape
+from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks
 from accelsim.cost.kernel_shape import KernelShape
 from accelsim.cost.systolic import ArrayCost, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
@@ -112,7 +116,8 @@ class CostModel:
                     cost = chit[1]
                 else:
                     counts, footprint = _figures(func, args, skey)
-                    cost = self._cost_from(counts, footprint, self._array(func, counts, trips))
+                    cost = self._cost_from(counts, footprint, self._array(func, counts, trips),
+                                           self._banks(func, args, counts, trips))
                 self._by_shape[skey] = cost
             self._cache[key] = (func, cost)
             return cost
@@ -138,10 +143,31 @@ class CostModel:
         on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
         if on_matrix and d[2] is None:
             d[2] = _footprint_by_space(func, args)
-        array = None
+        array = banks = None
         if on_matrix and self.config.compute.dataflow != "fixed":
             array = self._array(func, counts, _shape(func)[2].key(args))
-        return self._cost_from(counts, d[2] if on_matrix else {}, array)
+        if self.config.sram.bank_model == "conflicts":
+            banks = self._banks(func, args, counts, _shape(func)[2].key(args))
+        return self._cost_from(counts, d[2] if on_matrix else {}, array, banks)
+
+    def _banks(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
+               trips: tuple[int, ...] | None) -> int | None:
+        """The busiest SRAM bank's cycles under `sram.bank_model = "conflicts"` (None: the
+        bandwidth model, or a vector kernel that is not rectangular)."""
+        cfg = self.config
+        if cfg.sram.bank_model != "conflicts":
+            return None
+        sp = cfg.spaces.sram
+        if cfg.compute.kind == "matrix" and counts.matmul_like:
+            streams = kernel_streams.box_streams(func, args, sp)
+        elif trips is None:
+            return None
+        else:
+            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes)
+            if found is None:
+                return None
+            streams = found
+        return sram_banks.bank_cycles(streams, cfg.sram.banks, cfg.sram.bank_bytes_per_cycle)
 
     def _array(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None
                ) -> ArrayCost | None:
@@ -159,9 +185,10 @@ class CostModel:
         return array_cost(cc.dataflow, view, cc.rows, cc.cols)
 
     def _cost_from(self, counts: OpCounts, footprint: dict[int, int],
-                   array: ArrayCost | None = None) -> KernelCost:
+                   array: ArrayCost | None = None, bank_cycles: int | None = None) -> KernelCost:
         """Cycles from op counts, (on the matrix unit) the bytes of the accessed boxes per
-        memory space and the folds under a systolic dataflow."""
+        memory space, the folds under a systolic dataflow and the busiest SRAM bank's cycles
+        under the bank-conflict model."""
         cfg = self.config
         cc = cfg.compute
         on_matrix = cc.kind == "matrix" and counts.matmul_like
@@ -173,7 +200,8 @@ class CostModel:
         else:
             lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
             sram_bytes = counts.bytes_in(cfg.spaces.sram)
-        sram_cycles = math.ceil(sram_bytes / cfg.sram.bytes_per_cycle)
+        sram_cycles = (math.ceil(sram_bytes / cfg.sram.bytes_per_cycle) if bank_cycles is None
+                       else bank_cycles)
         dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
         if array is not None:  # fill, stream and drain are in the folds
             cycles = max(array.cycles + lane_cycles, sram_cycles) + dram_direct
@@ -210,6 +238,8 @@ def clear_caches() -> None:
     CostModel._by_id.clear()
     kernel_shape.clear_caches()
     kernel_map.clear_caches()
+    kernel_streams.clear_caches()
+    sram_banks.clear_caches()
 
 
 def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:
