@@ -173,6 +173,10 @@ class ComputeConfig:
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        if self.kind == "vector" and self.dataflow != "fixed":
+            raise ConfigError(f"compute.dataflow = {self.dataflow!r}: a vector unit (compute.kind = "
+                              "'vector') has no systolic array; must be 'fixed' (or compute.kind = "
+                              "'matrix')")
 
     @property
     def macs_per_cycle(self) -> int:

@@ -140,3 +140,12 @@ def test_fixed_rule_is_the_default_and_unchanged():
     _, sim, _ = _run("gemm:M=100,N=37,K=50", cfg)
     assert sim.cycles == math.ceil(100 * 37 * 50 / (R * C))  # ideal: no fill/drain cycles
     assert Report.from_result(sim).mapping_efficiency is None
+
+
+def test_bad_dataflow_values_are_config_errors():
+    from accelsim.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"dataflow = 'xs': must be one of 'fixed', 'ws', 'os', 'is'"):
+        load_config("default").with_overrides({"compute.dataflow": "xs"})
+    with pytest.raises(ConfigError, match=r"compute.dataflow = 'os': a vector unit"):
+        load_config("edge").with_overrides({"compute.dataflow": "os"})
