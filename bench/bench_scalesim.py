@@ -56,8 +56,8 @@ def gemm(name: str, m: int, n: int, k: int, group: str = "") -> dict[str, Any]:
     return {"name": name, "m": m, "n": n, "k": k, "group": group}
 
 
-# ResNet-18 (He et al. 2016) at 224x224, every distinct layer shape; inputs padded as
-# SCALE-Sim's topologies/conv_nets/Resnet18.csv does (no padding in either simulator)
+# ResNet-18 (He et al. 2016) at 224x224, every distinct layer shape; the input extents include
+# each layer's zero padding (224 + 6 = 230 for conv1, 56 + 2 = 58 for conv2_x): neither simulator pads
 RESNET18 = [
     conv("rn18_conv1", 230, 7, 3, 64, 2), conv("rn18_conv2_x", 58, 3, 64, 64),
     conv("rn18_conv3_1", 58, 3, 64, 128, 2), conv("rn18_conv3_x", 30, 3, 128, 128),
