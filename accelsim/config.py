@@ -84,17 +84,25 @@ class DramConfig:
 
 @dataclass(frozen=True, slots=True)
 class SramConfig:
-    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth."""
+    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth.
+
+    `bank_model`: "bandwidth" (the default) charges a kernel's SRAM bytes at the banks' total
+    bandwidth; "conflicts" charges the busiest bank, words interleaved over the banks
+    (`bank_bytes_per_cycle` bytes a word) and the kernels' and DMAs' access strides deciding
+    which bank each access hits (`accelsim.cost.sram_banks`).
+    """
 
     SECTION: ClassVar[str] = "sram"
     RULES: ClassVar[dict[str, Rule]] = {
         "capacity_kib": (int, 1, 1 << 22),
         "banks": (int, 1, 1024),
         "bank_bytes_per_cycle": (int, 1, 4096),
+        "bank_model": (str, ("bandwidth", "conflicts")),
     }
     capacity_kib: int = 256
     banks: int = 8
     bank_bytes_per_cycle: int = 16
+    bank_model: str = "bandwidth"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
@@ -136,6 +144,11 @@ class ComputeConfig:
 
     A matrix unit also has `lanes` vector lanes for the nests that are not matmul-like.
     `special_op_cycles` is the issue cost of exp/div/sqrt per lane.
+
+    `dataflow` is how a matmul-like kernel maps onto the array (`accelsim.cost.systolic`):
+    "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
+    fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
+    default): MACs / (rows x cols) plus `fill_cycles` + `drain_cycles` per call.
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -147,6 +160,7 @@ class ComputeConfig:
         "fill_cycles": (int, 0, 100_000),
         "drain_cycles": (int, 0, 100_000),
         "special_op_cycles": (int, 1, 1000),
+        "dataflow": (str, ("fixed", "ws", "os", "is")),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -155,9 +169,14 @@ class ComputeConfig:
     fill_cycles: int = 16
     drain_cycles: int = 16
     special_op_cycles: int = 4
+    dataflow: str = "fixed"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        if self.kind == "vector" and self.dataflow != "fixed":
+            raise ConfigError(f"compute.dataflow = {self.dataflow!r}: a vector unit (compute.kind = "
+                              "'vector') has no systolic array; must be 'fixed' (or compute.kind = "
+                              "'matrix')")
 
     @property
     def macs_per_cycle(self) -> int:
@@ -254,8 +273,8 @@ class MemoryLevel:
     RULES: ClassVar[dict[str, Rule]] = {
         "space": (int, 0, 255),
         "capacity_kib": (int, 1, 1 << 32),
-        "read_bytes_per_cycle": (int, 1, 1 << 16),
-        "write_bytes_per_cycle": (int, 1, 1 << 16),
+        "read_bytes_per_cycle": (int, 1, 1 << 22),
+        "write_bytes_per_cycle": (int, 1, 1 << 22),
         "ports": (int, 1, 64),
         "latency_cycles": (int, 0, 100_000),
         "banks": (int, 1, 1024),
