@@ -61,6 +61,9 @@ def load_program(source: str, func: str | None = None) -> Program:
 
         module = parse_file(source)
         _verify(module)
+        from accelsim.compile.frontend import lower_linalg
+
+        lower_linalg(module)  # linalg on memrefs enters as its affine loops, for every target
     elif workloads.is_workload_spec(source):
         workload = workloads.get(source)
         module = workload.module()

@@ -15,6 +15,12 @@ from compiler.diagnostics import VerifyError
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, BlockArgument, Operation, Value
+from compiler.ir.linalg_verify import (
+    generic_problem,
+    index_problem,
+    named_problem,
+    yield_problem,
+)
 from compiler.ir.ops import (
     AffineApplyOp,
     AffineDmaStartOp,
@@ -45,6 +51,7 @@ from compiler.ir.ops import (
     TruncFOp,
     UnaryOp,
 )
+from compiler.ir.ops.linalg import GenericOp, LinalgIndexOp, LinalgYieldOp, NamedLinalgOp
 from compiler.ir.scope import is_valid_dim, is_valid_symbol
 from compiler.ir.types import I1, INDEX, ElementType, MemRefType, Type
 
@@ -170,6 +177,8 @@ class _Verifier:
             return
         if isinstance(op, AffineForOp | AffineIfOp):
             self.verify_block(block, op, AffineYieldOp)
+        elif isinstance(op, GenericOp):
+            self.verify_block(block, op, LinalgYieldOp)
         elif isinstance(op, FuncOp):
             raise self.fail(op, "nested functions are not supported")
         else:
@@ -444,6 +453,11 @@ class _Verifier:
     def r_func(self, op: FuncOp) -> None:
         raise self.fail(op, "nested functions are not supported")
 
+    def r_linalg(self, op: Operation, rule: Callable[[Operation], str | None]) -> None:
+        problem = rule(op)
+        if problem is not None:
+            raise self.fail(op, problem)
+
 
 def _index_cast(s: ElementType, d: ElementType) -> bool:
     return (s.is_index and d.is_int) or (s.is_int and d.is_index)
@@ -480,6 +494,11 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     ReturnOp: _Verifier.r_return,
     CallOp: _Verifier.r_call,
     FuncOp: _Verifier.r_func,
+    # linalg: the rules are in compiler.ir.linalg_verify
+    GenericOp: lambda v, op: v.r_linalg(op, generic_problem),
+    NamedLinalgOp: lambda v, op: v.r_linalg(op, named_problem),
+    LinalgYieldOp: lambda v, op: v.r_linalg(op, yield_problem),
+    LinalgIndexOp: lambda v, op: v.r_linalg(op, index_problem),
 }  # type: ignore[dict-item]
 
 __all__ = ["non_affine_reason", "verify"]

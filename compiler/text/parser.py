@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from compiler.diagnostics import Location, ParseError
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.ops import ModuleOp
-from compiler.text.parsing import affine_ops, arith_ops, func_ops, memref_ops
+from compiler.text.parsing import affine_ops, arith_ops, func_ops, linalg_ops, memref_ops
 from compiler.text.parsing.structure import OpParseFn, OpParser
 
 # Every op the parser knows, by dialect.
@@ -28,6 +28,7 @@ OP_PARSERS: Mapping[str, OpParseFn] = {
     **memref_ops.OPS,
     **arith_ops.OPS,
     **func_ops.OPS,
+    **linalg_ops.OPS,
 }
 
 

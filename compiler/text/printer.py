@@ -46,6 +46,7 @@ from compiler.ir.ops import (
 )
 from compiler.ir.types import ElementType
 from compiler.text.affine_text import format_expr, format_map, format_set
+from compiler.text.linalg_printer import DISPATCH as _LINALG_DISPATCH
 
 _NAME_OK = re.compile(r"[A-Za-z_$.][\w$.\-]*\Z")
 
@@ -436,4 +437,5 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     ReturnOp: _Printer.p_return,
     CallOp: _Printer.p_call,
     FuncOp: _Printer.p_func,
+    **_LINALG_DISPATCH,
 }  # type: ignore[dict-item]
