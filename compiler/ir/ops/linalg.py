@@ -197,9 +197,11 @@ def _pool_nchw(r: int, s: tuple[int, int], d: tuple[int, int]) -> tuple[tuple[Af
     return ((Dim(0), Dim(1), _win(2, 4, s[0], d[0]), _win(3, 5, s[1], d[1])), _d(4, 5), _d(0, 1, 2, 3))
 
 
+# upstream has no pooling_nchw_min
 _POOLING = {f"linalg.pooling_{layout}_{kind}": (kind, fn)
-            for layout, fn in (("nhwc", _pool_nhwc), ("nchw", _pool_nchw))
-            for kind in ("sum", "max", "min")}
+            for layout, fn, kinds in (("nhwc", _pool_nhwc, ("sum", "max", "min")),
+                                      ("nchw", _pool_nchw, ("sum", "max")))
+            for kind in kinds}
 
 NAMED_OPS: dict[str, type[NamedLinalgOp]] = {
     c.NAME: c for c in (
