@@ -8,8 +8,10 @@ FileCheck beside the interpreter; `%mlir-opt` is upstream mlir-opt-19 where inst
 
 # ruff: noqa: F821  (lit provides `config`)
 import os
+import hashlib
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -17,7 +19,9 @@ config.name = "accelsim"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
-config.test_exec_root = config.test_source_root
+# outputs (%t files, lit's timing record) go outside the tree, one folder per checkout
+_tag = hashlib.sha256(config.test_source_root.encode()).hexdigest()[:12]
+config.test_exec_root = os.path.join(tempfile.gettempdir(), f"accelsim-lit-{_tag}")
 
 _root = os.path.dirname(os.path.dirname(config.test_source_root))
 config.environment["PYTHONPATH"] = _root
