@@ -52,6 +52,7 @@ from compiler.transforms.pipeline.flatten_tile_loops import flatten_around
 from compiler.transforms.pipeline.multi_buffer import (
     MultiBuffered,
     accessed_directly,
+    escape_reason,
     escapes,
     multi_buffer,
 )
@@ -244,9 +245,11 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
                 continue
-            if escapes(first.dst, loop, func):
-                self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(first.dst)} is used "
-                                    "outside the loop")
+            why = escape_reason(first.dst, loop, func) or escape_reason(first.tag, loop, func)
+            if why is not None:
+                which = "fast buffer" if escapes(first.dst, loop, func) else "tag"
+                name = _name(first.dst if which == "fast buffer" else first.tag)
+                self.remark(op.loc, f"won't pipeline this DMA: its {which} {name} {why}")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None:
@@ -275,9 +278,11 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also accessed in "
                                     "the loop, so its write-back must finish within the iteration")
                 continue
-            if escapes(first.src, loop, func):
-                self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
-                                    "outside the loop")
+            why = escape_reason(first.src, loop, func) or escape_reason(first.tag, loop, func)
+            if why is not None:
+                which = "fast buffer" if escapes(first.src, loop, func) else "tag"
+                name = _name(first.src if which == "fast buffer" else first.tag)
+                self.remark(op.loc, f"copy-out not pipelined: its {which} {name} {why}")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None or body.index(wait) < body.index(op):

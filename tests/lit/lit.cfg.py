@@ -7,8 +7,8 @@ FileCheck beside the interpreter; `%mlir-opt` is upstream mlir-opt-19 where inst
 """
 
 # ruff: noqa: F821  (lit provides `config`)
-import os
 import hashlib
+import os
 import shutil
 import sys
 import tempfile

@@ -69,12 +69,22 @@ def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
 
 
 def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
+    return escape_reason(buf, loop, func) is not None
+
+
+def escape_reason(buf: Value, loop: AffineForOp, func: FuncOp) -> str | None:
+    """Why `buf` cannot get slots: a use outside the loop, or an op in it that takes the
+    whole buffer (a call, an op we cannot re-index) rather than addressing an element."""
+    from compiler.transforms.rewrite.memref_uses import access_sites
+
     for u in users(func, buf):
         if isinstance(u, DeallocOp):
             continue
         if ancestor_in_block(u, loop.body) is None:
-            return True
-    return False
+            return "is used outside the loop"
+        if not any(mem is buf for _, mem, _, _ in access_sites(u)):
+            return f"escapes into the {u.NAME} at {u.loc}"
+    return None
 
 
 def accessed_directly(loop: AffineForOp, memref: Value) -> bool:
