@@ -476,9 +476,10 @@ def _only(text: str, func: str) -> ModuleOp:
 
 @pytest.mark.parametrize("func,upstream_wrong", [
     ("valid_to_tile", False), ("illegal_loop_with_diag_dependence", False),
+    ("diag_dependence_aligned_tiles", False),
     ("flow_dep_distance_1_neg1", True), ("anti_dep", True)])
 def test_upstream_validity_cases_ours_exact_upstream_not(mlir_opt, func, upstream_wrong):  # type: ignore[no-untyped-def]
-    """tiling-validity.mlir: what we tile (the diagonal case upstream refuses) or leave alone
+    """tiling-validity.mlir: what we tile (the aligned diagonal case upstream refuses) or leave alone
     computes the original's arrays; mlir-opt-19's tiling of the (1, -1) bands does not."""
     with open(os.path.join(LIT, "tiling-validity.mlir"), encoding="utf-8") as fh:
         text = fh.read()
