@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from compiler.analysis.region import MemRefRegion
+import islpy as isl
+
+from compiler.analysis.domain import enclosing_loops
+from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import PassError
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp
@@ -171,7 +174,8 @@ class AffineDataCopyGeneratePass(Pass):
         box = region.clipped_box if k == 1 else lattice_box(region, k)
         limits, clipped = accessed_limits(region)
         box = clip_box(box, limits)
-        dense = region.written and box.is_subset(region.written_set)
+        dense = region.written and box.is_subset(region.written_set) \
+            and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, region.read, region.written, dense, loc, k, limits)
@@ -218,3 +222,15 @@ class AffineDataCopyGeneratePass(Pass):
             inside = [cur]
             cur = cur.parent_op
         return before, after
+
+
+def _box_everywhere(region: MemRefRegion, range_ops: Sequence[Operation], box: isl.Set) -> bool:
+    """Is the box non-empty wherever the copy runs (the outer loops' domain at the copy point)?
+    Where the nest accesses nothing (its loops are empty for those symbol values) the box is
+    empty, yet a whole-box copy-out would still run and write back what no one wrote."""
+    outer = enclosing_loops(range_ops[0])
+    param_loops = [lp for lp in outer if any(lp.iv is p for p in region.params)]
+    ctx, _ = region_context(list(range_ops), param_loops)
+    # [symbols, outer IVs] -> { : the copy point is reached }
+    ctx = ctx.align_params(box.get_space())
+    return ctx.is_subset(box.params().align_params(ctx.get_space()))
