@@ -119,7 +119,7 @@ def host_outputs(module, fname: str, seed: int):  # type: ignore[no-untyped-def]
     from compiler.backend import run_host
     from compiler.backend.host import random_inputs
 
-    func = next(f for f in module.functions() if f.sym_name == fname)
+    func = next(f for f in module.funcs if f.sym_name == fname)
     inputs = random_inputs(func, seed)
     return inputs, run_host(module, inputs, fname, bounds_check=True)
 
@@ -138,7 +138,7 @@ def check_exact(case_text: str, ours_text: str, t: Tally, sim: bool) -> None:
 
     original = parse_module(case_text, "<case>")
     result = parse_module(ours_text, "<ours>")
-    funcs = [f.sym_name for f in original.functions() if not f.declaration]
+    funcs = [f.sym_name for f in original.funcs if not f.is_declaration]
     for fname in funcs:
         try:
             inputs, want = host_outputs(original, fname, seed=7)
@@ -171,6 +171,7 @@ def check_exact(case_text: str, ours_text: str, t: Tally, sim: bool) -> None:
 
 
 def run_file(path: Path, limit: int | None, execute: bool, verbose: bool) -> Tally:
+    from compiler.ir.verifier import verify
     from compiler.text import parse_module, print_module
     from compiler.transforms.registry import PassManager
 
@@ -181,7 +182,7 @@ def run_file(path: Path, limit: int | None, execute: bool, verbose: bool) -> Tal
     for line, case in cases(text, split)[:limit]:
         t.cases += 1
         try:
-            parse_module(case, path.name)
+            verify(parse_module(case, path.name))
             t.parsed += 1
         except Exception as exc:  # noqa: BLE001
             t.parse_errors[short(first_line(exc))] += 1

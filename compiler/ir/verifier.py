@@ -34,11 +34,13 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     ExtFOp,
     FPToSIOp,
     FuncOp,
     IndexCastOp,
     ModuleOp,
+    OpaqueOp,
     ReturnOp,
     SelectOp,
     SIToFPOp,
@@ -315,9 +317,7 @@ class _Verifier:
                                 f"{base + 2} (stride and elements per stride)")
         self.check_access(op, op.src, op.src_map, op.src_indices, "source")
         self.check_access(op, op.dst, op.dst_map, op.dst_indices, "destination")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         src_t, dst_t = op.src.type, op.dst.type
         assert isinstance(src_t, MemRefType) and isinstance(dst_t, MemRefType)
         if src_t.element != dst_t.element:
@@ -335,9 +335,7 @@ class _Verifier:
         if len(op.operands) != 2 + op.tag_map.num_inputs:
             raise self.fail(op, f"has {len(op.operands)} operands; expected "
                                 f"{2 + op.tag_map.num_inputs}")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         if op.num_elements.type != INDEX:
             raise self.fail(op, f"number of elements {_name(op.num_elements)} must have type index, "
                                 f"found {op.num_elements.type}")
@@ -441,6 +439,21 @@ class _Verifier:
             raise self.fail(op, f"expects results ({', '.join(map(str, res))}) but @{op.callee} "
                                 f"returns ({', '.join(map(str, ft.results))})")
 
+    def r_opaque(self, op: OpaqueOp) -> None:
+        if op.blocks:
+            raise self.fail(op, "has a region (unregistered ops are kept without regions)")
+
+    def r_dim(self, op: DimOp) -> None:
+        t = op.memref.type
+        if len(op.operands) != 2 or not isinstance(t, MemRefType):
+            raise self.fail(op, "needs a memref and an index operand")
+        if op.index.type != INDEX:
+            raise self.fail(op, f"dimension {_name(op.index)} must have type index, found {op.index.type}")
+        k = op.constant_index()
+        if k is not None and not 0 <= k < t.rank:
+            raise self.fail(op, f"dimension {k} is out of range for {t} (rank {t.rank})")
+        self.check_result_types(op, [INDEX])
+
     def r_func(self, op: FuncOp) -> None:
         raise self.fail(op, "nested functions are not supported")
 
@@ -480,6 +493,8 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     ReturnOp: _Verifier.r_return,
     CallOp: _Verifier.r_call,
     FuncOp: _Verifier.r_func,
+    OpaqueOp: _Verifier.r_opaque,
+    DimOp: _Verifier.r_dim,
 }  # type: ignore[dict-item]
 
 __all__ = ["non_affine_reason", "verify"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.diagnostics import Location
 from compiler.ir.core import Operation, Value
-from compiler.ir.ops import AllocaOp, AllocOp, DeallocOp
+from compiler.ir.ops import AllocaOp, AllocOp, DeallocOp, DimOp
 from compiler.ir.types import INDEX, MemRefType
 from compiler.text.parsing.structure import OpParseFn, OpParser
 
@@ -54,7 +54,17 @@ def parse_dealloc(p: OpParser, loc: Location) -> Operation:
     return p.insert(DeallocOp(mem, loc=loc))
 
 
+def parse_dim(p: OpParser, loc: Location) -> Operation:
+    t = p.tok
+    mem = p.parse_operand()
+    p.expect(",", "between the memref and the dimension")
+    index = p.parse_operand(INDEX)
+    p.expect_memref_type(mem, t)
+    return p.insert(DimOp(mem, index, loc=loc))
+
+
 OPS: dict[str, OpParseFn] = {
+    "memref.dim": parse_dim,
     "memref.alloc": lambda p, loc: parse_alloc(p, AllocOp, loc),
     "memref.alloca": lambda p, loc: parse_alloc(p, AllocaOp, loc),
     "memref.dealloc": parse_dealloc,

@@ -183,29 +183,36 @@ class OpParser(LocationParser):
                     break
             self.expect("=", "after the result names")
         name_tok = self.tok
-        if name_tok[0] == "str":
-            raise self.error(f"unknown op {name_tok[1]} (generic op syntax is not supported)")
-        if name_tok[0] != "bare":
-            raise self.error(f"expected an operation name, found {self.describe()}")
-        handler = self.ops.get(name_tok[1])
-        if handler is None:
-            raise self.error(f"unknown op '{name_tok[1]}'")
-        self.i += 1
         loc = self.location(first)
-        op = handler(self, loc)
+        if name_tok[0] == "str":
+            op = self.parse_generic_op(loc)
+        else:
+            if name_tok[0] != "bare":
+                raise self.error(f"expected an operation name, found {self.describe()}")
+            handler = self.ops.get(name_tok[1])
+            if handler is None:
+                raise self.error(f"unknown op '{name_tok[1]}' (an op of a dialect accelsim does "
+                                 "not model must be written in the generic form, '\"name\"(...)')")
+            self.i += 1
+            op = handler(self, loc)
         n_expected = len(op.results)
         n_given = group if group else len(result_toks)
         if group and len(result_toks) != 1:
             raise self.error("a result group ('%x:N') must be the only result name", first)
-        if n_given != n_expected:
+        if n_given != n_expected and n_given:  # results may go unnamed (`affine.load %A[%i] ...`)
             raise self.error(f"'{name_tok[1]}' defines {n_expected} result(s) but {n_given} "
                              f"name(s) were given", first)
         if group:
             self.define(result_toks[0], list(op.results))
-        else:
+        elif result_toks:
             for t, r in zip(result_toks, op.results, strict=True):
                 self.define(t, [r])
         self.parse_trailing_loc(op)
+
+    def parse_generic_op(self, loc: Location) -> Operation:
+        from compiler.text.parsing.generic_ops import parse_generic
+
+        return parse_generic(self, loc)
 
     def insert(self, op: Operation) -> Operation:
         assert self.block is not None
