@@ -142,12 +142,12 @@ def check_exact(case_text: str, ours_text: str, t: Tally, sim: bool) -> None:
     for fname in funcs:
         try:
             inputs, want = host_outputs(original, fname, seed=7)
-        except Exception as exc:  # noqa: BLE001 - every refusal is counted by its reason
+        except Exception as exc:
             t.not_run[short(first_line(exc))] += 1
             continue
         try:
             got = host_outputs(result, fname, seed=7)[1]
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             t.mismatch += 1
             t.run_errors["host(ours): " + short(first_line(exc))] += 1
             continue
@@ -166,7 +166,7 @@ def check_exact(case_text: str, ours_text: str, t: Tally, sim: bool) -> None:
                 else:
                     t.mismatch += 1
                     t.run_errors[f"sim differs: @{fname}"] += 1
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 t.run_errors["sim: " + short(first_line(exc))] += 1
 
 
@@ -184,7 +184,7 @@ def run_file(path: Path, limit: int | None, execute: bool, verbose: bool) -> Tal
         try:
             verify(parse_module(case, path.name))
             t.parsed += 1
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             t.parse_errors[short(first_line(exc))] += 1
             if verbose:
                 print(f"  {path.name}:{line + 1}: parse: {first_line(exc)}")
@@ -197,7 +197,7 @@ def run_file(path: Path, limit: int | None, execute: bool, verbose: bool) -> Tal
                 pm = PassManager.from_flags(rl.flags)
                 pm.run(module)
                 ours = print_module(module)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 msg = first_line(exc)
                 t.run_errors[short(msg)] += 1
                 if verbose:

@@ -29,7 +29,7 @@ class OpaqueOp(Operation):
         self.prop_text = prop_text
 
     @property  # type: ignore[override]
-    def NAME(self) -> str:  # noqa: N802 - the op name, per instance
+    def NAME(self) -> str:
         return self.op_name
 
     @property
