@@ -119,8 +119,11 @@ class _Verifier:
         if len(m.blocks) != 1:
             raise self.fail(m, f"must have exactly one body block, found {len(m.blocks)}")
         for op in m.body.ops:
+            if isinstance(op, OpaqueOp) and op.NAME == "memref.global":
+                continue
             if not isinstance(op, FuncOp):
-                raise self.fail(op, "is not allowed at module level (only func.func)")
+                raise self.fail(op, "is not allowed at module level (only func.func and "
+                                    "memref.global)")
             if op.sym_name in self.funcs:
                 raise self.fail(op, f"redefines symbol '@{op.sym_name}'")
             self.funcs[op.sym_name] = op

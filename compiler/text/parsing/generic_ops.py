@@ -29,7 +29,7 @@ def parse_generic(p: OpParser, loc: Location) -> Operation:
     name = name_tok[1][1:-1]
     if not name:
         raise p.error("an op name cannot be empty", name_tok)
-    if name in p.ops:
+    if name in p.ops and name not in p.opaque_names:
         raise p.error(f"the generic form of the registered op '{name}' is not supported; "
                       "write its custom form", name_tok)
     p.expect("(", f"to open the operands of '{name}'")

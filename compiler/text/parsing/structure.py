@@ -21,6 +21,10 @@ class OpParser(LocationParser):
     line (after the name) and inserts the op."""
 
     ops: ClassVar[Mapping[str, Callable[[OpParser, Location], Operation]]] = {}
+    # ops allowed beside functions at module level (`memref.global`), and registered ops whose
+    # custom parser keeps them opaque, so that their generic form reads back too
+    module_ops: ClassVar[frozenset[str]] = frozenset()
+    opaque_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, text: str, filename: str):
         super().__init__(text, filename)
@@ -45,6 +49,13 @@ class OpParser(LocationParser):
                     implicit = ModuleOp(loc=self.location(t))
                 self.block = implicit.body
                 self.parse_func()
+            elif self.at_module_level_op():
+                if module is not None:
+                    raise self.error("an op after the top-level module must be inside it")
+                if implicit is None:
+                    implicit = ModuleOp(loc=self.location(t))
+                self.block = implicit.body
+                self.parse_operation()
             else:
                 raise self.error(f"expected 'module', 'func.func' or an alias definition at top "
                                  f"level, found {self.describe()}")
@@ -65,6 +76,8 @@ class OpParser(LocationParser):
             tk = self.tok
             if tk[0] == "bare" and tk[1] in ("func.func", "func"):
                 self.parse_func()
+            elif self.at_module_level_op():
+                self.parse_operation()
             elif tk[0] == "eof":
                 raise self.error("expected '}' to close the module, found end of file")
             else:
@@ -72,6 +85,11 @@ class OpParser(LocationParser):
         self.advance()
         self.parse_trailing_loc(module)
         return module
+
+    def at_module_level_op(self) -> bool:
+        t = self.tok
+        name = t[1][1:-1] if t[0] == "str" else t[1] if t[0] == "bare" else ""
+        return name in self.module_ops
 
     def parse_alias_definition(self) -> None:
         name_tok = self.advance()
