@@ -124,7 +124,8 @@ func.func @d(%A: memref<512x32xf32>, %Av: memref<?x?xf32, 2>) {
   %c0 = arith.constant 0 : index
   %tag = memref.alloc() : memref<1xi32>
   affine.for %k = 0 to 16 {
-    affine.dma_start %A[%c0, %c0], %Av[%c0, %c0], %tag[%c0], %n : memref<512x32xf32>, memref<?x?xf32, 2>, memref<1xi32>
+    affine.dma_start %A[%c0, %c0], %Av[%c0, %c0], %tag[%c0], %n
+      : memref<512x32xf32>, memref<?x?xf32, 2>, memref<1xi32>
     affine.dma_wait %tag[%c0], %n : memref<1xi32>
   }
   return
