@@ -50,6 +50,40 @@ I32 = ElementType("i32", 32, "int")
 I64 = ElementType("i64", 64, "int")
 INDEX = ElementType("index", 64, "index")
 
+@dataclass(frozen=True, slots=True)
+class VectorType(ElementType):
+    """`vector<8x128xf32>` as a memref element (and as the type of a value loaded from one):
+    one element of `byte_width` bytes to the passes; the host and the simulator refuse it."""
+
+    shape: tuple[int, ...] = ()
+    scalar: ElementType = ElementType("f32", 32, "float")
+
+    @staticmethod
+    def of(shape: tuple[int, ...], scalar: ElementType) -> VectorType:
+        dims = "".join(f"{d}x" for d in shape)
+        return VectorType(f"vector<{dims}{scalar}>", math.prod(shape) * scalar.bitwidth, "vector",
+                          tuple(shape), scalar)
+
+    @property
+    def is_float(self) -> bool:
+        return self.scalar.is_float
+
+    @property
+    def is_int(self) -> bool:
+        return self.scalar.is_int
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        raise TypeError(f"{self.name} has no numpy dtype (vector element types are not run)")
+
+
+def has_vector_element(t: object) -> bool:
+    """`t` is a vector type or a memref of vectors."""
+    if isinstance(t, MemRefType):
+        t = t.element
+    return isinstance(t, VectorType)
+
+
 ELEMENT_TYPES: dict[str, ElementType] = {
     t.name: t for t in (F16, F32, F64, I1, I8, I16, I32, I64, INDEX)
 }

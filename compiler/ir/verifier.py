@@ -40,11 +40,13 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     ExtFOp,
     FPToSIOp,
     FuncOp,
     IndexCastOp,
     ModuleOp,
+    OpaqueOp,
     ReturnOp,
     SelectOp,
     SIToFPOp,
@@ -124,8 +126,11 @@ class _Verifier:
         if len(m.blocks) != 1:
             raise self.fail(m, f"must have exactly one body block, found {len(m.blocks)}")
         for op in m.body.ops:
+            if isinstance(op, OpaqueOp) and op.NAME == "memref.global":
+                continue
             if not isinstance(op, FuncOp):
-                raise self.fail(op, "is not allowed at module level (only func.func)")
+                raise self.fail(op, "is not allowed at module level (only func.func and "
+                                    "memref.global)")
             if op.sym_name in self.funcs:
                 raise self.fail(op, f"redefines symbol '@{op.sym_name}'")
             self.funcs[op.sym_name] = op
@@ -324,9 +329,7 @@ class _Verifier:
                                 f"{base + 2} (stride and elements per stride)")
         self.check_access(op, op.src, op.src_map, op.src_indices, "source")
         self.check_access(op, op.dst, op.dst_map, op.dst_indices, "destination")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         src_t, dst_t = op.src.type, op.dst.type
         assert isinstance(src_t, MemRefType) and isinstance(dst_t, MemRefType)
         if src_t.element != dst_t.element:
@@ -344,9 +347,7 @@ class _Verifier:
         if len(op.operands) != 2 + op.tag_map.num_inputs:
             raise self.fail(op, f"has {len(op.operands)} operands; expected "
                                 f"{2 + op.tag_map.num_inputs}")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         if op.num_elements.type != INDEX:
             raise self.fail(op, f"number of elements {_name(op.num_elements)} must have type index, "
                                 f"found {op.num_elements.type}")
@@ -450,6 +451,21 @@ class _Verifier:
             raise self.fail(op, f"expects results ({', '.join(map(str, res))}) but @{op.callee} "
                                 f"returns ({', '.join(map(str, ft.results))})")
 
+    def r_opaque(self, op: OpaqueOp) -> None:
+        if op.blocks:
+            raise self.fail(op, "has a region (unregistered ops are kept without regions)")
+
+    def r_dim(self, op: DimOp) -> None:
+        t = op.memref.type
+        if len(op.operands) != 2 or not isinstance(t, MemRefType):
+            raise self.fail(op, "needs a memref and an index operand")
+        if op.index.type != INDEX:
+            raise self.fail(op, f"dimension {_name(op.index)} must have type index, found {op.index.type}")
+        k = op.constant_index()
+        if k is not None and not 0 <= k < t.rank:
+            raise self.fail(op, f"dimension {k} is out of range for {t} (rank {t.rank})")
+        self.check_result_types(op, [INDEX])
+
     def r_func(self, op: FuncOp) -> None:
         raise self.fail(op, "nested functions are not supported")
 
@@ -499,6 +515,8 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     NamedLinalgOp: lambda v, op: v.r_linalg(op, named_problem),
     LinalgYieldOp: lambda v, op: v.r_linalg(op, yield_problem),
     LinalgIndexOp: lambda v, op: v.r_linalg(op, index_problem),
+    OpaqueOp: _Verifier.r_opaque,
+    DimOp: _Verifier.r_dim,
 }  # type: ignore[dict-item]
 
 __all__ = ["non_affine_reason", "verify"]

@@ -34,6 +34,8 @@ OP_PARSERS: Mapping[str, OpParseFn] = {
 
 class Parser(OpParser):
     ops = OP_PARSERS
+    module_ops = memref_ops.MODULE_OPS
+    opaque_names = memref_ops.OPAQUE
 
 
 def parse_module(text: str, filename: str = "<string>") -> ModuleOp:

@@ -38,8 +38,10 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     FuncOp,
     ModuleOp,
+    OpaqueOp,
     ReturnOp,
     SelectOp,
     UnaryOp,
@@ -368,6 +370,20 @@ class _Printer:
     def p_dealloc(self, op: DeallocOp, depth: int) -> str:
         return f"memref.dealloc {self.namer.ref(op.memref)} : {op.memref.type}"
 
+    def p_dim(self, op: DimOp, depth: int) -> str:
+        return (f"{self.results_prefix(op)}memref.dim {self.namer.ref(op.memref)}, "
+                f"{self.namer.ref(op.index)} : {op.memref.type}")
+
+    def p_opaque(self, op: OpaqueOp, depth: int) -> str:
+        """MLIR's generic form, the properties and attributes as they were written."""
+        ins = ", ".join(str(v.type) for v in op.operands)
+        outs = [str(r.type) for r in op.results]
+        res = outs[0] if len(outs) == 1 else f"({', '.join(outs)})"
+        props = f" {op.prop_text}" if op.prop_text else ""
+        attrs = f" {op.attr_text}" if op.attr_text else ""
+        return (f'{self.results_prefix(op)}"{op.op_name}"({self.refs(op.operands)}){props}{attrs} '
+                f": ({ins}) -> {res}")
+
     def p_constant(self, op: ConstantOp, depth: int) -> str:
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -427,6 +443,8 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     AllocOp: _Printer.p_alloc,
     AllocaOp: _Printer.p_alloc,
     DeallocOp: _Printer.p_dealloc,
+    DimOp: _Printer.p_dim,
+    OpaqueOp: _Printer.p_opaque,
     ConstantOp: _Printer.p_constant,
     BinaryOp: _Printer.p_binary,
     UnaryOp: _Printer.p_unary,

@@ -35,6 +35,7 @@ from compiler.ir.ops import (
     AffineForOp,
     FuncOp,
     ModuleOp,
+    opaque_memref_uses,
 )
 from compiler.transforms.data_copy.fast_memory import buffer_bytes, peak_around
 from compiler.transforms.pass_base import Pass
@@ -112,6 +113,11 @@ class AffinePipelineDataTransferPass(Pass):
         body_dma = [op for op in loop.body.ops
                     if dma_unit(op)[0] is not None and id(op) not in self._generated]
         if not body_dma:
+            return
+        opaque = opaque_memref_uses(loop)
+        if opaque:
+            self.remark(loop.loc, f"won't pipeline: '{opaque[0].NAME}' at {opaque[0].loc} takes a "
+                                  "memref and its memory effects are unknown")
             return
         T = trip_count(loop)
         if T is None and compat:
