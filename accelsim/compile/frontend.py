@@ -12,7 +12,13 @@ LINALG_FLAG = "--convert-linalg-to-affine-loops"
 
 
 def lower_linalg(module: ModuleOp) -> list[str]:
-    """Lower every linalg op of `module` in place; the flags applied ([] when there was none)."""
+    """Lower every linalg op of `module` in place; the flags applied ([] when there was none).
+    A `memref.copy` between buffers of one static shape (how bufferized functions hand their
+    results to out-parameters) is lowered with them, as the `linalg.copy` it equals."""
+    from compiler.transforms.convert_linalg_to_affine_loops import memref_copy_as_linalg
+
+    for op in [op for op in module.walk() if op.NAME == "memref.copy"]:
+        memref_copy_as_linalg(op)
     if not has_linalg(module):
         return []
     from compiler.transforms.registry import PassManager, parse_pass_flag

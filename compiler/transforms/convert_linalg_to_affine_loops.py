@@ -38,7 +38,14 @@ from compiler.ir.ops import (
     MulFOp,
     MulIOp,
 )
-from compiler.ir.ops.linalg import GenericOp, LinalgIndexOp, LinalgOp, LinalgYieldOp, NamedLinalgOp
+from compiler.ir.ops.linalg import (
+    NAMED_OPS,
+    GenericOp,
+    LinalgIndexOp,
+    LinalgOp,
+    LinalgYieldOp,
+    NamedLinalgOp,
+)
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 
@@ -65,6 +72,27 @@ class ConvertLinalgToAffineLoopsPass(Pass):
         for op in list(module.walk()):
             if isinstance(op, LinalgOp):
                 lower_to_affine_loops(op)
+
+
+def memref_copy_as_linalg(op: Operation) -> LinalgOp | None:
+    """`memref.copy %a, %b` (kept opaque by the parser) between two memrefs of one static shape
+    and element type: the `linalg.copy` that means the same, in its place (for the front door
+    of the accelerator pipeline: bufferized modules copy results out this way). None (and no
+    change) for any other op or copy."""
+    if op.NAME != "memref.copy" or len(op.operands) != 2 or op.results or op.blocks:
+        return None
+    src, dst = op.operands
+    st, dt = src.type, dst.type
+    if not isinstance(st, MemRefType) or not isinstance(dt, MemRefType):
+        return None
+    if st.shape != dt.shape or st.element != dt.element or not st.has_static_shape:
+        return None
+    copy = NAMED_OPS["linalg.copy"]([src], [dst], loc=op.loc)
+    block = op.parent_block
+    assert block is not None
+    block.insert_before(op, copy)
+    op.erase()
+    return copy
 
 
 def lower_to_affine_loops(op: LinalgOp) -> AffineForOp | None:

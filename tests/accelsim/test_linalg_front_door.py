@@ -2,8 +2,10 @@
 convolution), bufferized by upstream mlir-opt-19 exactly as the command below says, runs
 through `accelsim run --target sim` and `--target host`; both equal numpy.
 
-The module is written in destination-passing style (the outputs are arguments), so after
-bufferization the results are written into the argument buffers and no result is returned.
+Two styles of module: destination-passing (the outputs are arguments: after bufferization the
+results are written into them and none is returned), and one returning new tensors, turned
+into out-parameters by `--buffer-results-to-out-params` (the results then reach them through
+`memref.copy`, which the front door lowers as the linalg.copy it equals).
 """
 
 from __future__ import annotations
@@ -47,15 +49,47 @@ func.func @main(%A: tensor<24x40xf32>, %B: tensor<40x20xf32>, %bias: tensor<20xf
 }
 """
 
+RESULTS = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%A: tensor<24x40xf32>, %B: tensor<40x20xf32>, %bias: tensor<20xf32>,
+                %I: tensor<1x14x14x3xf32>, %W: tensor<3x3x3x8xf32>)
+    -> (tensor<24x20xf32>, tensor<1x6x6x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x20xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<24x20xf32>) -> tensor<24x20xf32>
+  %m = linalg.matmul ins(%A, %B : tensor<24x40xf32>, tensor<40x20xf32>)
+                     outs(%z : tensor<24x20xf32>) -> tensor<24x20xf32>
+  %e2 = tensor.empty() : tensor<24x20xf32>
+  %g = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<24x20xf32>, tensor<20xf32>) outs(%e2 : tensor<24x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<24x20xf32>
+  %e3 = tensor.empty() : tensor<1x6x6x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%I, %W : tensor<1x14x14x3xf32>, tensor<3x3x3x8xf32>)
+      outs(%zo : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %g, %c : tensor<24x20xf32>, tensor<1x6x6x8xf32>
+}
+"""
+
 # identity layouts at the function boundary (accelsim memrefs have no strided layouts); the
 # results equivalent to argument buffers are dropped; canonicalize removes the dead casts
 BUFFERIZE = ["--one-shot-bufferize=bufferize-function-boundaries "
              "function-boundary-type-conversion=identity-layout-map",
              "--drop-equivalent-buffer-results", "--canonicalize"]
+# results as new tensors: returned buffers become out-parameters (appended to the arguments)
+OUT_PARAMS = [*BUFFERIZE, "--buffer-results-to-out-params", "--canonicalize"]
+STYLES = {"destination-passing": (TENSORS, BUFFERIZE), "returned-results": (RESULTS, OUT_PARAMS)}
 
 
-def bufferized(mlir_opt: str) -> str:
-    done = subprocess.run([mlir_opt, *BUFFERIZE], input=TENSORS, capture_output=True, text=True,
+def bufferized(mlir_opt: str, style: str = "destination-passing") -> str:
+    text, flags = STYLES[style]
+    done = subprocess.run([mlir_opt, *flags], input=text, capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -78,12 +112,14 @@ def numpy_reference(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.mlir_opt
+@pytest.mark.parametrize("style", sorted(STYLES))
 @pytest.mark.parametrize("target", ["sim", "host"])
 def test_bufferized_linalg_module_runs_equal_to_numpy(mlir_opt: str, tmp_path: pathlib.Path,
                                                       capsys: pytest.CaptureFixture[str],
-                                                      target: str) -> None:
-    text = bufferized(mlir_opt)
+                                                      target: str, style: str) -> None:
+    text = bufferized(mlir_opt, style)
     assert "linalg.matmul" in text and "linalg.generic" in text and "memref.alloc" in text
+    assert ("memref.copy" in text) == (style == "returned-results")
     src = tmp_path / "model.mlir"
     src.write_text(text)
     x = inputs()
