@@ -59,12 +59,12 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
     compulsory = input_traffic(fresh_module(req.program) if getattr(args, "pass_flags", None)
                                else module, func, config)
     t0 = time.perf_counter()
-    applied: list[str] = []
+    applied: list[str] = list(req.program.lowered)
     if not args.as_is and not getattr(args, "pass_flags", None):
         pipeline, remarks = compile_for_accelerator(config, module, func)
         for r in remarks:
             print(r, file=sys.stderr)
-        applied = pipeline.flags()
+        applied += pipeline.flags()
     compile_seconds = time.perf_counter() - t0
     extra: dict[str, Any]
     if args.fidelity == "analytic":
