@@ -120,8 +120,9 @@ class AffineLoopTilePass(Pass):
     def _tile_root(self, root: AffineForOp) -> None:
         opaque = opaque_memory_op(root)
         if opaque is not None:
-            self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc} takes a memref, "
-                                  "so its memory effects are unknown")
+            why = ("the analysis does not model it" if opaque.NAME == "affine.parallel" else
+                   "it takes a memref, so its memory effects are unknown")
+            self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc}: {why}")
             return
         tree = band_tree(root, self.options.imperfect)
         if tree is None:
