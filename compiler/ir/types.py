@@ -108,6 +108,9 @@ class MemRefType:
     shape: tuple[int | None, ...]
     element: ElementType
     memory_space: int = 0
+    # a memory space written as an attribute (`#spirv.storage_class<StorageBuffer>`): kept
+    # opaque and printed back; to the passes it is `memory_space` 0, the slow memory
+    space_attr: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple):
@@ -140,11 +143,13 @@ class MemRefType:
         return MemRefType(self.shape, self.element, space)
 
     def with_shape(self, shape: tuple[int | None, ...]) -> MemRefType:
-        return MemRefType(tuple(shape), self.element, self.memory_space)
+        return MemRefType(tuple(shape), self.element, self.memory_space, self.space_attr)
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
         space = f", {self.memory_space}" if self.memory_space else ""
+        if self.space_attr is not None:
+            space = f", {self.space_attr}"
         return f"memref<{dims}{self.element}{space}>"
 
 

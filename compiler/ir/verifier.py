@@ -30,6 +30,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineMaxOp,
     AffineMinOp,
+    AffineParallelOp,
     AffineStoreOp,
     AffineYieldOp,
     AllocOp,
@@ -180,7 +181,7 @@ class _Verifier:
             if op.results:
                 raise self.fail(op, f"has {len(op.results)} result(s), so it needs an else block")
             return
-        if isinstance(op, AffineForOp | AffineIfOp):
+        if isinstance(op, AffineForOp | AffineIfOp | AffineParallelOp):
             self.verify_block(block, op, AffineYieldOp)
         elif isinstance(op, GenericOp):
             self.verify_block(block, op, LinalgYieldOp)
@@ -222,6 +223,9 @@ class _Verifier:
         exprs = m.results if isinstance(m, AffineMap) else m.constraints
         for e in exprs:
             bad = non_affine_reason(e)
+            if bad is not None and (what.endswith(" bound") or what == "condition") and not any(
+                    isinstance(a, Dim) and a.pos < m.num_dims for a in bad[0].atoms()):
+                continue  # a loop bound or condition may be semi-affine in its symbols, as MLIR
             if bad is not None:
                 sub, why = bad
                 names = ", ".join(
@@ -265,6 +269,27 @@ class _Verifier:
                                     f"and result {res.type} must have one type")
         self.check_yield(op, op.body, [r.type for r in op.results])
 
+    def r_parallel(self, op: AffineParallelOp) -> None:
+        n = len(op.steps)
+        if n == 0 or len(op.ivs) != n:
+            raise self.fail(op, f"has {len(op.ivs)} induction variable(s) and {n} step(s)")
+        for m, ops, which in ((op.lower_map, op.lower_operands, "lower bound"),
+                              (op.upper_map, op.upper_operands, "upper bound")):
+            if m.num_results != n:
+                raise self.fail(op, f"{which} map has {m.num_results} result(s), expected {n}")
+            self.check_map_operands(op, m, ops, which)
+        if any(s <= 0 for s in op.steps):
+            raise self.fail(op, f"steps must be positive, found {op.steps}")
+        if len(op.reductions) != len(op.results):
+            raise self.fail(op, f"has {len(op.results)} result(s) but {len(op.reductions)} "
+                                "reduction(s)")
+        for kind, r in zip(op.reductions, op.results, strict=True):
+            t = r.type
+            ok = isinstance(t, ElementType) and (t.is_float if kind.endswith("f") else t.is_int)
+            if not ok:
+                raise self.fail(op, f"reduction '{kind}' does not apply to {t}")
+        self.check_yield(op, op.body, [r.type for r in op.results])
+
     def check_yield(self, op: Operation, block: Block, types: Sequence[Type]) -> None:
         y = block.ops[-1] if block.ops else None
         if not isinstance(y, AffineYieldOp):
@@ -289,9 +314,10 @@ class _Verifier:
 
     def r_yield(self, op: AffineYieldOp) -> None:
         parent = op.parent_op
-        if not isinstance(parent, AffineForOp | AffineIfOp):
+        if not isinstance(parent, AffineForOp | AffineIfOp | AffineParallelOp):
             where = parent.NAME if parent is not None else "no op"
-            raise self.fail(op, f"must be inside affine.for or affine.if, found in {where}")
+            raise self.fail(op, f"must be inside affine.for, affine.if or affine.parallel, found "
+                                f"in {where}")
 
     def r_map_op(self, op: AffineApplyOp) -> None:
         if isinstance(op, AffineApplyOp) and op.map.num_results != 1:
@@ -490,6 +516,7 @@ _CASTS: dict[type, Callable[[ElementType, ElementType], bool]] = {
 _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     AffineForOp: _Verifier.r_for,
     AffineIfOp: _Verifier.r_if,
+    AffineParallelOp: _Verifier.r_parallel,
     AffineYieldOp: _Verifier.r_yield,
     AffineApplyOp: _Verifier.r_map_op,
     AffineMinOp: _Verifier.r_map_op,

@@ -27,6 +27,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineMaxOp,
     AffineMinOp,
+    AffineParallelOp,
     AffineStoreOp,
     AffineYieldOp,
     AllocaOp,
@@ -314,6 +315,22 @@ class _Printer:
         self.region(op.body, depth)
         self.lines.append(f"{pad}}}" + self.loc_suffix(op))
 
+    def p_parallel(self, op: AffineParallelOp, depth: int) -> None:
+        pad = "  " * depth
+        res = self.results_prefix(op)
+        lb = self.index_list(op.lower_map, op.lower_operands)[1:-1]
+        ub = self.index_list(op.upper_map, op.upper_operands)[1:-1]
+        ivs = ", ".join("%" + self.namer.define(a, True) for a in op.ivs)
+        text = f"{pad}{res}affine.parallel ({ivs}) = ({lb}) to ({ub})"
+        if any(s != 1 for s in op.steps):
+            text += f" step ({', '.join(map(str, op.steps))})"
+        if op.reductions:
+            kinds = ", ".join(f'"{k}"' for k in op.reductions)
+            text += f" reduce ({kinds}) -> ({', '.join(str(r.type) for r in op.results)})"
+        self.lines.append(text + " {")
+        self.region(op.body, depth)
+        self.lines.append(f"{pad}}}" + self.loc_suffix(op))
+
     def p_if(self, op: AffineIfOp, depth: int) -> None:
         pad = "  " * depth
         res = self.results_prefix(op)
@@ -432,6 +449,7 @@ _SYM0 = AffineMap.single_symbol().results[0]
 _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     AffineForOp: _Printer.p_for,
     AffineIfOp: _Printer.p_if,
+    AffineParallelOp: _Printer.p_parallel,
     AffineApplyOp: _Printer.p_map_op,
     AffineMinOp: _Printer.p_map_op,
     AffineMaxOp: _Printer.p_map_op,

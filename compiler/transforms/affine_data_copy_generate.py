@@ -30,7 +30,14 @@ from compiler.analysis.domain import enclosing_loops
 from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import PassError
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp, opaque_memref_uses
+from compiler.ir.ops import (
+    AffineForOp,
+    AffineLoadOp,
+    AffineParallelOp,
+    AffineStoreOp,
+    ModuleOp,
+    opaque_memref_uses,
+)
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.boxes import accessed_limits, clip_box, lattice_box, lattice_step
 from compiler.transforms.data_copy.emit import CopySpec, Placement, emit_copies
@@ -116,7 +123,7 @@ class AffineDataCopyGeneratePass(Pass):
         """MLIR's footprint test; when the bounding boxes do not fit, disjoint reference
         groups (which would get separate buffers) are counted separately before recursing."""
         cap = self.options.capacity_bytes
-        if cap is None:
+        if cap is None or any(isinstance(op, AffineParallelOp) for op in loop.walk()):
             return False
         from compiler.analysis import memref_regions
 
@@ -140,6 +147,12 @@ class AffineDataCopyGeneratePass(Pass):
             return
         from compiler.analysis import memref_regions
 
+        par = next((op for root in range_ops for op in root.walk() if isinstance(op, AffineParallelOp)),
+                   None)
+        if par is not None:
+            self.remark(par.loc, "no copies around an affine.parallel band (the analysis does not "
+                                 "model it)")
+            return
         regions = memref_regions(range_ops)
         opts = self.options
         total = 0

@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.analysis import shift_violation
+from compiler.analysis.legality import opaque_memory_op
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineForOp,
     FuncOp,
     ModuleOp,
-    opaque_memref_uses,
 )
 from compiler.transforms.data_copy.fast_memory import buffer_bytes, peak_around
 from compiler.transforms.pass_base import Pass
@@ -114,10 +114,10 @@ class AffinePipelineDataTransferPass(Pass):
                     if dma_unit(op)[0] is not None and id(op) not in self._generated]
         if not body_dma:
             return
-        opaque = opaque_memref_uses(loop)
-        if opaque:
-            self.remark(loop.loc, f"won't pipeline: '{opaque[0].NAME}' at {opaque[0].loc} takes a "
-                                  "memref and its memory effects are unknown")
+        opaque = opaque_memory_op(loop)
+        if opaque is not None:
+            self.remark(loop.loc, f"won't pipeline: '{opaque.NAME}' at {opaque.loc} is not modeled "
+                                  "by the analysis (unknown memory effects, or a parallel band)")
             return
         T = trip_count(loop)
         if T is None and compat:

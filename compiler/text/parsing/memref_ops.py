@@ -25,6 +25,9 @@ def parse_alloc(p: OpParser, cls: type, loc: Location) -> Operation:
     alignment = None
     if p.at("{"):
         alignment = parse_alignment_attr(p)
+    elif p.accept("alignment"):  # the newer upstream spelling, `memref.alloc() alignment = 64`
+        p.expect("=", "after 'alignment'")
+        alignment = p.expect_int("an alignment")
     p.expect(":", "before the memref type")
     ty_tok = p.tok
     ty = p.parse_type()
@@ -169,6 +172,9 @@ def parse_global(p: OpParser, loc: Location) -> Operation:
             start = p.expect("dense", "(the initial value: 'dense<...>' or 'uninitialized')")[2]
             p.skip_balanced("<", ">")
             props["initial_value"] = p.src.text[start:p.toks[p.i - 1][2] + 1] + " : " + tensor_of(ty)
+    if p.accept("alignment"):  # the newer upstream spelling
+        p.expect("=", "after 'alignment'")
+        props["alignment"] = f"{p.expect_int('an alignment')} : i64"
     if p.at("{"):
         start = p.tok[2]
         p.skip_attr_dict()

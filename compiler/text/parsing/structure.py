@@ -24,6 +24,7 @@ class OpParser(LocationParser):
     # ops allowed beside functions at module level (`memref.global`), and registered ops whose
     # custom parser keeps them opaque, so that their generic form reads back too
     module_ops: ClassVar[frozenset[str]] = frozenset()
+    generic: ClassVar[Callable[[OpParser, Location], Operation] | None] = None
     opaque_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, text: str, filename: str):
@@ -228,9 +229,11 @@ class OpParser(LocationParser):
         self.parse_trailing_loc(op)
 
     def parse_generic_op(self, loc: Location) -> Operation:
-        from compiler.text.parsing.generic_ops import parse_generic
-
-        return parse_generic(self, loc)
+        """`"name"(...) : (...) -> ...`: the generic form (compiler.text.parsing.generic_ops,
+        set as `generic` by compiler.text.parser)."""
+        if self.generic is None:
+            raise self.error(f"unknown op {self.text()} (the generic op form is not enabled)")
+        return self.generic(self, loc)
 
     def insert(self, op: Operation) -> Operation:
         assert self.block is not None

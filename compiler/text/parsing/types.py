@@ -126,6 +126,13 @@ class TypeParser(TokenCursor):
                 space = int(t[1])
                 if self.accept(":"):
                     self.parse_element_type()
+            elif t[0] == "hash" and self.toks[self.i + 1][1] == "<":
+                start = t[2]
+                self.i += 1
+                self.skip_balanced("<", ">")
+                attr = self.src.text[start:self.toks[self.i - 1][2] + 1]
+                self.expect(">", "to close 'memref<'")
+                return MemRefType(tuple(shape), et, 0, attr)
             elif t[1] == "-" and self.toks[self.i + 1][0] == "int":
                 raise self.error(f"memory space must be >= 0, found -{self.toks[self.i + 1][1]}")
             else:

@@ -228,10 +228,12 @@ def test_map_operand_count_and_pure_affine_bounds() -> None:
             A[i] = 1.0
     loop = b.module.funcs[0].body.ops[0]
     loop.set_upper_bound(AffineMap(0, 1, (Sym(0) * Sym(0),)), [n])
+    verify(b.module)  # semi-affine in its symbols only: a bound MLIR accepts too
+    loop.set_upper_bound(AffineMap(1, 1, (Dim(0) * Sym(0),)), [n, n])
     with pytest.raises(VerifyError) as info:
         verify(b.module)
-    assert info.value.message == ("'affine.for' op non-affine expression 's0 * s0' in upper bound: a "
-                                  "product of two symbols is not affine (where s0 = %n)")
+    assert info.value.message == ("'affine.for' op non-affine expression 'd0 * s0' in upper bound: a "
+                                  "product of a dim and a symbol is not affine (where d0 = %n, s0 = %n)")
 
 
 def test_symbol_division_is_refused_even_when_operands_are_valid() -> None:

@@ -155,3 +155,17 @@ def test_results_may_go_unnamed_but_not_miscounted() -> None:
     with pytest.raises(ParseError, match="defines 1 result"):
         parse_module("func.func @f(%A: memref<4xf32>) {\n  %a, %b = affine.load %A[0] : memref<4xf32>\n"
                      "  return\n}\n")
+
+
+def test_an_attribute_memory_space_is_kept_and_is_slow_memory_to_the_passes() -> None:
+    text = ("func.func @s(%A: memref<8x8xi8, #spirv.storage_class<StorageBuffer>>) {\n"
+            "  affine.for %i = 0 to 8 {\n"
+            "    %v = affine.load %A[%i, 0] : memref<8x8xi8, #spirv.storage_class<StorageBuffer>>\n"
+            "    affine.store %v, %A[%i, 1] : memref<8x8xi8, #spirv.storage_class<StorageBuffer>>\n"
+            "  }\n  return\n}\n")
+    module = parse_module(text)
+    t = module.funcs[0].function_type.inputs[0]
+    assert isinstance(t, MemRefType) and t.memory_space == 0
+    assert str(t) == "memref<8x8xi8, #spirv.storage_class<StorageBuffer>>"
+    assert module_diff(module, parse_module(print_module(module))) is None
+    assert t != MemRefType((8, 8), t.element)  # not the plain memref<8x8xi8>
