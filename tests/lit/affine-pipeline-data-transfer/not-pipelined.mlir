@@ -7,9 +7,9 @@
 // pipelined here: the in-DMA of the next iteration reads rows the out-DMA does not write
 // (tests/compiler/transforms/test_pipeline_upstream_cases.py runs both on the host).
 
-// REMARK: remark: [affine-pipeline-data-transfer] won't pipeline this DMA: its fast buffer %buf escapes into the func.call at {{.*}}not-pipelined.mlir:[[# @LINE + 44]]:5
+// REMARK: remark: [affine-pipeline-data-transfer] won't pipeline: 'func.call' at {{.*}}not-pipelined.mlir:[[# @LINE + 44]]:5
 // REMARK: remark: [affine-pipeline-data-transfer] won't pipeline this DMA: its fast buffer %buf is used outside the loop
-// REMARK: remark: [affine-pipeline-data-transfer] won't pipeline this DMA: its tag %tag escapes into the func.call
+// REMARK: remark: [affine-pipeline-data-transfer] won't pipeline: 'func.call' at {{.*}}not-pipelined.mlir:[[# @LINE + 71]]:5
 
 // CHECK-LABEL: func.func @dependent
 // CHECK: memref.alloc() : memref<2x32x32xf32, 1>
