@@ -28,6 +28,7 @@ class Program:
     module: ModuleOp
     func: FuncOp
     workload: Any = None  # workloads.BoundWorkload when INPUT was a spec
+    lowered: tuple[str, ...] = ()  # passes the front door ran on load (linalg input)
 
     @property
     def func_name(self) -> str:
@@ -57,11 +58,15 @@ def load_program(source: str, func: str | None = None) -> Program:
     import workloads
 
     workload = None
+    lowered: tuple[str, ...] = ()
     if source == "-" or source.endswith(".mlir") or os.path.exists(source):
         from compiler.text import parse_file
 
         module = parse_file(source)
         _verify(module)
+        from accelsim.compile.frontend import lower_linalg
+
+        lowered = tuple(lower_linalg(module))  # linalg enters as its affine loops, for every target
     elif workloads.is_workload_spec(source):
         workload = workloads.get(source)
         module = workload.module()
@@ -73,7 +78,7 @@ def load_program(source: str, func: str | None = None) -> Program:
                          f"(workloads: {', '.join(workloads.names())})")
     if func is None and workload is not None:
         func = workload.func_name
-    return Program(source, module, pick_function(module, func), workload)
+    return Program(source, module, pick_function(module, func), workload, lowered)
 
 
 def _verify(module: ModuleOp) -> None:

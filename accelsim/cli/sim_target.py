@@ -61,12 +61,12 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
     compulsory = input_traffic(fresh_module(req.program) if getattr(args, "pass_flags", None)
                                else module, func, config)
     t0 = time.perf_counter()
-    applied: list[str] = []
+    applied: list[str] = list(req.program.lowered)
     if not args.as_is and not getattr(args, "pass_flags", None):
         pipeline, remarks = compile_for_accelerator(config, module, func)
         for r in remarks:
             print(r, file=sys.stderr)
-        applied = pipeline.flags()
+        applied += pipeline.flags()
     compile_seconds = time.perf_counter() - t0
     extra: dict[str, Any]
     if args.fidelity == "analytic":
@@ -75,7 +75,7 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
 
         require_trace_outputs_unused(args)
 
-        est = estimate(module, config, func=func)
+        est = estimate(module, config, func=func, inputs=req.inputs)
         extra = {"fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,
                  "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
                  "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
@@ -97,7 +97,7 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         extra = metrics(result, compulsory)
         from accelsim.estimate.analytic import estimate
 
-        est = estimate(module, config, func=func)
+        est = estimate(module, config, func=func, inputs=req.inputs)
         extra["analytic_cycles"] = est.cycles
         extra["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
         arrays = dict(result.outputs) if result.outputs is not None else {}

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.compile.tile_search import search
 from accelsim.config import HardwareConfig
@@ -32,6 +33,7 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     module, which then becomes the module's body (the passes do not run twice)."""
     from compiler.transforms.registry import PassManager
 
+    lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_in_bounds(module)
     found = search(module, config, func)
     if found is not None and found.compiled is not None:

@@ -8,6 +8,10 @@ fast buffer, copy-in if read, copy-out if written, accesses rewritten relative t
 Copies are hoisted above surrounding loops the region does not depend on (MLIR's
 findHighestBlockForPlacement), but only when no other op in those loops touches the memref.
 
+`fast-mem-space` equal to `slow-mem-space` (upstream's `fast-mem-space=0`) copies inside one
+memory space with point-wise loops. A memref that an op of unknown memory effect (an
+unregistered op) takes inside a range is not copied there.
+
 Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles, exact
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
 when even the innermost level does not fit, and groups of references to one memref whose
@@ -20,10 +24,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from compiler.analysis.region import MemRefRegion
+import islpy as isl
+
+from compiler.analysis.domain import enclosing_loops
+from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import PassError
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp
+from compiler.ir.ops import (
+    AffineForOp,
+    AffineLoadOp,
+    AffineParallelOp,
+    AffineStoreOp,
+    ModuleOp,
+    opaque_memref_uses,
+)
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.boxes import accessed_limits, clip_box, lattice_box, lattice_step
 from compiler.transforms.data_copy.emit import CopySpec, Placement, emit_copies
@@ -47,10 +61,14 @@ class Options:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
-        if self.fast_mem_space == self.slow_mem_space:
-            raise ValueError(f"fast-mem-space and slow-mem-space are both {self.fast_mem_space}")
         if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+
+    @property
+    def one_space(self) -> bool:
+        """`fast-mem-space` = `slow-mem-space` (upstream's `fast-mem-space=0` tests): buffers in
+        the same memory space, filled by point-wise copy loops (a DMA needs two spaces)."""
+        return self.fast_mem_space == self.slow_mem_space
 
     @property
     def capacity_bytes(self) -> int | None:
@@ -105,7 +123,7 @@ class AffineDataCopyGeneratePass(Pass):
         """MLIR's footprint test; when the bounding boxes do not fit, disjoint reference
         groups (which would get separate buffers) are counted separately before recursing."""
         cap = self.options.capacity_bytes
-        if cap is None:
+        if cap is None or any(isinstance(op, AffineParallelOp) for op in loop.walk()):
             return False
         from compiler.analysis import memref_regions
 
@@ -129,6 +147,12 @@ class AffineDataCopyGeneratePass(Pass):
             return
         from compiler.analysis import memref_regions
 
+        par = next((op for root in range_ops for op in root.walk() if isinstance(op, AffineParallelOp)),
+                   None)
+        if par is not None:
+            self.remark(par.loc, "no copies around an affine.parallel band (the analysis does not "
+                                 "model it)")
+            return
         regions = memref_regions(range_ops)
         opts = self.options
         total = 0
@@ -139,6 +163,10 @@ class AffineDataCopyGeneratePass(Pass):
             if mt.memory_space != opts.slow_mem_space or mt.rank == 0:
                 continue
             if any(defined_inside(memref, op) for op in range_ops):
+                continue
+            if any(opaque_memref_uses(op, memref) for op in range_ops):
+                self.remark(loc, f"no copy for %{memref.name_hint or '?'}: an op of unknown memory "
+                                 "effect takes it in this range")
                 continue
             if any(e is None for e in region.extents) or not mt.has_static_shape:
                 self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its region has no constant "
@@ -171,14 +199,15 @@ class AffineDataCopyGeneratePass(Pass):
         box = region.clipped_box if k == 1 else lattice_box(region, k)
         limits, clipped = accessed_limits(region)
         box = clip_box(box, limits)
-        dense = region.written and box.is_subset(region.written_set)
+        dense = region.written and box.is_subset(region.written_set) \
+            and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, region.read, region.written, dense, loc, k, limits)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
-        emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
+        emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma and not opts.one_space,
                               opts.fast_mem_space, opts.tag_mem_space,
                               only=None if only is None else {id(o) for o in only})
         place.finish()
@@ -218,3 +247,15 @@ class AffineDataCopyGeneratePass(Pass):
             inside = [cur]
             cur = cur.parent_op
         return before, after
+
+
+def _box_everywhere(region: MemRefRegion, range_ops: Sequence[Operation], box: isl.Set) -> bool:
+    """Is the box non-empty wherever the copy runs (the outer loops' domain at the copy point)?
+    Where the nest accesses nothing (its loops are empty for those symbol values) the box is
+    empty, yet a whole-box copy-out would still run and write back what no one wrote."""
+    outer = enclosing_loops(range_ops[0])
+    param_loops = [lp for lp in outer if any(lp.iv is p for p in region.params)]
+    ctx, _ = region_context(list(range_ops), param_loops)
+    # [symbols, outer IVs] -> { : the copy point is reached }
+    ctx = ctx.align_params(box.get_space())
+    return ctx.is_subset(box.params().align_params(ctx.get_space()))

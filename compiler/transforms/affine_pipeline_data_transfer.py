@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.analysis import shift_violation
+from compiler.analysis.legality import opaque_memory_op
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
@@ -52,6 +53,7 @@ from compiler.transforms.pipeline.flatten_tile_loops import flatten_around
 from compiler.transforms.pipeline.multi_buffer import (
     MultiBuffered,
     accessed_directly,
+    escape_reason,
     escapes,
     multi_buffer,
 )
@@ -111,6 +113,11 @@ class AffinePipelineDataTransferPass(Pass):
         body_dma = [op for op in loop.body.ops
                     if dma_unit(op)[0] is not None and id(op) not in self._generated]
         if not body_dma:
+            return
+        opaque = opaque_memory_op(loop)
+        if opaque is not None:
+            self.remark(loop.loc, f"won't pipeline: '{opaque.NAME}' at {opaque.loc} is not modeled "
+                                  "by the analysis (unknown memory effects, or a parallel band)")
             return
         T = trip_count(loop)
         if T is None and compat:
@@ -244,9 +251,11 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
                 continue
-            if escapes(first.dst, loop, func):
-                self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(first.dst)} is used "
-                                    "outside the loop")
+            why = escape_reason(first.dst, loop, func) or escape_reason(first.tag, loop, func)
+            if why is not None:
+                which = "fast buffer" if escapes(first.dst, loop, func) else "tag"
+                name = _name(first.dst if which == "fast buffer" else first.tag)
+                self.remark(op.loc, f"won't pipeline this DMA: its {which} {name} {why}")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None:
@@ -275,9 +284,11 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} is also accessed in "
                                     "the loop, so its write-back must finish within the iteration")
                 continue
-            if escapes(first.src, loop, func):
-                self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
-                                    "outside the loop")
+            why = escape_reason(first.src, loop, func) or escape_reason(first.tag, loop, func)
+            if why is not None:
+                which = "fast buffer" if escapes(first.src, loop, func) else "tag"
+                name = _name(first.src if which == "fast buffer" else first.tag)
+                self.remark(op.loc, f"copy-out not pipelined: its {which} {name} {why}")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None or body.index(wait) < body.index(op):

@@ -5,7 +5,6 @@ trees, upstream mlir-opt on the output, and the effect on the accelerator pipeli
 
 from __future__ import annotations
 
-import glob
 import os
 import subprocess
 
@@ -26,10 +25,9 @@ from compiler.text import parse_module, print_module
 from compiler.transforms.registry import create_pass
 from compiler.transforms.tiling.band_tree import band_tree
 from compiler.transforms.tiling.tree_sizes import tree_cache_tile_sizes
-from tests.compiler.transforms.test_loop_tile import filecheck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHECK_FILES = sorted(glob.glob(os.path.join(HERE, "loop_tile_tree", "*.mlir")))
+LIT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "lit", "affine-loop-tile")
 TREE = " tile-imperfect=true"
 
 
@@ -313,7 +311,7 @@ def test_refused_tree_would_have_been_wrong():
 
 
 def test_triangular_band_is_tiled_where_upstream_is_not(mlir_opt):  # type: ignore[no-untyped-def]
-    with open(os.path.join(HERE, "loop_tile_tree", "triangular.mlir"), encoding="utf-8") as fh:
+    with open(os.path.join(LIT, "tree-triangular.mlir"), encoding="utf-8") as fh:
         text = fh.read()
     up = subprocess.run([mlir_opt, "--affine-loop-tile=tile-sizes=4,4,4", "-"], input=text,
                         capture_output=True, text=True, check=True)
@@ -358,23 +356,7 @@ def test_upstream_accepts_the_tiled_tree_and_agrees(mlir_opt, name):  # type: ig
             assert np.array_equal(mine[mine_name], theirs_out[their_name], equal_nan=True)
 
 
-# ---- FileCheck-style golden tests (ours only: upstream has no tile-imperfect option) ------------
-
-@pytest.mark.parametrize("path", CHECK_FILES, ids=os.path.basename)
-def test_filecheck_tree(path):  # type: ignore[no-untyped-def]
-    import re
-
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    run = re.search(r"// RUN: --affine-loop-tile=\"([^\"]*)\"", text)
-    assert run is not None, f"{path}: no RUN line"
-    checks = [(c.group(1), c.group(2).strip())
-              for c in re.finditer(r"// (CHECK(?:-NEXT|-LABEL|-NOT|-DAG)?): (.*)", text)]
-    m = parse_module(text, path)
-    assert tile(m, run.group(1)) == []
-    out = print_module(m)
-    filecheck(out, checks)
-    assert print_module(parse_module(out)) == out
+# (the FileCheck tests of band trees are tests/lit/affine-loop-tile/tree-*.mlir)
 
 
 # ---- the cache model on trees --------------------------------------------------------------

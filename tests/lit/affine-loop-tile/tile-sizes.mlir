@@ -1,4 +1,8 @@
-// RUN: --affine-loop-tile="tile-sizes=32,16"
+// RUN: accelsim opt %s '--affine-loop-tile=tile-sizes=32,16' | filecheck %s
+// RUN: accelsim opt %s -o %t '--affine-loop-tile="tile-sizes=32,16"' && filecheck %s --input-file %t
+// RUN: accelsim opt %s '--affine-loop-tile=tile-sizes=32,16' | accelsim opt - | filecheck %s
+// RUN: accelsim opt %s '--affine-loop-tile=tile-sizes=32,16' > %t.1 && accelsim opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: %if mlir-opt %{ %mlir-opt %s '--affine-loop-tile=tile-sizes=32,16' | filecheck %s %}
 // Sizes that do not divide get `min` bounds; the missing third size defaults to 4.
 
 // CHECK-DAG: #[[ID:map[0-9]*]] = affine_map<(d0) -> (d0)>

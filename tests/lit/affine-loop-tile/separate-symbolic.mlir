@@ -1,4 +1,6 @@
-// RUN: --affine-loop-tile="tile-size=8 separate"
+// RUN: accelsim opt %s '--affine-loop-tile=tile-size=8 separate' | filecheck %s
+// RUN: accelsim opt %s '--affine-loop-tile=tile-size=8 separate' > %t.1 && accelsim opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: %if mlir-opt %{ %mlir-opt %s '--affine-loop-tile=tile-size=8 separate' | filecheck %s %}
 // Symbolic and max/min bounds: full tiles under an affine.if, partial ones in the else
 // branch keep the original bounds inside the min. A non-unit step is not separated
 // (mlir-opt does not either); it only gets the min bound.

@@ -1,4 +1,4 @@
-// RUN: --affine-loop-tile="tile-sizes=4,3"
+// RUN: accelsim opt %s --affine-loop-tile=tile-sizes=4,3 | filecheck %s
 // A lower bound on an outer IV (j >= i + 1): the j tiles sit on multiples of 3, the tile
 // loop starts at the one holding the smallest i + 1 of the i tile, and the intra-tile loop
 // starts at max(jt, i + 1).

@@ -1,4 +1,4 @@
-// RUN: --affine-loop-tile="tile-sizes=8,4,8 tile-imperfect=true"
+// RUN: accelsim opt %s '--affine-loop-tile=tile-sizes=8,4,8 tile-imperfect=true' | filecheck %s
 // syrk's imperfect, triangular nest as a tree: i tiled by 8; at depth 1 the scale's j loop
 // and the k loop by 4; at depth 2 the update's j by 8. Inside each i tile the scale runs
 // first (its own intra-tile loops), then the k and j tiles of the update.
