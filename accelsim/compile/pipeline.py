@@ -1,5 +1,6 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
-copies (`affine-loop-tile` -> `affine-data-copy-generate` -> `affine-pipeline-data-transfer`).
+copies, keep the kernels' loop-invariant accesses in values (`affine-loop-tile` ->
+`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace`).
 
     pipe = AcceleratorPipeline.for_config(cfg)                 # the cache model's tiles
     pipe = pipe.with_tiles((64, 128, 64), copy_capacity_kib=80).replace(stages=3)
@@ -23,6 +24,7 @@ from accelsim.errors import ConfigError
 from compiler.transforms.pass_base import Pass
 
 TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-pipeline-data-transfer"
+SCALAR = "affine-scalar-replace"
 
 
 def copy_share_kib(sram_kib: int, stages: int) -> int:
@@ -32,11 +34,11 @@ def copy_share_kib(sram_kib: int, stages: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class AcceleratorPipeline:
-    """What the accelerator pipeline does, as mlir-opt options of its three passes.
+    """What the accelerator pipeline does, as mlir-opt options of its four passes.
 
     Tiling is `tile_sizes` (explicit), else `tile_cache_kib` (the cache model's budget), else
     none. `copies=False` drops the copy pass and the pipelining after it; `stages=1` keeps the
-    copies and drops the pipelining.
+    copies and drops the pipelining; `scalar_replace=False` drops the last pass.
     """
 
     copy_capacity_kib: int                       # fast-mem-capacity of the copy pass
@@ -50,6 +52,7 @@ class AcceleratorPipeline:
     stages: int = 2                              # buffers per pipelined copy; 1 = no pipelining
     copy_out_pipelining: bool = True
     cross_tile_prefetch: bool = True
+    scalar_replace: bool = True                  # last: loop-invariant accesses kept in values
 
     def __post_init__(self) -> None:
         if self.tile_sizes is not None and self.tile_cache_kib is not None:
@@ -94,8 +97,13 @@ class AcceleratorPipeline:
             out.append((TILE, f"tile-sizes={','.join(map(str, self.tile_sizes))}"))
         elif self.tile_cache_kib is not None:
             out.append((TILE, f"cache-size={self.tile_cache_kib}"))
-        if not self.copies:
-            return out
+        if self.copies:
+            self._copy_steps(out)
+        if self.scalar_replace:
+            out.append((SCALAR, ""))
+        return out
+
+    def _copy_steps(self, out: list[tuple[str, str]]) -> None:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}"))
@@ -109,7 +117,6 @@ class AcceleratorPipeline:
             if self.pipeline_capacity_kib is not None:
                 opts.append(f"fast-mem-capacity={self.pipeline_capacity_kib}")
             out.append((PIPELINE, " ".join(opts)))
-        return out
 
     def passes(self) -> list[Pass]:
         from compiler.transforms.registry import create_pass
@@ -118,4 +125,4 @@ class AcceleratorPipeline:
 
     def flags(self) -> list[str]:
         """The mlir-opt flags of `passes()`, e.g. for `--json`'s `pipeline` key."""
-        return [f"--{name}={opts}" for name, opts in self.steps()]
+        return [f"--{name}={opts}" if opts else f"--{name}" for name, opts in self.steps()]
