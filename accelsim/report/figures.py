@@ -162,13 +162,15 @@ class Report:
     dma_ops: int
     kernel_calls: int
     flags: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # the program is likely wrong (a dma_start never waited on)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
     def build(trace: Trace, config: HardwareConfig, stats: Any, sram_peak_bytes: int = 0,
               cycles: int | None = None, func: str = "", flags: Iterable[str] = (),
-              compulsory: CompulsoryTraffic | None = None) -> Report:
+              compulsory: CompulsoryTraffic | None = None,
+              warnings: Iterable[str] = ()) -> Report:
         """From a trace, the config it ran on, the run's counters (`RunStats`, or any object
         with `macs`, `alu_ops`, `special_ops`, `kernel_sram_bytes`, `dma_sram_bytes`,
         `ideal_compute_cycles`, `dma_ops`, `kernel_calls`) and the compulsory traffic of the
@@ -217,15 +219,18 @@ class Report:
             sram_peak_bytes=int(sram_peak_bytes),
             sram_capacity_bytes=config.sram.capacity_bytes, energy=energy, macs=int(stats.macs),
             alu_ops=int(stats.alu_ops), special_ops=int(stats.special_ops),
-            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags))
+            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags),
+            warnings=tuple(warnings))
 
     @staticmethod
     def from_result(result: Any, compulsory: CompulsoryTraffic | None = None) -> Report:
         """From an `accelsim.sim.simulate.SimResult` and the compulsory traffic of the program
-        it was compiled from."""
+        it was compiled from. A dma_start never waited on is a warning, not a note."""
+        warnings = tuple(getattr(result.stats, "unwaited", ()))
         return Report.build(result.trace, result.config, result.stats, result.sram_peak_bytes,
-                            cycles=result.cycles, func=result.func, flags=result.flags,
-                            compulsory=compulsory)
+                            cycles=result.cycles, func=result.func,
+                            flags=[f for f in result.flags if f not in warnings],
+                            compulsory=compulsory, warnings=warnings)
 
     # ---- derived -----------------------------------------------------------------------
     @property
@@ -335,7 +340,7 @@ class Report:
             "energy_static_pj": self.energy.static_pj,
             "macs": self.macs, "alu_ops": self.alu_ops, "special_ops": self.special_ops,
             "dma_ops": self.dma_ops, "kernel_calls": self.kernel_calls,
-            "flags": list(self.flags),
+            "flags": list(self.flags), "warnings": list(self.warnings),
             **dict(self.extra),
         }
 
@@ -448,6 +453,8 @@ class Report:
                 exposed_rest = sum(b.exposed_cycles for b in rest)
                 lines.append(f"  ... {len(rest)} more dma_start sites ({exposed_rest:,} exposed "
                              "cycles); --json lists them all")
+        for w in self.warnings:
+            lines.append(f"  warning: {w}")
         for flag in self.flags:
             lines.append(f"  note: {flag}")
         return "\n".join(lines)
