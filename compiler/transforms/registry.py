@@ -14,6 +14,7 @@ from compiler.transforms.affine_data_copy_generate import AffineDataCopyGenerate
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
 from compiler.transforms.affine_scalar_replace import AffineScalarReplacePass
+from compiler.transforms.affine_sibling_fusion import AffineSiblingFusionPass
 from compiler.transforms.outline_kernels import OutlineKernelsPass
 from compiler.transforms.pass_base import Pass
 
@@ -24,6 +25,7 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
+        AffineSiblingFusionPass,
         OutlineKernelsPass,
     )
 }
