@@ -30,6 +30,7 @@ float operations and their order are unchanged, so results are bit-identical.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from compiler.analysis.access import Access
@@ -86,9 +87,12 @@ class AffineScalarReplacePass(Pass):
                 scalar_replace(func, self.remark)
 
 
-def scalar_replace(func: FuncOp, remark: object = None) -> int:
+def scalar_replace(func: FuncOp, remark: object = None,
+                   runs: Callable[[AffineForOp], bool] | None = None) -> int:
     """Apply the replacement to every innermost loop of `func`; the number of accesses
-    replaced (groups). `remark(loc, text)` is told why a candidate loop is left alone."""
+    replaced (groups). `remark(loc, text)` is told why a candidate loop is left alone.
+    `runs(loop)`: the caller knows the loop runs at least once (else its trip count must be
+    a constant >= 1)."""
     done = 0
     for loop in [op for op in func.walk() if isinstance(op, AffineForOp)]:
         if not _innermost(loop):
@@ -98,7 +102,7 @@ def scalar_replace(func: FuncOp, remark: object = None) -> int:
         if not groups:
             continue
         trips = static_trip_count(loop)
-        if trips is None or trips < 1:
+        if (trips is None or trips < 1) and not (runs is not None and runs(loop)):
             if callable(remark):
                 remark(loop.loc, "loop-invariant accesses kept: the loop's trip count is not "
                                  "a constant >= 1 (moving an access out could add one)")

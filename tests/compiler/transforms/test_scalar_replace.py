@@ -240,3 +240,24 @@ func.func @f(%A: memref<8x16xf32>, %y: memref<8xf32>) {
     orig, m = parse_module(text), parse_module(text)
     AffineScalarReplacePass().run(m)
     assert print_module(m) == print_module(orig)
+
+
+def test_caller_knowing_the_loop_runs_allows_it():
+    """The tile search's kernel has loops of argument trip counts, each >= 1 when called."""
+    text = """
+func.func @f(%A: memref<8x16xf32>, %y: memref<8xf32>, %n: index) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to %n {
+      %a = affine.load %y[%i] : memref<8xf32>
+      %b = affine.load %A[%i, %j] : memref<8x16xf32>
+      %e = arith.addf %a, %b : f32
+      affine.store %e, %y[%i] : memref<8xf32>
+    }
+  }
+  return
+}
+"""
+    m = parse_module(text)
+    assert scalar_replace(m.funcs[0], runs=lambda loop: True) == 1
+    verify(m)
+    assert "iter_args" in print_module(m)
