@@ -138,7 +138,7 @@ def search_and_passes(repeat: int, mlir_opt: str | None) -> None:
             flags = compile_default(cfg, m, w.func_name, True)
             best = min(best, time.process_time() - t0)
         up = "-"
-        tile = flags[0].split("=", 1)[1]
+        tile = next(f for f in flags if f.startswith("--affine-loop-tile=")).split("=", 1)[1]
         if mlir_opt is not None and tile.startswith("tile-sizes="):
             cap = next(f.rsplit("fast-mem-capacity=", 1)[1] for f in flags if "data-copy" in f)
             fl_up = [f"--affine-loop-tile={tile}",

@@ -148,9 +148,9 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     args.pass_flags = list(extra)
     if extra:
         if args.target == "sim":  # the simulator checks the program it is given: this one
-            from accelsim.compile.accelerator import check_input_in_bounds
+            from accelsim.compile.accelerator import check_input_program
 
-            check_input_in_bounds(program.module)
+            check_input_program(program.module)
         _apply_passes(program, extra)
     moves_data = args.target != "sim" or not (args.timing_only or args.fidelity == "analytic")
     inputs = load_inputs(program, args.inputs, args.seed, data=moves_data or bool(args.check))

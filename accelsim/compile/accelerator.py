@@ -34,7 +34,7 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     from compiler.transforms.registry import PassManager
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
-    check_input_in_bounds(module)
+    check_input_program(module)
     found = search(module, config, func)
     if found is not None and found.compiled is not None:
         _adopt(module, found.compiled)
@@ -45,14 +45,17 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     return pipe, list(pm.remarks)
 
 
-def check_input_in_bounds(module: ModuleOp) -> None:
-    """An access of the program as written that leaves its memref is an error before any pass
-    runs: the copies the pipeline adds clip to the memref, so it would vanish unreported."""
+def check_input_program(module: ModuleOp) -> None:
+    """Errors of the program as written, before any pass runs: an access that leaves its
+    memref (the copies the pipeline adds clip to the memref, so it would vanish unreported),
+    and a dma_wait whose element count no dma_start on its tag moves."""
     from compiler.analysis.bounds import check_in_bounds
+    from compiler.analysis.dma_counts import check_dma_counts
 
     for f in module.funcs:
         if not f.is_declaration:
             check_in_bounds(f)
+            check_dma_counts(f)
 
 
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:

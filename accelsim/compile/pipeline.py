@@ -1,5 +1,7 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
-copies (`affine-loop-tile` -> `affine-data-copy-generate` -> `affine-pipeline-data-transfer`).
+copies, keep the kernels' loop-invariant accesses in values (`affine-sibling-fusion` ->
+`affine-loop-tile` -> `affine-data-copy-generate` -> `affine-pipeline-data-transfer` ->
+`affine-scalar-replace`).
 
     pipe = AcceleratorPipeline.for_config(cfg)                 # the cache model's tiles
     pipe = pipe.with_tiles((64, 128, 64), copy_capacity_kib=80).replace(stages=3)
@@ -23,6 +25,7 @@ from accelsim.errors import ConfigError
 from compiler.transforms.pass_base import Pass
 
 TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-pipeline-data-transfer"
+SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 
 
 def copy_share_kib(sram_kib: int, stages: int) -> int:
@@ -32,11 +35,12 @@ def copy_share_kib(sram_kib: int, stages: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class AcceleratorPipeline:
-    """What the accelerator pipeline does, as mlir-opt options of its three passes.
+    """What the accelerator pipeline does, as mlir-opt options of its five passes.
 
     Tiling is `tile_sizes` (explicit), else `tile_cache_kib` (the cache model's budget), else
     none. `copies=False` drops the copy pass and the pipelining after it; `stages=1` keeps the
-    copies and drops the pipelining.
+    copies and drops the pipelining; `scalar_replace=False` drops the last pass,
+    `sibling_fusion=False` the first.
     """
 
     copy_capacity_kib: int                       # fast-mem-capacity of the copy pass
@@ -50,6 +54,8 @@ class AcceleratorPipeline:
     stages: int = 2                              # buffers per pipelined copy; 1 = no pipelining
     copy_out_pipelining: bool = True
     cross_tile_prefetch: bool = True
+    scalar_replace: bool = True                  # last: loop-invariant accesses kept in values
+    sibling_fusion: bool = True                  # first: adjacent nests reading one memref fused
 
     def __post_init__(self) -> None:
         if self.tile_sizes is not None and self.tile_cache_kib is not None:
@@ -90,12 +96,19 @@ class AcceleratorPipeline:
     def steps(self) -> list[tuple[str, str]]:
         """(pass name, mlir-opt option text) of each pass, in order."""
         out: list[tuple[str, str]] = []
+        if self.sibling_fusion:
+            out.append((FUSE, ""))
         if self.tile_sizes is not None:
             out.append((TILE, f"tile-sizes={','.join(map(str, self.tile_sizes))}"))
         elif self.tile_cache_kib is not None:
             out.append((TILE, f"cache-size={self.tile_cache_kib}"))
-        if not self.copies:
-            return out
+        if self.copies:
+            self._copy_steps(out)
+        if self.scalar_replace:
+            out.append((SCALAR, ""))
+        return out
+
+    def _copy_steps(self, out: list[tuple[str, str]]) -> None:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}"))
@@ -109,13 +122,13 @@ class AcceleratorPipeline:
             if self.pipeline_capacity_kib is not None:
                 opts.append(f"fast-mem-capacity={self.pipeline_capacity_kib}")
             out.append((PIPELINE, " ".join(opts)))
-        return out
 
-    def passes(self) -> list[Pass]:
+    def passes(self, without: Sequence[str] = ()) -> list[Pass]:
+        """The Pass objects of `steps()`, but those named in `without`."""
         from compiler.transforms.registry import create_pass
 
-        return [create_pass(name, opts) for name, opts in self.steps()]
+        return [create_pass(name, opts) for name, opts in self.steps() if name not in without]
 
     def flags(self) -> list[str]:
         """The mlir-opt flags of `passes()`, e.g. for `--json`'s `pipeline` key."""
-        return [f"--{name}={opts}" for name, opts in self.steps()]
+        return [f"--{name}={opts}" if opts else f"--{name}" for name, opts in self.steps()]

@@ -4,7 +4,8 @@ a function holding the band's body inside loops whose trip counts are its argume
 Outlining a tiled, copied band gives a kernel with the same body, loops of the tile's trip
 counts and its accesses in the fast memory; its cost depends only on those trip counts (a
 rectangular kernel, `accelsim.cost.kernel_shape`). This function has the same body, trip
-counts and memory spaces, so the cost model charges it what it charges the outlined kernel.
+counts and memory spaces, and goes through the same last pass of the pipeline
+(`affine-scalar-replace`), so the cost model charges it what it charges the outlined kernel.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from accelsim.cost.kernel import CostModel, KernelCost
 from compiler.ir import INDEX, Builder, IndexExpr, MemRefType
 from compiler.ir.core import BlockArgument, OpResult, Value
 from compiler.ir.ops import ConstantOp, FuncOp
+from compiler.transforms.affine_scalar_replace import scalar_replace
 
 
 class TileKernel:
@@ -74,7 +76,11 @@ def _build(band: Band, fast_space: int) -> FuncOp | None:
                 stack.enter_context(b.at_end(loop.body))
             for op in body:
                 b.insert(op.clone(mapping))
-    return b.module.funcs[0]
+    func = b.module.funcs[0]
+    # its loops run `t_k` >= 1 times (a tile has at least one iteration), as the outlined
+    # kernel's constant-trip loops do
+    scalar_replace(func, runs=lambda loop: True)
+    return func
 
 
 def _defined_in(v: Value, inside: set[int]) -> bool:

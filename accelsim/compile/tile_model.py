@@ -114,6 +114,13 @@ class TileModel:
         self._lattice = [_unit_lattice(r) for r in band.refs]
         self._desc: dict[tuple, list[Descriptor]] = {}  # type: ignore[type-arg]
         self._unit = None if not self.kernel.ok else self.kernel.cost((1,) * len(band.trips))
+        # SRAM bytes per band point: one more innermost iteration's bytes (accesses kept in a
+        # value by the scalar replacement happen once per innermost loop, not per point)
+        self._point_sram = 0
+        if self._unit is not None:
+            two = self.kernel.cost((1,) * (len(band.trips) - 1) + (2,))
+            self._point_sram = (two.counts.bytes_in(self.fast)
+                                - self._unit.counts.bytes_in(self.fast))
 
     @property
     def ok(self) -> bool:
@@ -256,7 +263,7 @@ class TileModel:
                        + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
         else:  # each call is busy for its compute or its SRAM accesses, whichever is longer
             # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
-            sram = (counts.bytes_in(self.fast) * volume // cfg.sram.bytes_per_cycle
+            sram = (self._point_sram * volume // cfg.sram.bytes_per_cycle
                     if cfg.sram.bank_model == "bandwidth" else 0)
             compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
         compute += calls * (call_overhead(cc, unit.on_matrix) + cfg.control.issue_cycles)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from accelsim.compile.band import Band, band_of
 from accelsim.compile.clone import clone_module
-from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.compile.pipeline import COPY, FUSE, AcceleratorPipeline
 from accelsim.compile.tile_model import Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
@@ -109,6 +109,15 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
     """The tile search on `module` (left unchanged), or None where its model does not apply."""
     from compiler.ir.entry import entry_function
 
+    base = AcceleratorPipeline.for_config(config)
+    fused: list[Remark] = []
+    if base.sibling_fusion:  # the band is the one the pipeline's first pass leaves
+        from compiler.transforms.registry import PassManager, create_pass
+
+        module = clone_module(module)
+        pm = PassManager([create_pass(FUSE)])
+        pm.run(module)
+        fused = list(pm.remarks)
     try:
         f = entry_function(module, func, InputError)
     except InputError:  # no unique entry function: the cache model decides
@@ -131,7 +140,10 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
         return None
     ranked = _score(model, cands)
     finalists = _finalists(ranked)
-    return _evaluate(module, config, func, base, finalists, len(cands))
+    found = _evaluate(module, config, func, base, finalists, len(cands))
+    if found is None or not fused:
+        return found
+    return SearchResult(found.pipeline, found.choice, found.compiled, (*fused, *found.remarks))
 
 
 def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
@@ -202,7 +214,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
               base: AcceleratorPipeline, finalists: Sequence[_Candidate], scored: int
               ) -> SearchResult | None:
     """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
-    estimated cycles."""
+    estimated cycles. `module` is already fused (the pipeline's first pass)."""
     from accelsim.estimate.analytic import estimate
     from compiler.transforms.registry import PassManager
 
@@ -210,8 +222,10 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     best: tuple[int, int, AcceleratorPipeline, O.ModuleOp, list[Remark]] | None = None
     for rank, cand in enumerate(finalists):
         pipe = cand.pipeline(base)
-        passes = pipe.passes()
-        head, tail = passes[:-1], passes[-1:]
+        passes = pipe.passes(without=(FUSE,))
+        names = [p.name for p in passes]
+        cut = names.index(COPY) + 1 if COPY in names else len(names)
+        head, tail = passes[:cut], passes[cut:]  # tile + copy; pipelining (stages) and after
         key = (pipe.tile_sizes, pipe.tile_cache_kib, pipe.copy_capacity_kib)
         try:
             if key not in copied:   # tile + copy once per tiling, for every stage count

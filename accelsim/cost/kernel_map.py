@@ -12,8 +12,9 @@ loop around it gets a role from the operands its induction variable indexes:
 - does not index the output: `k` (the reduction; a convolution's c, r, s).
 
 The extent of a role is the product of its loops' trip counts. A kernel with no such
-reduction, more than one, an accumulator carried in `iter_args`, or operands that are not
-loads gets no roles (None): the cost model then keeps the `fixed` rule for it.
+reduction, more than one, or operands that are not loads gets no roles (None): the cost model
+then keeps the `fixed` rule for it. The accumulator may be carried in `iter_args` of the
+reduction loops (as `affine-scalar-replace` leaves it: loaded before them, stored after).
 """
 
 from __future__ import annotations
@@ -22,8 +23,16 @@ from collections.abc import Sequence
 
 from accelsim.cost.systolic import GemmView
 from compiler.ir.affine_expr import AffineExpr, Binary, Dim, Sym
-from compiler.ir.core import OpResult, Value
-from compiler.ir.ops import AddFOp, AffineForOp, AffineLoadOp, AffineStoreOp, FuncOp, MulFOp
+from compiler.ir.core import BlockArgument, OpResult, Value
+from compiler.ir.ops import (
+    AddFOp,
+    AffineForOp,
+    AffineLoadOp,
+    AffineStoreOp,
+    AffineYieldOp,
+    FuncOp,
+    MulFOp,
+)
 
 # id(func) -> (func, roles by loop in walk order or None)
 _ROLES: dict[int, tuple[FuncOp, tuple[str, ...] | None]] = {}
@@ -61,9 +70,9 @@ def _roles(func: FuncOp) -> tuple[str, ...] | None:
                 found = hit
     if found is None:
         return None
-    store, lhs, rhs = found
+    add, store, lhs, rhs = found
     used_out, used_a, used_b = _ivs_used(store), _ivs_used(lhs), _ivs_used(rhs)
-    around = {id(a) for a in store.ancestors()}
+    around = {id(a) for a in add.ancestors()}  # (iter_args: the reduction loops are not the store's)
     out: list[str] = []
     for op in func.walk():
         if not isinstance(op, AffineForOp):
@@ -82,23 +91,39 @@ def _roles(func: FuncOp) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _reduction(add: AddFOp) -> tuple[AffineStoreOp, AffineLoadOp, AffineLoadOp] | None:
-    """(the store, the load of the first factor, of the second) of `out = out + a * b`."""
-    mul = acc = None
+def _reduction(add: AddFOp
+               ) -> tuple[AddFOp, AffineStoreOp, AffineLoadOp, AffineLoadOp] | None:
+    """(the add, the store, the load of the first factor, of the second) of `out = out + a * b`,
+    the accumulator loaded and stored around the add or carried in iter_args between them."""
+    mul = None
+    acc_value: Value | None = None
     for v in add.operands:
         d = v.owner if isinstance(v, OpResult) else None
         if mul is None and isinstance(d, MulFOp):
             mul = d
         else:
-            acc = d
-    if mul is None or not isinstance(acc, AffineLoadOp) or add.parent_block is None:
+            acc_value = v
+    if mul is None or acc_value is None:
         return None
     factors = [v.owner if isinstance(v, OpResult) else None for v in mul.operands]
     if not all(isinstance(f, AffineLoadOp) for f in factors):
         return None
-    for op in add.parent_block.ops:
-        if isinstance(op, AffineStoreOp) and op.value is add.results[0] and op.memref is acc.memref:
-            return op, factors[0], factors[1]  # type: ignore[return-value]
+    result: Value = add.results[0]
+    while isinstance(acc_value, BlockArgument):  # carried in iter_args: to the loop's init
+        loop = acc_value.block.parent_op
+        if not isinstance(loop, AffineForOp) or acc_value.index == 0:
+            return None
+        j = acc_value.index - 1
+        yields = [op for op in loop.body.ops if isinstance(op, AffineYieldOp)]
+        if len(yields) != 1 or yields[0].operands[j] is not result:
+            return None
+        result, acc_value = loop.results[j], loop.inits[j]
+    acc = acc_value.owner if isinstance(acc_value, OpResult) else None
+    if not isinstance(acc, AffineLoadOp) or acc.parent_block is None:
+        return None
+    for op in acc.parent_block.ops:
+        if isinstance(op, AffineStoreOp) and op.value is result and op.memref is acc.memref:
+            return add, op, factors[0], factors[1]  # type: ignore[return-value]
     return None
 
 

@@ -1,7 +1,8 @@
 """Autotuning: search tile sizes and pipeline stages for one workload on one config.
 
 The simulator is the cost model. Every candidate runs at the analytic fidelity (cheap), the
-best `top_k` are re-run event-driven, and the event result decides: the objective is the honest
+best `top_k` (and the default pipeline's own choice, always) are re-run event-driven, and the
+event result decides: the objective is the honest
 `roofline_ratio` (cycles / the roofline of peak compute and *compulsory* DRAM traffic, the same
 bound for every candidate of the workload, so the fastest candidate wins), then energy. The
 summary also shows each finalist's `traffic_ratio` (DRAM bytes moved / compulsory). Both
@@ -163,8 +164,11 @@ def autotune(workload: str, config: str = "default", *, hardware: Mapping[str, S
                 errors = sorted({r["error"] for _, r in first})
                 raise ConfigError(f"autotune: no candidate of {workload} compiled and fit on {config}: "
                                   + " | ".join(errors[:3]))
+            # the default pipeline's point is always a finalist (when it compiled): the event
+            # winner is then never worse than the default, whatever the analytic ranking says
+            picked = ok[:top_k] + [pr for pr in ok[top_k:] if pr[0].options["tile_sizes"] == "search"]
             finalists = [Point(p.workload, p.config, p.hardware, p.compiler, "event", p.functional)
-                         for p, _ in ok[:top_k]]
+                         for p, _ in picked]
             run_sweep(finalists, store, evaluate=evaluate, workers=workers, scheduler=scheduler,
                       progress=progress)
             rows = {r["key"]: r for r in store.rows()}

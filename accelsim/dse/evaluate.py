@@ -167,7 +167,7 @@ evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 
 # Report keys that are inputs of the point (already columns), or per-row tables.
-_NOT_FIGURES = ("config", "func", "fidelity", "flags", "units", "buffers", "levels", "links")
+_NOT_FIGURES = ("config", "func", "fidelity", "flags", "warnings", "units", "buffers", "levels", "links")
 
 
 def report_dict(result: Any, compulsory: Any = None) -> dict[str, Any]:
@@ -185,7 +185,8 @@ def event_figures(result: Any, compulsory: Any = None) -> dict[str, Scalar | Non
     figures: dict[str, Scalar | None] = {k: v for k, v in m.items() if k not in _NOT_FIGURES}
     if "dram_bytes" not in figures:
         figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"])
-    figures["flags"] = "; ".join(map(str, m.get("flags") or ()))
+    figures["flags"] = "; ".join(map(str, [*(f"warning: {w}" for w in m.get("warnings") or ()),
+                                           *(m.get("flags") or ())]))
     for row in m.get("units") or ():
         if isinstance(row, dict) and "unit" in row and "utilization" in row:
             figures[f"{str(row['unit']).replace('.', '_')}_utilization"] = float(row["utilization"])

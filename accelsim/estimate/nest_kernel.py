@@ -117,4 +117,6 @@ def _max_depth(op: Operation) -> int:
                 d = _max_depth(o)
                 if d > inner:
                     inner = d
-    return inner + 1 if isinstance(op, AffineForOp) else inner
+    if isinstance(op, AffineForOp) and counting.static_trip_count(op) != 1:
+        return inner + 1  # a loop of one trip adds no depth (as in the counting module)
+    return inner

@@ -173,6 +173,7 @@ class Report:
     dma_ops: int
     kernel_calls: int
     flags: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # the program is likely wrong (a dma_start never waited on)
     extra: Mapping[str, Any] = field(default_factory=dict)
     levels: tuple[LevelRow, ...] = ()   # one per memory level, DRAM first (report/levels.py)
     links: tuple[LinkRow, ...] = ()     # one per link, in chain order
@@ -187,7 +188,8 @@ class Report:
     def build(trace: Trace, config: HardwareConfig, stats: Any, sram_peak_bytes: int = 0,
               cycles: int | None = None, func: str = "", flags: Iterable[str] = (),
               compulsory: CompulsoryTraffic | None = None,
-              level_peaks: Mapping[str, int] | None = None) -> Report:
+              level_peaks: Mapping[str, int] | None = None,
+              warnings: Iterable[str] = ()) -> Report:
         """From a trace, the config it ran on, the run's counters (`RunStats`, or any object
         with `macs`, `alu_ops`, `special_ops`, `kernel_sram_bytes`, `dma_sram_bytes`,
         `ideal_compute_cycles`, `dma_ops`, `kernel_calls`) and the compulsory traffic of the
@@ -250,15 +252,19 @@ class Report:
             dataflow=config.compute.dataflow if config.compute.kind == "matrix" else "",
             array_folds=int(getattr(stats, "array_folds", 0)),
             array_pe_used=int(getattr(stats, "array_pe_used", 0)),
-            array_pes=config.compute.rows * config.compute.cols)
+            array_pes=config.compute.rows * config.compute.cols,
+            warnings=tuple(warnings))
 
     @staticmethod
     def from_result(result: Any, compulsory: CompulsoryTraffic | None = None) -> Report:
         """From an `accelsim.sim.simulate.SimResult` and the compulsory traffic of the program
-        it was compiled from."""
+        it was compiled from. A dma_start never waited on is a warning, not a note."""
+        warnings = tuple(getattr(result.stats, "unwaited", ()))
         return Report.build(result.trace, result.config, result.stats, result.sram_peak_bytes,
-                            cycles=result.cycles, func=result.func, flags=result.flags,
-                            compulsory=compulsory, level_peaks=getattr(result, "level_peaks", None))
+                            cycles=result.cycles, func=result.func,
+                            flags=[f for f in result.flags if f not in warnings],
+                            compulsory=compulsory, warnings=warnings,
+                            level_peaks=getattr(result, "level_peaks", None))
 
     # ---- derived -----------------------------------------------------------------------
     @property
@@ -387,7 +393,7 @@ class Report:
             "hierarchical_roofline_bound": self.hierarchical_roofline[1],
             "dataflow": self.dataflow or None, "array_folds": self.array_folds,
             "mapping_efficiency": self.mapping_efficiency,
-            "flags": list(self.flags),
+            "flags": list(self.flags), "warnings": list(self.warnings),
             **dict(self.extra),
         }
 
@@ -532,6 +538,8 @@ class Report:
                 exposed_rest = sum(b.exposed_cycles for b in rest)
                 lines.append(f"  ... {len(rest)} more dma_start sites ({exposed_rest:,} exposed "
                              "cycles); --json lists them all")
+        for w in self.warnings:
+            lines.append(f"  warning: {w}")
         for flag in self.flags:
             lines.append(f"  note: {flag}")
         return "\n".join(lines)

@@ -307,7 +307,8 @@ def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
 
 
 # ---- affine.dma_wait -------------------------------------------------------------------------
-# Consume the tag's slot; the control processor stalls until the transfer completes.
+# Consume the tag's slot (its element count must be the transfer's); the control processor
+# stalls until the transfer completes.
 DMA_WAIT = HandlerTemplate("dma_wait", body="""
 if ex.kernel_op is not None:
     ex.hazards.timing_op_in_kernel(ex.kernel_op)
@@ -316,11 +317,13 @@ tag = vals[$tag_v]
 pend = $pop((id(tag), t0), None)
 if pend is None:
     ex.hazards.deadlock(p.op, tag, p.tag_index(vals))
+if vals[$num_v] != pend.shape.count:
+    ex.hazards.wait_count(p.op, tag, p.tag_index(vals), vals[$num_v], pend)
 if pend.callbacks is not None:  # not completed yet
     $cp.wait(pend, "wait " + pend.label, $loc)
 """, state={},
     lookups={"tag_v": "p.tag", "pop": "ex.slots.pop", "cp": "ex.cp",
-             "loc": "p.loc"},
+             "loc": "p.loc", "num_v": "p.num"},
     slots={"tag_index": """
 t0 = p.lin(vals) if p.lin is not None else -1
 if t0 < 0:

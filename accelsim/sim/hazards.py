@@ -105,6 +105,13 @@ class Hazards:
             f"({prev.label}, issued at cycle {prev.issued} by the dma_start at {prev.op.loc})",
             op.loc)
 
+    def wait_count(self, op: Operation, tag: Buffer, idx: tuple[int, ...], count: int,
+                   pend: InFlightDma) -> NoReturn:
+        raise HazardError(
+            f"affine.dma_wait on {tag.name}{list(idx)} at cycle {self.env.now} waits for "
+            f"{count} element(s), but the transfer it signals ({pend.label}, issued at cycle "
+            f"{pend.issued} by the dma_start at {pend.op.loc}) moves {pend.shape.count}", op.loc)
+
     def deadlock(self, op: Operation, tag: Buffer, idx: tuple[int, ...]) -> NoReturn:
         raise HazardError(
             f"affine.dma_wait on {tag.name}{list(idx)} at cycle "

@@ -157,12 +157,12 @@ class DmaStartPlan:
             h = hops[0]
             return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
                                  (h.cycles, h.parent_bytes, n * self.ebytes, h.port_cycles,
-                                  self.kind, self.loc), n * self.ebytes * self.sram_sides, op, hops)
+                                  self.kind, self.loc), n * self.ebytes * self.sram_sides, op, n, hops)
         c = self.cost.transfer(n, stride, per if stride is not None else None, self.ebytes,
                                self.src_dram, self.dst_dram, self.src_strided, self.sram_sides)
         return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
                              (c.cycles, c.dram_bytes, n * self.ebytes, c.port_cycles, self.kind,
-                              self.loc), c.sram_bytes, op)
+                              self.loc), c.sram_bytes, op, n)
 
     def check_overrun(self, vals: Vals, src: Buffer, dst: Buffer, s0: int, d0: int,
                       sh: TransferShape, hazards: Hazards) -> None:
@@ -186,6 +186,7 @@ class DmaWaitPlan:
     ops: list[Value]
     lin: Callable[[Vals], int] | None  # vals -> linear tag index, -1 if out of bounds; None: dynamic
     loc: str
+    num: Value  # the element count waited for
 
     def tag_index(self, vals: Vals) -> tuple[int, ...]:
         return self.fn([vals[v] for v in self.ops])  # type: ignore[misc]
@@ -330,7 +331,8 @@ def _level_name(level: object, space: int) -> str:
 def _dma_wait_plan(op: O.AffineDmaWaitOp, cx: PlanContext) -> DmaWaitPlan:
     tag = op.operands[0]
     return DmaWaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices,
-                       lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc))
+                       lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc),
+                       op.num_elements)
 
 
 def _call_plan(op: O.CallOp, cx: PlanContext) -> CallPlan:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_intervals
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_map import AffineMap
+from compiler.ir.builder import IndexExpr
 from compiler.ir.core import Block, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
@@ -125,7 +127,9 @@ def _static(func: FuncOp) -> _Static:
         if isinstance(op, MulFOp) and id(op) not in paired:
             st.op_class[id(op)] = "mul"
         if isinstance(op, AffineForOp):
-            depth = 1 + sum(1 for a in op.ancestors() if isinstance(a, AffineForOp))
+            # a loop of one trip (a tile loop over a whole extent) adds no depth
+            depth = sum(1 for a in (op, *op.ancestors())
+                        if isinstance(a, AffineForOp) and static_trip_count(a) != 1)
             st.max_depth = max(st.max_depth, depth)
             if id(op.iv) in feeds:  # the IV reaches an inner bound or condition
                 st.iterate.add(id(op))
@@ -136,6 +140,24 @@ def _static(func: FuncOp) -> _Static:
         _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def static_trip_count(loop: AffineForOp) -> int | None:
+    """Trip count of `loop` when `ub - lb` is a constant (single-result bounds, e.g.
+    `0 to 400 step 400` or `%t to %t + 25`), else None."""
+    lm, um = loop.lower_map, loop.upper_map
+    if lm.num_results != 1 or um.num_results != 1:
+        return None
+    diff = _bound_expr(um, loop.upper_operands) - _bound_expr(lm, loop.lower_operands)
+    if not isinstance(diff.expr, Const):
+        return None
+    return max(0, -(-diff.expr.value // loop.step))
+
+
+def _bound_expr(m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
+    subs_d = [Dim(i) for i in range(m.num_dims)]
+    subs_s = [Dim(m.num_dims + j) for j in range(m.num_symbols)]
+    return IndexExpr(m.results[0].substitute(subs_d, subs_s), tuple(operands))
 
 
 def _control_values(func: FuncOp) -> set[int]:

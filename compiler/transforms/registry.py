@@ -13,6 +13,8 @@ from compiler.ir.ops import ModuleOp
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
+from compiler.transforms.affine_scalar_replace import AffineScalarReplacePass
+from compiler.transforms.affine_sibling_fusion import AffineSiblingFusionPass
 from compiler.transforms.convert_linalg_to_affine_loops import ConvertLinalgToAffineLoopsPass
 from compiler.transforms.outline_kernels import OutlineKernelsPass
 from compiler.transforms.pass_base import Pass
@@ -23,6 +25,8 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineLoopTilePass,
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
+        AffineScalarReplacePass,
+        AffineSiblingFusionPass,
         OutlineKernelsPass,
         ConvertLinalgToAffineLoopsPass,
     )

@@ -11,6 +11,15 @@ rewrite checked out in a worktree:
 
 The programs are written once (compiled by that version's compiler, already outlined) so that
 later compiler changes do not move the reference; `test_sim_golden.py` re-simulates them.
+
+`--only NAME,...` regenerates only the named programs (their files and rows) and keeps every
+other program and row of the table in OUT as it is, for a change that is meant to move just
+those (a new pass on some workloads):
+
+    PYTHONPATH=/tmp/old python sim_golden_gen.py OUT --only mvt_default,mvt_edge
+
+`--resimulate NAME,...` keeps those programs' files and re-records their rows (a change of
+the simulator or the cost model meant to move them).
 """
 
 from __future__ import annotations
@@ -231,24 +240,16 @@ def misuse_programs() -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    import numpy as np
-
+def simulate_rows(out: Path, files: dict[str, str]) -> list[dict[str, Any]]:
+    """Every row of the table for the programs `files` (name -> file in OUT)."""
     from accelsim import load_config, simulate
     from accelsim.errors import InputError
     from compiler.backend import random_inputs
     from compiler.diagnostics import AccelsimError
     from compiler.ir.entry import entry_function
-    from compiler.text import parse_module, print_module
+    from compiler.text import parse_module
 
-    out = Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
-    files = programs(out)
-    for name, mod in misuse_programs().items():
-        fname = f"misuse_{name}.mlir"
-        (out / fname).write_text(print_module(mod, debug_locs=True))
-        files[f"misuse_{name}"] = fname
-    table: dict[str, Any] = {"configs": CONFIGS, "programs": files, "runs": []}
+    runs: list[dict[str, Any]] = []
     for name, fname in files.items():
         for label, preset, over in CONFIGS:
             if name.startswith("misuse_") and label not in ("default", "q1", "issue3"):
@@ -272,11 +273,79 @@ def main() -> int:
                     row.update(fingerprint(r))
                     if functional:
                         row["outputs"] = outputs_digest(r)
-                table["runs"].append(row)
+                runs.append(row)
                 print(name, label, functional, row.get("cycles", row.get("error", ""))[:90]
                       if isinstance(row.get("error"), str) else row.get("cycles"), file=sys.stderr)
+    return runs
+
+
+def _names(args: list[str], flag: str) -> set[str]:
+    if flag not in args:
+        return set()
+    k = args.index(flag)
+    names = set(args[k + 1].split(","))
+    del args[k:k + 2]
+    return names
+
+
+def main() -> int:
+    import numpy as np
+
+    from compiler.text import print_module
+
+    args = sys.argv[1:]
+    only, again = _names(args, "--only"), _names(args, "--resimulate")
+    if only or again:
+        return regenerate_only(Path(args[0]), only, again)
+    out = Path(args[0])
+    out.mkdir(parents=True, exist_ok=True)
+    files = programs(out)
+    for name, mod in misuse_programs().items():
+        fname = f"misuse_{name}.mlir"
+        (out / fname).write_text(print_module(mod, debug_locs=True))
+        files[f"misuse_{name}"] = fname
+    table: dict[str, Any] = {"configs": CONFIGS, "programs": files,
+                             "runs": simulate_rows(out, files)}
     (out / "golden.json").write_text(json.dumps(table, indent=1) + "\n")
     del np
+    return 0
+
+
+def regenerate_only(out: Path, only: set[str], again: set[str] | None = None) -> int:
+    """`only`: the full table generated in a scratch directory, whose programs in `only`
+    (files and rows) replace theirs in OUT's table. `again`: the frozen programs of OUT
+    re-simulated (their files kept, rows re-recorded: a change of the simulator or cost
+    model meant to move them). The rest of the table stays as it is."""
+    import tempfile
+
+    again = again or set()
+    old = json.loads((out / "golden.json").read_text())
+    unknown = (only | again) - set(old["programs"])
+    if unknown:
+        print(f"no such program in {out}: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    fresh: dict[str, list[dict[str, Any]]] = {}
+    if only:
+        with tempfile.TemporaryDirectory() as tmp:
+            sys.argv = [sys.argv[0], tmp]
+            main()
+            new = json.loads((Path(tmp) / "golden.json").read_text())
+            for name in sorted(only):
+                shutil.copyfile(Path(tmp) / new["programs"][name], out / old["programs"][name])
+        for row in new["runs"]:
+            if row["program"] in only:
+                fresh.setdefault(row["program"], []).append(row)
+    for row in simulate_rows(out, {n: old["programs"][n] for n in sorted(again - only)}):
+        fresh.setdefault(row["program"], []).append(row)
+    runs: list[dict[str, Any]] = []
+    replaced = set(fresh) | only
+    for row in old["runs"]:
+        if row["program"] not in replaced:
+            runs.append(row)
+        elif row["program"] in fresh:  # the new rows where the program's first row was
+            runs.extend(fresh.pop(row["program"]))
+    old["runs"] = runs
+    (out / "golden.json").write_text(json.dumps(old, indent=1) + "\n")
     return 0
 
 

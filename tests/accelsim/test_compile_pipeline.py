@@ -18,16 +18,20 @@ from compiler.transforms.registry import PassManager
 def test_default_flags_are_the_pipeline_strings_of_the_cli():
     cfg = load_config("default")  # 256 KiB SRAM, spaces dram 0, sram 1, tag 2
     assert AcceleratorPipeline.for_config(cfg).flags() == [
+        "--affine-sibling-fusion",
         "--affine-loop-tile=cache-size=64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=128",
-        "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256"]
+        "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-scalar-replace"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
+        "--affine-sibling-fusion",
         "--affine-loop-tile=tile-sizes=64,128,64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=80",
-        "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256"]
+        "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-scalar-replace"]
 
 
 @pytest.mark.parametrize(("sram", "stages"), [(256, 2), (96, 3), (64, 1), (5, 2), (1, 4)])
@@ -49,15 +53,19 @@ def test_passes_are_the_flags():
     assert [q.name for q in passes] == [f[2:].split("=")[0] for f in flags]
     parsed = PassManager.from_flags(flags).passes
     assert [q.options for q in passes] == [q.options for q in parsed]
-    assert parsed[-1].options.stages == 3 and not parsed[-1].options.pipeline_copy_out
+    assert parsed[-2].options.stages == 3 and not parsed[-2].options.pipeline_copy_out
+    assert parsed[-1].name == "affine-scalar-replace"
 
 
 def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     p = AcceleratorPipeline.for_config(load_config("default"))
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
-        "--affine-loop-tile", "--affine-data-copy-generate"]
-    assert [f.split("=")[0] for f in p.replace(copies=False).flags()] == ["--affine-loop-tile"]
-    assert p.replace(tile_cache_kib=None, copies=False).flags() == []
+        "--affine-sibling-fusion", "--affine-loop-tile", "--affine-data-copy-generate",
+        "--affine-scalar-replace"]
+    assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False).flags()] == [
+        "--affine-loop-tile", "--affine-scalar-replace"]
+    assert p.replace(tile_cache_kib=None, copies=False, scalar_replace=False,
+                     sibling_fusion=False).flags() == []
 
 
 @pytest.mark.parametrize("bad", [dict(tile_sizes=(8, 0), tile_cache_kib=None),

@@ -388,7 +388,7 @@ def test_syrk_on_default_is_within_1_5x_of_the_honest_roofline():
     module = w.module()
     need = input_traffic(module, w.func_name, cfg)
     flags = accelerator_pipeline(cfg, module, w.func_name).flags()
-    assert flags[0] == "--affine-loop-tile=cache-size=64"  # the tile search does not apply
+    assert "--affine-loop-tile=cache-size=64" in flags  # the tile search does not apply
     PassManager.from_flags(flags).run(module)
     rep = Report.from_result(simulate(module, cfg, func=w.func_name, functional=False), need)
     assert rep.roofline_ratio is not None and rep.roofline_ratio < 1.5  # was 60.3 (untiled)

@@ -14,7 +14,8 @@ TRANSFORMS = pathlib.Path(transforms.__file__).parent
 
 def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
     assert sorted(PASSES) == ["affine-data-copy-generate", "affine-loop-tile",
-                              "affine-pipeline-data-transfer", "convert-linalg-to-affine-loops",
+                              "affine-pipeline-data-transfer", "affine-scalar-replace",
+                              "affine-sibling-fusion", "convert-linalg-to-affine-loops",
                               "outline-kernels"]
     for flag, cls in PASSES.items():
         assert cls.name == flag
@@ -38,8 +39,9 @@ def test_flags_and_unknown_passes() -> None:
     assert not is_pass_flag("--lower-to-host") and not is_pass_flag("affine-loop-tile")
     with pytest.raises(OptionError, match=r"unknown pass '--lower-to-host' \(known passes: "
                                           r"affine-data-copy-generate, affine-loop-tile, "
-                                          r"affine-pipeline-data-transfer, "
-                                          r"convert-linalg-to-affine-loops, outline-kernels\)"):
+                                          r"affine-pipeline-data-transfer, affine-scalar-replace, "
+                                          r"affine-sibling-fusion, convert-linalg-to-affine-loops, "
+                                          r"outline-kernels\)"):
         create_pass("lower-to-host")
     pm = PassManager.from_flags(["--affine-loop-tile=tile-size=4", "--outline-kernels"])
     assert [p.name for p in pm.passes] == ["affine-loop-tile", "outline-kernels"]
