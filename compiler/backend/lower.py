@@ -57,6 +57,7 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     DivFOp,
     DivSIOp,
     ExpOp,
@@ -72,6 +73,7 @@ from compiler.ir.ops import (
     MulFOp,
     MulIOp,
     NegFOp,
+    OpaqueOp,
     RemSIOp,
     ReturnOp,
     SelectOp,
@@ -308,6 +310,7 @@ class _FunctionLowering:
             AffineLoadOp: self.load, AffineStoreOp: self.store,
             AffineDmaStartOp: self.dma_start, AffineDmaWaitOp: self.dma_wait,
             AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
+            DimOp: self.dim, OpaqueOp: self.opaque,
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
             NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
             AbsFOp: self.intrinsic1,
@@ -511,6 +514,25 @@ class _FunctionLowering:
             phi.add_incoming(tv, then_end)
             phi.add_incoming(ev, else_end)
             self.values[r] = phi
+
+    def dim(self, op: Operation) -> None:
+        """`memref.dim`: the extent the memref carries (a constant, or its size argument)."""
+        assert isinstance(op, DimOp)
+        h = self.memref(op.memref)
+        if not h.sizes:
+            raise LoweringError("memref.dim of a rank-0 memref", op.loc)
+        k = op.constant_index()
+        if k is not None:
+            self.values[op.result] = h.sizes[k]
+            return
+        idx = self.scalar(op.index)
+        v = h.sizes[-1]
+        for j in range(len(h.sizes) - 2, -1, -1):
+            v = self.b.select(self.b.icmp_signed("==", idx, i64(j)), h.sizes[j], v)
+        self.values[op.result] = v
+
+    def opaque(self, op: Operation) -> None:
+        raise LoweringError(f"the host backend cannot lower '{op.NAME}'", op.loc)
 
     def apply(self, op: Operation) -> None:
         assert isinstance(op, AffineApplyOp)
