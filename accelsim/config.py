@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
+from accelsim.cost.dram_tech import ORGANIZATION_KEYS, TECHNOLOGIES, TIMING_KEYS
 from accelsim.errors import ConfigError
 
 # A field's rule: (python type, low, high); strings list their allowed values instead.
@@ -59,7 +60,13 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DramConfig:
-    """Slow memory: `channels` independent channels shared by every DMA engine."""
+    """Slow memory: `channels` independent channels shared by every DMA engine.
+
+    `model = "bandwidth"` (the default): each channel moves `bandwidth_bytes_per_cycle` after
+    `latency_cycles`. `model = "timing"`: each channel is a channel of `technology` with banks,
+    row buffers and the datasheet timings (`accelsim.cost.dram_tech`), each overridable by its
+    key (`tCL = 24`); a key left out (None) takes the technology's value. The timing keys are
+    an error with the bandwidth model (they would be silently ignored)."""
 
     SECTION: ClassVar[str] = "dram"
     RULES: ClassVar[dict[str, Rule]] = {
@@ -68,6 +75,27 @@ class DramConfig:
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
         "interleave": (str, ("burst", "none")),
+        "model": (str, ("bandwidth", "timing")),
+        "technology": (str, tuple(TECHNOLOGIES)),
+        "page_policy": (str, ("open", "closed")),
+        "read_queue": (int, 1, 4096),
+        "write_queue": (int, 1, 4096),
+        "write_high_watermark": (int, 1, 4096),
+        "write_low_watermark": (int, 0, 4096),
+    }
+    # the timing model's keys that default to the technology's value (None)
+    OPTIONAL_RULES: ClassVar[dict[str, Rule]] = {
+        **{k: (int, 1, 1_000_000) for k in TIMING_KEYS},
+        "tCWL": (int, 0, 1_000_000), "tRTW": (int, 0, 1_000_000), "tWTR": (int, 0, 1_000_000),
+        "clock_mhz": (float, 1.0, 100_000.0),
+        "beats_per_clock": (int, 1, 64),
+        "burst_length": (int, 1, 256),
+        "bus_bytes": (int, 1, 1024),
+        "ranks": (int, 1, 16),
+        "bank_groups": (int, 1, 64),
+        "banks_per_group": (int, 1, 64),
+        "rows": (int, 1, 1 << 24),
+        "columns": (int, 1, 1 << 20),
     }
     channels: int = 2
     bandwidth_bytes_per_cycle: int = 16  # per channel
@@ -76,9 +104,104 @@ class DramConfig:
     # "burst": a transfer's bursts are spread round-robin over the channels (address
     # interleaving, as memory controllers do); "none": a transfer uses one channel.
     interleave: str = "burst"
+    model: str = "bandwidth"
+    technology: str = "DDR4-3200"
+    page_policy: str = "open"
+    read_queue: int = 64             # requests the FR-FCFS scheduler looks ahead over
+    write_queue: int = 64            # bursts the write queue holds
+    write_high_watermark: int = 48   # drain writes when this many bursts wait ...
+    write_low_watermark: int = 16    # ... down to this many
+    address_mapping: str | None = None
+    clock_mhz: float | None = None
+    beats_per_clock: int | None = None
+    burst_length: int | None = None
+    bus_bytes: int | None = None
+    ranks: int | None = None
+    bank_groups: int | None = None
+    banks_per_group: int | None = None
+    rows: int | None = None
+    columns: int | None = None
+    tCL: int | None = None
+    tCWL: int | None = None
+    tRCD: int | None = None
+    tRP: int | None = None
+    tRAS: int | None = None
+    tRC: int | None = None
+    tCCD_S: int | None = None
+    tCCD_L: int | None = None
+    tRRD_S: int | None = None
+    tRRD_L: int | None = None
+    tFAW: int | None = None
+    tWR: int | None = None
+    tWTR: int | None = None
+    tRTW: int | None = None
+    tRTP: int | None = None
+    tREFI: int | None = None
+    tRFC: int | None = None
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        for name, rule in self.OPTIONAL_RULES.items():
+            value = getattr(self, name)
+            if value is not None:
+                _check_value(f"dram.{name}", value, rule)
+                if rule[0] is float and isinstance(value, int):
+                    object.__setattr__(self, name, float(value))
+        if self.model == "bandwidth":
+            timing = [k for k in (*TIMING_EXTRA_KEYS, *ORGANIZATION_KEYS, *TIMING_KEYS)
+                      if getattr(self, k) != _DRAM_DEFAULTS[k]]
+            if timing:
+                k = timing[0]
+                raise ConfigError(f"dram.{k} = {getattr(self, k)!r}: a timing-model key, but "
+                                  "dram.model = 'bandwidth'; set dram.model = 'timing' to use it")
+            return
+        check_timing(self)
+
+    def timing_value(self, key: str) -> Any:
+        """A timing or organization key: the config's value, else the technology's."""
+        value = getattr(self, key)
+        return getattr(TECHNOLOGIES[self.technology], key) if value is None else value
+
+    def shown(self) -> dict[str, Any]:
+        """The keys in the TOML shape: the timing model's only where they differ from their
+        default (so a bandwidth-model config keeps its content hash)."""
+        out = dataclasses.asdict(self)
+        for k in (*TIMING_EXTRA_KEYS, *ORGANIZATION_KEYS, *TIMING_KEYS):
+            if out[k] == _DRAM_DEFAULTS[k]:
+                del out[k]
+        return out
+
+
+# the timing model's own keys besides the technology's organization and timings
+TIMING_EXTRA_KEYS = ("model", "technology", "page_policy", "read_queue", "write_queue",
+                     "write_high_watermark", "write_low_watermark")
+_DRAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(DramConfig)}
+
+
+def check_timing(d: DramConfig) -> None:
+    """The timing model's cross-key rules (each names the key, its value and the range)."""
+    mapping = d.timing_value("address_mapping")
+    fields = mapping.split(":") if isinstance(mapping, str) else []
+    if sorted(fields) != sorted(MAPPING_FIELDS):
+        raise ConfigError(f"dram.address_mapping = {mapping!r}: must name each of "
+                          f"{', '.join(MAPPING_FIELDS)} once, most significant first, "
+                          "separated by ':' (e.g. 'ro:ra:ba:co:bg:ch')")
+    bl, cols = d.timing_value("burst_length"), d.timing_value("columns")
+    if cols % bl:
+        raise ConfigError(f"dram.columns = {cols}: must be a multiple of dram.burst_length = {bl}")
+    if bl % d.timing_value("beats_per_clock"):
+        raise ConfigError(f"dram.burst_length = {bl}: must be a multiple of dram.beats_per_clock "
+                          f"= {d.timing_value('beats_per_clock')}")
+    refi, rfc = d.timing_value("tREFI"), d.timing_value("tRFC")
+    if rfc >= refi:
+        raise ConfigError(f"dram.tRFC = {rfc}: must be less than dram.tREFI = {refi}")
+    if not d.write_low_watermark < d.write_high_watermark <= d.write_queue:
+        raise ConfigError(f"dram.write_high_watermark = {d.write_high_watermark}: must be in "
+                          f"[dram.write_low_watermark + 1 = {d.write_low_watermark + 1}, "
+                          f"dram.write_queue = {d.write_queue}]")
+
+
+MAPPING_FIELDS = ("ro", "ra", "ba", "co", "bg", "ch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,13 +382,19 @@ class HardwareConfig:
         """Plain nested dict in the TOML shape (without `name`)."""
         out: dict[str, Any] = {"clock_ghz": self.clock_ghz}
         for sec in _SECTIONS:
-            out[sec] = dataclasses.asdict(getattr(self, sec))
+            out[sec] = self.dram.shown() if sec == "dram" else dataclasses.asdict(getattr(self, sec))
         return out
 
     def hash(self) -> str:
         """Stable content hash (16 hex digits) of the hardware, for DSE result keys."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def dram_clock_ratio(self) -> float:
+        """DRAM command clocks per accelerator cycle (the timing model's clock ratio):
+        `dram.clock_mhz` (the technology's unless overridden) / (1000 * `clock_ghz`)."""
+        return float(self.dram.timing_value("clock_mhz")) / (1000.0 * self.clock_ghz)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> HardwareConfig:
         """A new validated config: `with_overrides({"sram.capacity_kib": 128})`."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.dram_timing import DramTiming
 from accelsim.cost.engine import EnginePolicy
 from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngines, Dram, SimEnv, Sram, TagFile
 from accelsim.trace import Trace
@@ -13,7 +14,8 @@ class Machine:
         self.config = config
         self.env = SimEnv()
         self.trace = trace if trace is not None else Trace()
-        self.dram = Dram(config.dram, self.trace)
+        self.dram = Dram(config.dram, self.trace, DramTiming.for_config(config)
+                         if config.dram.model == "timing" else None)
         self.sram = Sram(config.sram)
         self.engines = DmaEngines(config.dma.engines, config.dma.max_outstanding)
         self.tags = TagFile()

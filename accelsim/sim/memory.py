@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from accelsim.cost.dram_timing import Pattern
 from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.hw.env import SimEnv
 from accelsim.sim.regions import Region
@@ -27,6 +28,7 @@ class Buffer:
     """A memref value at run time: its array (functional mode) and in-flight DMA regions."""
 
     __slots__ = (
+        "addr",
         "alive",
         "array",
         "ebytes",
@@ -56,6 +58,7 @@ class Buffer:
         self.reading: list[InFlightDma] = []
         self.writing: list[InFlightDma] = []
         self.handle: int | None = None  # its SRAM allocation, if it lives in SRAM
+        self.addr = 0  # its DRAM address, if it lives in DRAM (the timing model's mapping)
         self.alive = True
 
     def __repr__(self) -> str:
@@ -124,6 +127,24 @@ class InFlightDma(Transfer):
     def completed(self) -> None:
         self.src.reading.remove(self)
         self.dst.writing.remove(self)
+
+    def dram_patterns(self) -> tuple[tuple[bool, Pattern], ...]:
+        """Its DRAM sides (`kind`: "read" from DRAM, "write" to it, "copy" with DRAM bytes:
+        both) as the bytes they move at their buffers' DRAM addresses."""
+        kind = self.desc[4]
+        both = kind == "copy" and self.desc[1] > 0
+        out: list[tuple[bool, Pattern]] = []
+        if kind == "read" or both:
+            out.append((False, _pattern(self.src, self.region(False))))
+        if kind == "write" or both:
+            out.append((True, _pattern(self.dst, self.region(True))))
+        return tuple(out)
+
+
+def _pattern(buf: Buffer, reg: Region) -> Pattern:
+    eb = buf.ebytes
+    return Pattern(buf.addr + reg.start * eb, reg.per * eb, reg.stride * eb, reg.count,
+                   reg.last * eb)
 
 
 class InFlightCopy(InFlightDma):

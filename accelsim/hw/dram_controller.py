@@ -1,0 +1,254 @@
+"""The DRAM timing model's memory controller: one per channel, with its ranks, bank groups and
+banks (a row buffer each), the data bus, a read and a write queue, FR-FCFS scheduling and
+refresh (`dram.model = "timing"`; the timings and the address mapping are
+`accelsim.cost.dram_timing.DramTiming`'s, every time here in DRAM clocks).
+
+The unit of work is a request: the bursts one DMA side moves to one (bank, row) of this
+channel. A DMA's read requests arrive together at the cycle its transfer starts (the engine
+decides that cycle when it accepts the descriptor, as with the bandwidth model, so no SimPy
+event is needed per request and SimPy stays the only clock); the controller schedules them
+at once and returns when the last data burst has moved.
+
+- FR-FCFS: of the first `read_queue` waiting requests the one that can take its next
+  command earliest goes first (a row hit: its column command, after its bank's and bank
+  group's last; a miss: its activate, after its bank's precharge and tRC and its bank
+  group's tRRD_L), the oldest on ties.
+- A request to a closed bank activates its row (ACT: tRRD_S after the rank's previous ACT,
+  tRRD_L after its bank group's, tFAW after the fourth previous, tRC after the bank's
+  previous ACT, tRP after its precharge); one to another row precharges first (PRE: tRAS
+  after the ACT, tRTP after the last read, tWR after the last write data). Its first column
+  command comes tRCD after the ACT (at once on a row hit) and tCCD_L after the bank group's
+  last one; its `k` bursts then take `k * tBURST` of the data bus, which serves requests in
+  the order they are ready (bank groups interleave on it: tCCD_S = tBURST), never faster
+  than tCCD_L apart within the request's bank group. Read data ends tCL + tBURST after the
+  last read command, write data tCWL + tBURST after the last write command.
+- Read/write turnaround: a write command waits tRTW after the last read command, a read
+  command tWTR after the last write data.
+- Writes are posted: a write request joins the write queue (merged with a waiting write to
+  the same row), and its DMA is done at once unless the queue has no room for its bursts,
+  when it waits for the drain that makes room. When `write_high` bursts wait, the queue
+  drains (FR-FCFS among the writes) down to `write_low`; while the channel is idle before a
+  read arrives, it drains a request at a time. Writes still queued when the program ends
+  are not timed (at most `write_high` bursts per channel).
+- Refresh: all-bank, per rank, every tREFI: when a request would start at or after the due
+  time, the rank's open banks precharge (tRP), the rank refreshes for tRFC, and every row
+  of the rank is closed. A refresh falls between requests (postponed at most one request).
+- Page policy: open (a row stays open for hits) or closed (auto-precharge after each
+  request).
+"""
+
+from __future__ import annotations
+
+from accelsim.cost.dram_timing import DramTiming, Request
+
+_NEVER = -1.0e18
+
+
+class ChannelController:
+    """One channel's controller state; `read` and `write` schedule one DMA side's requests."""
+
+    __slots__ = ("act_ok", "bg_next", "bus", "cas_ok", "conflicts", "faw", "hits", "last_act",
+                 "last_act_bg", "last_read", "last_wdata", "misses", "next_ref", "open_row",
+                 "pending", "pre_ok", "refreshes", "t", "writes")
+
+    def __init__(self, timing: DramTiming):
+        t = self.t = timing
+        nb, ng = timing.banks, timing.ranks * timing.bank_groups
+        self.open_row = [-1] * nb          # the open row per bank, -1: precharged
+        self.act_ok = [0.0] * nb           # earliest next ACT per bank
+        self.cas_ok = [0.0] * nb           # earliest next column command to the open row
+        self.pre_ok = [0.0] * nb           # earliest PRE per bank
+        self.bg_next = [0.0] * ng          # earliest next column command per bank group
+        self.last_act = [_NEVER] * timing.ranks
+        self.last_act_bg = [_NEVER] * ng
+        self.faw: list[list[float]] = [[] for _ in range(timing.ranks)]  # last 4 ACTs per rank
+        self.next_ref = [float(t.tREFI)] * timing.ranks
+        self.bus = 0.0                     # the data bus is free from here (DRAM clocks)
+        self.last_read = _NEVER            # last read column command
+        self.last_wdata = _NEVER           # end of the last write data
+        self.writes: dict[tuple[int, int, int, int], int] = {}  # the write queue: bursts per row
+        self.pending = 0                   # bursts in the write queue
+        self.hits = self.misses = self.conflicts = self.refreshes = 0
+
+    # ---- the two entry points ---------------------------------------------------------------
+    def read(self, reqs: tuple[Request, ...], now: float) -> float:
+        """Schedule a DMA's read requests arriving at DRAM clock `now`; when its last data
+        burst ends."""
+        if self.pending and self.bus < now:
+            self._drain_idle(now)
+        return self._batch(list(reqs), now, False, self.t.read_queue, None)
+
+    def write(self, reqs: tuple[Request, ...], now: float) -> float:
+        """Queue a DMA's write requests arriving at `now`; when the last of them is queued."""
+        t = self.t
+        room = t.write_queue - self.pending
+        nbursts = 0
+        writes = self.writes
+        for b, rank, g, row, k in reqs:
+            key = (b, rank, g, row)
+            writes[key] = writes.get(key, 0) + k
+            nbursts += k
+        self.pending += nbursts
+        if self.pending < t.write_high:
+            return now
+        end = self._drain(now)
+        return end if nbursts > room else now
+
+    # ---- scheduling ---------------------------------------------------------------------------
+    def _batch(self, reqs: list[Request], now: float, write: bool, window: int,
+               stop: int | None) -> float:
+        """Serve `reqs` FR-FCFS (module docstring), all of them or (the write queue) until at
+        most `stop` bursts are left; returns the last data end (`now` if none)."""
+        end = now
+        left = sum(r[4] for r in reqs) if stop is not None else 0
+        open_row, cas_ok, act_ok, pre_ok = self.open_row, self.cas_ok, self.act_ok, self.pre_ok
+        bg_next, last_act_bg = self.bg_next, self.last_act_bg
+        trp, trrd_l = self.t.tRP, self.t.tRRD_L
+        while reqs and (stop is None or left > stop):
+            i = 0
+            if len(reqs) > 1:
+                best = 1.0e30
+                for j, r in enumerate(reqs[:window]):
+                    b, g = r[0], r[2]
+                    o = open_row[b]
+                    if o == r[3]:  # a hit: its column command
+                        key = cas_ok[b]
+                        if bg_next[g] > key:
+                            key = bg_next[g]
+                    else:  # a miss: its activate
+                        key = act_ok[b]
+                        if o >= 0 and pre_ok[b] + trp > key:
+                            key = pre_ok[b] + trp
+                        if last_act_bg[g] + trrd_l > key:
+                            key = last_act_bg[g] + trrd_l
+                    if key < best:
+                        best, i = key, j
+            r = reqs.pop(i)
+            left -= r[4]
+            e = self._serve(r, now, write)
+            if e > end:
+                end = e
+        if stop is not None:
+            self._requeue(reqs)
+        return end
+
+    def _serve(self, r: Request, now: float, write: bool) -> float:
+        """One request: refresh if due, PRE/ACT if needed, its bursts on the bus; returns the
+        end of its last data burst."""
+        t = self.t
+        b, rank, g, row, k = r
+        start = now if now > self.bus else self.bus
+        if start >= self.next_ref[rank]:
+            self._refresh(rank, start)
+        o = self.open_row[b]
+        if o == row:
+            first = self.cas_ok[b]
+            self.hits += 1
+        else:
+            if o >= 0:
+                a = (self.pre_ok[b] if self.pre_ok[b] > now else now) + t.tRP
+                self.conflicts += 1
+            else:
+                a = now
+                self.misses += 1
+            if self.act_ok[b] > a:
+                a = self.act_ok[b]
+            x = self.last_act[rank] + t.tRRD_S
+            if x > a:
+                a = x
+            x = self.last_act_bg[g] + t.tRRD_L
+            if x > a:
+                a = x
+            faw = self.faw[rank]
+            if len(faw) == 4:
+                x = faw[0] + t.tFAW
+                if x > a:
+                    a = x
+                del faw[0]
+            faw.append(a)
+            self.last_act[rank] = a
+            self.last_act_bg[g] = a
+            self.act_ok[b] = a + t.tRC
+            self.pre_ok[b] = a + t.tRAS
+            self.open_row[b] = row
+            first = a + t.tRCD
+        if now > first:
+            first = now
+        x = self.bg_next[g]
+        if x > first:
+            first = x
+        if write:
+            x = self.last_read + t.tRTW
+        else:
+            x = self.last_wdata + t.tWTR
+        if x > first:
+            first = x
+        bus = self.bus
+        tb = t.tBURST
+        self.bus = be = (bus if bus > first else first) + k * tb
+        last = first + (k - 1) * t.tCCD_L
+        if be - tb > last:
+            last = be - tb
+        self.bg_next[g] = self.cas_ok[b] = last + t.tCCD_L
+        if write:
+            end = last + t.tCWL + tb
+            p = end + t.tWR
+            if end > self.last_wdata:
+                self.last_wdata = end
+        else:
+            end = last + t.tCL + tb
+            p = last + t.tRTP
+            if last > self.last_read:
+                self.last_read = last
+        if p > self.pre_ok[b]:
+            self.pre_ok[b] = p
+        if not t.open_page:  # auto-precharge
+            self.open_row[b] = -1
+            x = self.pre_ok[b] + t.tRP
+            if x > self.act_ok[b]:
+                self.act_ok[b] = x
+        return end
+
+    def _refresh(self, rank: int, at: float) -> None:
+        """The refreshes due by DRAM clock `at` on `rank` (module docstring)."""
+        t = self.t
+        late = int((at - self.next_ref[rank]) // t.tREFI)
+        due = self.next_ref[rank] + late * t.tREFI  # earlier ones fell in idle time
+        per = t.bank_groups * t.banks_per_group
+        banks = range(rank * per, (rank + 1) * per)
+        start = due
+        opened = False
+        for b in banks:
+            if self.open_row[b] >= 0:
+                opened = True
+                if self.pre_ok[b] > start:
+                    start = self.pre_ok[b]
+        if opened:
+            start += t.tRP
+        end = start + t.tRFC
+        for b in banks:
+            self.open_row[b] = -1
+            if self.act_ok[b] < end:
+                self.act_ok[b] = end
+        self.next_ref[rank] = due + t.tREFI
+        self.refreshes += late + 1
+
+    # ---- the write queue ----------------------------------------------------------------------
+    def _queued(self) -> list[Request]:
+        return [(b, rank, g, row, k) for (b, rank, g, row), k in self.writes.items()]
+
+    def _requeue(self, reqs: list[Request]) -> None:
+        self.writes = {(b, rank, g, row): k for b, rank, g, row, k in reqs}
+        self.pending = sum(self.writes.values())
+
+    def _drain(self, now: float) -> float:
+        """Drain the write queue down to the low watermark; the last write data end."""
+        return self._batch(self._queued(), now, True, self.t.write_queue, self.t.write_low)
+
+    def _drain_idle(self, until: float) -> None:
+        """The channel is idle before `until`: drain queued writes one request at a time."""
+        reqs = self._queued()
+        while reqs and self.bus < until:
+            r = reqs.pop(0)
+            self._serve(r, self.bus, True)
+        self._requeue(reqs)
