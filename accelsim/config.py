@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -395,6 +396,26 @@ class HardwareConfig:
         """DRAM command clocks per accelerator cycle (the timing model's clock ratio):
         `dram.clock_mhz` (the technology's unless overridden) / (1000 * `clock_ghz`)."""
         return float(self.dram.timing_value("clock_mhz")) / (1000.0 * self.clock_ghz)
+
+    def bandwidth_view(self) -> HardwareConfig:
+        """The config as a bandwidth/latency model sees it: itself with `dram.model =
+        "bandwidth"`; with the timing model, the technology's figures in bandwidth terms (what
+        the analytic estimate and the tile search use): its burst, floor(its peak per channel
+        in bytes per accelerator cycle: burst bytes per max(tBURST, tCCD_S)), and
+        `latency_cycles` plus the read latency tRCD + tCL + tBURST in accelerator cycles."""
+        d = self.dram
+        if d.model == "bandwidth":
+            return self
+        v = d.timing_value
+        burst = v("bus_bytes") * v("burst_length")
+        tburst = max(v("burst_length") // v("beats_per_clock"), v("tCCD_S"))
+        ratio = self.dram_clock_ratio
+        bw = max(1, int(burst * ratio / tburst + 1e-9))
+        lat = d.latency_cycles + math.ceil((v("tRCD") + v("tCL") + tburst) / ratio - 1e-9)
+        dram = DramConfig(channels=d.channels, bandwidth_bytes_per_cycle=min(bw, 4096),
+                          latency_cycles=min(lat, 100_000), burst_bytes=burst,
+                          interleave=d.interleave)
+        return dataclasses.replace(self, dram=dram)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> HardwareConfig:
         """A new validated config: `with_overrides({"sram.capacity_kib": 128})`."""

@@ -117,7 +117,7 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
     # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
     if band is None or sum(1 for tc in band.trips if tc > MIN_TILE) > 4:
         return None
-    model = TileModel(band, config)
+    model = TileModel(band, config.bandwidth_view())  # the DRAM in bandwidth/latency terms
     if not model.ok:
         return None
     base = AcceleratorPipeline.for_config(config)
