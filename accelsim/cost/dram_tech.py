@@ -23,7 +23,11 @@ Sources:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+from accelsim.errors import ConfigError
 
 # the timing keys a config may override (`dram.tCL = 24`), in the order the docs list them
 TIMING_KEYS = ("tCL", "tCWL", "tRCD", "tRP", "tRAS", "tRC", "tCCD_S", "tCCD_L", "tRRD_S",
@@ -86,3 +90,55 @@ TECHNOLOGIES: dict[str, TechnologySet] = {
         tCL=23, tCWL=7, tRCD=23, tRP=23, tRAS=55, tRC=78, tCCD_S=2, tCCD_L=4, tRRD_S=7,
         tRRD_L=10, tFAW=48, tWR=26, tWTR=13, tRTW=20, tRTP=10, tREFI=6240, tRFC=416),
 }
+
+# the timing model's own keys besides the technology's organization and timings
+TIMING_EXTRA_KEYS = ("model", "technology", "page_policy", "read_queue", "write_queue",
+                     "write_high_watermark", "write_low_watermark")
+MAPPING_FIELDS = ("ro", "ra", "ba", "co", "bg", "ch")
+
+
+class TimingKeys(Protocol):
+    """What the checks read of a `DramConfig` (`accelsim.config`, which imports this module)."""
+
+    write_queue: int
+    write_high_watermark: int
+    write_low_watermark: int
+    latency_cycles: int
+
+    def timing_value(self, key: str) -> Any: ...
+
+
+def check_timing(d: TimingKeys) -> None:
+    """The timing model's cross-key rules (each names the key, its value and the range)."""
+    mapping = d.timing_value("address_mapping")
+    fields = mapping.split(":") if isinstance(mapping, str) else []
+    if sorted(fields) != sorted(MAPPING_FIELDS):
+        raise ConfigError(f"dram.address_mapping = {mapping!r}: must name each of "
+                          f"{', '.join(MAPPING_FIELDS)} once, most significant first, "
+                          "separated by ':' (e.g. 'ro:ra:ba:co:bg:ch')")
+    bl, cols = d.timing_value("burst_length"), d.timing_value("columns")
+    if cols % bl:
+        raise ConfigError(f"dram.columns = {cols}: must be a multiple of dram.burst_length = {bl}")
+    if bl % d.timing_value("beats_per_clock"):
+        raise ConfigError(f"dram.burst_length = {bl}: must be a multiple of dram.beats_per_clock "
+                          f"= {d.timing_value('beats_per_clock')}")
+    refi, rfc = d.timing_value("tREFI"), d.timing_value("tRFC")
+    if rfc >= refi:
+        raise ConfigError(f"dram.tRFC = {rfc}: must be less than dram.tREFI = {refi}")
+    if not d.write_low_watermark < d.write_high_watermark <= d.write_queue:
+        raise ConfigError(f"dram.write_high_watermark = {d.write_high_watermark}: must be in "
+                          f"[dram.write_low_watermark + 1 = {d.write_low_watermark + 1}, "
+                          f"dram.write_queue = {d.write_queue}]")
+
+
+def bandwidth_figures(d: TimingKeys, clock_ghz: float) -> tuple[int, int, int]:
+    """The technology in bandwidth-model terms (`HardwareConfig.bandwidth_view`): its burst
+    bytes, floor(its peak per channel in bytes per accelerator cycle: a burst per
+    max(tBURST, tCCD_S)), and `latency_cycles` plus tRCD + tCL + tBURST in accelerator cycles."""
+    v = d.timing_value
+    burst = v("bus_bytes") * v("burst_length")
+    tburst = max(v("burst_length") // v("beats_per_clock"), v("tCCD_S"))
+    ratio = float(v("clock_mhz")) / (1000.0 * clock_ghz)
+    bw = max(1, int(burst * ratio / tburst + 1e-9))
+    lat = d.latency_cycles + math.ceil((v("tRCD") + v("tCL") + tburst) / ratio - 1e-9)
+    return burst, bw, lat
