@@ -98,116 +98,131 @@ class ChannelController:
     def _batch(self, reqs: list[Request], now: float, write: bool, window: int,
                stop: int | None) -> float:
         """Serve `reqs` FR-FCFS (module docstring), all of them or (the write queue) until at
-        most `stop` bursts are left; returns the last data end (`now` if none)."""
+        most `stop` bursts are left; returns the last data end (`now` if none).
+
+        One loop, state in locals (the hot path of the timing model): each waiting request's
+        readiness is kept in `keys`, and after a request is served only the keys of requests
+        in its bank group can change (its bank's times, the group's last column command and
+        last ACT), so only those are computed again."""
+        t = self.t
         end = now
         left = sum(r[4] for r in reqs) if stop is not None else 0
         open_row, cas_ok, act_ok, pre_ok = self.open_row, self.cas_ok, self.act_ok, self.pre_ok
-        bg_next, last_act_bg = self.bg_next, self.last_act_bg
-        trp, trrd_l = self.t.tRP, self.t.tRRD_L
+        bg_next, last_act_bg, last_act, faws = self.bg_next, self.last_act_bg, self.last_act, self.faw
+        next_ref = self.next_ref
+        trp, trrd_l, trrd_s, tfaw, trcd, trc, tras = t.tRP, t.tRRD_L, t.tRRD_S, t.tFAW, t.tRCD, \
+            t.tRC, t.tRAS
+        tb, tccd_l, open_page = t.tBURST, t.tCCD_L, t.open_page
+        if write:
+            turn, tail, recover = t.tRTW, t.tCWL + t.tBURST, t.tWR
+        else:
+            turn, tail, recover = t.tWTR, t.tCL + t.tBURST, t.tRTP
+
+        def readiness(r: Request) -> float:
+            b, g = r[0], r[2]
+            o = open_row[b]
+            if o == r[3]:  # a hit: its column command
+                k = cas_ok[b]
+                return bg_next[g] if bg_next[g] > k else k
+            k = act_ok[b]  # a miss: its activate
+            if o >= 0 and pre_ok[b] + trp > k:
+                k = pre_ok[b] + trp
+            x = last_act_bg[g] + trrd_l
+            return x if x > k else k
+
+        keys = [readiness(r) for r in reqs] if len(reqs) > 1 else [0.0] * len(reqs)
         while reqs and (stop is None or left > stop):
+            n = len(reqs)
             i = 0
-            if len(reqs) > 1:
-                best = 1.0e30
-                for j, r in enumerate(reqs[:window]):
-                    b, g = r[0], r[2]
-                    o = open_row[b]
-                    if o == r[3]:  # a hit: its column command
-                        key = cas_ok[b]
-                        if bg_next[g] > key:
-                            key = bg_next[g]
-                    else:  # a miss: its activate
-                        key = act_ok[b]
-                        if o >= 0 and pre_ok[b] + trp > key:
-                            key = pre_ok[b] + trp
-                        if last_act_bg[g] + trrd_l > key:
-                            key = last_act_bg[g] + trrd_l
-                    if key < best:
-                        best, i = key, j
-            r = reqs.pop(i)
-            left -= r[4]
-            e = self._serve(r, now, write)
+            if n > 1:
+                w = n if n <= window else window
+                best = keys[0]
+                for j in range(1, w):
+                    if keys[j] < best:
+                        best, i = keys[j], j
+            b, rank, g, row, k = r = reqs.pop(i)
+            del keys[i]
+            left -= k
+            # ---- serve r: refresh if due, PRE/ACT if needed, its bursts on the bus
+            bus = self.bus
+            start = now if now > bus else bus
+            refreshed = start >= next_ref[rank]
+            if refreshed:  # every row of the rank closes: every key can change
+                self._refresh(rank, start)
+            o = open_row[b]
+            if o == row:
+                first = cas_ok[b]
+                self.hits += 1
+            else:
+                if o >= 0:
+                    a = (pre_ok[b] if pre_ok[b] > now else now) + trp
+                    self.conflicts += 1
+                else:
+                    a = now
+                    self.misses += 1
+                if act_ok[b] > a:
+                    a = act_ok[b]
+                x = last_act[rank] + trrd_s
+                if x > a:
+                    a = x
+                x = last_act_bg[g] + trrd_l
+                if x > a:
+                    a = x
+                faw = faws[rank]
+                if len(faw) == 4:
+                    x = faw[0] + tfaw
+                    if x > a:
+                        a = x
+                    del faw[0]
+                faw.append(a)
+                last_act[rank] = last_act_bg[g] = a
+                act_ok[b] = a + trc
+                pre_ok[b] = a + tras
+                open_row[b] = row
+                first = a + trcd
+            if now > first:
+                first = now
+            if bg_next[g] > first:
+                first = bg_next[g]
+            x = (self.last_read if write else self.last_wdata) + turn
+            if x > first:
+                first = x
+            self.bus = be = (bus if bus > first else first) + k * tb
+            last = first + (k - 1) * tccd_l
+            if be - tb > last:
+                last = be - tb
+            bg_next[g] = cas_ok[b] = last + tccd_l
+            e = last + tail
+            if write:
+                p = e + recover
+                if e > self.last_wdata:
+                    self.last_wdata = e
+            else:
+                p = last + recover
+                if last > self.last_read:
+                    self.last_read = last
+            if p > pre_ok[b]:
+                pre_ok[b] = p
+            if not open_page:  # auto-precharge
+                open_row[b] = -1
+                x = pre_ok[b] + trp
+                if x > act_ok[b]:
+                    act_ok[b] = x
             if e > end:
                 end = e
+            if refreshed:
+                keys = [readiness(q) for q in reqs]
+            elif n > 2:  # the keys that can have changed: requests in r's bank group
+                for j in range(n - 1):
+                    if reqs[j][2] == g:
+                        keys[j] = readiness(reqs[j])
         if stop is not None:
             self._requeue(reqs)
         return end
 
     def _serve(self, r: Request, now: float, write: bool) -> float:
-        """One request: refresh if due, PRE/ACT if needed, its bursts on the bus; returns the
-        end of its last data burst."""
-        t = self.t
-        b, rank, g, row, k = r
-        start = now if now > self.bus else self.bus
-        if start >= self.next_ref[rank]:
-            self._refresh(rank, start)
-        o = self.open_row[b]
-        if o == row:
-            first = self.cas_ok[b]
-            self.hits += 1
-        else:
-            if o >= 0:
-                a = (self.pre_ok[b] if self.pre_ok[b] > now else now) + t.tRP
-                self.conflicts += 1
-            else:
-                a = now
-                self.misses += 1
-            if self.act_ok[b] > a:
-                a = self.act_ok[b]
-            x = self.last_act[rank] + t.tRRD_S
-            if x > a:
-                a = x
-            x = self.last_act_bg[g] + t.tRRD_L
-            if x > a:
-                a = x
-            faw = self.faw[rank]
-            if len(faw) == 4:
-                x = faw[0] + t.tFAW
-                if x > a:
-                    a = x
-                del faw[0]
-            faw.append(a)
-            self.last_act[rank] = a
-            self.last_act_bg[g] = a
-            self.act_ok[b] = a + t.tRC
-            self.pre_ok[b] = a + t.tRAS
-            self.open_row[b] = row
-            first = a + t.tRCD
-        if now > first:
-            first = now
-        x = self.bg_next[g]
-        if x > first:
-            first = x
-        if write:
-            x = self.last_read + t.tRTW
-        else:
-            x = self.last_wdata + t.tWTR
-        if x > first:
-            first = x
-        bus = self.bus
-        tb = t.tBURST
-        self.bus = be = (bus if bus > first else first) + k * tb
-        last = first + (k - 1) * t.tCCD_L
-        if be - tb > last:
-            last = be - tb
-        self.bg_next[g] = self.cas_ok[b] = last + t.tCCD_L
-        if write:
-            end = last + t.tCWL + tb
-            p = end + t.tWR
-            if end > self.last_wdata:
-                self.last_wdata = end
-        else:
-            end = last + t.tCL + tb
-            p = last + t.tRTP
-            if last > self.last_read:
-                self.last_read = last
-        if p > self.pre_ok[b]:
-            self.pre_ok[b] = p
-        if not t.open_page:  # auto-precharge
-            self.open_row[b] = -1
-            x = self.pre_ok[b] + t.tRP
-            if x > self.act_ok[b]:
-                self.act_ok[b] = x
-        return end
+        """One request on its own: the end of its last data burst."""
+        return self._batch([r], now, write, 1, None)
 
     def _refresh(self, rank: int, at: float) -> None:
         """The refreshes due by DRAM clock `at` on `rank` (module docstring)."""
