@@ -140,7 +140,7 @@ class ChannelController:
                 for j in range(1, w):
                     if keys[j] < best:
                         best, i = keys[j], j
-            b, rank, g, row, k = r = reqs.pop(i)
+            b, rank, g, row, k = reqs.pop(i)
             del keys[i]
             left -= k
             # ---- serve r: refresh if due, PRE/ACT if needed, its bursts on the bus
