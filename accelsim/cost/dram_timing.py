@@ -86,7 +86,8 @@ class DramTiming:
     write_low: int
     # the mapping's fields least significant first, as (name, radix)
     radices: tuple[tuple[str, int], ...]
-    _memo: dict[Pattern, tuple[tuple[Request, ...], ...]] = field(
+    # pattern -> per channel (its requests, their bytes)
+    _memo: dict[Pattern, tuple[tuple[tuple[Request, ...], int], ...]] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
 
     @staticmethod
@@ -111,10 +112,15 @@ class DramTiming:
         return self.peak_bytes_per_dram_clock * self.ratio
 
     def requests(self, p: Pattern) -> tuple[tuple[Request, ...], ...]:
-        """Per channel, the requests of pattern `p` (module docstring), memoized."""
+        """Per channel, the requests of pattern `p` (module docstring)."""
+        return tuple(reqs for reqs, _ in self.split(p))
+
+    def split(self, p: Pattern) -> tuple[tuple[tuple[Request, ...], int], ...]:
+        """Per channel, the requests of pattern `p` and the bytes they move, memoized."""
         hit = self._memo.get(p)
         if hit is None:
-            hit = self._requests(p)
+            bb = self.burst_bytes
+            hit = tuple((r, sum(q[4] for q in r) * bb) for r in self._requests(p))
             if len(self._memo) > 50_000:
                 self._memo.clear()
             self._memo[p] = hit

@@ -66,25 +66,33 @@ class Dram:
         write side of a DRAM-to-DRAM copy after its read side; ends with the last."""
         tm = self.timing
         assert tm is not None
-        ctls, names, records, bb = self.controllers, self.names, self.records, tm.burst_bytes
+        ctls, names, records, split = self.controllers, self.names, self.records, tm.split
         desc = xfer.desc
         kind, label, loc = desc[4], xfer.label, desc[5]
-        now = ready * tm.ratio
+        ratio = tm.ratio
+        now = ready * ratio
         end = ready
         for write, pattern in xfer.dram_patterns():
             side_end = now
-            for c, reqs in enumerate(tm.requests(pattern)):
-                if not reqs:
+            for c, (reqs, nbytes) in enumerate(split(pattern)):
+                if not nbytes:
                     continue
                 ctl = ctls[c]
                 bus = ctl.bus
                 e = ctl.write(reqs, now) if write else ctl.read(reqs, now)
-                t0 = tm.to_cycles(bus if bus > now else now)
-                t1 = tm.to_cycles(e)
+                # the piece in accelerator cycles (rounded up): from when the channel could
+                # take it to its last data
+                x = (bus if bus > now else now) / ratio
+                t0 = int(x)
+                if t0 < x - 1e-9:
+                    t0 += 1
+                x = e / ratio
+                t1 = int(x)
+                if t1 < x - 1e-9:
+                    t1 += 1
                 if t1 < t0:
                     t1 = t0
-                records.append(_tnew(TraceRecord, (names[c], t0, t1, kind,
-                                                   sum(r[4] for r in reqs) * bb, label, loc)))
+                records.append(_tnew(TraceRecord, (names[c], t0, t1, kind, nbytes, label, loc)))
                 if e > side_end:
                     side_end = e
                 if t1 > end:

@@ -47,7 +47,7 @@ _NEVER = -1.0e18
 class ChannelController:
     """One channel's controller state; `read` and `write` schedule one DMA side's requests."""
 
-    __slots__ = ("act_ok", "bg_next", "bus", "cas_ok", "conflicts", "faw", "hits", "last_act",
+    __slots__ = ("_consts", "act_ok", "bg_next", "bus", "cas_ok", "conflicts", "faw", "hits", "last_act",
                  "last_act_bg", "last_read", "last_wdata", "misses", "next_ref", "open_row",
                  "pending", "pre_ok", "refreshes", "t", "writes")
 
@@ -69,6 +69,12 @@ class ChannelController:
         self.writes: dict[tuple[int, int, int, int], int] = {}  # the write queue: bursts per row
         self.pending = 0                   # bursts in the write queue
         self.hits = self.misses = self.conflicts = self.refreshes = 0
+        # the timings the scheduling loop reads, and (turnaround, data tail, recovery) per
+        # direction: a write waits tRTW after a read, its data ends tCWL + tBURST after its
+        # command, its bank precharges tWR after that; a read likewise with tWTR, tCL, tRTP
+        self._consts = (t.tRP, t.tRRD_L, t.tRRD_S, t.tFAW, t.tRCD, t.tRC, t.tRAS, t.tBURST,
+                        t.tCCD_L, t.open_page, (t.tRTW, t.tCWL + t.tBURST, t.tWR),
+                        (t.tWTR, t.tCL + t.tBURST, t.tRTP))
 
     # ---- the two entry points ---------------------------------------------------------------
     def read(self, reqs: tuple[Request, ...], now: float) -> float:
@@ -101,50 +107,51 @@ class ChannelController:
         most `stop` bursts are left; returns the last data end (`now` if none).
 
         One loop, state in locals (the hot path of the timing model): each waiting request's
-        readiness is kept in `keys`, and after a request is served only the keys of requests
-        in its bank group can change (its bank's times, the group's last column command and
-        last ACT), so only those are computed again."""
-        t = self.t
+        readiness (when its next command could issue, `now` at the earliest: those ready by
+        then go oldest first) is kept in `keys`, and after a request is served only the keys
+        of requests in its bank group can change (its bank's times, the group's last column
+        command and last ACT), so only those are computed again."""
         end = now
         left = sum(r[4] for r in reqs) if stop is not None else 0
         open_row, cas_ok, act_ok, pre_ok = self.open_row, self.cas_ok, self.act_ok, self.pre_ok
         bg_next, last_act_bg, last_act, faws = self.bg_next, self.last_act_bg, self.last_act, self.faw
         next_ref = self.next_ref
-        trp, trrd_l, trrd_s, tfaw, trcd, trc, tras = t.tRP, t.tRRD_L, t.tRRD_S, t.tFAW, t.tRCD, \
-            t.tRC, t.tRAS
-        tb, tccd_l, open_page = t.tBURST, t.tCCD_L, t.open_page
-        if write:
-            turn, tail, recover = t.tRTW, t.tCWL + t.tBURST, t.tWR
-        else:
-            turn, tail, recover = t.tWTR, t.tCL + t.tBURST, t.tRTP
+        trp, trrd_l, trrd_s, tfaw, trcd, trc, tras, tb, tccd_l, open_page, wr, rd = self._consts
+        turn, tail, recover = wr if write else rd
+        bus, last_read, last_wdata = self.bus, self.last_read, self.last_wdata
+        hits = misses = conflicts = 0
 
-        def readiness(r: Request) -> float:
-            b, g = r[0], r[2]
-            o = open_row[b]
-            if o == r[3]:  # a hit: its column command
-                k = cas_ok[b]
-                return bg_next[g] if bg_next[g] > k else k
-            k = act_ok[b]  # a miss: its activate
-            if o >= 0 and pre_ok[b] + trp > k:
-                k = pre_ok[b] + trp
-            x = last_act_bg[g] + trrd_l
-            return x if x > k else k
-
-        keys = [readiness(r) for r in reqs] if len(reqs) > 1 else [0.0] * len(reqs)
-        while reqs and (stop is None or left > stop):
-            n = len(reqs)
+        n = len(reqs)
+        keys: list[float] | None = None
+        if n > 1:  # each request's readiness (FCFS among those ready by `now`)
+            keys = []
+            for q in reqs:
+                b_, g_ = q[0], q[2]
+                o_ = open_row[b_]
+                if o_ == q[3]:  # a hit: its column command
+                    x = cas_ok[b_]
+                    if bg_next[g_] > x:
+                        x = bg_next[g_]
+                else:  # a miss: its activate
+                    x = act_ok[b_]
+                    if o_ >= 0 and pre_ok[b_] + trp > x:
+                        x = pre_ok[b_] + trp
+                    if last_act_bg[g_] + trrd_l > x:
+                        x = last_act_bg[g_] + trrd_l
+                keys.append(x if x > now else now)
+        while n and (stop is None or left > stop):
             i = 0
-            if n > 1:
+            if keys is not None and n > 1:
                 w = n if n <= window else window
                 best = keys[0]
                 for j in range(1, w):
                     if keys[j] < best:
                         best, i = keys[j], j
+                del keys[i]
             b, rank, g, row, k = reqs.pop(i)
-            del keys[i]
+            n -= 1
             left -= k
-            # ---- serve r: refresh if due, PRE/ACT if needed, its bursts on the bus
-            bus = self.bus
+            # ---- serve it: refresh if due, PRE/ACT if needed, its bursts on the bus
             start = now if now > bus else bus
             refreshed = start >= next_ref[rank]
             if refreshed:  # every row of the rank closes: every key can change
@@ -152,14 +159,14 @@ class ChannelController:
             o = open_row[b]
             if o == row:
                 first = cas_ok[b]
-                self.hits += 1
+                hits += 1
             else:
                 if o >= 0:
                     a = (pre_ok[b] if pre_ok[b] > now else now) + trp
-                    self.conflicts += 1
+                    conflicts += 1
                 else:
                     a = now
-                    self.misses += 1
+                    misses += 1
                 if act_ok[b] > a:
                     a = act_ok[b]
                 x = last_act[rank] + trrd_s
@@ -184,23 +191,23 @@ class ChannelController:
                 first = now
             if bg_next[g] > first:
                 first = bg_next[g]
-            x = (self.last_read if write else self.last_wdata) + turn
+            x = (last_read if write else last_wdata) + turn
             if x > first:
                 first = x
-            self.bus = be = (bus if bus > first else first) + k * tb
+            bus = (bus if bus > first else first) + k * tb
             last = first + (k - 1) * tccd_l
-            if be - tb > last:
-                last = be - tb
+            if bus - tb > last:
+                last = bus - tb
             bg_next[g] = cas_ok[b] = last + tccd_l
             e = last + tail
             if write:
                 p = e + recover
-                if e > self.last_wdata:
-                    self.last_wdata = e
+                if e > last_wdata:
+                    last_wdata = e
             else:
                 p = last + recover
-                if last > self.last_read:
-                    self.last_read = last
+                if last > last_read:
+                    last_read = last
             if p > pre_ok[b]:
                 pre_ok[b] = p
             if not open_page:  # auto-precharge
@@ -210,12 +217,46 @@ class ChannelController:
                     act_ok[b] = x
             if e > end:
                 end = e
-            if refreshed:
-                keys = [readiness(q) for q in reqs]
-            elif n > 2:  # the keys that can have changed: requests in r's bank group
-                for j in range(n - 1):
-                    if reqs[j][2] == g:
-                        keys[j] = readiness(reqs[j])
+            if keys is not None:
+                if refreshed:  # all of them again
+                    keys = []
+                    for q in reqs:
+                        b_, g_ = q[0], q[2]
+                        o_ = open_row[b_]
+                        if o_ == q[3]:  # a hit: its column command
+                            x = cas_ok[b_]
+                            if bg_next[g_] > x:
+                                x = bg_next[g_]
+                        else:  # a miss: its activate
+                            x = act_ok[b_]
+                            if o_ >= 0 and pre_ok[b_] + trp > x:
+                                x = pre_ok[b_] + trp
+                            if last_act_bg[g_] + trrd_l > x:
+                                x = last_act_bg[g_] + trrd_l
+                        keys.append(x if x > now else now)
+                elif n > 1:  # the keys that can have changed: requests in its bank group
+                    for j in range(n):
+                        q = reqs[j]
+                        if q[2] != g:
+                            continue
+                        b_, g_ = q[0], g
+                        o_ = open_row[b_]
+                        if o_ == q[3]:  # a hit: its column command
+                            x = cas_ok[b_]
+                            if bg_next[g_] > x:
+                                x = bg_next[g_]
+                        else:  # a miss: its activate
+                            x = act_ok[b_]
+                            if o_ >= 0 and pre_ok[b_] + trp > x:
+                                x = pre_ok[b_] + trp
+                            if last_act_bg[g_] + trrd_l > x:
+                                x = last_act_bg[g_] + trrd_l
+                        keys[j] = x if x > now else now
+
+        self.bus, self.last_read, self.last_wdata = bus, last_read, last_wdata
+        self.hits += hits
+        self.misses += misses
+        self.conflicts += conflicts
         if stop is not None:
             self._requeue(reqs)
         return end

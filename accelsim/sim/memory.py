@@ -23,6 +23,8 @@ from accelsim.sim.scalar import Scalar
 from compiler.ir.core import Operation, Value
 from compiler.ir.types import MemRefType, row_major_strides
 
+_tnew = tuple.__new__  # NamedTuples without the generated __new__'s frame
+
 
 class Buffer:
     """A memref value at run time: its array (functional mode) and in-flight DMA regions."""
@@ -133,19 +135,23 @@ class InFlightDma(Transfer):
         """Its DRAM sides (`kind`: "read" from DRAM, "write" to it, "copy" with DRAM bytes:
         both) as the bytes they move at their buffers' DRAM addresses."""
         kind = self.desc[4]
-        both = kind == "copy" and self.desc[1] > 0
-        out: list[tuple[bool, Pattern]] = []
-        if kind == "read" or both:
-            out.append((False, _pattern(self.src, self.region(False))))
-        if kind == "write" or both:
-            out.append((True, _pattern(self.dst, self.region(True))))
-        return tuple(out)
+        sh = self.shape
+        if kind == "read":
+            return ((False, _pattern(self.src, self.s0, sh.s_tail)),)
+        if kind == "write":
+            return ((True, _pattern(self.dst, self.d0, sh.d_tail)),)
+        if self.desc[1] > 0:  # a copy with DRAM bytes: DRAM to DRAM
+            return ((False, _pattern(self.src, self.s0, sh.s_tail)),
+                    (True, _pattern(self.dst, self.d0, sh.d_tail)))
+        return ()
 
 
-def _pattern(buf: Buffer, reg: Region) -> Pattern:
+def _pattern(buf: Buffer, start: int, tail: tuple[int, int, int, int]) -> Pattern:
+    """A region (`start` and its `Region` fields after it: stride, per, count, last) of `buf`
+    as DRAM bytes."""
     eb = buf.ebytes
-    return Pattern(buf.addr + reg.start * eb, reg.per * eb, reg.stride * eb, reg.count,
-                   reg.last * eb)
+    stride, per, count, last = tail
+    return _tnew(Pattern, (buf.addr + start * eb, per * eb, stride * eb, count, last * eb))
 
 
 class InFlightCopy(InFlightDma):
