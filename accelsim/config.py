@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from accelsim.cost.dram_tech import (
+    OPTIONAL_RULES,
     ORGANIZATION_KEYS,
     TECHNOLOGIES,
     TIMING_EXTRA_KEYS,
@@ -68,13 +69,10 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DramConfig:
-    """Slow memory: `channels` independent channels shared by every DMA engine.
-
-    `model = "bandwidth"` (the default): each channel moves `bandwidth_bytes_per_cycle` after
-    `latency_cycles`. `model = "timing"`: each channel is a channel of `technology` with banks,
-    row buffers and the datasheet timings (`accelsim.cost.dram_tech`), each overridable by its
-    key (`tCL = 24`); a key left out (None) takes the technology's value. The timing keys are
-    an error with the bandwidth model (they would be silently ignored)."""
+    """Slow memory: `channels` channels shared by every DMA engine. `model = "bandwidth"`:
+    `bandwidth_bytes_per_cycle` each after `latency_cycles`; `model = "timing"`: channels of
+    `technology` (`accelsim.cost.dram_tech`), every timing key overridable (None: the
+    technology's); a timing key with the bandwidth model is an error, never ignored."""
 
     SECTION: ClassVar[str] = "dram"
     RULES: ClassVar[dict[str, Rule]] = {
@@ -91,20 +89,7 @@ class DramConfig:
         "write_high_watermark": (int, 1, 4096),
         "write_low_watermark": (int, 0, 4096),
     }
-    # the timing model's keys that default to the technology's value (None)
-    OPTIONAL_RULES: ClassVar[dict[str, Rule]] = {
-        **{k: (int, 1, 1_000_000) for k in TIMING_KEYS},
-        "tCWL": (int, 0, 1_000_000), "tRTW": (int, 0, 1_000_000), "tWTR": (int, 0, 1_000_000),
-        "clock_mhz": (float, 1.0, 100_000.0),
-        "beats_per_clock": (int, 1, 64),
-        "burst_length": (int, 1, 256),
-        "bus_bytes": (int, 1, 1024),
-        "ranks": (int, 1, 16),
-        "bank_groups": (int, 1, 64),
-        "banks_per_group": (int, 1, 64),
-        "rows": (int, 1, 1 << 24),
-        "columns": (int, 1, 1 << 20),
-    }
+    OPTIONAL: ClassVar[dict[str, Rule]] = OPTIONAL_RULES  # None: the technology's value
     channels: int = 2
     bandwidth_bytes_per_cycle: int = 16  # per channel
     latency_cycles: int = 120
@@ -149,7 +134,7 @@ class DramConfig:
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
-        for name, rule in self.OPTIONAL_RULES.items():
+        for name, rule in self.OPTIONAL.items():
             value = getattr(self, name)
             if value is not None:
                 _check_value(f"dram.{name}", value, rule)
@@ -185,17 +170,25 @@ _DRAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(
 
 @dataclass(frozen=True, slots=True)
 class SramConfig:
-    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth."""
+    """Fast scratchpad: capacity checked on every allocation; `banks` x bytes/cycle of bandwidth.
+
+    `bank_model`: "bandwidth" (the default) charges a kernel's SRAM bytes at the banks' total
+    bandwidth; "conflicts" charges the busiest bank, words interleaved over the banks
+    (`bank_bytes_per_cycle` bytes a word) and the kernels' and DMAs' access strides deciding
+    which bank each access hits (`accelsim.cost.sram_banks`).
+    """
 
     SECTION: ClassVar[str] = "sram"
     RULES: ClassVar[dict[str, Rule]] = {
         "capacity_kib": (int, 1, 1 << 22),
         "banks": (int, 1, 1024),
         "bank_bytes_per_cycle": (int, 1, 4096),
+        "bank_model": (str, ("bandwidth", "conflicts")),
     }
     capacity_kib: int = 256
     banks: int = 8
     bank_bytes_per_cycle: int = 16
+    bank_model: str = "bandwidth"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
@@ -237,6 +230,11 @@ class ComputeConfig:
 
     A matrix unit also has `lanes` vector lanes for the nests that are not matmul-like.
     `special_op_cycles` is the issue cost of exp/div/sqrt per lane.
+
+    `dataflow` is how a matmul-like kernel maps onto the array (`accelsim.cost.systolic`):
+    "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
+    fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
+    default): MACs / (rows x cols) plus `fill_cycles` + `drain_cycles` per call.
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -248,6 +246,7 @@ class ComputeConfig:
         "fill_cycles": (int, 0, 100_000),
         "drain_cycles": (int, 0, 100_000),
         "special_op_cycles": (int, 1, 1000),
+        "dataflow": (str, ("fixed", "ws", "os", "is")),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -256,9 +255,14 @@ class ComputeConfig:
     fill_cycles: int = 16
     drain_cycles: int = 16
     special_op_cycles: int = 4
+    dataflow: str = "fixed"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        if self.kind == "vector" and self.dataflow != "fixed":
+            raise ConfigError(f"compute.dataflow = {self.dataflow!r}: a vector unit (compute.kind = "
+                              "'vector') has no systolic array; must be 'fixed' (or compute.kind = "
+                              "'matrix')")
 
     @property
     def macs_per_cycle(self) -> int:
@@ -354,8 +358,8 @@ class MemoryLevel:
     RULES: ClassVar[dict[str, Rule]] = {
         "space": (int, 0, 255),
         "capacity_kib": (int, 1, 1 << 32),
-        "read_bytes_per_cycle": (int, 1, 1 << 16),
-        "write_bytes_per_cycle": (int, 1, 1 << 16),
+        "read_bytes_per_cycle": (int, 1, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
+        "write_bytes_per_cycle": (int, 1, 1 << 22),
         "ports": (int, 1, 64),
         "latency_cycles": (int, 0, 100_000),
         "banks": (int, 1, 1024),
@@ -570,11 +574,8 @@ class HardwareConfig:
         return float(self.dram.timing_value("clock_mhz")) / (1000.0 * self.clock_ghz)
 
     def bandwidth_view(self) -> HardwareConfig:
-        """The config as a bandwidth/latency model sees it: itself with `dram.model =
-        "bandwidth"`; with the timing model, the technology's figures in bandwidth terms (what
-        the analytic estimate and the tile search use): its burst, floor(its peak per channel
-        in bytes per accelerator cycle: burst bytes per max(tBURST, tCCD_S)), and
-        `latency_cycles` plus the read latency tRCD + tCL + tBURST in accelerator cycles."""
+        """The config as a bandwidth/latency model sees it (the analytic estimate, the tile
+        search): itself, or with the timing model the technology's `bandwidth_figures`."""
         d = self.dram
         if d.model == "bandwidth":
             return self

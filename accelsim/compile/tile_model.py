@@ -31,6 +31,7 @@ from accelsim.compile.band import Band, BandRef
 from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel, TransferCost
+from accelsim.cost.systolic import call_overhead
 from compiler.transforms.data_copy.emit import stride_levels
 
 Descriptor = tuple[TransferCost, int]  # cost of one DMA, how many of them
@@ -254,9 +255,11 @@ class TileModel:
             compute = (counts.mac * volume // (cc.rows * cc.cols)
                        + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
         else:  # each call is busy for its compute or its SRAM accesses, whichever is longer
-            compute = max((counts.vector_ops + special) * volume // cc.lanes,
-                          counts.bytes_in(self.fast) * volume // cfg.sram.bytes_per_cycle)
-        compute += calls * (cc.fill_cycles + cc.drain_cycles + cfg.control.issue_cycles)
+            # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
+            sram = (counts.bytes_in(self.fast) * volume // cfg.sram.bytes_per_cycle
+                    if cfg.sram.bank_model == "bandwidth" else 0)
+            compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
+        compute += calls * (call_overhead(cc, unit.on_matrix) + cfg.control.issue_cycles)
         dram = engine = dram_in = 0
         for ci, c in enumerate(pl.copies):
             for outgoing in (False, True):

@@ -117,10 +117,15 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
     # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
     if band is None or sum(1 for tc in band.trips if tc > MIN_TILE) > 4:
         return None
+    base = AcceleratorPipeline.for_config(config)
+    if all(r.memref.type.memory_space != config.spaces.dram for r in band.refs):  # type: ignore[attr-defined]
+        # tiles exist to fit the copies from slow memory in the fast one: a band whose
+        # operands are all in faster memory already (the `ideal` preset) has nothing to copy
+        # and stays whole, one kernel call
+        return SearchResult(base.replace(tile_cache_kib=None), None, None, ())
     model = TileModel(band, config.bandwidth_view())  # the DRAM in bandwidth/latency terms
     if not model.ok:
         return None
-    base = AcceleratorPipeline.for_config(config)
     cands = _candidates(band, model, base, config)
     if len(cands) < 2:
         return None

@@ -10,7 +10,9 @@ A descriptor moves `n` elements; with a stride, in chunks of `per` elements `str
 its strided side (the source when it is in the slower or equal memory space, else the
 destination). A DRAM side that is contiguous (no stride, `stride == per`, or one chunk) moves
 `ceil(n * eb / burst)` bursts; a strided one rounds every chunk up to whole bursts. Every SRAM
-side moves `n * eb` bytes through the port.
+side moves `n * eb` bytes through the port: at the banks' total bandwidth, or under
+`sram.bank_model = "conflicts"` in the cycles of the busiest bank (`accelsim.cost.sram_banks`:
+a contiguous side as one run of bytes, a strided SRAM side chunk by chunk at its stride).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import functools
 from dataclasses import dataclass, field
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.sram_banks import bank_cycles
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,8 @@ class DmaCostModel:
     burst: int
     dram_bw: int
     sram_bw: int
+    banks: int = 0   # > 0: the bank-conflict model with `banks` banks of `word` bytes
+    word: int = 0
     _memo: dict[tuple[int, int | None, int | None, int, bool, bool, bool, int], TransferCost] = \
         field(default_factory=dict, compare=False, hash=False, repr=False)
 
@@ -52,8 +57,11 @@ class DmaCostModel:
     def for_config(cls, config: HardwareConfig) -> DmaCostModel:
         """The model of `config`'s DRAM and SRAM figures: one shared value (and memo) per
         distinct figures."""
+        s = config.sram
+        conflicts = s.bank_model == "conflicts"
         return _model(config.dram.burst_bytes, config.dram.bandwidth_bytes_per_cycle,
-                      config.sram.bytes_per_cycle)
+                      s.bytes_per_cycle, s.banks if conflicts else 0,
+                      s.bank_bytes_per_cycle if conflicts else 0)
 
     def transfer(self, n: int, stride: int | None, per: int | None, ebytes: int,
                  src_dram: bool, dst_dram: bool, src_strided: bool, sram_sides: int
@@ -79,7 +87,10 @@ class DmaCostModel:
             if dst_dram:
                 dram_bytes += full if src_strided else chunked
         sram_bytes = n * ebytes * sram_sides
-        port = -(-sram_bytes // self.sram_bw)
+        if self.banks and sram_sides:
+            port = self._bank_port(n, stride, per, ebytes, src_dram, src_strided, sram_sides)
+        else:
+            port = -(-sram_bytes // self.sram_bw)
         cost = TransferCost(dram_bytes, port, max(-(-dram_bytes // self.dram_bw), port), sram_bytes)
         if len(self._memo) > 50_000:
             self._memo.clear()
@@ -87,9 +98,29 @@ class DmaCostModel:
         return cost
 
 
+    def _bank_port(self, n: int, stride: int | None, per: int | None, eb: int, src_dram: bool,
+                   src_strided: bool, sram_sides: int) -> int:
+        """The busiest bank's cycles for the SRAM sides (the source first when both are)."""
+        sides = [True, False] if sram_sides == 2 else [not src_dram]  # True: the source
+        streams = []
+        for is_src in sides:
+            strided = stride is not None and per is not None and stride != per and n > per
+            if strided and is_src == src_strided:
+                assert stride is not None and per is not None
+                nchunks, last = chunking(n, stride, per)
+                if last == per:
+                    streams.append((nchunks, per * eb, stride * eb, 1, 1, 0))
+                else:  # the short last chunk counted from a bank boundary (approximated)
+                    streams += [(nchunks - 1, per * eb, stride * eb, 1, 1, 0),
+                                (1, last * eb, 0, 1, 1, 0)]
+            else:
+                streams.append((1, n * eb, 0, 1, 1, 0))
+        return bank_cycles(streams, self.banks, self.word)
+
+
 @functools.cache
-def _model(burst: int, dram_bw: int, sram_bw: int) -> DmaCostModel:
-    return DmaCostModel(burst, dram_bw, sram_bw)
+def _model(burst: int, dram_bw: int, sram_bw: int, banks: int = 0, word: int = 0) -> DmaCostModel:
+    return DmaCostModel(burst, dram_bw, sram_bw, banks, word)
 
 
 # ---- memory levels: the cost of each hop of a DMA over the links of the hierarchy ----------

@@ -36,6 +36,21 @@ TIMING_KEYS = ("tCL", "tCWL", "tRCD", "tRP", "tRAS", "tRC", "tCCD_S", "tCCD_L", 
 ORGANIZATION_KEYS = ("clock_mhz", "beats_per_clock", "burst_length", "bus_bytes", "ranks",
                      "bank_groups", "banks_per_group", "rows", "columns", "address_mapping")
 
+# the timing model's keys that default to the technology's value (None): (type, low, high)
+OPTIONAL_RULES: dict[str, tuple[type, float, float]] = {
+    **{k: (int, 1, 1_000_000) for k in TIMING_KEYS},
+    "tCWL": (int, 0, 1_000_000), "tRTW": (int, 0, 1_000_000), "tWTR": (int, 0, 1_000_000),
+    "clock_mhz": (float, 1.0, 100_000.0),
+    "beats_per_clock": (int, 1, 64),
+    "burst_length": (int, 1, 256),
+    "bus_bytes": (int, 1, 1024),
+    "ranks": (int, 1, 16),
+    "bank_groups": (int, 1, 64),
+    "banks_per_group": (int, 1, 64),
+    "rows": (int, 1, 1 << 24),
+    "columns": (int, 1, 1 << 20),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class TechnologySet:

@@ -3,7 +3,16 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
 
 - matrix unit, matmul-like nest (a `acc + a*b` reduction at depth >= 3): MACs go to the
   `rows x cols` array; its operands stream once per kernel, so SRAM traffic is the footprint
-  (bounding boxes of the accessed elements), not one access per MAC.
+  (bounding boxes of the accessed elements), not one access per MAC. The array's cycles
+  depend on `compute.dataflow`: "fixed", MACs / (rows*cols) plus `fill_cycles` +
+  `drain_cycles`; "os" / "ws" / "is", the kernel's loops mapped onto the array
+  (`accelsim.cost.kernel_map`: which loop is m, n, k) and SCALE-Sim's folds with their fill,
+  stream and drain (`accelsim.cost.systolic`). A kernel the mapping cannot read (not
+  rectangular, no single `out += a*b`) keeps the fixed rule (`KernelCost.array` is None).
+- SRAM bound: bytes / the banks' total bandwidth; under `sram.bank_model = "conflicts"` the
+  busiest bank's cycles for the kernel's access streams and their strides
+  (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
+  rectangular keeps the bandwidth bound.
 - otherwise: every arithmetic op is one lane-op on `lanes` lanes; exp/div/sqrt cost
   `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store.
 """
@@ -16,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import kernel_shape
+from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks
 from accelsim.cost.kernel_shape import KernelShape
+from accelsim.cost.systolic import ArrayCost, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
@@ -35,6 +45,7 @@ class KernelCost:
     # with memory levels: (memory space, bytes) of each on-chip level the kernel reads or
     # writes (sram_bytes is their sum); the two-level machine: ()
     level_bytes: tuple[tuple[int, int], ...] = ()
+    array: ArrayCost | None = None  # folds under a systolic dataflow (None: fixed rule)
 
     @property
     def touches_dram(self) -> bool:
@@ -108,7 +119,8 @@ class CostModel:
                     cost = chit[1]
                 else:
                     counts, footprint = _figures(func, args, skey)
-                    cost = self._cost_from(counts, footprint)
+                    cost = self._cost_from(counts, footprint, self._array(func, counts, trips),
+                                           self._banks(func, args, counts, trips))
                 self._by_shape[skey] = cost
             self._cache[key] = (func, cost)
             return cost
@@ -134,20 +146,61 @@ class CostModel:
         on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
         if on_matrix and d[2] is None:
             d[2] = _footprint_by_space(func, args)
-        return self._cost_from(counts, d[2] if on_matrix else {})
+        array = banks = None
+        if on_matrix and self.config.compute.dataflow != "fixed":
+            array = self._array(func, counts, _shape(func)[2].key(args))
+        if self.config.sram.bank_model == "conflicts":
+            banks = self._banks(func, args, counts, _shape(func)[2].key(args))
+        return self._cost_from(counts, d[2] if on_matrix else {}, array, banks)
 
-    def _cost_from(self, counts: OpCounts, footprint: dict[int, int]) -> KernelCost:
-        """Cycles from op counts and (on the matrix unit) the bytes of the accessed boxes per
-        memory space."""
+    def _banks(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
+               trips: tuple[int, ...] | None) -> int | None:
+        """The busiest SRAM bank's cycles under `sram.bank_model = "conflicts"` (None: the
+        bandwidth model, or a vector kernel that is not rectangular)."""
+        cfg = self.config
+        if cfg.sram.bank_model != "conflicts":
+            return None
+        sp = cfg.spaces.sram
+        if cfg.compute.kind == "matrix" and counts.matmul_like:
+            streams = kernel_streams.box_streams(func, args, sp)
+        elif trips is None:
+            return None
+        else:
+            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes)
+            if found is None:
+                return None
+            streams = found
+        return sram_banks.bank_cycles(streams, cfg.sram.banks, cfg.sram.bank_bytes_per_cycle)
+
+    def _array(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None
+               ) -> ArrayCost | None:
+        """The kernel's folds under a systolic dataflow, or None (fixed rule, vector unit,
+        a kernel whose loops cannot be mapped)."""
+        cc = self.config.compute
+        if cc.dataflow == "fixed" or cc.kind != "matrix" or not counts.matmul_like or trips is None:
+            return None
+        roles = kernel_map.loop_roles(func)
+        if roles is None or len(roles) != len(trips):
+            return None
+        view = kernel_map.gemm_view(roles, trips)
+        if view.macs != counts.mac:  # the view must account for every MAC the count saw
+            return None
+        return array_cost(cc.dataflow, view, cc.rows, cc.cols)
+
+    def _cost_from(self, counts: OpCounts, footprint: dict[int, int],
+                   array: ArrayCost | None = None, bank_cycles: int | None = None) -> KernelCost:
+        """Cycles from op counts, (on the matrix unit) the bytes of the accessed boxes per
+        memory space, the folds under a systolic dataflow and the busiest SRAM bank's cycles
+        under the bank-conflict model."""
         cfg = self.config
         cc = cfg.compute
         on_matrix = cc.kind == "matrix" and counts.matmul_like
         special = counts.special * cc.special_op_cycles
         if on_matrix:
-            compute = (math.ceil(counts.mac / (cc.rows * cc.cols))
-                       + math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes))
+            lane_cycles = math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes)
+            compute = math.ceil(counts.mac / (cc.rows * cc.cols)) + lane_cycles
         else:
-            compute = math.ceil((counts.vector_ops + special) / cc.lanes)
+            lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
 
         def bytes_in(space: int) -> int:
             return footprint.get(space, 0) if on_matrix else counts.bytes_in(space)
@@ -162,12 +215,16 @@ class CostModel:
             sram_cycles = max(math.ceil(b / bw) for _, b, bw in per)
         else:
             sram_bytes = bytes_in(cfg.spaces.sram)
-            sram_cycles = math.ceil(sram_bytes / cfg.sram.bytes_per_cycle)
+            sram_cycles = (math.ceil(sram_bytes / cfg.sram.bytes_per_cycle) if bank_cycles is None
+                           else bank_cycles)
         dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
-        busy = max(compute, sram_cycles)
-        cycles = (cc.fill_cycles + busy + cc.drain_cycles if busy else 0) + dram_direct
+        if array is not None:  # fill, stream and drain are in the folds
+            cycles = max(array.cycles + lane_cycles, sram_cycles) + dram_direct
+        else:
+            busy = max(compute, sram_cycles)
+            cycles = (cc.fill_cycles + busy + cc.drain_cycles if busy else 0) + dram_direct
         return KernelCost(cycles, compute, sram_cycles, dram_direct, counts, sram_bytes, on_matrix,
-                          level_bytes)
+                          level_bytes, array)
 
     @staticmethod
     def _footprint_bytes(func: FuncOp, args: Sequence[int | None], space: int) -> int:
@@ -195,6 +252,9 @@ def clear_caches() -> None:
     CostModel._shared.clear()
     CostModel._by_id.clear()
     kernel_shape.clear_caches()
+    kernel_map.clear_caches()
+    kernel_streams.clear_caches()
+    sram_banks.clear_caches()
 
 
 def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:

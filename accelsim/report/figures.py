@@ -163,6 +163,10 @@ class Report:
     kernel_calls: int
     flags: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    dataflow: str = "fixed"          # compute.dataflow of a matrix unit ("" on a vector unit)
+    array_folds: int = 0             # folds under a systolic dataflow
+    array_pe_used: int = 0           # PEs mapped, summed over the folds
+    array_pes: int = 0               # rows x cols
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
@@ -217,7 +221,11 @@ class Report:
             sram_peak_bytes=int(sram_peak_bytes),
             sram_capacity_bytes=config.sram.capacity_bytes, energy=energy, macs=int(stats.macs),
             alu_ops=int(stats.alu_ops), special_ops=int(stats.special_ops),
-            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags))
+            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags),
+            dataflow=config.compute.dataflow if config.compute.kind == "matrix" else "",
+            array_folds=int(getattr(stats, "array_folds", 0)),
+            array_pe_used=int(getattr(stats, "array_pe_used", 0)),
+            array_pes=config.compute.rows * config.compute.cols)
 
     @staticmethod
     def from_result(result: Any, compulsory: CompulsoryTraffic | None = None) -> Report:
@@ -228,6 +236,14 @@ class Report:
                             compulsory=compulsory)
 
     # ---- derived -----------------------------------------------------------------------
+    @property
+    def mapping_efficiency(self) -> float | None:
+        """SCALE-Sim's mapping efficiency over every fold the matrix unit ran under a systolic
+        dataflow (None: no such fold)."""
+        if not self.array_folds or not self.array_pes:
+            return None
+        return self.array_pe_used / (self.array_folds * self.array_pes)
+
     @property
     def seconds(self) -> float:
         return self.cycles / (self.clock_ghz * 1e9)
@@ -335,9 +351,19 @@ class Report:
             "energy_static_pj": self.energy.static_pj,
             "macs": self.macs, "alu_ops": self.alu_ops, "special_ops": self.special_ops,
             "dma_ops": self.dma_ops, "kernel_calls": self.kernel_calls,
+            "dataflow": self.dataflow or None, "array_folds": self.array_folds,
+            "mapping_efficiency": self.mapping_efficiency,
             "flags": list(self.flags),
             **dict(self.extra),
         }
+
+    def _array_lines(self) -> list[str]:
+        """The matrix unit's dataflow line (only under a systolic dataflow)."""
+        if self.dataflow in ("", "fixed"):
+            return []
+        eff = self.mapping_efficiency
+        return [f"  array      {self.dataflow} dataflow, {plural(self.array_folds, 'fold')}, mapping "
+                f"efficiency {pct(eff) if eff is not None else '-'}"]
 
     def roofline_figures(self) -> dict[str, Any]:
         """The honest roofline, the compulsory traffic and the I/O bound (None where unknown)."""
@@ -425,6 +451,7 @@ class Report:
             f"{self.exposed_dma_cycles:,} (control stalled)",
             f"  compute    busy {self.compute_busy_cycles:,} cycles ({pct(self.compute_utilization)}), "
             f"{plural(self.kernel_calls, 'kernel call')}, {plural(self.dma_ops, 'DMA')}",
+            *self._array_lines(),
             f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"
             if self.busiest.busy_cycles else "  busiest    -",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "

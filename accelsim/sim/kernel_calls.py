@@ -102,6 +102,9 @@ class KernelCalls:
             for space, nbytes in cost.level_bytes:
                 s.kernel_level_bytes[space] = s.kernel_level_bytes.get(space, 0) + k * nbytes
             s.ideal_compute_cycles += k * cost.compute_cycles
+            if cost.array is not None:
+                s.array_folds += k * cost.array.folds
+                s.array_pe_used += k * cost.array.pe_used
             entry.calls = 0
 
     def _kernel_boxes(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue],

@@ -21,5 +21,7 @@ class RunStats:
     # bytes each level's DMAs read and wrote (by chain position, [read, written])
     kernel_level_bytes: dict[int, int] = field(default_factory=dict)
     level_dma_bytes: list[list[int]] = field(default_factory=list)
+    array_folds: int = 0    # folds of the matrix unit under a systolic dataflow
+    array_pe_used: int = 0  # PEs mapped, summed over those folds
     flags: list[str] = field(default_factory=list)
     unwaited: list[str] = field(default_factory=list)

@@ -13,8 +13,8 @@ SPEC = "gemm:M=128,N=128,K=128"
 
 def _timing_config(tmp: Path) -> str:
     text = Path("accelsim/presets/default.toml").read_text()
-    text = text.replace("burst_bytes = 64\n", 'burst_bytes = 64\nmodel = "timing"\n'
-                        'technology = "LPDDR5-6400"\n', 1)
+    assert 'model = "bandwidth"' in text
+    text = text.replace('model = "bandwidth"', 'model = "timing"\ntechnology = "LPDDR5-6400"', 1)
     path = tmp / "lp5.toml"
     path.write_text(text)
     return str(path)

@@ -75,7 +75,7 @@ def test_run_set_changes_the_machine(capsys):
     ("dma.engines=2.5", "error: --set: dma.engines = 2.5: must be an integer in [1, 64]"),
     ("compute.kind=systolic", "error: --set: compute.kind = 'systolic': must be one of 'matrix', 'vector'"),
     ("sram.width=3", "error: --set: sram.width = 3: unknown key (known in [sram]: capacity_kib, banks, "
-                     "bank_bytes_per_cycle)"),
+                     "bank_bytes_per_cycle, bank_model)"),
     ("cache.size=3", "error: --set: cache.size = 3: unknown section 'cache'"),
 ])
 def test_run_set_errors_name_key_value_and_range(capsys, setting, message):
