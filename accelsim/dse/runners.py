@@ -12,7 +12,6 @@ Dask tasks carry chunks of one group) and `preload` (modules the local fork serv
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import queue
 import signal
@@ -293,13 +292,10 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
         stream = progress if not isinstance(progress, bool) else sys.stderr
         bar = Progress(len(todo), skipped=len(points) - len(todo), stream=stream) if progress else None
 
-        def drain(outcomes: Any, extra: dict[Point, dict[str, Any]] | None = None) -> None:
-            """Store each outcome as it completes (with `extra` figures per point)."""
+        def drain(outcomes: Any) -> None:
+            """Store each outcome as it completes."""
             try:
                 for outcome in outcomes:
-                    if extra and outcome.ok and outcome.point in extra:
-                        outcome = dataclasses.replace(
-                            outcome, figures={**outcome.figures, **extra[outcome.point]})
                     store.put(outcome)
                     counts[outcome.status] = counts.get(outcome.status, 0) + 1
                     if bar is not None:
@@ -325,16 +321,19 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
                                               time_limit_s=limit)
                 drain(outcomes)
                 confirm = getattr(evaluate, "confirm", None)
-                if both and confirm is not None:
-                    again = front_to_confirm(store, points, sweep.objectives)  # type: ignore[union-attr]
-                    if again and bar is not None:
-                        bar.total += len(again)
-                    if again and client is not None:
-                        drain(dask_outcomes(confirm, list(again), client, time_limit_s=limit), again)
-                    elif again:
-                        n = (os.cpu_count() or 1) if workers is None else workers
-                        drain(local_outcomes(confirm, list(again), min(n, len(again)) if n > 0 else 0,
-                                             mp_context, time_limit_s=limit), again)
+                if both and confirm is not None:  # until the front is all confirmed
+                    for _ in range(len(points)):
+                        again = front_to_confirm(store, points, sweep.objectives)  # type: ignore[union-attr]
+                        if not again:
+                            break
+                        if bar is not None:
+                            bar.total += len(again)
+                        if client is not None:
+                            drain(dask_outcomes(confirm, again, client, time_limit_s=limit))
+                        else:
+                            n = (os.cpu_count() or 1) if workers is None else workers
+                            drain(local_outcomes(confirm, again, min(n, len(again)) if n > 0 else 0,
+                                                 mp_context, time_limit_s=limit))
         finally:
             if bar is not None:
                 bar.close()
