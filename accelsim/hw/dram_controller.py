@@ -10,9 +10,9 @@ event is needed per request and SimPy stays the only clock); the controller sche
 at once and returns when the last data burst has moved.
 
 - FR-FCFS: of the first `read_queue` waiting requests the one that can take its next
-  command earliest goes first (a row hit: its column command, after its bank's and bank
+  command first goes first (a row hit: its column command, after its bank's and bank
   group's last; a miss: its activate, after its bank's precharge and tRC and its bank
-  group's tRRD_L), the oldest on ties.
+  group's tRRD_L); those that can by the batch's arrival go oldest first.
 - A request to a closed bank activates its row (ACT: tRRD_S after the rank's previous ACT,
   tRRD_L after its bank group's, tFAW after the fourth previous, tRC after the bank's
   previous ACT, tRP after its precharge); one to another row precharges first (PRE: tRAS
