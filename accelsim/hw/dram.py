@@ -22,6 +22,7 @@ from __future__ import annotations
 from accelsim.config import DramConfig
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.dram_timing import DramTiming
+from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
 from accelsim.hw.dram_controller import ChannelController
 from accelsim.trace import Trace, TraceRecord
@@ -72,7 +73,11 @@ class Dram:
         ratio = tm.ratio
         now = ready * ratio
         end = ready
-        for write, pattern in xfer.dram_patterns():
+        sides = xfer.dram_patterns()
+        if not sides:  # never a transfer with DRAM bytes and no DRAM time
+            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
+                                  f"{label} ({dram_bytes} DRAM bytes); this transfer has none")
+        for write, pattern in sides:
             side_end = now
             for c, (reqs, nbytes) in enumerate(split(pattern)):
                 if not nbytes:

@@ -207,3 +207,17 @@ def test_a_dma_program_streams_at_the_sequential_bound() -> None:
     closed = dram + cfg.dma.setup_cycles + cfg.dram.latency_cycles
     assert abs(r.cycles / closed - 1) < 0.02, (r.cycles, closed)
     assert r.cycles < closed * 1.02
+
+
+def test_a_transfer_without_addresses_is_an_error_not_free() -> None:
+    from accelsim.errors import SimulationError
+    from accelsim.hw.dma import Transfer
+    from accelsim.hw.dram import Dram
+    from accelsim.hw.env import SimEnv
+    from accelsim.trace import Trace
+
+    cfg = load_config("default").with_overrides({"dram.model": "timing"})
+    dram = Dram(cfg.dram, Trace(), DramTiming.for_config(cfg))
+    xfer = Transfer(SimEnv(), 10, 640, 640, "read", "A->a", "loc")
+    with pytest.raises(SimulationError, match="needs the DRAM addresses of transfer A->a"):
+        dram.reserve(0, 640, 10, xfer)
