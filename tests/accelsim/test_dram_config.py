@@ -19,7 +19,7 @@ BANDWIDTH_KEYS = {"channels", "bandwidth_bytes_per_cycle", "latency_cycles", "bu
                   "interleave"}
 
 
-@pytest.mark.parametrize("name", ["default", "edge", "server", "three_level"])
+@pytest.mark.parametrize("name", ["default", "edge", "server", "three_level", "ideal"])
 def test_bandwidth_is_the_default_and_hashes_are_unchanged(name: str) -> None:
     cfg = load_config(name)
     assert cfg.dram.model == "bandwidth"
