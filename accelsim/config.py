@@ -18,6 +18,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
+from accelsim.cost.dram_tech import (
+    OPTIONAL_RULES,
+    ORGANIZATION_KEYS,
+    TECHNOLOGIES,
+    TIMING_EXTRA_KEYS,
+    TIMING_KEYS,
+    bandwidth_figures,
+    check_timing,
+)
 from accelsim.errors import ConfigError
 
 # A field's rule: (python type, low, high); strings list their allowed values instead.
@@ -60,7 +69,10 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DramConfig:
-    """Slow memory: `channels` independent channels shared by every DMA engine."""
+    """Slow memory: `channels` channels shared by every DMA engine. `model = "bandwidth"`:
+    `bandwidth_bytes_per_cycle` each after `latency_cycles`; `model = "timing"`: channels of
+    `technology` (`accelsim.cost.dram_tech`), every timing key overridable (None: the
+    technology's); a timing key with the bandwidth model is an error, never ignored."""
 
     SECTION: ClassVar[str] = "dram"
     RULES: ClassVar[dict[str, Rule]] = {
@@ -69,7 +81,15 @@ class DramConfig:
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
         "interleave": (str, ("burst", "none")),
+        "model": (str, ("bandwidth", "timing")),
+        "technology": (str, tuple(TECHNOLOGIES)),
+        "page_policy": (str, ("open", "closed")),
+        "read_queue": (int, 1, 4096),
+        "write_queue": (int, 1, 4096),
+        "write_high_watermark": (int, 1, 4096),
+        "write_low_watermark": (int, 0, 4096),
     }
+    OPTIONAL: ClassVar[dict[str, Rule]] = OPTIONAL_RULES  # None: the technology's value
     channels: int = 2
     bandwidth_bytes_per_cycle: int = 16  # per channel
     latency_cycles: int = 120
@@ -77,9 +97,75 @@ class DramConfig:
     # "burst": a transfer's bursts are spread round-robin over the channels (address
     # interleaving, as memory controllers do); "none": a transfer uses one channel.
     interleave: str = "burst"
+    model: str = "bandwidth"
+    technology: str = "DDR4-3200"
+    page_policy: str = "open"
+    read_queue: int = 64             # requests the FR-FCFS scheduler looks ahead over
+    write_queue: int = 64            # bursts the write queue holds
+    write_high_watermark: int = 48   # drain writes when this many bursts wait ...
+    write_low_watermark: int = 16    # ... down to this many
+    address_mapping: str | None = None
+    clock_mhz: float | None = None
+    beats_per_clock: int | None = None
+    burst_length: int | None = None
+    bus_bytes: int | None = None
+    ranks: int | None = None
+    bank_groups: int | None = None
+    banks_per_group: int | None = None
+    rows: int | None = None
+    columns: int | None = None
+    tCL: int | None = None
+    tCWL: int | None = None
+    tRCD: int | None = None
+    tRP: int | None = None
+    tRAS: int | None = None
+    tRC: int | None = None
+    tCCD_S: int | None = None
+    tCCD_L: int | None = None
+    tRRD_S: int | None = None
+    tRRD_L: int | None = None
+    tFAW: int | None = None
+    tWR: int | None = None
+    tWTR: int | None = None
+    tRTW: int | None = None
+    tRTP: int | None = None
+    tREFI: int | None = None
+    tRFC: int | None = None
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        for name, rule in self.OPTIONAL.items():
+            value = getattr(self, name)
+            if value is not None:
+                _check_value(f"dram.{name}", value, rule)
+                if rule[0] is float and isinstance(value, int):
+                    object.__setattr__(self, name, float(value))
+        if self.model == "bandwidth":
+            timing = [k for k in (*TIMING_EXTRA_KEYS, *ORGANIZATION_KEYS, *TIMING_KEYS)
+                      if getattr(self, k) != _DRAM_DEFAULTS[k]]
+            if timing:
+                k = timing[0]
+                raise ConfigError(f"dram.{k} = {getattr(self, k)!r}: a timing-model key, but "
+                                  "dram.model = 'bandwidth'; set dram.model = 'timing' to use it")
+            return
+        check_timing(self)
+
+    def timing_value(self, key: str) -> Any:
+        """A timing or organization key: the config's value, else the technology's."""
+        value = getattr(self, key)
+        return getattr(TECHNOLOGIES[self.technology], key) if value is None else value
+
+    def shown(self) -> dict[str, Any]:
+        """The keys in the TOML shape: the timing model's only where they differ from their
+        default (so a bandwidth-model config keeps its content hash)."""
+        out = dataclasses.asdict(self)
+        for k in (*TIMING_EXTRA_KEYS, *ORGANIZATION_KEYS, *TIMING_KEYS):
+            if out[k] == _DRAM_DEFAULTS[k]:
+                del out[k]
+        return out
+
+
+_DRAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(DramConfig)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +359,7 @@ class MemoryLevel:
     RULES: ClassVar[dict[str, Rule]] = {
         "space": (int, 0, 255),
         "capacity_kib": (int, 1, 1 << 32),
-        "read_bytes_per_cycle": (int, 1, 1 << 22),
+        "read_bytes_per_cycle": (int, 1, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
         "write_bytes_per_cycle": (int, 1, 1 << 22),
         "ports": (int, 1, 64),
         "latency_cycles": (int, 0, 100_000),
@@ -468,7 +554,7 @@ class HardwareConfig:
         for sec in _SECTIONS:
             if sec == "sram" and self.memory:
                 continue  # derived from the last level
-            out[sec] = dataclasses.asdict(getattr(self, sec))
+            out[sec] = self.dram.shown() if sec == "dram" else dataclasses.asdict(getattr(self, sec))
         if self.memory:
             out["memory"] = [_level_dict(lv) for lv in self.memory]
             out["link"] = [_link_dict(lk) for lk in self.link]  # the rest follow [dma]
@@ -481,6 +567,24 @@ class HardwareConfig:
         """Stable content hash (16 hex digits) of the hardware, for DSE result keys."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def dram_clock_ratio(self) -> float:
+        """DRAM command clocks per accelerator cycle (the timing model's clock ratio):
+        `dram.clock_mhz` (the technology's unless overridden) / (1000 * `clock_ghz`)."""
+        return float(self.dram.timing_value("clock_mhz")) / (1000.0 * self.clock_ghz)
+
+    def bandwidth_view(self) -> HardwareConfig:
+        """The config as a bandwidth/latency model sees it (the analytic estimate, the tile
+        search): itself, or with the timing model the technology's `bandwidth_figures`."""
+        d = self.dram
+        if d.model == "bandwidth":
+            return self
+        burst, bw, lat = bandwidth_figures(d, self.clock_ghz)
+        dram = DramConfig(channels=d.channels, bandwidth_bytes_per_cycle=min(bw, 4096),
+                          latency_cycles=min(lat, 100_000), burst_bytes=burst,
+                          interleave=d.interleave)
+        return dataclasses.replace(self, dram=dram)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> HardwareConfig:
         """A new config, validated exactly as a file is: `with_overrides({"sram.capacity_kib": 128})`.

@@ -21,6 +21,11 @@
    `records` (every trace record kept). `--baseline DIR` (repeatable) runs the same MLIR text
    on another tree (e.g. /work/base at d701a4c with the old module paths), which keeps records.
    `--sizes 128,256` picks sizes, `--rounds R` runs each point R times (best CPU kept).
+5. DRAM model (`--only 5`): the gemm 512^3 program compiled once for `default`, simulated
+   timing-only in this process with `dram.model = "bandwidth"` and with the timing model
+   (DDR4-3200, LPDDR5-6400, HBM2e), interleaved round by round (best CPU of `--rounds`): DMA +
+   kernel ops per CPU second and the timing/bandwidth cost ratio; then the timing model's
+   closed-form errors (docs/dram_timing.md) on one channel per technology.
 """
 
 from __future__ import annotations
@@ -421,10 +426,68 @@ def _sweep_child(path: str, mode: str) -> None:
                       "rss_peak": peak, "growth": max(0, peak - rss_before)}))
 
 
+def dram_models(rounds: int) -> None:
+    """Section 5 (module docstring)."""
+    import random
+
+    import workloads
+    from accelsim.compile.accelerator import compile_for_accelerator
+    from accelsim.cost.dram_bounds import bank_conflict_cycles, random_read_cycles, sequential_cycles
+    from accelsim.cost.dram_timing import DramTiming, Pattern
+    from accelsim.hw.dram_controller import ChannelController
+    from accelsim.sim.options import SimOptions
+
+    cfg = load_config("default")
+    mod = workloads.get("gemm:M=512,N=512,K=512").module()
+    compile_for_accelerator(cfg, mod, None)
+    sides = [("bandwidth", cfg)] + [
+        (f"timing {tech}", cfg.with_overrides({"dram.model": "timing", "dram.technology": tech}))
+        for tech in ("DDR4-3200", "LPDDR5-6400", "HBM2e")]
+    print(f"\n== 5. DRAM model: gemm 512^3 on default, timing-only, trace summary (best CPU of "
+          f"{rounds} interleaved rounds, in this process) ==")
+    best: dict[str, tuple[float, object]] = {}
+    for _ in range(rounds):
+        for name, c in sides:
+            cpu, _, r = cpu_best(lambda c=c: simulate(mod, c, functional=False,
+                                                      options=SimOptions(keep_records=False)),
+                                 repeat=1)
+            if name not in best or cpu < best[name][0]:
+                best[name] = (cpu, r)
+    base = best["bandwidth"][0]
+    print(f"{'DRAM model':24s} {'cycles':>9s} {'ops':>6s} {'CPU ms':>8s} {'ops/s (CPU)':>12s} "
+          f"{'CPU vs bandwidth':>16s}")
+    for name, _ in sides:
+        cpu, r = best[name]
+        ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
+        print(f"{name:24s} {r.cycles:9,d} {ops:6d} {cpu * 1e3:8.2f} {ops / cpu:12,.0f} "  # type: ignore[attr-defined]
+              f"{cpu / base:15.2f}x")
+    print("\nclosed forms (one channel, DRAM clocks): model / closed form - 1")
+    print(f"{'technology':12s} {'sequential':>11s} {'(% of peak)':>11s} {'random 64 B':>12s} "
+          f"{'one bank':>9s}")
+    for tech in ("DDR4-3200", "LPDDR5-6400", "HBM2e"):
+        t = DramTiming.for_config(cfg.with_overrides(
+            {"dram.model": "timing", "dram.technology": tech, "dram.channels": 1}))
+        n = 40 * t.tREFI // t.tBURST
+        seq = ChannelController(t).read(t.requests(Pattern(0, n * t.burst_bytes, n * t.burst_bytes, 1,
+                                                           n * t.burst_bytes))[0], 0.0)
+        rng = random.Random(7)
+        nr = 12_000
+        bursts = t.bursts_per_row * t.banks * t.rows
+        reqs = tuple(r for _ in range(nr) for r in t.requests(Pattern(
+            rng.randrange(bursts) * t.burst_bytes, t.burst_bytes, t.burst_bytes, 1, t.burst_bytes))[0])
+        rnd = ChannelController(t).read(reqs, 0.0)
+        nb = 4000
+        sweep = t.channels * t.bank_groups * t.bursts_per_row * t.banks_per_group * t.burst_bytes
+        one = ChannelController(t).read(t.requests(Pattern(0, t.burst_bytes, sweep, nb,
+                                                           t.burst_bytes))[0], 0.0)
+        print(f"{tech:12s} {seq / sequential_cycles(t, n) - 1:+11.3%} {n * t.tBURST / seq:11.1%} "
+              f"{rnd / random_read_cycles(t, nr) - 1:+12.3%} {one / bank_conflict_cycles(t, nb) - 1:+9.3%}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("1", "2", "3", "4"), default=None)
+    ap.add_argument("--only", choices=("1", "2", "3", "4", "5"), default=None)
     ap.add_argument("--baseline", metavar="DIR", action="append", default=None,
                     help="sections 1 and 4: also run the cases on the checkout in DIR "
                          "(section 1: the first one, interleaved; section 4: each)")
@@ -463,6 +526,8 @@ def main() -> int:
         sizes = ([int(x) for x in a.sizes.split(",")] if a.sizes
                  else [k for k in SWEEP_SIZES if not a.quick or k <= 1024])
         size_sweep(sizes, a.baseline or [], 1 if a.only is None else a.rounds)
+    if a.only in (None, "5"):
+        dram_models(a.rounds)
     return 0
 
 

@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
                    help="comma-separated columns to minimize (default: %(default)s)")
     q.add_argument("--plot", default=None, metavar="OUT", help="write the Pareto plot (PNG/SVG/PDF)")
     q.add_argument("--workload", default=None, help="only rows of this workload name or spec")
-    q.add_argument("--fidelity", default=None, choices=("analytic", "event"),
+    q.add_argument("--fidelity", default=None, choices=("analytic", "event", "both"),
                    help="only rows of this fidelity")
     q.set_defaults(handler=cmd_pareto)
 

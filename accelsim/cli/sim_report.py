@@ -91,12 +91,21 @@ def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix:
     figures["buffers"] = d["buffers"]
     figures["levels"] = d["levels"]  # one per memory level, DRAM first
     figures["links"] = d["links"]    # one per link, in chain order
+    if figures.get("fidelity") == "both":
+        from accelsim.report.divergence import group_rows
+
+        figures["dma_groups"] = group_rows(report.buffers, result.config)
     written = write_outputs(args, result, report, suffix)
     if written:
         figures["files"] = written
     if not getattr(args, "json", False):
         print(report.format_table())
-        if "analytic_cycles" in figures:
+        if figures.get("fidelity") == "both":
+            from accelsim.report.divergence import format_divergence
+
+            print(format_divergence(figures["event_cycles"], figures["analytic_cycles"],
+                                    figures["dma_groups"]))
+        elif "analytic_cycles" in figures:
             print(f"  analytic estimate {figures['analytic_cycles']:,} cycles "
                   f"({figures['analytic_error']:+.2%} from this run)")
         for path in written:

@@ -35,8 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="simulate INPUT exactly as given: no tiling/copy/pipelining passes")
     g.add_argument("--timing-only", action="store_true",
                    help="skip all data (no arrays, kernels not run): faster, for sweeps")
-    g.add_argument("--fidelity", choices=("event", "analytic"), default="event",
-                   help="event: the SimPy machine (default); analytic: closed-form estimate")
+    g.add_argument("--fidelity", choices=("event", "analytic", "both"), default="event",
+                   help="event: the SimPy machine (default); analytic: closed-form estimate; "
+                        "both: both, with their divergence (analytic/event - 1) per run and "
+                        "per DMA group")
     from accelsim.cli.sim_report import add_arguments as add_report_arguments
 
     add_report_arguments(p)
@@ -100,6 +102,12 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         est = estimate(module, config, func=func, inputs=req.inputs)
         extra["analytic_cycles"] = est.cycles
         extra["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
+        if args.fidelity == "both":
+            from accelsim.report.divergence import divergence
+
+            extra["fidelity"] = "both"
+            extra["event_cycles"] = result.cycles
+            extra["divergence"] = divergence(est.cycles, result.cycles)
         arrays = dict(result.outputs) if result.outputs is not None else {}
         outputs = tuple(arrays) if functional else ()
         from accelsim.cli.sim_report import emit

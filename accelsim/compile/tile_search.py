@@ -132,7 +132,7 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
         # operands are all in faster memory already (the `ideal` preset) has nothing to copy
         # and stays whole, one kernel call
         return SearchResult(base.replace(tile_cache_kib=None), None, None, ())
-    model = TileModel(band, config)
+    model = TileModel(band, config.bandwidth_view())  # the DRAM in bandwidth/latency terms
     if not model.ok:
         return None
     cands = _candidates(band, model, base, config)

@@ -102,8 +102,11 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
         module = compiled_module(point, config)
         check_buffers_fit(module, config)
     compulsory = workload_traffic(point.workload, config)
-    if point.fidelity == "analytic":
+    if point.fidelity in ("analytic", "both"):
         figures = analytic_figures(module, config, wl.func_name, compulsory)
+        if point.fidelity == "both":  # the event figures come if the point is on the front
+            figures["analytic_cycles"] = figures["cycles"]
+            figures["confirmed"] = False
     else:
         from accelsim.sim.options import SimOptions
         from accelsim.sim.simulate import simulate
@@ -120,6 +123,23 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
         if point.functional:
             figures.update(_check_outputs(wl, inputs, result.outputs))
     figures["config_hash"] = config.hash()
+    return figures
+
+
+def confirm_point(point: Point) -> dict[str, Scalar | None]:
+    """`fidelity = "both"`, a point on the analytic front: its event figures (which replace the
+    analytic ones in its row), with both cycle figures and their divergence."""
+    import dataclasses
+
+    from accelsim.report.divergence import divergence
+
+    figures = evaluate_point(dataclasses.replace(point, fidelity="event"))
+    event = figures["cycles"]
+    analytic = figures["analytic_cycles"]
+    figures["event_cycles"] = event
+    figures["divergence"] = (divergence(float(analytic), float(event))  # type: ignore[arg-type]
+                             if isinstance(event, int) and isinstance(analytic, int) else None)
+    figures["confirmed"] = True
     return figures
 
 
@@ -160,10 +180,13 @@ def compile_group(point: Point) -> tuple[Any, ...]:
 
 
 evaluate_point.group_key = compile_group  # type: ignore[attr-defined]
+evaluate_point.confirm = confirm_point  # type: ignore[attr-defined]
+confirm_point.group_key = compile_group  # type: ignore[attr-defined]
 # Imported once by the local runner's fork server, so each worker starts with them loaded.
 PRELOAD = ("workloads", "accelsim.config", "accelsim.sim.simulate", "accelsim.estimate.analytic",
            "accelsim.report", "compiler.transforms.registry")
 evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
+confirm_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 
 # Report keys that are inputs of the point (already columns), or per-row tables.

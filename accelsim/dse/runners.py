@@ -26,6 +26,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from accelsim.dse.confirm import front_to_confirm
 from accelsim.dse.feasibility import InfeasiblePoint
 from accelsim.dse.local_pool import EvalFn, crashed, default_mp_context, timed_out
 from accelsim.dse.local_pool import local_outcomes as pool_outcomes
@@ -287,15 +288,29 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
         todo = [p for p in points if p.key not in stored]
         if isinstance(sweep, Sweep):
             store.record_sweep(sweep.name, sweep.to_dict())
+        counts = dict.fromkeys((STATUS_OK, STATUS_ERROR, STATUS_INFEASIBLE, STATUS_TIMEOUT), 0)
         stream = progress if not isinstance(progress, bool) else sys.stderr
         bar = Progress(len(todo), skipped=len(points) - len(todo), stream=stream) if progress else None
 
+        def drain(outcomes: Any) -> None:
+            """Store each outcome as it completes."""
+            try:
+                for outcome in outcomes:
+                    store.put(outcome)
+                    counts[outcome.status] = counts.get(outcome.status, 0) + 1
+                    if bar is not None:
+                        bar.advance(outcome.ok, outcome.status)
+            finally:
+                close = getattr(outcomes, "close", None)
+                if close is not None:
+                    close()  # the runner's finally: workers stopped now, not at garbage collection
+
         client, own_client = None, False
-        if scheduler is not None and todo:
+        both = isinstance(sweep, Sweep) and "both" in sweep.fidelity
+        if scheduler is not None and (todo or both):
             own_client = isinstance(scheduler, str)
             client = connect(scheduler) if own_client else scheduler
         start = time.perf_counter()
-        counts = dict.fromkeys((STATUS_OK, STATUS_ERROR, STATUS_INFEASIBLE, STATUS_TIMEOUT), 0)
         try:
             with _sigterm_stops_the_sweep():
                 if client is not None:
@@ -304,16 +319,21 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
                     n = (os.cpu_count() or 1) if workers is None else workers
                     outcomes = local_outcomes(evaluate, todo, min(n, len(todo)) if n > 0 else 0, mp_context,
                                               time_limit_s=limit)
-                try:
-                    for outcome in outcomes:
-                        store.put(outcome)
-                        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+                drain(outcomes)
+                confirm = getattr(evaluate, "confirm", None)
+                if both and confirm is not None:  # until the front is all confirmed
+                    for _ in range(len(points)):
+                        again = front_to_confirm(store, points, sweep.objectives)  # type: ignore[union-attr]
+                        if not again:
+                            break
                         if bar is not None:
-                            bar.advance(outcome.ok, outcome.status)
-                finally:
-                    close = getattr(outcomes, "close", None)
-                    if close is not None:
-                        close()  # the runner's finally: workers stopped now, not at garbage collection
+                            bar.total += len(again)
+                        if client is not None:
+                            drain(dask_outcomes(confirm, again, client, time_limit_s=limit))
+                        else:
+                            n = (os.cpu_count() or 1) if workers is None else workers
+                            drain(local_outcomes(confirm, again, min(n, len(again)) if n > 0 else 0,
+                                                 mp_context, time_limit_s=limit))
         finally:
             if bar is not None:
                 bar.close()

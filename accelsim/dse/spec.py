@@ -26,10 +26,11 @@ from accelsim.errors import ConfigError
 from compiler.diagnostics import AccelsimError
 
 Scalar = int | float | str | bool
-FIDELITIES = ("analytic", "event")
+FIDELITIES = ("analytic", "event", "both")  # both: analytic, the front confirmed by event
 MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
-                  "constraints", "time_limit_s")
+                  "constraints", "time_limit_s", "objectives")
+DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` confirms
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,6 +230,9 @@ class Sweep:
     functional: bool = False
     name: str = "sweep"
     time_limit_s: float = DEFAULT_TIME_LIMIT_S  # per point; a point still running then is `timeout`
+    # `fidelity = "both"`: every point runs analytic, then the Pareto front of these columns
+    # (minimized, per workload) runs event
+    objectives: Sequence[str] = DEFAULT_OBJECTIVES
     source: str = "<python>"
     check_registry: bool = True
 
@@ -258,6 +262,12 @@ class Sweep:
             if f not in FIDELITIES:
                 raise ConfigError(f"{src}: key 'fidelity': expected one of {FIDELITIES}, found {f!r}")
         object.__setattr__(self, "fidelity", tuple(dict.fromkeys(fids)))
+
+        objs = _as_range(self.objectives)
+        if not 2 <= len(objs) <= 3 or not all(isinstance(o, str) and o for o in objs):
+            raise ConfigError(f"{src}: key 'objectives': expected 2 or 3 column names (figures or "
+                              f"parameters, e.g. [\"cycles\", \"energy_pj\"]), found {self.objectives!r}")
+        object.__setattr__(self, "objectives", tuple(objs))
 
         if not isinstance(self.functional, bool):
             raise ConfigError(f"{src}: key 'functional': expected true or false, found {self.functional!r}")
@@ -357,10 +367,13 @@ class Sweep:
                 base = load_config(cfg)
             except ConfigError as exc:
                 raise ConfigError(f"{self.source}: key 'config': {exc}")
+            # each value with the other keys at their first value (a timing-model key is
+            # valid only with `dram.model = "timing"` among the overrides)
+            firsts = {k: vals[0] for k, vals in self.hardware.items() if vals}
             for key, values in self.hardware.items():
                 for v in values:
                     try:
-                        base.with_overrides({key: v})
+                        base.with_overrides({**firsts, key: v})
                     except ConfigError as exc:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
@@ -428,6 +441,7 @@ class Sweep:
             "functional": self.functional,
             "constraints": list(self.constraints),
             "time_limit_s": self.time_limit_s,
+            "objectives": list(self.objectives),
         }
 
 
@@ -451,6 +465,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: b
         functional=data.get("functional", False),
         name=data.get("name", Path(source).stem if source.endswith(".toml") else "sweep"),
         time_limit_s=data.get("time_limit_s", DEFAULT_TIME_LIMIT_S),
+        objectives=data.get("objectives", DEFAULT_OBJECTIVES),
         source=source,
         check_registry=check_registry,
     )

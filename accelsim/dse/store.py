@@ -28,7 +28,8 @@ SCHEMA_VERSION = "1"
 TABLE = "points"
 FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "wall_s", "cpu_s", "worker",
                  "finished_at", "point_json")
-BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match")
+BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match",
+                "confirmed")
 STATUS_OK = "ok"
 STATUS_ERROR = "error"  # the evaluation raised; `error` holds the exception
 STATUS_INFEASIBLE = "infeasible"  # the point's buffers cannot fit; `error` says which, never simulated

@@ -697,13 +697,15 @@ def _period(sigs: list[Signature | None], deltas: list[tuple[int, ...]]) -> int:
 
 def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
              cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
-    """Analytic cycles of `module` on `config` (`fidelity="analytic"`). Loop nests left in
+    """Analytic cycles of `module` on `config` (`fidelity="analytic"`; with `dram.model =
+    "timing"`, on `config.bandwidth_view()`: the estimate stays a bandwidth/latency model). Loop nests left in
     the control program are costed as the kernels `outline-kernels` would make of them,
     without outlining; a structurally equal module estimated before reuses its compiled
     program (`accelsim.estimate.cache`)."""
     cfg = load_config(config) if isinstance(config, str) else config
     t0 = time.perf_counter()
-    m = compiled_program(module, func).run(cfg, cost, inputs)
+    # a bandwidth/latency model: with the DRAM timing model, its figures in those terms
+    m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)
 

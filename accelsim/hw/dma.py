@@ -17,6 +17,8 @@ from collections import deque
 import simpy
 from simpy.events import Event
 
+from accelsim.cost.dram_timing import Pattern
+
 
 class Transfer(Event):
     """One descriptor, already split and costed by the executor, and its completion event
@@ -54,6 +56,11 @@ class Transfer(Event):
 
     def completed(self) -> None:
         """Runs when the transfer completes, before the control processor sees it."""
+
+    def dram_patterns(self) -> tuple[tuple[bool, Pattern], ...]:
+        """Its DRAM sides for the timing model, as (is the write side, the bytes it moves);
+        a transfer that knows no addresses has none (the executor's do)."""
+        return ()
 
 
 def transfer_done(xfer: Transfer) -> None:

@@ -9,13 +9,22 @@ channel, how an interleaved transfer is split over the channels and where the ro
 next are the policy's (`accelsim.cost.dram.DramPolicy`); the access latency is the engine's.
 The analytic estimate's closed-form machine reserves the same way, without the records (the
 two are checked equal by tests/accelsim/test_cost_model_policies.py).
+
+With `dram.model = "timing"` the channels are memory controllers instead
+(`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank
+and row through the address mapping (`accelsim.cost.dram_timing`), from the DRAM addresses
+of its buffers (`allocate`: every DRAM buffer gets one, 4 KiB aligned, in allocation order),
+and each channel's controller schedules them; a piece is recorded per channel and side.
 """
 
 from __future__ import annotations
 
 from accelsim.config import DramConfig
 from accelsim.cost.dram import DramPolicy, earliest_free
+from accelsim.cost.dram_timing import DramTiming
+from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
+from accelsim.hw.dram_controller import ChannelController
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
@@ -23,9 +32,14 @@ _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extr
 _Named = tuple[tuple[int, tuple[tuple[int, str, int, int], ...]], ...]
 
 
+ALIGN = 4096  # DRAM buffers start on 4 KiB boundaries
+
+
 class Dram:
-    def __init__(self, cfg: DramConfig, trace: Trace):
+    def __init__(self, cfg: DramConfig, trace: Trace, timing: DramTiming | None = None):
         self.cfg = cfg
+        self.timing = timing
+        self.top = 0  # the next free DRAM address
         self.policy = DramPolicy.for_config(cfg)
         self.records = trace.records
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
@@ -37,6 +51,59 @@ class Dram:
         # one channel when not interleaved), records it, and returns when its transfer ends
         self.reserve = (self._interleaved if self.policy.interleaved
                         else self._earliest if cfg.channels > 1 else self._one)
+        self.controllers: list[ChannelController] = []
+        if timing is not None:
+            self.controllers = [ChannelController(timing) for _ in range(cfg.channels)]
+            self.reserve = self._timed
+
+    def allocate(self, nbytes: int) -> int:
+        """The DRAM address of a new buffer of `nbytes`."""
+        addr = self.top
+        self.top += -(-max(nbytes, 1) // ALIGN) * ALIGN
+        return addr
+
+    def _timed(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """The timing model: each DRAM side's requests on their channels' controllers, the
+        write side of a DRAM-to-DRAM copy after its read side; ends with the last."""
+        tm = self.timing
+        assert tm is not None
+        ctls, names, records, split = self.controllers, self.names, self.records, tm.split
+        desc = xfer.desc
+        kind, label, loc = desc[4], xfer.label, desc[5]
+        ratio = tm.ratio
+        now = ready * ratio
+        end = ready
+        sides = xfer.dram_patterns()
+        if not sides:  # never a transfer with DRAM bytes and no DRAM time
+            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
+                                  f"{label} ({dram_bytes} DRAM bytes); this transfer has none")
+        for write, pattern in sides:
+            side_end = now
+            for c, (reqs, nbytes) in enumerate(split(pattern)):
+                if not nbytes:
+                    continue
+                ctl = ctls[c]
+                bus = ctl.bus
+                e = ctl.write(reqs, now) if write else ctl.read(reqs, now)
+                # the piece in accelerator cycles (rounded up): from when the channel could
+                # take it to its last data
+                x = (bus if bus > now else now) / ratio
+                t0 = int(x)
+                if t0 < x - 1e-9:
+                    t0 += 1
+                x = e / ratio
+                t1 = int(x)
+                if t1 < x - 1e-9:
+                    t1 += 1
+                if t1 < t0:
+                    t1 = t0
+                records.append(_tnew(TraceRecord, (names[c], t0, t1, kind, nbytes, label, loc)))
+                if e > side_end:
+                    side_end = e
+                if t1 > end:
+                    end = t1
+            now = side_end
+        return end
 
     def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
         """The only channel."""

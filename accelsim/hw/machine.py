@@ -9,6 +9,7 @@ link (`links`, in `config.links()` order); `sram` is the level beside the comput
 from __future__ import annotations
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.dram_timing import DramTiming
 from accelsim.cost.engine import EnginePolicy
 from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngines, Dram, SimEnv, Sram, TagFile
 from accelsim.hw.levels import LinkEngines, PortGroup
@@ -20,7 +21,8 @@ class Machine:
         self.config = config
         self.env = SimEnv()
         self.trace = trace if trace is not None else Trace()
-        self.dram = Dram(config.dram, self.trace)
+        self.dram = Dram(config.dram, self.trace, DramTiming.for_config(config)
+                         if config.dram.model == "timing" else None)
         self.tags = TagFile()
         self.compute = ComputeUnit(self.env, 0, self.trace)
         self.ports: dict[str, PortGroup] = {}

@@ -102,7 +102,9 @@ def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special
 
 
 def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int:
-    return config.dram.channels * config.dram.bandwidth_bytes_per_cycle
+    """All channels' peak (with the DRAM timing model: the technology's, `bandwidth_view`)."""
+    d = config.bandwidth_view().dram
+    return d.channels * d.bandwidth_bytes_per_cycle
 
 
 def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,

@@ -134,6 +134,8 @@ class Executor:
                 if self.functional:
                     arr = self._input_array(name, MemRefType(shape, t.element, t.memory_space), inputs)
                 buf = Buffer(name, t, shape, arr)
+                if t.memory_space == self.dram_space:
+                    buf.addr = self.machine.dram.allocate(buf.numel * buf.ebytes)
                 mem = self._levels.get(t.memory_space)
                 if mem is not None:
                     buf.handle = mem.allocate(name, buf.numel * buf.ebytes, func.loc,
@@ -266,6 +268,8 @@ class Executor:
         arr = _zeros(shape, t, f"{op.NAME} of {name}", op.loc) if self.functional else None
         buf = Buffer(name, t, shape, arr)  # type: ignore[arg-type]
         buf.handle = handle
+        if t.memory_space == self.dram_space:
+            buf.addr = self.machine.dram.allocate(buf.numel * buf.ebytes)
         vals[op.results[0]] = buf
 
     def _dealloc(self, op: O.DeallocOp, vals: Vals) -> None:

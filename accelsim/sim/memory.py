@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from accelsim.cost.dram_timing import Pattern
 from accelsim.hw.dma import Transfer, transfer_done
 from accelsim.hw.env import SimEnv
 from accelsim.sim.regions import Region
@@ -22,11 +23,14 @@ from accelsim.sim.scalar import Scalar
 from compiler.ir.core import Operation, Value
 from compiler.ir.types import MemRefType, row_major_strides
 
+_tnew = tuple.__new__  # NamedTuples without the generated __new__'s frame
+
 
 class Buffer:
     """A memref value at run time: its array (functional mode) and in-flight DMA regions."""
 
     __slots__ = (
+        "addr",
         "alive",
         "array",
         "ebytes",
@@ -56,6 +60,7 @@ class Buffer:
         self.reading: list[InFlightDma] = []
         self.writing: list[InFlightDma] = []
         self.handle: int | None = None  # its SRAM allocation, if it lives in SRAM
+        self.addr = 0  # its DRAM address, if it lives in DRAM (the timing model's mapping)
         self.alive = True
 
     def __repr__(self) -> str:
@@ -126,6 +131,28 @@ class InFlightDma(Transfer):
     def completed(self) -> None:
         self.src.reading.remove(self)
         self.dst.writing.remove(self)
+
+    def dram_patterns(self) -> tuple[tuple[bool, Pattern], ...]:
+        """Its DRAM sides (`kind`: "read" from DRAM, "write" to it, "copy" with DRAM bytes:
+        both) as the bytes they move at their buffers' DRAM addresses."""
+        kind = self.desc[4]
+        sh = self.shape
+        if kind == "read":
+            return ((False, _pattern(self.src, self.s0, sh.s_tail)),)
+        if kind == "write":
+            return ((True, _pattern(self.dst, self.d0, sh.d_tail)),)
+        if self.desc[1] > 0:  # a copy with DRAM bytes: DRAM to DRAM
+            return ((False, _pattern(self.src, self.s0, sh.s_tail)),
+                    (True, _pattern(self.dst, self.d0, sh.d_tail)))
+        return ()
+
+
+def _pattern(buf: Buffer, start: int, tail: tuple[int, int, int, int]) -> Pattern:
+    """A region (`start` and its `Region` fields after it: stride, per, count, last) of `buf`
+    as DRAM bytes."""
+    eb = buf.ebytes
+    stride, per, count, last = tail
+    return _tnew(Pattern, (buf.addr + start * eb, per * eb, stride * eb, count, last * eb))
 
 
 class InFlightCopy(InFlightDma):

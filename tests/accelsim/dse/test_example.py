@@ -21,3 +21,13 @@ def test_example_spec_is_valid_and_its_points_run(tmp_path):
     assert (summary.ran, summary.failed) == (3, 0)
     df = load(tmp_path / "ex.sqlite")
     assert len(pareto_front(df, ["cycles", "energy_pj"])) >= 1
+
+
+def test_resnet18_dram_example_is_valid():
+    """Dataflow x DRAM technology x SRAM size, fidelity both: the spec validates as written."""
+    sweep = load_spec(EXAMPLE.parent / "resnet18_dram.toml")
+    points = sweep.points()
+    assert len(points) == 36 and {p.fidelity for p in points} == {"both"}
+    assert sweep.objectives == ("cycles", "sram.capacity_kib")
+    assert {p.hw["dram.technology"] for p in points} == {"DDR4-3200", "LPDDR5-6400", "HBM2e"}
+    assert {p.hw["compute.dataflow"] for p in points} == {"os", "ws", "is"}
