@@ -21,6 +21,9 @@ Beyond MLIR (off with `mlir-compat`):
   (compiler/transforms/pipeline/flatten_tile_loops.py), so write-backs overlap across tile boundaries.
 - a fast buffer that is both copied in and copied out (an accumulator tile) gets one more
   slot than the other buffers: tile t + S loads, tile t computes, tile t - 1 writes back.
+- `level-only`: only the DMAs whose fast buffer is in `fast-mem-space` are pipelined, so a
+  memory hierarchy is pipelined one level at a time, each run with its own level's
+  capacity (`fast-mem-space=2 fast-mem-capacity=..` for the copies from level 1 into level 2).
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ class Options:
     mlir_compat: bool = False
     fast_mem_capacity: int | None = None   # KiB; None = unlimited (extension)
     fast_mem_space: int = 1
+    level_only: bool = False               # extension: only the DMAs into/out of fast-mem-space
 
     def __post_init__(self) -> None:
         if self.stages < 2:
@@ -244,6 +248,8 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
                 continue
+            if not self.this_level(first.dst):
+                continue
             if escapes(first.dst, loop, func):
                 self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(first.dst)} is used "
                                     "outside the loop")
@@ -266,6 +272,8 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
+            if not self.this_level(first.src):
+                continue
             reader = next((i for i in incoming if self.conflicts(op, i, loop)), None)
             if reader is not None:
                 self.remark(op.loc, f"copy-out not pipelined: a later iteration's DMA at {reader.loc} "
@@ -286,6 +294,11 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             pairs.append(DmaPair(op, wait))
         return pairs
+
+    def this_level(self, fast_buffer: Value) -> bool:
+        """Whether a DMA with this fast buffer is this run's (always, without `level-only`)."""
+        return not self.options.level_only or \
+            memref_type(fast_buffer).memory_space == self.options.fast_mem_space
 
     def conflicts(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
         """Does the outgoing DMA write what the incoming one reads (in any iteration)? Asked
