@@ -11,8 +11,9 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
@@ -228,15 +229,131 @@ class ControlConfig:
         _check(self.SECTION, self)
 
 
+@dataclass(frozen=True, slots=True)
+class HierarchyConfig:
+    """How the memory levels are used: `non_adjacent` says what a DMA between two levels that
+    are not parent and child does: "refuse" (a HazardError naming the op and both levels) or
+    "route" (it is carried hop by hop over every link between them, store-and-forward)."""
+
+    SECTION: ClassVar[str] = "hierarchy"
+    RULES: ClassVar[dict[str, Rule]] = {"non_adjacent": (str, ("refuse", "route"))}
+    non_adjacent: str = "refuse"
+
+    def __post_init__(self) -> None:
+        _check(self.SECTION, self)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLevel:
+    """One memory level (a `[[memory]]` table). The root (no `parent`) is DRAM, whose timing
+    is the `[dram]` section: its bandwidth, ports (= channels), latency and banks are derived
+    from there. Bandwidths are per port; `ports` transfers are served at once."""
+
+    SECTION: ClassVar[str] = "memory"
+    RULES: ClassVar[dict[str, Rule]] = {
+        "space": (int, 0, 255),
+        "capacity_kib": (int, 1, 1 << 32),
+        "read_bytes_per_cycle": (int, 1, 1 << 16),
+        "write_bytes_per_cycle": (int, 1, 1 << 16),
+        "ports": (int, 1, 64),
+        "latency_cycles": (int, 0, 100_000),
+        "banks": (int, 1, 1024),
+        "read_pj_per_byte": (float, 0, 1e6),
+        "write_pj_per_byte": (float, 0, 1e6),
+    }
+    # the fields a root table may give (the rest is [dram]'s)
+    ROOT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "space", "capacity_kib", "read_pj_per_byte",
+                                               "write_pj_per_byte", "parent")
+    name: str
+    space: int
+    parent: str | None = None
+    capacity_kib: int = 256
+    read_bytes_per_cycle: int = 64
+    write_bytes_per_cycle: int = 64
+    ports: int = 1
+    latency_cycles: int = 1
+    banks: int = 8
+    read_pj_per_byte: float = 2.5
+    write_pj_per_byte: float = 2.5
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
+            raise ConfigError(f"memory.name = {self.name!r}: must be a name of letters, digits "
+                              "and _ (starting with a letter), e.g. \"glb\"")
+        if self.parent is not None and not isinstance(self.parent, str):
+            raise ConfigError(f"memory.{self.name}.parent = {self.parent!r}: must be the name of "
+                              "another level")
+        _check(f"memory.{self.name}", self)
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.capacity_kib * 1024
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
+
+    @property
+    def read_peak(self) -> int:
+        """Bytes per cycle read over every port."""
+        return self.read_bytes_per_cycle * self.ports
+
+    @property
+    def write_peak(self) -> int:
+        return self.write_bytes_per_cycle * self.ports
+
+
+@dataclass(frozen=True, slots=True)
+class LinkConfig:
+    """The link between a level (`dst`) and its parent (`src`), with its own DMA engines (a
+    `[[link]]` table; a pair without one takes the `[dma]` section's figures). It carries
+    transfers both ways; `--set link.<dst>.engines=4` names a link by its child level."""
+
+    SECTION: ClassVar[str] = "link"
+    RULES: ClassVar[dict[str, Rule]] = DmaConfig.RULES
+    src: str
+    dst: str
+    engines: int = 2
+    queue_depth: int = 4
+    setup_cycles: int = 16
+    max_outstanding: int = 8
+
+    def __post_init__(self) -> None:
+        for end in ("src", "dst"):
+            v = getattr(self, end)
+            if not isinstance(v, str) or not v:
+                raise ConfigError(f"link.{end} = {v!r}: must be the name of a memory level")
+        _check(f"link.{self.dst}", self)
+
+    @property
+    def name(self) -> str:
+        return f"{self.src}->{self.dst}"
+
+    @property
+    def dma(self) -> DmaConfig:
+        """This link's engines as a `[dma]` section (what the engine policy reads)."""
+        return DmaConfig(self.engines, self.queue_depth, self.setup_cycles, self.max_outstanding)
+
+
+_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
 _SECTIONS: dict[str, type] = {
     "dram": DramConfig, "sram": SramConfig, "dma": DmaConfig, "compute": ComputeConfig,
     "energy": EnergyConfig, "spaces": SpacesConfig, "control": ControlConfig,
 }
+# arrays of tables: `[[memory]]` levels and `[[link]]`s, keyed in dotted names by level name
+_ARRAYS: dict[str, type] = {"memory": MemoryLevel, "link": LinkConfig}
 
 
 @dataclass(frozen=True, slots=True)
 class HardwareConfig:
-    """The whole machine. `name` is informational and not part of `hash()`."""
+    """The whole machine. `name` is informational and not part of `hash()`.
+
+    Memory: either the two-level machine of `[dram]` and `[sram]` (what every preset but
+    `three_level` is), or `[[memory]]` levels rooted at DRAM with `[[link]]`s between adjacent
+    ones. Either way `memory_chain()` and `links()` describe it; with levels, `sram` and
+    `spaces.sram` are the level beside the compute unit (the last one) and `dma` the figures a
+    link without a `[[link]]` table takes."""
 
     RULES: ClassVar[dict[str, Rule]] = {"clock_ghz": (float, 0.001, 100.0)}
     name: str = "default"
@@ -248,18 +365,96 @@ class HardwareConfig:
     energy: EnergyConfig = field(default_factory=EnergyConfig)
     spaces: SpacesConfig = field(default_factory=SpacesConfig)
     control: ControlConfig = field(default_factory=ControlConfig)
+    memory: tuple[MemoryLevel, ...] = ()   # given levels (empty: the two-level machine)
+    link: tuple[LinkConfig, ...] = ()      # given links (the rest from [dma])
+    hierarchy: HierarchyConfig = field(default_factory=HierarchyConfig)
+    _chain: tuple[MemoryLevel, ...] = field(init=False, repr=False, compare=False, default=())
+    _links: tuple[LinkConfig, ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
         _check("", self)
         if not isinstance(self.name, str):
             raise ConfigError(f"name = {self.name!r}: must be a string")
+        object.__setattr__(self, "memory", tuple(self.memory))
+        object.__setattr__(self, "link", tuple(self.link))
+        if self.memory:
+            chain = _chain_of(self.memory, self.dram, self.energy)
+            links = _links_of(chain, self.link, self.dma)
+            last = chain[-1]
+            if self.spaces.tag in {lv.space for lv in chain}:
+                raise ConfigError(f"spaces.tag = {self.spaces.tag}: the tag space must differ "
+                                  f"from every memory level's space "
+                                  f"({', '.join(f'{lv.name} {lv.space}' for lv in chain)})")
+            object.__setattr__(self, "spaces", SpacesConfig(chain[0].space, last.space, self.spaces.tag))
+            object.__setattr__(self, "sram", SramConfig(
+                last.capacity_kib, 1, last.read_bytes_per_cycle * last.ports))
+        else:
+            if self.link:
+                raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
+                                  "(the two-level machine's one link is [dma])")
+            chain = _two_levels(self)
+            d = self.dma
+            links = (LinkConfig("dram", "sram", d.engines, d.queue_depth, d.setup_cycles,
+                                d.max_outstanding),)
+        object.__setattr__(self, "_chain", chain)
+        object.__setattr__(self, "_links", links)
+
+    # ---- the hierarchy --------------------------------------------------------------
+    def memory_chain(self) -> tuple[MemoryLevel, ...]:
+        """Every memory level, the root (DRAM) first, the level beside the compute unit last."""
+        return self._chain
+
+    def links(self) -> tuple[LinkConfig, ...]:
+        """The link of every level but the root to its parent, in chain order."""
+        return self._links
+
+    @property
+    def multi_level(self) -> bool:
+        """Levels given as `[[memory]]` tables (else the two-level machine of [dram]/[sram])."""
+        return bool(self.memory)
+
+    def level_of_space(self, space: int) -> MemoryLevel | None:
+        for lv in self._chain:
+            if lv.space == space:
+                return lv
+        return None
+
+    def route(self, src_space: int, dst_space: int) -> tuple[LinkConfig, ...]:
+        """The links a DMA from `src_space` to `dst_space` crosses, in order (empty: both in
+        one level). Raises ConfigError for an unknown space or, with `hierarchy.non_adjacent =
+        "refuse"`, for levels that are not parent and child."""
+        chain = self._chain
+        pos = {lv.space: k for k, lv in enumerate(chain)}
+        for sp in (src_space, dst_space):
+            if sp not in pos:
+                raise ConfigError(f"memory space {sp} is no memory level of this machine (levels: "
+                                  + ", ".join(f"{lv.name} = space {lv.space}" for lv in chain) + ")")
+        a, b = pos[src_space], pos[dst_space]
+        lo, hi = min(a, b), max(a, b)
+        hops = list(self._links[lo:hi])  # link k joins chain[k] and chain[k + 1]
+        if len(hops) > 1 and self.hierarchy.non_adjacent == "refuse":
+            raise ConfigError(
+                f"a DMA from {chain[a].name} (space {src_space}) to {chain[b].name} (space "
+                f"{dst_space}) crosses {len(hops)} links ({', '.join(h.name for h in hops)}): "
+                "levels that are not parent and child exchange data through the levels between "
+                "them (or set hierarchy.non_adjacent = \"route\")")
+        return tuple(hops if a <= b else reversed(hops))
 
     # ---- derived --------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """Plain nested dict in the TOML shape (without `name`)."""
+        """Plain nested dict in the TOML shape (without `name`). The two-level machine's is
+        what it was before memory levels existed (so its hash is too)."""
         out: dict[str, Any] = {"clock_ghz": self.clock_ghz}
         for sec in _SECTIONS:
+            if sec == "sram" and self.memory:
+                continue  # derived from the last level
             out[sec] = dataclasses.asdict(getattr(self, sec))
+        if self.memory:
+            out["memory"] = [_level_dict(lv) for lv in self.memory]
+            out["link"] = [_link_dict(lk) for lk in self.link]  # the rest follow [dma]
+            out["hierarchy"] = dataclasses.asdict(self.hierarchy)
+        elif self.hierarchy != HierarchyConfig():
+            out["hierarchy"] = dataclasses.asdict(self.hierarchy)
         return out
 
     def hash(self) -> str:
@@ -268,31 +463,179 @@ class HardwareConfig:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> HardwareConfig:
-        """A new validated config: `with_overrides({"sram.capacity_kib": 128})`."""
-        sections: dict[str, dict[str, Any]] = {}
-        top: dict[str, Any] = {}
+        """A new config, validated exactly as a file is: `with_overrides({"sram.capacity_kib": 128})`.
+
+        Keys are dotted as in the TOML (`dram.channels`, `clock_ghz`, `memory.glb.capacity_kib`,
+        `link.spad.engines`: a level and a link by the level's name); the overrides are written
+        into the TOML shape of this config, which is then loaded again."""
+        data = self.to_dict()
+        data["name"] = self.name
         for key, value in overrides.items():
-            sec, dot, fld = key.partition(".")
-            if not dot:
-                if key not in ("clock_ghz", "name"):
-                    raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
-                                      f"clock_ghz, name, {', '.join(_SECTIONS)})")
-                top[key] = value
-                continue
-            cls = _SECTIONS.get(sec)
-            if cls is None:
-                raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
-                                  f"(known: {', '.join(_SECTIONS)})")
-            _known_field(cls, fld, key, value)
-            sections.setdefault(sec, {})[fld] = value
-        kwargs: dict[str, Any] = dict(top)
-        for sec, vals in sections.items():
-            kwargs[sec] = dataclasses.replace(getattr(self, sec), **vals)
-        return dataclasses.replace(self, **kwargs)
+            _apply_override(data, key, value)
+        name = data.pop("name")  # a name that is not a string: HardwareConfig says so
+        return config_from_dict(data, name=name)
+
+
+def _level_dict(lv: MemoryLevel) -> dict[str, Any]:
+    d = {f.name: getattr(lv, f.name) for f in dataclasses.fields(lv)}
+    if lv.parent is None:
+        d = {k: v for k, v in d.items() if k in MemoryLevel.ROOT_FIELDS and k != "parent"}
+    return d
+
+
+def _link_dict(lk: LinkConfig) -> dict[str, Any]:
+    return {f.name: getattr(lk, f.name) for f in dataclasses.fields(lk)}
+
+
+def _two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
+    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
+    d, s, e = cfg.dram, cfg.sram, cfg.energy
+    dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
+                       d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
+                       e.dram_pj_per_byte, e.dram_pj_per_byte)
+    sram = MemoryLevel("sram", cfg.spaces.sram, "dram", s.capacity_kib, s.bytes_per_cycle,
+                       s.bytes_per_cycle, 1, 0, s.banks, e.sram_pj_per_byte, e.sram_pj_per_byte)
+    return (dram, sram)
+
+
+# DRAM's capacity when a config does not give one (4 GiB): reported, not a limit the
+# simulator enforces on the program's arguments
+DRAM_CAPACITY_KIB = 4 << 20
+
+
+def _chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
+              ) -> tuple[MemoryLevel, ...]:
+    """The given levels as a chain from the root, the root's timing filled from [dram]."""
+    if len(levels) < 2:
+        raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
+                          "[[memory]] levels (DRAM and one beside the compute unit)")
+    by_name: dict[str, MemoryLevel] = {}
+    spaces: dict[int, str] = {}
+    for lv in levels:
+        if not isinstance(lv, MemoryLevel):
+            raise ConfigError(f"memory = {lv!r}: must be a [[memory]] table")
+        if lv.name in by_name:
+            raise ConfigError(f"memory.{lv.name}: two levels are named {lv.name!r}")
+        if lv.space in spaces:
+            raise ConfigError(f"memory.{lv.name}.space = {lv.space}: level {spaces[lv.space]!r} "
+                              "already has this memory space")
+        by_name[lv.name] = lv
+        spaces[lv.space] = lv.name
+    roots = [lv for lv in levels if lv.parent is None]
+    if len(roots) != 1:
+        raise ConfigError(f"memory: {len(roots)} levels without a parent "
+                          f"({', '.join(lv.name for lv in roots) or 'none'}): exactly one, the "
+                          "DRAM root, has none")
+    children: dict[str, MemoryLevel] = {}
+    for lv in levels:
+        if lv.parent is None:
+            continue
+        if lv.parent not in by_name:
+            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: no level has that name "
+                              f"(levels: {', '.join(by_name)})")
+        if lv.parent in children:
+            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: {children[lv.parent].name!r} "
+                              "is already its child; the levels form one chain from DRAM to the "
+                              "compute unit")
+        children[lv.parent] = lv
+    root = roots[0]
+    root = dataclasses.replace(root, read_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
+                               write_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
+                               ports=dram.channels, latency_cycles=dram.latency_cycles,
+                               banks=dram.channels)
+    chain = [root]
+    while chain[-1].name in children:
+        chain.append(children[chain[-1].name])
+    if len(chain) != len(levels):  # a cycle among the others
+        lost = [lv.name for lv in levels if lv.name not in {c.name for c in chain}]
+        raise ConfigError(f"memory: levels {', '.join(lost)} do not descend from the root "
+                          f"{root.name!r} (their parents form a cycle)")
+    return tuple(chain)
+
+
+def _links_of(chain: Sequence[MemoryLevel], given: Sequence[LinkConfig], dma: DmaConfig
+              ) -> tuple[LinkConfig, ...]:
+    """A link per adjacent pair, the given `[[link]]` or one with [dma]'s figures."""
+    parent = {lv.name: lv.parent for lv in chain}
+    by_dst: dict[str, LinkConfig] = {}
+    for lk in given:
+        if not isinstance(lk, LinkConfig):
+            raise ConfigError(f"link = {lk!r}: must be a [[link]] table")
+        if lk.dst not in parent or lk.src not in parent:
+            bad = lk.dst if lk.dst not in parent else lk.src
+            raise ConfigError(f"link {lk.name}: no memory level is named {bad!r} (levels: "
+                              f"{', '.join(parent)})")
+        if parent[lk.dst] != lk.src:
+            want = parent[lk.dst]
+            raise ConfigError(f"link {lk.name}: {lk.dst!r} is not a child of {lk.src!r} "
+                              + (f"(its parent is {want!r}); " if want else "(it is the root); ")
+                              + "a link joins a level (dst) and its parent (src)")
+        if lk.dst in by_dst:
+            raise ConfigError(f"link {lk.name}: given twice")
+        by_dst[lk.dst] = lk
+    return tuple(by_dst.get(lv.name) or LinkConfig(lv.parent, lv.name, dma.engines, dma.queue_depth,
+                                                   dma.setup_cycles, dma.max_outstanding)
+                 for lv in chain[1:] if lv.parent is not None)
+
+
+def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
+    """Write `key = value` (dotted as in the TOML) into `data`, the TOML shape of a config."""
+    sec, dot, fld = key.partition(".")
+    if not dot:
+        if key not in ("clock_ghz", "name"):
+            raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
+                              f"clock_ghz, name, {', '.join(_SECTIONS)}, {', '.join(_ARRAYS)})")
+        data[key] = value
+        return
+    if sec in _ARRAYS:
+        _apply_array_override(data, sec, fld, key, value)
+        return
+    cls = _SECTIONS.get(sec) if sec != "hierarchy" else HierarchyConfig
+    if cls is None:
+        raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
+                          f"(known: {', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+    if sec == "sram" and "memory" in data:
+        raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
+                          "beside the compute unit as memory.<name>.<key>")
+    _known_field(cls, fld, key, value)
+    table = data.setdefault(sec, {})
+    table[fld] = value
+
+
+def _apply_array_override(data: dict[str, Any], sec: str, rest: str, key: str, value: Any) -> None:
+    """`memory.<level>.<field>` / `link.<child level>.<field>`."""
+    item, dot, fld = rest.partition(".")
+    if "memory" not in data:
+        raise ConfigError(f"{key} = {value!r}: this machine has no [[memory]] levels (it is the "
+                          "two-level machine of [dram] and [sram]: set dram.* / sram.* / dma.*)")
+    if not dot:
+        raise ConfigError(f"{key} = {value!r}: expected {sec}.<level name>.<key>, e.g. "
+                          + ("memory.glb.capacity_kib" if sec == "memory" else "link.glb.engines"))
+    ident = "name" if sec == "memory" else "dst"
+    tables = data.setdefault(sec, [])
+    match = [t for t in tables if t.get(ident) == item]
+    level = [t for t in data["memory"] if t.get("name") == item]
+    if not match and sec == "link" and level and level[0].get("parent") is not None:
+        # a link without its own table so far: it gets one, from [dma]'s figures
+        dma = {k: v for k, v in data.get("dma", {}).items() if k in DmaConfig.RULES}
+        tables.append({"src": level[0]["parent"], "dst": item, **dma})
+        match = tables[-1:]
+    if not match:
+        names = ", ".join(str(t.get(ident)) for t in tables)
+        if sec == "link":
+            names = ", ".join(str(t.get("name")) for t in data["memory"] if t.get("parent") is not None)
+        raise ConfigError(f"{key} = {value!r}: no {sec} {'level' if sec == 'memory' else 'to level'} "
+                          f"{item!r} ({'levels' if sec == 'memory' else 'links to'}: {names})")
+    _known_field(_ARRAYS[sec], fld, key, value)
+    if sec == "memory" and match[0].get("parent") is None and "parent" not in match[0] \
+            and fld not in MemoryLevel.ROOT_FIELDS:
+        raise ConfigError(f"{key} = {value!r}: the root level's timing is the [dram] section "
+                          "(dram.channels, dram.bandwidth_bytes_per_cycle, dram.latency_cycles)")
+    match[0][fld] = value
 
 
 def _known_field(cls: type, fld: str, key: str, value: Any) -> None:
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
     if fld not in names:
         raise ConfigError(f"{key} = {value!r}: unknown key (known in [{cls.SECTION}]: "  # type: ignore[attr-defined]
                           f"{', '.join(names)})")
@@ -301,20 +644,64 @@ def _known_field(cls: type, fld: str, key: str, value: Any) -> None:
 def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareConfig:
     """Build from the TOML shape; unknown keys and sections are errors."""
     kwargs: dict[str, Any] = {"name": name}
+    energy = data.get("energy", {})
     for key, value in data.items():
-        if key in _SECTIONS:
+        if key in _SECTIONS or key == "hierarchy":
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{key} = {value!r}: must be a table [{key}]")
-            cls = _SECTIONS[key]
+            cls = _SECTIONS.get(key, HierarchyConfig)
             for fld, v in value.items():
                 _known_field(cls, fld, f"{key}.{fld}", v)
             kwargs[key] = cls(**value)
+        elif key in _ARRAYS:
+            if not isinstance(value, list) or not all(isinstance(t, Mapping) for t in value):
+                raise ConfigError(f"{key} = {value!r}: must be an array of tables [[{key}]]")
+            kwargs[key] = tuple(_array_item(key, k, t, energy) for k, t in enumerate(value))
         elif key == "clock_ghz" or key == "name":
             kwargs[key] = value
         else:
             raise ConfigError(f"{key} = {value!r}: unknown key (known: clock_ghz, name, "
-                              f"{', '.join(_SECTIONS)})")
-    return HardwareConfig(**kwargs)
+                              f"{', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+    if "memory" in kwargs and "sram" in data:
+        raise ConfigError("sram: a config with [[memory]] levels has no [sram] section (the level "
+                          "beside the compute unit is the last [[memory]] level)")
+    cfg = HardwareConfig(**kwargs)
+    given = data.get("spaces", {})
+    for which in ("dram", "sram") if cfg.memory else ():
+        if which in given and given[which] != getattr(cfg.spaces, which):
+            lv = cfg.memory_chain()[0 if which == "dram" else -1]
+            raise ConfigError(f"spaces.{which} = {given[which]!r}: with [[memory]] levels it is "
+                              f"the space of level {lv.name!r} ({lv.space})")
+    return cfg
+
+
+def _array_item(sec: str, k: int, table: Mapping[str, Any], energy: Mapping[str, Any]) -> Any:
+    """One `[[memory]]` or `[[link]]` table, its keys checked and named as `memory.<name>.*`."""
+    cls = _ARRAYS[sec]
+    ident = "name" if sec == "memory" else "dst"
+    label = table.get(ident)
+    where = f"{sec}.{label}" if isinstance(label, str) and label else f"{sec}[{k}]"
+    for req in (("name", "space") if sec == "memory" else ("src", "dst")):
+        if req not in table:
+            raise ConfigError(f"{where}: missing key '{req}'")
+    for fld, v in table.items():
+        _known_field(cls, fld, f"{where}.{fld}", v)
+    values = dict(table)
+    if sec == "memory":
+        if values.get("parent") in ("", None):
+            values["parent"] = None
+            extra = [f for f in values if f not in MemoryLevel.ROOT_FIELDS]
+            if extra:
+                raise ConfigError(f"{where}.{extra[0]} = {values[extra[0]]!r}: the root level's "
+                                  "timing is the [dram] section (dram.channels, "
+                                  "dram.bandwidth_bytes_per_cycle, dram.latency_cycles)")
+            values.setdefault("capacity_kib", DRAM_CAPACITY_KIB)
+            pj = energy.get("dram_pj_per_byte", EnergyConfig().dram_pj_per_byte)
+        else:
+            pj = energy.get("sram_pj_per_byte", EnergyConfig().sram_pj_per_byte)
+        values.setdefault("read_pj_per_byte", pj)
+        values.setdefault("write_pj_per_byte", pj)
+    return cls(**values)
 
 
 def preset_names() -> list[str]:
@@ -322,8 +709,48 @@ def preset_names() -> list[str]:
     return sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".toml"))
 
 
-def load_config(name_or_path: str = "default") -> HardwareConfig:
-    """A preset name (`default`, `edge`, `server`) or a path to a TOML file."""
+def load_config(name_or_path: str = "default",
+                overrides: Mapping[str, Any] | None = None) -> HardwareConfig:
+    """A preset name (`default`, `edge`, `server`, ...) or a path to a TOML file, with
+    `overrides` (dotted keys, as `--set`) applied and validated as the file's own keys."""
+    cfg = _load(name_or_path)
+    return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def parse_set(text: str) -> tuple[str, Any]:
+    """One `--set KEY=VALUE`: a dotted key as in the TOML and a TOML value (`128`, `2.5`,
+    `true`, `"vector"`; a bare word such as `vector` is taken as that string)."""
+    key, eq, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not eq or not key or not raw:
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set sram.capacity_kib=128")
+    if not _KEY_RE.fullmatch(key):
+        raise ConfigError(f"--set {text!r}: {key!r} is not a dotted config key (e.g. dram.channels)")
+    try:
+        return key, tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        if _BARE_RE.fullmatch(raw):
+            return key, raw
+        raise ConfigError(f"--set {text!r}: {raw!r} is not a TOML value (an integer, a float, "
+                          "true/false or a quoted string)") from None
+
+
+def parse_sets(texts: Sequence[str] | None) -> dict[str, Any]:
+    """Every `--set` of a command line; a key given twice is an error."""
+    out: dict[str, Any] = {}
+    for text in texts or ():
+        key, value = parse_set(text)
+        if key in out:
+            raise ConfigError(f"--set {key}: given twice ({out[key]!r}, then {value!r})")
+        out[key] = value
+    return out
+
+
+_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*")
+_BARE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _load(name_or_path: str) -> HardwareConfig:
     if name_or_path.endswith(".toml") or os.sep in name_or_path or os.path.isfile(name_or_path):
         try:
             with open(name_or_path, "rb") as fh:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from accelsim.errors import InputError
+from accelsim.config import HardwareConfig, load_config, parse_sets
+from accelsim.errors import ConfigError, InputError
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.ir.types import ElementType, MemRefType
@@ -194,3 +195,14 @@ def describe_array(a: np.ndarray) -> dict[str, Any]:
     return {"shape": list(a.shape), "dtype": str(a.dtype),
             "sha256": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest(),
             "sum": total if math.isfinite(total) else str(total)}
+
+
+def config_from_args(args: argparse.Namespace) -> HardwareConfig:
+    """`--config` with every `--set` applied, validated as a config file is."""
+    overrides = parse_sets(getattr(args, "set", None))
+    try:
+        return load_config(args.config, overrides)
+    except ConfigError as exc:
+        if overrides:
+            raise ConfigError(f"--set: {exc}") from None
+        raise

@@ -35,6 +35,8 @@ def register(sub: Any) -> None:
     r.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="each point's time limit, instead of the spec's time_limit_s (see "
                         "examples/dse/README.md); a point still running then is stored as timeout")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                   help="fix one config key for every point, dotted as in the TOML (repeatable)")
     r.add_argument("--dry-run", action="store_true", help="validate the spec and count its points only")
     r.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     r.add_argument("--evaluator", default=None, metavar="MODULE:FUNCTION",
@@ -64,6 +66,8 @@ def register(sub: Any) -> None:
     t = dsub.add_parser("tune", help="search tile sizes and stages for one workload and config")
     t.add_argument("workload", help="workload spec, e.g. gemm:M=256,N=256,K=256")
     t.add_argument("--config", default="default", help="hardware preset or TOML path (default: %(default)s)")
+    t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                   help="fix one config key for every point, dotted as in the TOML (repeatable)")
     t.add_argument("--db", default=None, help="also keep every evaluated point in this results file")
     t.add_argument("--top", type=int, default=4, help="event-fidelity runs on the best analytic candidates")
     t.add_argument("--stages", default="1,2,3", help="pipeline stages to try (default: %(default)s)")
@@ -95,6 +99,8 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from accelsim.dse.time_limit import check_time_limit
 
     sweep = load_spec(args.spec)  # every spec error surfaces here, before any point runs
+    if args.set:
+        sweep = _with_sets(sweep, args.set)
     limit = sweep.time_limit_s
     if args.time_limit is not None:
         try:
@@ -111,6 +117,25 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
                         retry_failed=args.retry_failed, time_limit_s=limit)
     print(f"{args.db}: {summary}", file=sys.stderr)
     return 0
+
+
+def _with_sets(sweep: Any, texts: Sequence[str]) -> Any:
+    """The sweep with each `--set KEY=VALUE` as a one-value hardware axis (validated by the
+    sweep against every config it names, as the spec's own keys are)."""
+    import dataclasses
+
+    from accelsim.config import parse_sets
+
+    hardware = dict(sweep.hardware)
+    for key, value in parse_sets(texts).items():
+        if key in hardware:
+            raise ConfigError(f"--set {key}: the spec already sweeps hardware.{key}; "
+                              "drop one of the two")
+        hardware[key] = [value]
+    try:
+        return dataclasses.replace(sweep, hardware=hardware)
+    except ConfigError as exc:
+        raise ConfigError(f"--set: {exc}") from None
 
 
 def cmd_export(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -187,7 +212,14 @@ def cmd_tune(args: argparse.Namespace, extra: Sequence[str]) -> int:
         stages = tuple(int(s) for s in args.stages.split(",") if s.strip())
     except ValueError:
         raise ConfigError(f"--stages: expected comma-separated integers, found '{args.stages}'")
-    result = autotune(args.workload, args.config, stages=stages, top_k=args.top,
+    from accelsim.config import load_config, parse_sets
+
+    hardware = parse_sets(args.set)
+    try:
+        load_config(args.config, hardware)  # a bad key or value is refused before any point runs
+    except ConfigError as exc:
+        raise ConfigError(f"--set: {exc}" if hardware else str(exc)) from None
+    result = autotune(args.workload, args.config, hardware=hardware, stages=stages, top_k=args.top,
                       max_candidates=args.max_candidates, db=args.db, workers=args.workers,
                       scheduler=args.scheduler, progress=not args.no_progress)
     print(result.summary())

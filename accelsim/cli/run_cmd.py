@@ -109,13 +109,18 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse, before anything runs, options the run would ignore or fail to honour at its end."""
     given = [f"--{n}" for n in _SIM_ONLY if getattr(args, n, None)]
     if args.target != "sim":
-        given += [f"--{n.replace('_', '-')}" for n in ("as_is", "timing_only") if getattr(args, n, False)]
+        given += [f"--{n.replace('_', '-')}" for n in ("as_is", "timing_only", "set")
+                  if getattr(args, n, False)]
         if given:
             raise InputError(f"{', '.join(given)}: only --target sim reads this (target is "
                              f"{args.target!r})")
     elif getattr(args, "no_bounds_check", False):
         raise InputError("--no-bounds-check: only --target host reads this (the simulator "
                          "always checks every access)")
+    else:  # a bad --config / --set is refused before the program is even read
+        from accelsim.cli.common import config_from_args
+
+        config_from_args(args)
     for opt in ("timeline", "roofline"):
         path = getattr(args, opt, None)
         if path:

@@ -202,7 +202,7 @@ def run_compare(req: RunRequest) -> RunOutcome:
     print both reports side by side with B/A ratios (and both in --json)."""
     import time
 
-    from accelsim.config import load_config
+    from accelsim.cli.common import config_from_args
     from accelsim.report import compare, metrics
     from accelsim.sim.options import SimOptions
     from accelsim.sim.simulate import simulate
@@ -213,7 +213,7 @@ def run_compare(req: RunRequest) -> RunOutcome:
                          "no-pipeline or pass flags); drop --as-is and the pass flags")
     if getattr(args, "fidelity", "event") != "event":
         raise InputError("--compare needs --fidelity event (the reports come from the trace)")
-    config = load_config(args.config)
+    config = config_from_args(args)
     functional = not args.timing_only
     names = tuple(args.compare)
     from accelsim.report import input_traffic

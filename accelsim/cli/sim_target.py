@@ -19,16 +19,18 @@ import sys
 import time
 from typing import Any
 
-from accelsim.cli.common import RunOutcome, RunRequest
+from accelsim.cli.common import RunOutcome, RunRequest, config_from_args
 from accelsim.compile.accelerator import compile_for_accelerator
-from accelsim.config import load_config
 from accelsim.errors import InputError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("--target sim")
     g.add_argument("--config", default="default", metavar="NAME|FILE",
-                   help="hardware preset (default, edge, server) or a TOML file (default: default)")
+                   help="hardware preset (default, edge, server, ...) or a TOML file (default: default)")
+    g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                   help="override one config key, dotted as in the TOML (repeatable): "
+                        "--set sram.capacity_kib=128 --set dma.engines=4")
     g.add_argument("--as-is", action="store_true",
                    help="simulate INPUT exactly as given: no tiling/copy/pipelining passes")
     g.add_argument("--timing-only", action="store_true",
@@ -49,7 +51,7 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         from accelsim.cli.sim_report import run_compare
 
         return run_compare(req)
-    config = load_config(args.config)
+    config = config_from_args(args)
     module = req.program.module
     func = req.program.func_name
     # the honest roofline needs the traffic of the program as given, before any pass

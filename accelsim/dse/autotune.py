@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from accelsim.dse.runners import EvalFn, run_sweep
-from accelsim.dse.spec import Point, Sweep
+from accelsim.dse.spec import Point, Scalar, Sweep
 from accelsim.dse.store import ResultStore
 from accelsim.errors import ConfigError
 
@@ -127,23 +127,27 @@ def tile_candidates(band: Sequence[int], max_candidates: int, min_tile: int = 8,
     return [",".join(map(str, c)) for c in (chosen + rest)[:max_candidates]]
 
 
-def autotune(workload: str, config: str = "default", *, stages: Sequence[int] = (1, 2, 3),
+def autotune(workload: str, config: str = "default", *, hardware: Mapping[str, Scalar] | None = None,
+             stages: Sequence[int] = (1, 2, 3),
              top_k: int = 4, max_candidates: int = 48, tile_sizes: Sequence[str] | None = None,
              db: str | Path | None = None, workers: int | None = None, scheduler: Any = None,
              progress: bool = True, evaluate: EvalFn | None = None) -> TuneResult:
-    """Search tile sizes x stages; return the event-fidelity winner and the ranking."""
+    """Search tile sizes x stages; return the event-fidelity winner and the ranking.
+
+    `hardware`: config keys fixed for every candidate (`{"sram.capacity_kib": 128}`, as `--set`)."""
+    fixed = {k: [v] for k, v in (hardware or {}).items()}
     if top_k < 1:
         raise ConfigError(f"autotune: top_k must be >= 1, found {top_k}")
     band = tiled_band(workload)
     tiles = list(tile_sizes) if tile_sizes is not None else tile_candidates(band, max_candidates)
-    analytic = Sweep(workloads=[workload], config=config, fidelity="analytic",
+    analytic = Sweep(workloads=[workload], config=config, hardware=fixed, fidelity="analytic",
                      compiler={"tile_sizes": [_tile_value(t) for t in tiles], "stages": list(stages)},
                      name=f"autotune-analytic:{workload}")
     # unless the caller gives the tiles to try, the default pipeline's own choice (the tile
     # search of --target sim) is a candidate: the result is never worse than not tuning
     points = list(analytic.points())
     if tile_sizes is None:
-        default = Sweep(workloads=[workload], config=config, fidelity="analytic",
+        default = Sweep(workloads=[workload], config=config, hardware=fixed, fidelity="analytic",
                         compiler={"tile_sizes": ["search"]}, name=f"autotune-default:{workload}")
         points = [*default.points(), *points]
     with tempfile.TemporaryDirectory() as tmp:
