@@ -26,6 +26,13 @@ for every loop at depth k); the cache model grows each loop, innermost first, wh
 group's tile footprint fits (`tiling/tree_sizes.py`). `separate` applies to perfect
 rectangular bands only.
 
+Multi-level tiling (this project's extension, for a memory hierarchy): `inner-tile-sizes`
+(`8,8,8/4,4,4`: one group per further level, each like `tile-sizes`) or `inner-cache-sizes`
+(`64/16`: KiB per further level, sizes from the cache model) tile the intra-tile nests of each
+tile again, so a tile of level k+1 partitions a tile of level k (its loops run inside the
+level-k tile, bounded by it: exact partial tiles at every level). Every level is checked
+against the dependences as the first one is.
+
 Legality. A perfect rectangular band is checked as before (`legality.tiling_violation`); a
 tree by the exact isl comparison of the tiled order with every dependence
 (`analysis/tiling_order.py`). A tree the dependences forbid falls back to its perfect band
@@ -62,12 +69,19 @@ class Options:
     # extension: further levels of tiling inside each tile, for a memory hierarchy: groups of
     # sizes (one per depth, as tile-sizes) separated by '/', outer level first
     inner_tile_sizes: str = ""
+    inner_cache_sizes: str = ""   # extension: or each further level's sizes from a cache size (KiB)
 
     def __post_init__(self) -> None:
+        if self.inner_tile_sizes and self.inner_cache_sizes:
+            raise ValueError("inner-tile-sizes and inner-cache-sizes both given; expected one of them")
         for group in self.inner_levels:
             if not group or any(t <= 0 for t in group):
                 raise ValueError(f"inner-tile-sizes: expected '/'-separated groups of positive sizes, "
                                  f"got '{self.inner_tile_sizes}'")
+        for kib in self.inner_caches:
+            if kib <= 0:
+                raise ValueError(f"inner-cache-sizes: expected '/'-separated positive KiB, "
+                                 f"got '{self.inner_cache_sizes}'")
         if any(t <= 0 for t in self.tile_sizes):
             raise ValueError(f"tile-sizes must be positive, got {','.join(map(str, self.tile_sizes))}")
         if self.tile_size is not None and self.tile_size <= 0:
@@ -89,10 +103,28 @@ class Options:
             raise ValueError(f"inner-tile-sizes: expected '/'-separated groups of integers, "
                              f"got '{self.inner_tile_sizes}'") from None
 
+    @property
+    def inner_caches(self) -> tuple[int, ...]:
+        """The KiB of `inner-cache-sizes` (level 2 first)."""
+        if not self.inner_cache_sizes:
+            return ()
+        try:
+            return tuple(int(x) for x in self.inner_cache_sizes.split("/"))
+        except ValueError:
+            raise ValueError(f"inner-cache-sizes: expected '/'-separated KiB, "
+                             f"got '{self.inner_cache_sizes}'") from None
+
+    @property
+    def depth(self) -> int:
+        """Levels of tiling: 1 + the inner ones."""
+        return 1 + max(len(self.inner_levels), len(self.inner_caches))
+
     def level(self, k: int) -> Options:
-        """The options of tiling level k (0: this one; k >= 1: the k-th inner group)."""
+        """The options of tiling level k (0: this one; k >= 1: the k-th inner level)."""
         if k == 0:
             return self
+        if self.inner_caches:
+            return Options(cache_size=self.inner_caches[k - 1], tile_imperfect=self.tile_imperfect)
         return Options(tile_sizes=self.inner_levels[k - 1], tile_imperfect=self.tile_imperfect,
                        separate=False)
 
@@ -147,7 +179,7 @@ class AffineLoopTilePass(Pass):
         nests with the next level's (a tile of level k+1 partitions a tile of level k)."""
         inner: list[AffineForOp] = []
         self._tile_one(root, self.options.level(level), inner)
-        if level < len(self.options.inner_levels):
+        if level + 1 < self.options.depth:
             for lp in inner:
                 if lp.parent_block is not None and not lp.inits:
                     self._tile_root(lp, level + 1)

@@ -22,7 +22,14 @@ from compiler.analysis.isl_bridge import AnalysisError, aff_to_index_expr
 from compiler.analysis.region import MemRefRegion
 from compiler.ir.builder import IndexExpr
 from compiler.ir.core import BlockArgument, Operation
-from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, AffineLoadOp, AffineStoreOp, AllocOp
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AffineLoadOp,
+    AffineStoreOp,
+    AllocOp,
+)
 
 
 def is_dma_nest(op: Operation) -> bool:
