@@ -136,6 +136,11 @@ class AcceleratorPipeline:
         """The capacity rule per level of `config.memory_chain()` (three levels or more): each
         level's copies get 1/stages of it, its cache-model tiles half of that."""
         chain = config.memory_chain()
+        spaces = [lv.space for lv in chain]
+        if any(b <= a for a, b in itertools.pairwise(spaces)):
+            raise ConfigError("accelerator pipeline: memory spaces must grow from DRAM inwards (a "
+                              "copy's direction is read from its spaces), got "
+                              + " -> ".join(f"{lv.name} {lv.space}" for lv in chain))
         first = chain[1]
         share = copy_share_kib(first.capacity_kib, stages)
         inner = []
