@@ -91,7 +91,7 @@ def test_level_two_partial_tiles_are_exact() -> None:
     M, N, K = 50, 40, 36
     w = workloads.get(f"gemm:M={M},N={N},K={K}")
     m = w.module()
-    flags = [f"--affine-loop-tile=tile-sizes=32,16,16 inner-tile-sizes=8,8,8",
+    flags = ["--affine-loop-tile=tile-sizes=32,16,16 inner-tile-sizes=8,8,8",
              "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 "
              "tag-mem-space=3 fast-mem-capacity=8",
              "--affine-data-copy-generate=generate-dma fast-mem-space=2 slow-mem-space=1 "
