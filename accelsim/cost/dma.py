@@ -90,3 +90,99 @@ class DmaCostModel:
 @functools.cache
 def _model(burst: int, dram_bw: int, sram_bw: int) -> DmaCostModel:
     return DmaCostModel(burst, dram_bw, sram_bw)
+
+
+# ---- memory levels: the cost of each hop of a DMA over the links of the hierarchy ----------
+#
+# A link joins a level (the child) and its parent. A transfer over it holds a port of the
+# parent level (DRAM: its channels, at burst granularity, as above; an on-chip level: one of
+# its `ports`, byte granular, at its per-port bandwidth) and is never shorter than its bytes
+# through one port of the child. Down (parent -> child) reads the parent and writes the child;
+# up the reverse. A copy within one level moves its bytes through that level's port twice
+# (read and written), holding no parent port; in DRAM it is a DRAM-to-DRAM transfer. The
+# two-level machine's one link is exactly `DmaCostModel.for_config` (the same figures).
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One hop of a DMA: the link (index in `HardwareConfig.links()`) whose engines carry it,
+    its transfer cycles on one parent port, bytes on the parent's ports (DRAM: whole bursts; 0:
+    none held), cycles through the child's port, the bytes it moves, its direction ("read":
+    down, "write": up, "copy") and whether the parent is DRAM."""
+
+    link: int
+    cycles: int
+    parent_bytes: int
+    port_cycles: int
+    nbytes: int
+    kind: str
+    dram: bool
+    reads: int    # the chain position of the level it reads
+    writes: int   # ... and of the level it writes
+
+
+@dataclass(frozen=True)
+class LevelCostModel:
+    """The hop costs of one multi-level config, memoized per transfer shape and spaces."""
+
+    config: HardwareConfig
+    _memo: dict[tuple[int, int | None, int | None, int, int, int, bool], tuple[Hop, ...]] = \
+        field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @staticmethod
+    def for_config(config: HardwareConfig) -> LevelCostModel:
+        return _level_model(config)
+
+    def hops(self, n: int, stride: int | None, per: int | None, ebytes: int, src_space: int,
+             dst_space: int, src_strided: bool) -> tuple[Hop, ...]:
+        """The hops of a DMA of `n` elements from `src_space` to `dst_space` (the route of
+        `HardwareConfig.route`, which raises ConfigError for a refused or unknown pair)."""
+        key = (n, stride, per, ebytes, src_space, dst_space, src_strided)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        cfg = self.config
+        chain = cfg.memory_chain()
+        pos = {lv.space: k for k, lv in enumerate(chain)}
+        route = cfg.route(src_space, dst_space)
+        a, b = pos[src_space], pos[dst_space]
+        hops: list[Hop] = []
+        if not route:  # a copy within one level
+            lv = chain[a]
+            if a == 0:
+                c = _root_model(cfg, chain[1], down=True).transfer(
+                    n, stride, per, ebytes, True, True, src_strided, 0)
+                hops.append(Hop(0, c.cycles, c.dram_bytes, c.port_cycles, n * ebytes, "copy", True,
+                                0, 0))
+            else:
+                c = _model(1, 1, min(lv.read_bytes_per_cycle, lv.write_bytes_per_cycle)).transfer(
+                    n, stride, per, ebytes, False, False, src_strided, 2)
+                hops.append(Hop(a - 1, c.cycles, 0, c.port_cycles, n * ebytes, "copy", False, a, a))
+        step = 1 if b > a else -1
+        for k in range(a, b, step):
+            parent, child = (k, k + 1) if step > 0 else (k - 1, k)
+            down = step > 0
+            p, ch = chain[parent], chain[child]
+            if parent == 0:
+                model = _root_model(cfg, ch, down)
+            else:
+                model = _model(1, p.read_bytes_per_cycle if down else p.write_bytes_per_cycle,
+                               ch.write_bytes_per_cycle if down else ch.read_bytes_per_cycle)
+            c = model.transfer(n, stride, per, ebytes, down, not down, src_strided, 1)
+            hops.append(Hop(parent, c.cycles, c.dram_bytes, c.port_cycles, n * ebytes,
+                            "read" if down else "write", parent == 0,
+                            parent if down else child, child if down else parent))
+        out = self._memo[key] = tuple(hops)
+        if len(self._memo) > 50_000:
+            self._memo.clear()
+        return out
+
+
+def _root_model(cfg: HardwareConfig, child: object, down: bool) -> DmaCostModel:
+    bw = getattr(child, "write_bytes_per_cycle" if down else "read_bytes_per_cycle")
+    return _model(cfg.dram.burst_bytes, cfg.dram.bandwidth_bytes_per_cycle, bw)
+
+
+@functools.cache
+def _level_model(config: HardwareConfig) -> LevelCostModel:
+    return LevelCostModel(config)

@@ -11,8 +11,10 @@
 - Timing: setup, then the transfer on the DRAM channels (reserved through the caller's
   `reserve`, which applies the DRAM policy of `accelsim.cost.dram`), never shorter than its
   SRAM-port cycles, then the DRAM access latency, which is pipelined (the engine starts its
-  next descriptor meanwhile). A transfer with no DRAM side is setup plus its transfer cycles
-  (`accelsim.cost.dma`), no latency.
+  next descriptor meanwhile). On a machine with memory levels each link has its own engines
+  and policy (`for_link`): "DRAM" is then the link's parent level (its ports, its latency).
+  A transfer with no DRAM side is setup plus its transfer cycles (`accelsim.cost.dma`), no
+  latency.
 
 Every cost is known when a descriptor is accepted, so one call (`EnginePolicy.accept`)
 decides its whole timeline. The state it reads and advances belongs to the caller: the event
@@ -49,6 +51,14 @@ class EnginePolicy:
         d = config.dma
         return _policy(d.engines, d.queue_depth, d.max_outstanding, d.setup_cycles,
                        config.dram.latency_cycles)
+
+    @staticmethod
+    def for_link(config: HardwareConfig, k: int) -> EnginePolicy:
+        """The policy of link `k` of `config.links()`: its engines, queue and setup, and the
+        access latency of its parent level (DRAM: `dram.latency_cycles`)."""
+        lk = config.links()[k]
+        return _policy(lk.engines, lk.queue_depth, lk.max_outstanding, lk.setup_cycles,
+                       config.memory_chain()[k].latency_cycles)
 
     def accept(self, now: int, loads: list[int], busy: list[int], recent: Sequence[deque[int]],
                queues: Sequence[MutableSequence[int]], hold: int, dram_bytes: int, port: int,

@@ -32,6 +32,9 @@ class KernelCost:
     counts: OpCounts
     sram_bytes: int
     on_matrix: bool
+    # with memory levels: (memory space, bytes) of each on-chip level the kernel reads or
+    # writes (sram_bytes is their sum); the two-level machine: ()
+    level_bytes: tuple[tuple[int, int], ...] = ()
 
     @property
     def touches_dram(self) -> bool:
@@ -143,15 +146,28 @@ class CostModel:
         if on_matrix:
             compute = (math.ceil(counts.mac / (cc.rows * cc.cols))
                        + math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes))
-            sram_bytes = footprint.get(cfg.spaces.sram, 0)
         else:
             compute = math.ceil((counts.vector_ops + special) / cc.lanes)
-            sram_bytes = counts.bytes_in(cfg.spaces.sram)
-        sram_cycles = math.ceil(sram_bytes / cfg.sram.bytes_per_cycle)
+
+        def bytes_in(space: int) -> int:
+            return footprint.get(space, 0) if on_matrix else counts.bytes_in(space)
+
+        level_bytes: tuple[tuple[int, int], ...] = ()
+        if cfg.multi_level:
+            # each on-chip level serves the operands that live in it at its own bandwidth
+            # (every port), the levels in parallel: the slowest bounds the kernel
+            per = [(lv.space, bytes_in(lv.space), lv.read_peak) for lv in cfg.memory_chain()[1:]]
+            level_bytes = tuple((sp, b) for sp, b, _ in per if b)
+            sram_bytes = sum(b for _, b, _ in per)
+            sram_cycles = max(math.ceil(b / bw) for _, b, bw in per)
+        else:
+            sram_bytes = bytes_in(cfg.spaces.sram)
+            sram_cycles = math.ceil(sram_bytes / cfg.sram.bytes_per_cycle)
         dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
         busy = max(compute, sram_cycles)
         cycles = (cc.fill_cycles + busy + cc.drain_cycles if busy else 0) + dram_direct
-        return KernelCost(cycles, compute, sram_cycles, dram_direct, counts, sram_bytes, on_matrix)
+        return KernelCost(cycles, compute, sram_cycles, dram_direct, counts, sram_bytes, on_matrix,
+                          level_bytes)
 
     @staticmethod
     def _footprint_bytes(func: FuncOp, args: Sequence[int | None], space: int) -> int:

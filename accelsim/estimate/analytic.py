@@ -46,6 +46,7 @@ from accelsim.cost import kernel as cost_model
 from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
+from accelsim.estimate.levels import closed_form_machine
 from accelsim.estimate.nest_kernel import NestKernel, inline_kernel
 from accelsim.estimate.state import ClosedFormMachine, Counters, Signature, wait_step
 from compiler.ir import ops as O
@@ -123,7 +124,7 @@ class Program:
         self.body = self._block(func.body).steps
 
     def run(self, config: HardwareConfig, cost: CostModel | None = None) -> ClosedFormMachine:
-        m = ClosedFormMachine(config, cost)
+        m = closed_form_machine(config, cost)
         env: Env = [None] * len(self.slots)
         for step in self.body:
             step(env, m)

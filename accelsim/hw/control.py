@@ -8,6 +8,7 @@ environment through every event due by then (`SimEnv.advance_to` / `SimEnv.wait`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from heapq import heappush
 
 from simpy.events import NORMAL
@@ -16,6 +17,7 @@ from accelsim.cost.engine import EnginePolicy
 from accelsim.hw.dma import DmaEngines, Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.env import SimEnv
+from accelsim.hw.levels import HopDone, LinkEngines
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__
@@ -25,7 +27,7 @@ class ControlProcessor:
     name = "cp"
 
     def __init__(self, env: SimEnv, engines: DmaEngines, dram: Dram, policy: EnginePolicy,
-                 issue_cycles: int, trace: Trace):
+                 issue_cycles: int, trace: Trace, links: Sequence[LinkEngines] = ()):
         self.env = env
         self.engines = engines
         self.dram = dram
@@ -39,6 +41,11 @@ class ControlProcessor:
         self._recent, self._queues, self._names = engines.recent, engines.queues, engines.names
         self._reserve = dram.reserve
         self._queue, self._eid = env._queue, env._eid  # the event queue `env.schedule` pushes to
+        self.links = list(links)
+        # memory levels: bytes DMAs read and wrote per level, by chain position
+        self.level_bytes = [[0, 0] for _ in range(len(self.links) + 1)] if self.links else []
+        if self.links:  # memory levels: a transfer goes hop by hop over the links of its route
+            self.submit = self._submit_hops  # type: ignore[method-assign]
 
     def issue(self, label: str, loc: str) -> None:
         """Spend the issue cycles of a descriptor or call (an `issue` record)."""
@@ -72,6 +79,41 @@ class ControlProcessor:
         # the transfer itself fires at completion (as a Timeout would; `env.schedule` without
         # its call frame)
         heappush(self._queue, (done, NORMAL, next(self._eid), xfer))
+
+    def _submit_hops(self, xfer: Transfer) -> None:
+        """`submit` on a machine with memory levels: each hop of the transfer's route
+        (`xfer.shape.hops`, `accelsim.cost.dma.Hop`) is handed to its link's engines when the
+        previous hop completes (store-and-forward; the first when issued), on the engine that
+        link's policy picks; the control processor stalls only on the first hop's queue. The
+        transfer completes with its last hop."""
+        env = self.env
+        now = env._now
+        _, _, payload, _, _, loc = xfer.desc
+        hops = xfer.shape.hops  # type: ignore[attr-defined]
+        records = self.records
+        last = len(hops) - 1
+        t = now
+        lb = self.level_bytes
+        for i, h in enumerate(hops):
+            lb[h.reads][0] += h.nbytes
+            lb[h.writes][1] += h.nbytes
+            lk = self.links[h.link]
+            loads = lk.loads
+            e, at, start, done = lk.accept(t, loads, lk.busy, lk.recent, lk.queues, h.cycles,
+                                           h.parent_bytes, h.port_cycles, lk.reserve, xfer)
+            name = lk.names[e]
+            records.append(_tnew(TraceRecord, (name, start, done, "dma", payload, xfer.label, loc)))
+            if i == 0 and at > now:
+                env.advance_to(at)
+                records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
+                                                   f"queue full: {name}", loc)))
+            if i < last:
+                heappush(self._queue, (done, NORMAL, next(self._eid), HopDone(env, loads, e)))
+            else:
+                xfer.engine = e
+                xfer.loads = loads
+                heappush(self._queue, (done, NORMAL, next(self._eid), xfer))
+            t = done
 
     def wait(self, event: Transfer, label: str, loc: str) -> None:
         """Block until `event` is processed (a `stall` record if that took time)."""

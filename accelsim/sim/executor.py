@@ -102,7 +102,8 @@ class Executor:
         self.trace = m.trace
         self.cost = CostModel.for_config(config)
         self.stats = RunStats()
-        self.hazards = Hazards(self.env)
+        self.hazards = Hazards(self.env, {lv.space: lv.name for lv in config.memory_chain()}
+                               if config.multi_level else None)
         sp = config.spaces
         self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
         self.kernel_calls = KernelCalls(self.hazards, self.stats, sp.dram)
@@ -115,7 +116,8 @@ class Executor:
         self.dma_class: type[InFlightDma] = InFlightCopy if self.functional else InFlightDma
         self.plans: dict[Operation, Plan] = {}
         self._plan_context = PlanContext(sp, {f.sym_name: f for f in module.funcs},
-                                         DmaCostModel.for_config(config))
+                                         DmaCostModel.for_config(config), config)
+        self._levels = m.levels  # memory space -> its capacity accounting
         self._blocks: dict[Block, BlockSteps] = {}
         self._tmp = 0
 
@@ -131,9 +133,10 @@ class Executor:
                 if self.functional:
                     arr = self._input_array(name, MemRefType(shape, t.element, t.memory_space), inputs)
                 buf = Buffer(name, t, shape, arr)
-                if t.memory_space == self.sram_space:
-                    buf.handle = self.machine.sram.allocate(name, buf.numel * buf.ebytes, func.loc,
-                                                            "function argument", 0)
+                mem = self._levels.get(t.memory_space)
+                if mem is not None:
+                    buf.handle = mem.allocate(name, buf.numel * buf.ebytes, func.loc,
+                                              "function argument", 0)
                 bufs[name] = buf
                 args.append(buf)
             else:
@@ -255,9 +258,10 @@ class Executor:
         self._tmp += 1
         name = op.results[0].name_hint or f"buf{self._tmp}"
         handle = None
-        if t.memory_space == self.sram_space:  # capacity first: no array for what cannot fit
+        mem = self._levels.get(t.memory_space)
+        if mem is not None:  # capacity first: no array for what cannot fit
             nbytes = math.prod(shape) * t.element.byte_width
-            handle = self.machine.sram.allocate(name, nbytes, op.loc, op.NAME, self.env.now)
+            handle = mem.allocate(name, nbytes, op.loc, op.NAME, self.env.now)
         arr = _zeros(shape, t, f"{op.NAME} of {name}", op.loc) if self.functional else None
         buf = Buffer(name, t, shape, arr)  # type: ignore[arg-type]
         buf.handle = handle
@@ -268,7 +272,7 @@ class Executor:
         assert isinstance(buf, Buffer)
         self.hazards.check_dealloc(op, buf)
         if buf.handle is not None:
-            self.machine.sram.free(buf.handle)
+            self._levels[buf.space].free(buf.handle)
             buf.handle = None
         buf.alive = False
 

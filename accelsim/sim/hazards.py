@@ -37,8 +37,17 @@ def first_in_flight(buf: Buffer, reads: bool, hit: Callable[[Region], bool]
 class Hazards:
     """The hazard messages of one run (they name the cycle: `env.now`)."""
 
-    def __init__(self, env: SimEnv):
+    def __init__(self, env: SimEnv, levels: dict[int, str] | None = None):
         self.env = env
+        # memory levels: memory space -> level name, so messages say where a buffer lives
+        # (the two-level machine: none, the messages as they always were)
+        self.levels = levels or {}
+
+    def _in(self, buf: Buffer, idx: object = "") -> str:
+        """A buffer (and an index in it) as messages name it: with memory levels,
+        `A[3] (in glb)`."""
+        level = self.levels.get(buf.space)
+        return f"{buf.name}{idx} (in {level})" if level else f"{buf.name}{idx}"
 
     # ---- any op ---------------------------------------------------------------------------
     def check_alive(self, buf: Buffer, op: Operation) -> None:
@@ -51,7 +60,7 @@ class Hazards:
         for d, (i, n) in enumerate(zip(idx, buf.shape)):
             if not 0 <= i < n:
                 raise HazardError(
-                    f"{op.NAME} {what}{list(idx)} is outside {buf.type} ({buf.name}): index {i} "
+                    f"{op.NAME} {what}{list(idx)} is outside {buf.type} ({self._in(buf)}): index {i} "
                     f"of dimension {d} not in [0, {n - 1}] (cycle {self.env.now})", op.loc)
         return sum(i * s for i, s in zip(idx, buf.strides))
 
@@ -63,7 +72,7 @@ class Hazards:
             where = f" element {[int(x) for x in np.unravel_index(lin, buf.shape)]}" if buf.shape else ""
         direction = "into" if f_writes else "out of"
         raise HazardError(
-            f"{op.NAME} {verb} {buf.name}{where} at cycle {self.env.now} while a DMA {direction} "
+            f"{op.NAME} {verb} {self._in(buf)}{where} at cycle {self.env.now} while a DMA {direction} "
             f"it is in flight ({f.label}, {f.op.NAME} at {f.op.loc}, issued at cycle {f.issued}): "
             f"a dma_wait on its tag must come first", op.loc)
 
@@ -80,7 +89,7 @@ class Hazards:
             assert first is not None
             f, writes = first
             raise HazardError(
-                f"memref.dealloc of {buf.name} at cycle {self.env.now} while a DMA "
+                f"memref.dealloc of {self._in(buf)} at cycle {self.env.now} while a DMA "
                 f"{'into' if writes else 'out of'} it is in flight ({f.op.NAME} at {f.op.loc}, "
                 f"issued at cycle {f.issued})", op.loc)
 
@@ -140,7 +149,7 @@ class Hazards:
         dim = next((d for d, (i, n) in enumerate(zip(pos, buf.shape)) if not 0 <= i < n),
                    len(pos) - 1)
         raise HazardError(
-            f"affine.dma_start {side} {buf.name}{list(idx)} runs outside {buf.type} at cycle "
+            f"affine.dma_start {side} {self._in(buf, list(idx))} runs outside {buf.type} at cycle "
             f"{self.env.now}: the transfer ({reg.count} chunk(s) of {reg.per} elements, stride "
             f"{reg.stride}) reaches element {pos}, index {pos[dim]} of dimension {dim} not in "
             f"[0, {buf.shape[dim] - 1}]", op.loc)
@@ -162,4 +171,4 @@ class Hazards:
                               idx: list[int]) -> NoReturn:
         raise HazardError(
             f"kernel @{op.callee} called at cycle {self.env.now}: {access.NAME} at {access.loc} "
-            f"accesses {buf.name}{list(idx)} outside {buf.type}", op.loc)
+            f"accesses {self._in(buf, list(idx))} outside {buf.type}", op.loc)

@@ -99,6 +99,8 @@ class KernelCalls:
             s.alu_ops += k * (c.mul + c.add + c.other)
             s.special_ops += k * c.special
             s.kernel_sram_bytes += k * cost.sram_bytes
+            for space, nbytes in cost.level_bytes:
+                s.kernel_level_bytes[space] = s.kernel_level_bytes.get(space, 0) + k * nbytes
             s.ideal_compute_cycles += k * cost.compute_cycles
             entry.calls = 0
 

@@ -90,6 +90,7 @@ class TransferShape(NamedTuple):
     desc: tuple[int, int, int, int, str, str]  # Transfer.desc (cost, kind, location)
     sram_bytes: int
     op: Operation
+    hops: tuple = ()  # type: ignore[type-arg]  # memory levels: its `accelsim.cost.dma.Hop`s
 
 
 class InFlightDma(Transfer):

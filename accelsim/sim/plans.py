@@ -13,10 +13,10 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from accelsim.config import SpacesConfig
-from accelsim.cost.dma import DmaCostModel, chunking
+from accelsim.config import HardwareConfig, SpacesConfig
+from accelsim.cost.dma import DmaCostModel, LevelCostModel, chunking
 from accelsim.cost.kernel import KernelCost
-from accelsim.errors import HazardError
+from accelsim.errors import ConfigError, HazardError
 from accelsim.sim.codegen import call_reader, lins_fn
 from accelsim.sim.hazards import Hazards
 from accelsim.sim.kernel_boxes import BoxKey, kernel_box_key
@@ -83,6 +83,7 @@ class DmaStartPlan:
     label_src: Buffer | None = None
     label_dst: Buffer | None = None
     label: str = ""
+    levels: LevelCostModel | None = None  # memory levels: the hops of each transfer
 
     def tag_index(self, vals: Vals) -> tuple[int, ...]:
         return self.tag_fn([vals[v] for v in self.tag_ops])  # type: ignore[misc]
@@ -149,6 +150,14 @@ class DmaStartPlan:
             d_ext = (nchunks - 1) * d_tail[0] + last if nchunks else 0
             inner = shape[-1] if shape else 0
             ci = inner if inner and stride % inner == 0 else 0
+        if self.levels is not None:
+            st, dt = op.src.type, op.dst.type
+            hops = self.levels.hops(n, stride, per if stride is not None else None, self.ebytes,
+                                    st.memory_space, dt.memory_space, self.src_strided)  # type: ignore[union-attr]
+            h = hops[0]
+            return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
+                                 (h.cycles, h.parent_bytes, n * self.ebytes, h.port_cycles,
+                                  self.kind, self.loc), n * self.ebytes * self.sram_sides, op, hops)
         c = self.cost.transfer(n, stride, per if stride is not None else None, self.ebytes,
                                self.src_dram, self.dst_dram, self.src_strided, self.sram_sides)
         return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
@@ -254,6 +263,7 @@ class PlanContext:
     spaces: SpacesConfig
     funcs: Mapping[str, O.FuncOp]
     dma_cost: DmaCostModel
+    config: HardwareConfig | None = None  # memory levels: routes and hop costs from it
 
 
 def _is_constant(v: Value) -> bool:
@@ -284,6 +294,22 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
     spaces = cx.spaces
     sd, dd = st.memory_space == spaces.dram, dt.memory_space == spaces.dram
     kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
+    levels = None
+    sram_sides = (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram)
+    cfg = cx.config
+    if cfg is not None and cfg.multi_level:
+        levels = LevelCostModel.for_config(cfg)
+        sl, dl = cfg.level_of_space(st.memory_space), cfg.level_of_space(dt.memory_space)
+        try:
+            cfg.route(st.memory_space, dt.memory_space)
+        except ConfigError as exc:
+            raise HazardError(f"{op.NAME} from %{op.src.name_hint or 'src'} "
+                              f"({_level_name(sl, st.memory_space)}) to %{op.dst.name_hint or 'dst'} "
+                              f"({_level_name(dl, dt.memory_space)}): {exc}", op.loc) from None
+        chain = cfg.memory_chain()
+        a, b = chain.index(sl), chain.index(dl)  # type: ignore[arg-type]
+        kind = "read" if a < b else "write" if a > b else "copy"
+        sram_sides = (a > 0) + (b > 0)  # its bytes through on-chip ports, for the energy
     lins = lins_fn([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
                     (op.tag_map, op.tag_indices, op.tag.type)])
     constant = all(_is_constant(v) for v in (op.num_elements, op.stride, op.elements_per_stride)
@@ -292,9 +318,13 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
         op, op.src, compile_map(op.src_map), op.src_indices, op.dst, compile_map(op.dst_map),
         op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices, op.num_elements,
         op.stride, op.elements_per_stride, lins, st.element.byte_width,
-        st.memory_space <= dt.memory_space, sd, dd,
-        (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram), kind, str(op.loc),
-        constant, cx.dma_cost)
+        st.memory_space <= dt.memory_space, sd, dd, sram_sides, kind, str(op.loc),
+        constant, cx.dma_cost, levels=levels)
+
+
+def _level_name(level: object, space: int) -> str:
+    name = getattr(level, "name", None)
+    return f"level {name}, space {space}" if name else f"space {space}, no memory level"
 
 
 def _dma_wait_plan(op: O.AffineDmaWaitOp, cx: PlanContext) -> DmaWaitPlan:

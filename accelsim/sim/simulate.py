@@ -30,6 +30,8 @@ class SimResult:
     func: str
     fidelity: str = "event"
     extra: dict[str, Any] = field(default_factory=dict)
+    # the allocation high-water mark of each memory level, by memory space
+    level_peaks: dict[int, int] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -85,4 +87,8 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     cycles = int(ex.env.now)
     ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
                              functional=opts.functional, cycles=cycles)
-    return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, ex.machine.sram.peak, f.sym_name)
+    m = ex.machine
+    if cfg.multi_level:
+        ex.stats.level_dma_bytes = [list(x) for x in m.cp.level_bytes]
+    return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, m.sram.peak, f.sym_name,
+                     level_peaks=m.level_peaks())

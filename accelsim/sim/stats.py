@@ -17,5 +17,9 @@ class RunStats:
     kernel_sram_bytes: int = 0
     dma_sram_bytes: int = 0
     ideal_compute_cycles: int = 0
+    # memory levels: kernel operand bytes per on-chip level (memory space -> bytes), and the
+    # bytes each level's DMAs read and wrote (by chain position, [read, written])
+    kernel_level_bytes: dict[int, int] = field(default_factory=dict)
+    level_dma_bytes: list[list[int]] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     unwaited: list[str] = field(default_factory=list)
