@@ -28,6 +28,7 @@ from accelsim.compile.tile_search import (
     MIN_TILE,
     SearchResult,
     TileChoice,
+    _Candidate,
     _candidates,
     _score,
     _Tiled,
@@ -39,6 +40,7 @@ from compiler.ir import ops as O
 
 REPLAYS = 8     # candidates replayed per level (the rest are pruned by their bounds)
 MIN_SHARE = 16  # a level's tiles fill at least 1/16 of it (smaller ones repeat the next level)
+TRAFFIC_MARGIN = 0.05  # within 5% of a link's best cycles, the fewest bytes moved wins
 
 
 def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None = None
@@ -75,7 +77,7 @@ def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None =
         scored += len(cands)
         if not ranked:
             return None
-        top = ranked[0]
+        top = _least_traffic(model, ranked)
         assert top.score is not None
         if isinstance(top.what, _Tiled):
             pick = (top.what.sizes, top.what.copy_capacity_kib, top.what.stages, top.score)
@@ -105,4 +107,14 @@ def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None =
     return SearchResult(pipe, choice, mod, tuple(pm.remarks))
 
 
-__all__ = ["REPLAYS", "search_levels"]
+def _least_traffic(model: TileModel, ranked: list[_Candidate]) -> _Candidate:
+    """Of the candidates scored within `TRAFFIC_MARGIN` of the best, the one moving the fewest
+    bytes over the link (the bytes cost energy and the level above's bandwidth; a few percent
+    of cycles buy the outer level's reuse)."""
+    best = ranked[0].score
+    assert best is not None
+    near = [c for c in ranked if c.score is not None and c.score <= best * (1 + TRAFFIC_MARGIN)]
+    return min(near, key=lambda c: (model.dram_bytes(c.schedule.placement), c.score))
+
+
+__all__ = ["MIN_SHARE", "REPLAYS", "TRAFFIC_MARGIN", "search_levels"]
