@@ -48,8 +48,25 @@ def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None =
     """Tile sizes per level of `config.memory_chain()` (> 2 levels) for the single perfect band
     of `func`, and the module compiled with them (left unchanged); None where the model does
     not apply."""
-    from compiler.ir.entry import entry_function
     from compiler.transforms.registry import PassManager
+
+    chosen = choose_levels(module, config, func)
+    if chosen is None:
+        return None
+    pipe, choice = chosen
+    mod = clone_module(module)
+    pm = PassManager(pipe.passes())
+    try:
+        pm.run(mod)
+    except Exception:  # a choice the passes refuse: the cache model per level decides
+        return None
+    return SearchResult(pipe, choice, mod, tuple(pm.remarks))
+
+
+def choose_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None = None
+                  ) -> tuple[AcceleratorPipeline, TileChoice] | None:
+    """The search's choice without compiling it (what `bench/bench_hierarchy.py` times)."""
+    from compiler.ir.entry import entry_function
 
     chain = config.memory_chain()
     if len(chain) <= 2:
@@ -94,17 +111,11 @@ def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None =
                   for (sizes, kib, st, _), above, lv in zip(rest, chain[1:], chain[2:], strict=False))
     pipe = hier.replace(tile_sizes=s1, tile_cache_kib=None, copy_capacity_kib=kib1, stages=st1,
                         inner=inner)
-    mod = clone_module(module)
-    pm = PassManager(pipe.passes())
-    try:
-        pm.run(mod)
-    except Exception:  # a choice the passes refuse: the cache model per level decides
-        return None
     sizes = " / ".join(",".join(map(str, p[0])) for p in picks)
     choice = TileChoice(pipe, score1, scored, 0,
                         f"{scored} candidate tilings scored from the cost model level by level "
                         f"({sizes}); estimated cycles: the first link's replay")
-    return SearchResult(pipe, choice, mod, tuple(pm.remarks))
+    return pipe, choice
 
 
 def _least_traffic(model: TileModel, ranked: list[_Candidate]) -> _Candidate:
@@ -117,4 +128,4 @@ def _least_traffic(model: TileModel, ranked: list[_Candidate]) -> _Candidate:
     return min(near, key=lambda c: (model.dram_bytes(c.schedule.placement), c.score))
 
 
-__all__ = ["MIN_SHARE", "REPLAYS", "TRAFFIC_MARGIN", "search_levels"]
+__all__ = ["MIN_SHARE", "REPLAYS", "TRAFFIC_MARGIN", "choose_levels", "search_levels"]
