@@ -182,13 +182,15 @@ class AcceleratorPipeline:
                               f"fast-mem-capacity={lv.copy_capacity_kib}"))
         levels = [(self.stages, self.fast_space, self.pipeline_capacity_kib)]
         levels += [(lv.stages, lv.fast_space, lv.pipeline_capacity_kib) for lv in self.inner]
-        for stages, space, cap in levels:
+        for k, (stages, space, cap) in enumerate(levels):
             if stages < 2:
                 continue
             opts = [] if stages == 2 else [f"stages={stages}"]
             if not self.copy_out_pipelining:
                 opts.append("pipeline-copy-out=false")
-            if not self.cross_tile_prefetch:
+            # cross-tile prefetch at the first level only: an inner level's tile loops hold
+            # the copies of the level above, which its prefetch would have to cross
+            if not self.cross_tile_prefetch or k > 0:
                 opts.append("cross-tile-prefetch=false")
             if self.inner:
                 opts.append("level-only")

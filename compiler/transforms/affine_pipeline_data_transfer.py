@@ -24,6 +24,9 @@ Beyond MLIR (off with `mlir-compat`):
 - `level-only`: only the DMAs whose fast buffer is in `fast-mem-space` are pipelined, so a
   memory hierarchy is pipelined one level at a time, each run with its own level's
   capacity (`fast-mem-space=2 fast-mem-capacity=..` for the copies from level 1 into level 2).
+  A DMA's data is there at its wait, not its start (dependences see the start): a copy whose
+  source the level above fills by a DMA in the same loop is not prefetched, and a copy-out
+  into a buffer another DMA of the loop reads is not left in flight across iterations.
 """
 
 from __future__ import annotations
@@ -250,6 +253,11 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             if not self.this_level(first.dst):
                 continue
+            if self.options.level_only and filled_by_other_dma(loop, first.src, op):
+                self.remark(op.loc, f"won't pipeline this DMA: its source {_name(first.src)} (the level "
+                                    "above) is filled by a DMA in the loop, which a prefetch would "
+                                    "overtake before its wait")
+                continue
             if escapes(first.dst, loop, func):
                 self.remark(op.loc, f"won't pipeline this DMA: its fast buffer {_name(first.dst)} is used "
                                     "outside the loop")
@@ -286,6 +294,11 @@ class AffinePipelineDataTransferPass(Pass):
             if escapes(first.src, loop, func):
                 self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
                                     "outside the loop")
+                continue
+            if self.options.level_only and read_by_other_dma(loop, first.dst, op):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} (the level above) is "
+                                    "read by another DMA in the loop, so its write-back must finish "
+                                    "within the iteration")
                 continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None or body.index(wait) < body.index(op):
@@ -401,6 +414,22 @@ class AffinePipelineDataTransferPass(Pass):
                 n = stages + 1 if any(b is s for s in shared) else stages
                 slots += n * buffer_bytes(t)
         return peak_around(where, space, skip=seen) + slots
+
+
+def filled_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation) -> bool:
+    """Whether a DMA start in `loop` outside `unit` writes `memref` (the level above's copy of
+    the buffer an incoming DMA reads: its data is there only after that DMA's wait)."""
+    mine = {id(o) for o in unit.walk()}
+    return any(isinstance(o, AffineDmaStartOp) and o.dst is memref and id(o) not in mine
+               for o in loop.walk())
+
+
+def read_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation) -> bool:
+    """Whether a DMA start in `loop` outside `unit` reads `memref` (an outer level's copy of
+    the buffer a copy-out writes: it must see the write-back completed)."""
+    mine = {id(o) for o in unit.walk()}
+    return any(isinstance(o, AffineDmaStartOp) and o.src is memref and id(o) not in mine
+               for o in loop.walk())
 
 
 def _name(v: Value) -> str:
