@@ -237,6 +237,7 @@ class AffinePipelineDataTransferPass(Pass):
 
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
+        opts = self.options
         body = loop.body.ops
         outgoing = [op for op in body if unit_direction(op) == "out"]
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
@@ -253,7 +254,7 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             if not self.this_level(first.dst):
                 continue
-            if self.options.level_only and filled_by_other_dma(loop, first.src, op):
+            if opts.level_only and filled_by_other_dma(loop, first.src, op, opts.fast_mem_space):
                 self.remark(op.loc, f"won't pipeline this DMA: its source {_name(first.src)} (the level "
                                     "above) is filled by a DMA in the loop, which a prefetch would "
                                     "overtake before its wait")
@@ -271,6 +272,7 @@ class AffinePipelineDataTransferPass(Pass):
 
     def find_outgoing_pairs(self, loop: AffineForOp, func: FuncOp,
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
+        opts = self.options
         body = loop.body.ops
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         incoming = [op for op in body if unit_direction(op) == "in"]
@@ -295,7 +297,7 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(op.loc, f"copy-out not pipelined: its fast buffer {_name(first.src)} is used "
                                     "outside the loop")
                 continue
-            if self.options.level_only and read_by_other_dma(loop, first.dst, op):
+            if opts.level_only and read_by_other_dma(loop, first.dst, op, opts.fast_mem_space):
                 self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} (the level above) is "
                                     "read by another DMA in the loop, so its write-back must finish "
                                     "within the iteration")
@@ -416,20 +418,22 @@ class AffinePipelineDataTransferPass(Pass):
         return peak_around(where, space, skip=seen) + slots
 
 
-def filled_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation) -> bool:
-    """Whether a DMA start in `loop` outside `unit` writes `memref` (the level above's copy of
-    the buffer an incoming DMA reads: its data is there only after that DMA's wait)."""
+def filled_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:
+    """Whether a DMA of another level (not from a `space` buffer) in `loop` writes `memref`:
+    the level above's copy into the buffer an incoming DMA reads, its data there only after
+    that DMA's wait. (This level's own copy-outs are the dependence check's.)"""
     mine = {id(o) for o in unit.walk()}
     return any(isinstance(o, AffineDmaStartOp) and o.dst is memref and id(o) not in mine
-               for o in loop.walk())
+               and memref_type(o.src).memory_space != space for o in loop.walk())
 
 
-def read_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation) -> bool:
-    """Whether a DMA start in `loop` outside `unit` reads `memref` (an outer level's copy of
-    the buffer a copy-out writes: it must see the write-back completed)."""
+def read_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:
+    """Whether a DMA of another level (not into a `space` buffer) in `loop` reads `memref`:
+    the level above's copy-out of the buffer a copy-out writes, which must see the write-back
+    completed. (This level's own copy-ins are the dependence check's.)"""
     mine = {id(o) for o in unit.walk()}
     return any(isinstance(o, AffineDmaStartOp) and o.src is memref and id(o) not in mine
-               for o in loop.walk())
+               and memref_type(o.dst).memory_space != space for o in loop.walk())
 
 
 def _name(v: Value) -> str:
