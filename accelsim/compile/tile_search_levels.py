@@ -39,7 +39,7 @@ from accelsim.errors import InputError
 from compiler.ir import ops as O
 
 REPLAYS = 8     # candidates replayed per level (the rest are pruned by their bounds)
-MIN_SHARE = 16  # a level's tiles fill at least 1/16 of it (smaller ones repeat the next level)
+MIN_SHARE = 8   # a level's tiles fill at least 1/8 of it (smaller ones repeat the next level)
 TRAFFIC_MARGIN = 0.05  # within 5% of a link's best cycles, the fewest bytes moved wins
 
 
