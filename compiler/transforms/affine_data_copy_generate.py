@@ -13,6 +13,13 @@ copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not 
 when even the innermost level does not fit, and groups of references to one memref whose
 elements never overlap get separate buffers when that is smaller than one bounding box (the
 groups' regions come from the analysis, queried with a stand-in memref per group).
+
+Memory hierarchies (this project's extension, same options): runs compose level by level,
+`slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
+own `fast-mem-capacity`. A later run copies tiles of the earlier run's buffers: it recurses
+below the loops that allocate them (its copies go inside the level above's tile), never copies
+the level above's DMA nests again, and clips each copy to the part of a partial level-above
+tile that is accessed (`data_copy/levels.py`), so partial tiles stay exact at every level.
 """
 
 from __future__ import annotations
