@@ -247,7 +247,8 @@ class HierarchyConfig:
 class MemoryLevel:
     """One memory level (a `[[memory]]` table). The root (no `parent`) is DRAM, whose timing
     is the `[dram]` section: its bandwidth, ports (= channels), latency and banks are derived
-    from there. Bandwidths are per port; `ports` transfers are served at once."""
+    from there. Bandwidths are per port; `ports` transfers are served at once. `banks` is
+    reported with the level but not (yet) part of the timing: the per-port bandwidth is."""
 
     SECTION: ClassVar[str] = "memory"
     RULES: ClassVar[dict[str, Rule]] = {

@@ -89,6 +89,8 @@ def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix:
     d = report.to_dict()
     figures["units"] = d["units"]
     figures["buffers"] = d["buffers"]
+    figures["levels"] = d["levels"]  # one per memory level, DRAM first
+    figures["links"] = d["links"]    # one per link, in chain order
     written = write_outputs(args, result, report, suffix)
     if written:
         figures["files"] = written

@@ -167,7 +167,7 @@ evaluate_point.preload = PRELOAD  # type: ignore[attr-defined]
 
 
 # Report keys that are inputs of the point (already columns), or per-row tables.
-_NOT_FIGURES = ("config", "func", "fidelity", "flags", "units", "buffers")
+_NOT_FIGURES = ("config", "func", "fidelity", "flags", "units", "buffers", "levels", "links")
 
 
 def report_dict(result: Any, compulsory: Any = None) -> dict[str, Any]:

@@ -18,9 +18,9 @@ from typing import Any
 from accelsim.report.figures import unit_group, unit_sort_key
 from accelsim.trace import Trace, TraceRecord
 
-GROUPS = ("control", "dma", "dram", "compute", "other")
+GROUPS = ("control", "dma", "dram", "port", "compute", "other")
 GROUP_TITLES = {"control": "control processor", "dma": "DMA engines", "dram": "DRAM channels",
-                "compute": "compute units", "other": "other"}
+                "port": "memory level ports", "compute": "compute units", "other": "other"}
 # what the interval was doing, named by the IR op that caused it
 OP_OF_KIND = {"dma": "affine.dma_start", "read": "dram read", "write": "dram write",
               "copy": "dram copy", "kernel": "func.call", "stall": "stall", "issue": "issue"}
@@ -139,6 +139,8 @@ def _complete(r: TraceRecord, head: str, us_per_cycle: float, enc: _Encoder,
 def _jsonable(v: Any) -> Any:
     if isinstance(v, str | int | float | bool) or v is None:
         return v
+    if isinstance(v, dict):  # e.g. the levels' high-water marks, by level name
+        return {str(k): _jsonable(x) for k, x in v.items()}
     return str(v)
 
 

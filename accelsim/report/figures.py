@@ -44,6 +44,15 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.report.levels import (
+    LevelRow,
+    LinkRow,
+    hierarchical_roofline,
+    level_rows,
+    link_rows,
+    link_units,
+    port_units,
+)
 from accelsim.report.roofline import (
     IoLowerBound,
     Roofline,
@@ -59,20 +68,22 @@ from accelsim.trace.coverage import Coverage
 from accelsim.trace.summary import BufferFigures, SummaryFigures
 from compiler.analysis.compulsory import CompulsoryTraffic
 
-UNIT_ORDER = ("cp", "dma", "dram", "compute")
+UNIT_ORDER = ("cp", "dma", "dram", "port", "compute")
 
 
-def unit_sort_key(unit: str) -> tuple[int, int, str]:
-    """Control first, then DMA engines, DRAM channels, compute units; numeric within a group."""
+def unit_sort_key(unit: str) -> tuple[int, str, int, str]:
+    """Control first, then DMA engines (link by link), DRAM channels, level ports, compute
+    units; numeric within a group."""
     for rank, prefix in enumerate(UNIT_ORDER):
         if unit.startswith(prefix):
-            digits = "".join(ch for ch in unit[len(prefix):] if ch.isdigit())
-            return rank, int(digits) if digits else 0, unit
-    return len(UNIT_ORDER), 0, unit
+            stem = unit.rstrip("0123456789")
+            digits = unit[len(stem):]
+            return rank, stem, int(digits) if digits else 0, unit
+    return len(UNIT_ORDER), unit, 0, unit
 
 
 def unit_group(unit: str) -> str:
-    """`control`, `dma`, `dram`, `compute` or `other`."""
+    """`control`, `dma`, `dram`, `port` (an on-chip level's ports), `compute` or `other`."""
     if unit == "cp":
         return "control"
     for prefix in UNIT_ORDER[1:]:
@@ -163,12 +174,16 @@ class Report:
     kernel_calls: int
     flags: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    levels: tuple[LevelRow, ...] = ()   # one per memory level, DRAM first (report/levels.py)
+    links: tuple[LinkRow, ...] = ()     # one per link, in chain order
+    hierarchy: bool = False             # the config has [[memory]] levels
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
     def build(trace: Trace, config: HardwareConfig, stats: Any, sram_peak_bytes: int = 0,
               cycles: int | None = None, func: str = "", flags: Iterable[str] = (),
-              compulsory: CompulsoryTraffic | None = None) -> Report:
+              compulsory: CompulsoryTraffic | None = None,
+              level_peaks: Mapping[str, int] | None = None) -> Report:
         """From a trace, the config it ran on, the run's counters (`RunStats`, or any object
         with `macs`, `alu_ops`, `special_ops`, `kernel_sram_bytes`, `dma_sram_bytes`,
         `ideal_compute_cycles`, `dma_ops`, `kernel_calls`) and the compulsory traffic of the
@@ -200,16 +215,25 @@ class Report:
 
         e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
+        buffers = _buffer_rows(tf)
+        if level_peaks is None:  # a trace read back keeps them in its metadata
+            level_peaks = trace.metadata.get("level_peaks") or {}
+        levels = level_rows(config, tf, stats, level_peaks, sram_peak_bytes, buffers)
+        links = link_rows(config, trace, tf, total)
+        if config.multi_level:  # per level: its bytes at its own energies
+            dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
+        else:
+            dram_pj = moved * e.dram_pj_per_byte
+            sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
         energy = Energy(
-            dram_pj=moved * e.dram_pj_per_byte,
-            sram_pj=(int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte,
+            dram_pj=dram_pj, sram_pj=sram_pj,
             compute_pj=(int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
                         + int(stats.special_ops) * e.special_pj),
             static_pj=e.static_mw * 1e-3 * seconds * 1e12)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
-            buffers=_buffer_rows(tf), dram_bytes_read=read,
+            buffers=buffers, dram_bytes_read=read,
             dram_bytes_written=written, dram_bytes_copied=copied, dma_busy_cycles=dma_busy,
             compute_busy_cycles=comp_busy,
             hidden_dma_cycles=hidden, exposed_dma_cycles=exposed, stall_cycles=stall,
@@ -217,7 +241,8 @@ class Report:
             sram_peak_bytes=int(sram_peak_bytes),
             sram_capacity_bytes=config.sram.capacity_bytes, energy=energy, macs=int(stats.macs),
             alu_ops=int(stats.alu_ops), special_ops=int(stats.special_ops),
-            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags))
+            dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags),
+            levels=levels, links=links, hierarchy=config.multi_level)
 
     @staticmethod
     def from_result(result: Any, compulsory: CompulsoryTraffic | None = None) -> Report:
@@ -225,7 +250,7 @@ class Report:
         it was compiled from."""
         return Report.build(result.trace, result.config, result.stats, result.sram_peak_bytes,
                             cycles=result.cycles, func=result.func, flags=result.flags,
-                            compulsory=compulsory)
+                            compulsory=compulsory, level_peaks=getattr(result, "level_peaks", None))
 
     # ---- derived -----------------------------------------------------------------------
     @property
@@ -302,7 +327,14 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """What `--json` prints: the flat figures, then the unit and buffer rows as lists."""
         return {**self.figures(), "units": [u.to_dict() for u in self.units],
-                "buffers": [b.to_dict() for b in self.buffers]}
+                "buffers": [b.to_dict() for b in self.buffers],
+                "levels": [lv.to_dict() for lv in self.levels],
+                "links": [lk.to_dict() for lk in self.links]}
+
+    @property
+    def hierarchical_roofline(self) -> tuple[int, str]:
+        """(cycles, bound) of the roofline with one ceiling per link (`report/levels.py`)."""
+        return hierarchical_roofline(self.schedule_roofline.compute_cycles, self.links)
 
     def figures(self) -> dict[str, Any]:
         """Scalar figures only (and `flags`), e.g. for one row of a DSE result table."""
@@ -335,6 +367,8 @@ class Report:
             "energy_static_pj": self.energy.static_pj,
             "macs": self.macs, "alu_ops": self.alu_ops, "special_ops": self.special_ops,
             "dma_ops": self.dma_ops, "kernel_calls": self.kernel_calls,
+            "hierarchical_roofline_cycles": self.hierarchical_roofline[0],
+            "hierarchical_roofline_bound": self.hierarchical_roofline[1],
             "flags": list(self.flags),
             **dict(self.extra),
         }
@@ -371,6 +405,27 @@ class Report:
             return f"unknown: {c.unknown_reason}"
         return ("compulsory traffic: each input element read once, each output element written "
                 "once" + ("" if c.exact else " (a lower bound: some DMA ranges were not modelled)"))
+
+    def _hierarchy_lines(self) -> list[str]:
+        """The memory levels, the links and the hierarchical roofline (a multi-level run)."""
+        cycles, bound = self.hierarchical_roofline
+        ceilings = ", ".join([f"compute {self.schedule_roofline.compute_cycles:,}"]
+                             + [f"{lk.name} {lk.ceiling_cycles:,}" for lk in self.links])
+        lines = table(["level", "space", "capacity", "peak", "read B", "written B", "energy uJ"],
+                      [[lv.name, str(lv.space), f"{lv.capacity_bytes:,}", f"{lv.peak_bytes:,}",
+                        f"{lv.bytes_read:,}", f"{lv.bytes_written:,}", f"{lv.energy_pj / 1e6:,.4g}"]
+                       for lv in self.levels])
+        lines.append("")
+        lines += table(["link", "engines", "bytes", "busy cycles", "B/cycle", "peak", "ceiling",
+                        "hidden", "exposed"],
+                       [[lk.name, str(lk.engines), f"{lk.bytes:,}", f"{lk.busy_cycles:,}",
+                         f"{lk.achieved_bytes_per_cycle:.2f}", str(lk.peak_bytes_per_cycle),
+                         f"{lk.ceiling_cycles:,}", f"{lk.hidden_cycles:,}", f"{lk.exposed_cycles:,}"]
+                        for lk in self.links])
+        lines.append(f"  hierarchical roofline {cycles:,} cycles, bound by {bound} "
+                     f"(ceilings: {ceilings}); ratio {self.cycles / cycles if cycles else 0:.2f}")
+        lines.append("")
+        return lines
 
     def _roofline_lines(self) -> list[str]:
         r, s = self.roofline, self.schedule_roofline
@@ -432,6 +487,8 @@ class Report:
             f"static {_share(en.static_pj, en)}",
             "",
         ]
+        if self.hierarchy:
+            lines += self._hierarchy_lines()
         lines += table(["unit", "busy cycles", "util", "bytes", "B/cycle", "intervals"],
                         [[u.unit, f"{u.busy_cycles:,}", pct(u.utilization), f"{u.bytes:,}",
                           f"{u.bytes_per_cycle:.2f}" if u.bytes else "-", f"{u.intervals:,}"]
@@ -454,9 +511,11 @@ class Report:
 
 
 def expected_units(config: HardwareConfig) -> list[str]:
-    """Units the machine has even when the trace never saw them busy."""
-    return (["cp"] + [f"dma{k}" for k in range(config.dma.engines)]
-            + [f"dram.ch{k}" for k in range(config.dram.channels)] + ["compute0"])
+    """Units the machine has even when the trace never saw them busy: with memory levels a
+    lane per link engine and per port of each on-chip level."""
+    return (["cp"] + [u for names in link_units(config) for u in names]
+            + [f"dram.ch{k}" for k in range(config.dram.channels)] + port_units(config)
+            + ["compute0"])
 
 
 class _Columns:

@@ -96,7 +96,8 @@ class Executor:
         self.functional = opts.functional
         self.compiled = opts.compiled  # specialized handlers and the compiled control program
         # the trace: every record, or only the summary the report needs (folded as it goes)
-        self.summary = TraceSummary() if not opts.keep_records else None
+        # (a machine with memory levels keeps its records: the per-link figures read them)
+        self.summary = TraceSummary() if not opts.keep_records and not config.multi_level else None
         self.machine = m = Machine(config, Trace.summarized(self.summary) if self.summary else None)
         self.env = m.env
         self.trace = m.trace

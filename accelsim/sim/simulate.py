@@ -30,8 +30,8 @@ class SimResult:
     func: str
     fidelity: str = "event"
     extra: dict[str, Any] = field(default_factory=dict)
-    # the allocation high-water mark of each memory level, by memory space
-    level_peaks: dict[int, int] = field(default_factory=dict)
+    # the allocation high-water mark of each memory level, by level name
+    level_peaks: dict[str, int] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -85,10 +85,12 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     bufs = ex.run(f, inputs)
     outputs = {k: b.array for k, b in bufs.items()} if opts.functional else None  # type: ignore[misc]
     cycles = int(ex.env.now)
-    ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
-                             functional=opts.functional, cycles=cycles)
     m = ex.machine
     if cfg.multi_level:
         ex.stats.level_dma_bytes = [list(x) for x in m.cp.level_bytes]
+    by_space = m.level_peaks()
+    peaks = {lv.name: by_space.get(lv.space, 0) for lv in cfg.memory_chain()}
+    ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
+                             functional=opts.functional, cycles=cycles, level_peaks=peaks)
     return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, m.sram.peak, f.sym_name,
-                     level_peaks=m.level_peaks())
+                     level_peaks=peaks)
