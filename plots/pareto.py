@@ -115,7 +115,7 @@ def _annotate_front(ax: Any, rows: Any, xs: np.ndarray, ys: np.ndarray, columns:
     # top label for the highest point, so the leader lines do not cross much
     for k, ((px, py), texts) in enumerate(sorted(placed.items(), key=lambda kv: -kv[0][1])):
         texts = list(dict.fromkeys(texts))
-        text = texts[0] if len(texts) == 1 else f"{texts[0]} (+{len(texts) - 1} alike)"
+        text = " / ".join(texts) if len(texts) <= 2 else f"{texts[0]} (+{len(texts) - 1} alike)"
         ax.annotate(text, (px, py), xytext=(0.16, 0.93 - 0.065 * k),
                     textcoords="axes fraction", fontsize=7, color="#333333", va="center",
                     arrowprops={"arrowstyle": "-", "color": "#999999", "lw": 0.6},
