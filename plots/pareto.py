@@ -87,7 +87,23 @@ def plot_pareto(df: Any, objectives: Sequence[str], out: str | Path | None = Non
 def front_labels(rows: Any, columns: Sequence[str]) -> list[str]:
     """One short label per front row: the columns whose values differ along the front."""
     cols = [c for c in columns if rows[c].nunique(dropna=False) > 1] or list(columns)[:1]
-    return [" ".join(f"{c.split('.')[-1]}={row[c]}" for c in cols) for _, row in rows.iterrows()]
+    names = short_names(cols)
+    return [" ".join(f"{names[c]}={row[c]}" for c in cols) for _, row in rows.iterrows()]
+
+
+def short_names(columns: Sequence[str]) -> dict[str, str]:
+    """Each dotted column by its shortest suffix no other column shares (`sram.capacity_kib`
+    -> `capacity_kib`; `memory.glb.capacity_kib` beside `memory.spad.capacity_kib` ->
+    `glb.capacity_kib`, `spad.capacity_kib`)."""
+    out = {}
+    for c in columns:
+        parts = c.split(".")
+        for k in range(1, len(parts) + 1):
+            tail = ".".join(parts[-k:])
+            if not any(o != c and (o == tail or o.endswith("." + tail)) for o in columns):
+                break
+        out[c] = tail
+    return out
 
 
 def _annotate_front(ax: Any, rows: Any, xs: np.ndarray, ys: np.ndarray, columns: Sequence[str]) -> None:
@@ -98,7 +114,9 @@ def _annotate_front(ax: Any, rows: Any, xs: np.ndarray, ys: np.ndarray, columns:
         placed.setdefault((float(px), float(py)), []).append(text)
     # top label for the highest point, so the leader lines do not cross much
     for k, ((px, py), texts) in enumerate(sorted(placed.items(), key=lambda kv: -kv[0][1])):
-        ax.annotate(" / ".join(dict.fromkeys(texts)), (px, py), xytext=(0.16, 0.93 - 0.065 * k),
+        texts = list(dict.fromkeys(texts))
+        text = " / ".join(texts) if len(texts) <= 2 else f"{texts[0]} (+{len(texts) - 1} alike)"
+        ax.annotate(text, (px, py), xytext=(0.16, 0.93 - 0.065 * k),
                     textcoords="axes fraction", fontsize=7, color="#333333", va="center",
                     arrowprops={"arrowstyle": "-", "color": "#999999", "lw": 0.6},
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.8, "lw": 0})

@@ -2,13 +2,18 @@
 
     pipe = accelerator_pipeline(cfg, module)           # the value (module left unchanged)
     pipe, remarks = compile_for_accelerator(cfg, module)  # module compiled in place
+
+A config whose memory chain has more than two levels gets the multi-level pipeline (tiles,
+copies and pipelining per level: `tile_search_levels`, else `AcceleratorPipeline.for_hierarchy`);
+a two-level one exactly what it always got.
 """
 
 from __future__ import annotations
 
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import AcceleratorPipeline
-from accelsim.compile.tile_search import search
+from accelsim.compile.tile_search import SearchResult, search
+from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
 from compiler.diagnostics import Remark
 from compiler.ir.ops import ModuleOp
@@ -20,7 +25,7 @@ def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
     come from the tile search when its model applies (one perfect rectangular band), else
     from the cache model."""
     if module is not None:
-        found = search(module, config, func)
+        found = _search(module, config, func)
         if found is not None:
             return found.pipeline
     return AcceleratorPipeline.for_config(config)
@@ -35,7 +40,7 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
-    found = search(module, config, func)
+    found = _search(module, config, func)
     if found is not None and found.compiled is not None:
         _adopt(module, found.compiled)
         return found.pipeline, list(found.remarks)
@@ -43,6 +48,12 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     pm = PassManager(pipe.passes())
     pm.run(module)
     return pipe, list(pm.remarks)
+
+
+def _search(module: ModuleOp, config: HardwareConfig, func: str | None) -> SearchResult | None:
+    if len(config.memory_chain()) > 2:
+        return search_levels(module, config, func)
+    return search(module, config, func)
 
 
 def check_input_program(module: ModuleOp) -> None:

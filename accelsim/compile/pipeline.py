@@ -11,11 +11,20 @@ copies, keep the kernels' loop-invariant accesses in values (`affine-sibling-fus
 The one capacity rule (`for_config`): with `stages` buffers per copied region, the copies get
 1/stages of the SRAM and the cache model's tiles aim at half of that, so the multi-buffered
 working set fits; the pipelining pass itself may use the whole SRAM.
+
+A memory hierarchy of more than two levels (`config.memory_chain()`): the fields above are
+the first level below DRAM (copies from DRAM into it at the outer tile loops), and `inner`
+holds one `InnerLevel` per further level, each with its own tiles (a partition of the level
+above's tile: `affine-loop-tile inner-tile-sizes` / `inner-cache-sizes`), copies from the
+level above's buffers (`affine-data-copy-generate slow-mem-space=k-1 fast-mem-space=k`) and
+pipelining (`affine-pipeline-data-transfer level-only fast-mem-space=k`), the capacity rule
+applied per level. With two levels `inner` is empty and every flag is what it was.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +40,39 @@ SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 def copy_share_kib(sram_kib: int, stages: int) -> int:
     """The fast memory (KiB) the copies of one set of tiles get with `stages` buffers each."""
     return max(1, sram_kib // max(1, stages))
+
+
+@dataclass(frozen=True, slots=True)
+class InnerLevel:
+    """A level below the first: tiles of the level above's tile, copies from `slow_space`
+    (the level above) into `fast_space`, pipelined with `stages` buffers."""
+
+    fast_space: int
+    slow_space: int
+    copy_capacity_kib: int
+    pipeline_capacity_kib: int | None
+    tile_sizes: tuple[int, ...] | None = None
+    tile_cache_kib: int | None = None
+    stages: int = 2
+
+    def __post_init__(self) -> None:
+        if (self.tile_sizes is None) == (self.tile_cache_kib is None):
+            raise ConfigError(f"accelerator pipeline: level in space {self.fast_space}: expected "
+                              "exactly one of tile_sizes and tile_cache_kib")
+        if self.tile_sizes is not None and (not self.tile_sizes or min(self.tile_sizes) < 1):
+            raise ConfigError(f"accelerator pipeline: level in space {self.fast_space}: tile_sizes "
+                              f"{self.tile_sizes}: expected positive sizes")
+        for name in ("tile_cache_kib", "copy_capacity_kib", "pipeline_capacity_kib"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise ConfigError(f"accelerator pipeline: level in space {self.fast_space}: {name} "
+                                  f"{v}: expected >= 1 KiB")
+        if self.stages < 1:
+            raise ConfigError(f"accelerator pipeline: level in space {self.fast_space}: stages "
+                              f"{self.stages}: expected >= 1 (1 = no pipelining)")
+
+    def replace(self, **changes: Any) -> InnerLevel:
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +98,19 @@ class AcceleratorPipeline:
     cross_tile_prefetch: bool = True
     scalar_replace: bool = True                  # last: loop-invariant accesses kept in values
     sibling_fusion: bool = True                  # first: adjacent nests reading one memref fused
+    inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "inner", tuple(self.inner))
+        if self.inner:
+            if self.tile_sizes is None and self.tile_cache_kib is None:
+                raise ConfigError("accelerator pipeline: inner levels need the first level's tiling")
+            if not self.copies:
+                raise ConfigError("accelerator pipeline: inner levels need copies (copies=False given)")
+            kinds = {lv.tile_sizes is None for lv in self.inner}
+            if len(kinds) > 1:
+                raise ConfigError("accelerator pipeline: inner levels mix tile_sizes and "
+                                  "tile_cache_kib; expected one kind for all")
         if self.tile_sizes is not None and self.tile_cache_kib is not None:
             raise ConfigError(f"accelerator pipeline: tile_sizes {self.tile_sizes} and tile_cache_kib "
                               f"{self.tile_cache_kib} both given; expected one of them")
@@ -75,11 +128,35 @@ class AcceleratorPipeline:
     @classmethod
     def for_config(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
         """The pipeline for `config` with the cache model's tiles and `stages` buffers."""
+        chain = config.memory_chain()
+        if len(chain) > 2:
+            return cls.for_hierarchy(config, stages)
         sram, sp = config.sram.capacity_kib, config.spaces
         share = copy_share_kib(sram, stages)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
                    stages=stages)
+
+    @classmethod
+    def for_hierarchy(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
+        """The capacity rule per level of `config.memory_chain()` (three levels or more): each
+        level's copies get 1/stages of it, its cache-model tiles half of that."""
+        chain = config.memory_chain()
+        spaces = [lv.space for lv in chain]
+        if any(b <= a for a, b in itertools.pairwise(spaces)):
+            raise ConfigError("accelerator pipeline: memory spaces must grow from DRAM inwards (a "
+                              "copy's direction is read from its spaces), got "
+                              + " -> ".join(f"{lv.name} {lv.space}" for lv in chain))
+        first = chain[1]
+        share = copy_share_kib(first.capacity_kib, stages)
+        inner = []
+        for above, lv in itertools.pairwise(chain[1:]):
+            sh = copy_share_kib(lv.capacity_kib, stages)
+            inner.append(InnerLevel(lv.space, above.space, sh, lv.capacity_kib,
+                                    tile_cache_kib=max(1, sh // 2), stages=stages))
+        return cls(copy_capacity_kib=share, pipeline_capacity_kib=first.capacity_kib,
+                   fast_space=first.space, slow_space=chain[0].space, tag_space=config.spaces.tag,
+                   tile_cache_kib=max(1, share // 2), stages=stages, inner=tuple(inner))
 
     def replace(self, **changes: Any) -> AcceleratorPipeline:
         return dataclasses.replace(self, **changes)
@@ -99,9 +176,9 @@ class AcceleratorPipeline:
         if self.sibling_fusion:
             out.append((FUSE, ""))
         if self.tile_sizes is not None:
-            out.append((TILE, f"tile-sizes={','.join(map(str, self.tile_sizes))}"))
+            out.append((TILE, f"tile-sizes={','.join(map(str, self.tile_sizes))}" + self._inner_tiles()))
         elif self.tile_cache_kib is not None:
-            out.append((TILE, f"cache-size={self.tile_cache_kib}"))
+            out.append((TILE, f"cache-size={self.tile_cache_kib}" + self._inner_tiles()))
         if self.copies:
             self._copy_steps(out)
         if self.scalar_replace:
@@ -112,16 +189,37 @@ class AcceleratorPipeline:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}"))
-        if self.stages >= 2:
-            opts = [] if self.stages == 2 else [f"stages={self.stages}"]
+        for lv in self.inner:
+            out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
+                              f"{lv.slow_space} tag-mem-space={self.tag_space} "
+                              f"fast-mem-capacity={lv.copy_capacity_kib}"))
+        levels = [(self.stages, self.fast_space, self.pipeline_capacity_kib)]
+        levels += [(lv.stages, lv.fast_space, lv.pipeline_capacity_kib) for lv in self.inner]
+        for k, (stages, space, cap) in enumerate(levels):
+            if stages < 2:
+                continue
+            opts = [] if stages == 2 else [f"stages={stages}"]
             if not self.copy_out_pipelining:
                 opts.append("pipeline-copy-out=false")
-            if not self.cross_tile_prefetch:
+            # cross-tile prefetch at the first level only: an inner level's tile loops hold
+            # the copies of the level above, which its prefetch would have to cross
+            if not self.cross_tile_prefetch or k > 0:
                 opts.append("cross-tile-prefetch=false")
-            opts.append(f"fast-mem-space={self.fast_space}")
-            if self.pipeline_capacity_kib is not None:
-                opts.append(f"fast-mem-capacity={self.pipeline_capacity_kib}")
+            if self.inner:
+                opts.append("level-only")
+            opts.append(f"fast-mem-space={space}")
+            if cap is not None:
+                opts.append(f"fast-mem-capacity={cap}")
             out.append((PIPELINE, " ".join(opts)))
+
+    def _inner_tiles(self) -> str:
+        """The tiling pass's options for the inner levels ('' with two levels)."""
+        if not self.inner:
+            return ""
+        if self.inner[0].tile_sizes is not None:
+            return " inner-tile-sizes=" + "/".join(",".join(map(str, lv.tile_sizes or ()))
+                                                   for lv in self.inner)
+        return " inner-cache-sizes=" + "/".join(str(lv.tile_cache_kib) for lv in self.inner)
 
     def passes(self, without: Sequence[str] = ()) -> list[Pass]:
         """The Pass objects of `steps()`, but those named in `without`."""

@@ -243,6 +243,18 @@ class TileModel:
             out.append(min(t, tc - tile[k] * t) if k <= pl.inner else tc)
         return tuple(out)
 
+    def dram_bytes(self, pl: Placement) -> int:
+        """Bytes every copy of `pl` moves at the slow side, from the cost model's descriptors."""
+        total = 0
+        for ci, c in enumerate(pl.copies):
+            for outgoing in (False, True):
+                if not (c.outgoing if outgoing else c.incoming):
+                    continue
+                for tile, count in self._classes(pl, c):
+                    for cost, n in self.descriptors(pl, ci, outgoing, tile):
+                        total += count * n * cost.dram_bytes
+        return total
+
     def lower_bound(self, pl: Placement) -> int:
         """No schedule of this placement ends earlier: the kernels' compute back to back
         after the first kernel's copies arrive and before the last one's leave (each at

@@ -147,7 +147,10 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
 
 
 def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
-                config: HardwareConfig) -> list[_Candidate]:
+                config: HardwareConfig, min_share: int = 0) -> list[_Candidate]:
+    """The cache model's pipeline and the tilings whose double-buffered tiles fit (with
+    `min_share`, only those using at least 1/min_share of the fast memory: the hierarchy's
+    search, where a level's small tiles only repeat the level below's)."""
     cap = config.sram.capacity_kib * 1024
     out: list[_Candidate] = []
     pipe_cap = base.pipeline_capacity_kib
@@ -158,7 +161,7 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
     share = base.copy_capacity_kib
     for sizes in _tilings(band.trips):
         fp = band.footprint(sizes)
-        if 2 * fp > cap:
+        if 2 * fp > cap or (min_share and min_share * fp < cap):
             continue
         # copies sized for the tile, so the copy pass places them at the tile loops (on a big
         # SRAM it would otherwise copy whole arrays up front and overlap nothing)
@@ -174,14 +177,14 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
     return out
 
 
-def _score(model: TileModel, cands: list[_Candidate]) -> list[_Candidate]:
+def _score(model: TileModel, cands: list[_Candidate], max_replays: int = MAX_REPLAYS) -> list[_Candidate]:
     """Replay the cache model's pipeline, then candidates in the order of their bounds until a
-    bound reaches the best replay (no later candidate can beat it) or `MAX_REPLAYS` are
+    bound reaches the best replay (no later candidate can beat it) or `max_replays` are
     done; the rest keep no score. Best scores first."""
     best: int | None = None
     order = sorted(cands, key=lambda c: (isinstance(c.what, _Tiled), c.bound))
     for n, c in enumerate(order):
-        if best is not None and (c.bound >= best or n == MAX_REPLAYS):
+        if best is not None and (c.bound >= best or n == max_replays):
             break
         c.score = replay(model, c.schedule)
         if best is None or c.score < best:

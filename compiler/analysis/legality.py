@@ -131,7 +131,9 @@ def shift_violation(loop: AffineForOp, shifts: Sequence[int]) -> str | None:
                 if lo is None:
                     return f"{dep} has an unbounded distance"
                 slack = lo // loop.step + shifts[j] - shifts[i]
-                if slack < 0 or (slack == 0 and i > j):
+                # slack 0: both land in the same time step, where the groups run in ascending
+                # shift order, so the target (the smaller shift here) runs first
+                if slack <= 0:
                     return f"shifting reverses the {dep}"
             # same iteration of `loop` (and of every enclosing loop), src first
             if i < j and precedes(sa.op, da.op):

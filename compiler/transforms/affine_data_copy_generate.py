@@ -17,6 +17,13 @@ copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not 
 when even the innermost level does not fit, and groups of references to one memref whose
 elements never overlap get separate buffers when that is smaller than one bounding box (the
 groups' regions come from the analysis, queried with a stand-in memref per group).
+
+Memory hierarchies (this project's extension, same options): runs compose level by level,
+`slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
+own `fast-mem-capacity`. A later run copies tiles of the earlier run's buffers: it recurses
+below the loops that allocate them (its copies go inside the level above's tile), never copies
+the level above's DMA nests again, and clips each copy to the part of a partial level-above
+tile that is accessed (`data_copy/levels.py`), so partial tiles stay exact at every level.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.boxes import accessed_limits, clip_box, lattice_box, lattice_step
 from compiler.transforms.data_copy.emit import CopySpec, Placement, emit_copies
 from compiler.transforms.data_copy.groups import split_disjoint
+from compiler.transforms.data_copy.levels import allocates_slow_buffer, exact_uppers, is_dma_nest
 from compiler.transforms.data_copy.placement import depends_on, region_loc, touched_elsewhere
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.rewrite.structure import defined_inside
@@ -93,14 +101,14 @@ class AffineDataCopyGeneratePass(Pass):
     def run_on_block(self, block: Block) -> None:
         def startable(op: Operation) -> bool:
             return (isinstance(op, AffineLoadOp | AffineStoreOp | AffineForOp)
-                    and id(op) not in self._copy_nests)
+                    and id(op) not in self._copy_nests and not is_dma_nest(op))
 
         ops = list(block.ops)
         i = next((k for k, op in enumerate(ops) if startable(op)), len(ops))
         cur = i
         while i < len(ops):
             op = ops[i]
-            if isinstance(op, AffineForOp) and id(op) not in self._copy_nests:
+            if isinstance(op, AffineForOp) and id(op) not in self._copy_nests and not is_dma_nest(op):
                 self.generate(ops[cur:i])
                 if self.options.skip_non_unit_stride_loops:
                     recurse = op.step != 1
@@ -122,6 +130,8 @@ class AffineDataCopyGeneratePass(Pass):
     def exceeds_capacity(self, loop: AffineForOp) -> bool:
         """MLIR's footprint test; when the bounding boxes do not fit, disjoint reference
         groups (which would get separate buffers) are counted separately before recursing."""
+        if allocates_slow_buffer(loop, self.options.slow_mem_space):
+            return True                   # its copies can only go below the buffer's alloc
         cap = self.options.capacity_bytes
         if cap is None or any(isinstance(op, AffineParallelOp) for op in loop.walk()):
             return False
@@ -199,11 +209,14 @@ class AffineDataCopyGeneratePass(Pass):
         box = region.clipped_box if k == 1 else lattice_box(region, k)
         limits, clipped = accessed_limits(region)
         box = clip_box(box, limits)
+        # a buffer of the level above (a partial tile of it): clip to what is accessed
+        uppers, box = exact_uppers(region, box) if k == 1 else ((), box)
+        clipped = tuple(c or bool(uppers and uppers[d]) for d, c in enumerate(clipped))
         dense = region.written and box.is_subset(region.written_set) \
             and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        clipped, region.read, region.written, dense, loc, k, limits)
+                        clipped, region.read, region.written, dense, loc, k, limits, uppers)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")

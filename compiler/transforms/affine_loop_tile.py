@@ -26,6 +26,13 @@ for every loop at depth k); the cache model grows each loop, innermost first, wh
 group's tile footprint fits (`tiling/tree_sizes.py`). `separate` applies to perfect
 rectangular bands only.
 
+Multi-level tiling (this project's extension, for a memory hierarchy): `inner-tile-sizes`
+(`8,8,8/4,4,4`: one group per further level, each like `tile-sizes`) or `inner-cache-sizes`
+(`64/16`: KiB per further level, sizes from the cache model) tile the intra-tile nests of each
+tile again, so a tile of level k+1 partitions a tile of level k (its loops run inside the
+level-k tile, bounded by it: exact partial tiles at every level). Every level is checked
+against the dependences as the first one is.
+
 Legality. A perfect rectangular band is checked as before (`legality.tiling_violation`); a
 tree by the exact isl comparison of the tiled order with every dependence
 (`analysis/tiling_order.py`). A tree the dependences forbid falls back to its perfect band
@@ -60,8 +67,22 @@ class Options:
     cache_size: int | None = 512  # KiB
     separate: bool = False
     tile_imperfect: str = "auto"
+    # extension: further levels of tiling inside each tile, for a memory hierarchy: groups of
+    # sizes (one per depth, as tile-sizes) separated by '/', outer level first
+    inner_tile_sizes: str = ""
+    inner_cache_sizes: str = ""   # extension: or each further level's sizes from a cache size (KiB)
 
     def __post_init__(self) -> None:
+        if self.inner_tile_sizes and self.inner_cache_sizes:
+            raise ValueError("inner-tile-sizes and inner-cache-sizes both given; expected one of them")
+        for group in self.inner_levels:
+            if not group or any(t <= 0 for t in group):
+                raise ValueError(f"inner-tile-sizes: expected '/'-separated groups of positive sizes, "
+                                 f"got '{self.inner_tile_sizes}'")
+        for kib in self.inner_caches:
+            if kib <= 0:
+                raise ValueError(f"inner-cache-sizes: expected '/'-separated positive KiB, "
+                                 f"got '{self.inner_cache_sizes}'")
         if any(t <= 0 for t in self.tile_sizes):
             raise ValueError(f"tile-sizes must be positive, got {','.join(map(str, self.tile_sizes))}")
         if self.tile_size is not None and self.tile_size <= 0:
@@ -71,6 +92,42 @@ class Options:
         if self.tile_imperfect not in IMPERFECT_CHOICES:
             raise ValueError(f"tile-imperfect must be one of {', '.join(IMPERFECT_CHOICES)}, "
                              f"got '{self.tile_imperfect}'")
+
+    @property
+    def inner_levels(self) -> tuple[tuple[int, ...], ...]:
+        """The groups of `inner-tile-sizes` (level 2 first)."""
+        if not self.inner_tile_sizes:
+            return ()
+        try:
+            return tuple(tuple(int(x) for x in g.split(",") if x) for g in self.inner_tile_sizes.split("/"))
+        except ValueError:
+            raise ValueError(f"inner-tile-sizes: expected '/'-separated groups of integers, "
+                             f"got '{self.inner_tile_sizes}'") from None
+
+    @property
+    def inner_caches(self) -> tuple[int, ...]:
+        """The KiB of `inner-cache-sizes` (level 2 first)."""
+        if not self.inner_cache_sizes:
+            return ()
+        try:
+            return tuple(int(x) for x in self.inner_cache_sizes.split("/"))
+        except ValueError:
+            raise ValueError(f"inner-cache-sizes: expected '/'-separated KiB, "
+                             f"got '{self.inner_cache_sizes}'") from None
+
+    @property
+    def depth(self) -> int:
+        """Levels of tiling: 1 + the inner ones."""
+        return 1 + max(len(self.inner_levels), len(self.inner_caches))
+
+    def level(self, k: int) -> Options:
+        """The options of tiling level k (0: this one; k >= 1: the k-th inner level)."""
+        if k == 0:
+            return self
+        if self.inner_caches:
+            return Options(cache_size=self.inner_caches[k - 1], tile_imperfect=self.tile_imperfect)
+        return Options(tile_sizes=self.inner_levels[k - 1], tile_imperfect=self.tile_imperfect,
+                       separate=False)
 
     @property
     def explicit_sizes(self) -> bool:
@@ -118,7 +175,17 @@ class AffineLoopTilePass(Pass):
             for root in [op for op in func.body.ops if isinstance(op, AffineForOp) and not op.inits]:
                 self._tile_root(root)
 
-    def _tile_root(self, root: AffineForOp) -> None:
+    def _tile_root(self, root: AffineForOp, level: int = 0) -> None:
+        """Tile the nest at `root` with the sizes of `level`, then each of its intra-tile
+        nests with the next level's (a tile of level k+1 partitions a tile of level k)."""
+        inner: list[AffineForOp] = []
+        self._tile_one(root, self.options.level(level), inner)
+        if level + 1 < self.options.depth:
+            for lp in inner:
+                if lp.parent_block is not None and not lp.inits:
+                    self._tile_root(lp, level + 1)
+
+    def _tile_one(self, root: AffineForOp, opts: Options, inner: list[AffineForOp]) -> None:
         opaque = opaque_memory_op(root)
         if opaque is not None:
             why = ("the analysis does not model it" if opaque.NAME == "affine.parallel" else
@@ -131,27 +198,27 @@ class AffineLoopTilePass(Pass):
                                   "may touch any element, so no dependence analysis vouches for "
                                   "reordering it")
             return
-        tree = band_tree(root, self.options.imperfect)
+        tree = band_tree(root, opts.imperfect)
         if tree is None:
             return
         sizes: dict[BandNode, int] | None = None
         if tree.is_imperfect:
-            sizes = tree_sizes_for(tree, self.options)
+            sizes = tree_sizes_for(tree, opts)
             prune_whole(tree, lambda n: covers_extent(n, sizes[n]))  # type: ignore[index]
         if tree.is_chain and tree.is_rectangular:
-            self._tile_band(tree.chain())
+            self._tile_band(tree.chain(), opts, inner)
             return
-        if not self._tile_tree(tree, sizes) and tree.is_imperfect:
+        if not self._tile_tree(tree, sizes, opts, inner) and tree.is_imperfect:
             chain = band_tree(root, imperfect=False)
             assert chain is not None
             if chain.is_rectangular:
-                self._tile_band(chain.chain())
+                self._tile_band(chain.chain(), opts, inner)
             else:
-                self._tile_tree(chain)
+                self._tile_tree(chain, None, opts, inner)
 
-    def _tile_band(self, band: list[AffineForOp]) -> None:
+    def _tile_band(self, band: list[AffineForOp], opts: Options, inner: list[AffineForOp]) -> None:
         root = band[0]
-        sizes = tile_sizes_for(band, self.options)
+        sizes = tile_sizes_for(band, opts)
         try:
             dep = tiling_violation(band, sizes)
         except AnalysisError as exc:
@@ -161,15 +228,17 @@ class AffineLoopTilePass(Pass):
             self.remark(root.loc, f"band of {len(band)} loops not tiled with sizes "
                                   f"{','.join(map(str, sizes))}: tiling would reverse the {dep}")
             return
-        tile_band(band, sizes, self.options.separate)
+        loops = tile_band(band, sizes, opts.separate)
+        inner.append(loops[len(band)])
 
-    def _tile_tree(self, tree: BandNode, sizes: dict[BandNode, int] | None = None) -> bool:
+    def _tile_tree(self, tree: BandNode, sizes: dict[BandNode, int] | None, opts: Options,
+                   inner: list[AffineForOp]) -> bool:
         """Tile a triangular band or an imperfect nest; False (with a remark) when refused."""
         root = tree.loop
         what = "imperfect nest" if tree.is_imperfect else "triangular band"
         nodes = list(tree.nodes())
         if sizes is None:
-            sizes = tree_sizes_for(tree, self.options)
+            sizes = tree_sizes_for(tree, opts)
         shown = ",".join(str(sizes[n]) for n in nodes)
         fallback = ("; tiling its perfect band at the root instead" if tree.is_imperfect else "")
         try:
@@ -181,8 +250,8 @@ class AffineLoopTilePass(Pass):
             self.remark(root.loc, f"{what} of {len(nodes)} loops not tiled with sizes {shown} "
                                   f"(pre-order): tiling would reverse the {dep}{fallback}")
             return False
-        if self.options.separate:
+        if opts.separate:
             self.remark(root.loc, f"{what} tiled without separating full tiles: `separate` "
                                   "applies to perfect rectangular bands only")
-        tile_tree(tree, sizes)
+        tile_tree(tree, sizes, inner)
         return True

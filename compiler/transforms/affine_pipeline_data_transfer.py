@@ -21,6 +21,12 @@ Beyond MLIR (off with `mlir-compat`):
   (compiler/transforms/pipeline/flatten_tile_loops.py), so write-backs overlap across tile boundaries.
 - a fast buffer that is both copied in and copied out (an accumulator tile) gets one more
   slot than the other buffers: tile t + S loads, tile t computes, tile t - 1 writes back.
+- `level-only`: only the DMAs whose fast buffer is in `fast-mem-space` are pipelined, so a
+  memory hierarchy is pipelined one level at a time, each run with its own level's
+  capacity (`fast-mem-space=2 fast-mem-capacity=..` for the copies from level 1 into level 2).
+  A DMA's data is there at its wait, not its start (dependences see the start): a copy whose
+  source the level above fills by a DMA in the same loop is not prefetched, and a copy-out
+  into a buffer another DMA of the loop reads is not left in flight across iterations.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ class Options:
     mlir_compat: bool = False
     fast_mem_capacity: int | None = None   # KiB; None = unlimited (extension)
     fast_mem_space: int = 1
+    level_only: bool = False               # extension: only the DMAs into/out of fast-mem-space
 
     def __post_init__(self) -> None:
         if self.stages < 2:
@@ -237,6 +244,7 @@ class AffinePipelineDataTransferPass(Pass):
 
     # ---- pairing ------------------------------------------------------------------------
     def find_incoming_pairs(self, loop: AffineForOp, func: FuncOp) -> list[DmaPair]:
+        opts = self.options
         body = loop.body.ops
         outgoing = [op for op in body if unit_direction(op) == "out"]
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
@@ -250,6 +258,13 @@ class AffinePipelineDataTransferPass(Pass):
             if conflict is not None:
                 self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
+                continue
+            if not self.this_level(first.dst):
+                continue
+            if opts.level_only and filled_by_other_dma(loop, first.src, op, opts.fast_mem_space):
+                self.remark(op.loc, f"won't pipeline this DMA: its source {_name(first.src)} (the level "
+                                    "above) is filled by a DMA in the loop, which a prefetch would "
+                                    "overtake before its wait")
                 continue
             why = escape_reason(first.dst, loop, func) or escape_reason(first.tag, loop, func)
             if why is not None:
@@ -266,6 +281,7 @@ class AffinePipelineDataTransferPass(Pass):
 
     def find_outgoing_pairs(self, loop: AffineForOp, func: FuncOp,
                             in_pairs: list[DmaPair]) -> list[DmaPair]:
+        opts = self.options
         body = loop.body.ops
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         incoming = [op for op in body if unit_direction(op) == "in"]
@@ -275,6 +291,8 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             first = dma_unit(op)[1][0]
             assert isinstance(first, AffineDmaStartOp)
+            if not self.this_level(first.src):
+                continue
             reader = next((i for i in incoming if self.conflicts(op, i, loop)), None)
             if reader is not None:
                 self.remark(op.loc, f"copy-out not pipelined: a later iteration's DMA at {reader.loc} "
@@ -290,6 +308,11 @@ class AffinePipelineDataTransferPass(Pass):
                 name = _name(first.src if which == "fast buffer" else first.tag)
                 self.remark(op.loc, f"copy-out not pipelined: its {which} {name} {why}")
                 continue
+            if opts.level_only and read_by_other_dma(loop, first.dst, op, opts.fast_mem_space):
+                self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} (the level above) is "
+                                    "read by another DMA in the loop, so its write-back must finish "
+                                    "within the iteration")
+                continue
             wait = next((w for w in waits if tags_match(op, w)), None)
             if wait is None or body.index(wait) < body.index(op):
                 continue
@@ -297,6 +320,11 @@ class AffinePipelineDataTransferPass(Pass):
                 continue
             pairs.append(DmaPair(op, wait))
         return pairs
+
+    def this_level(self, fast_buffer: Value) -> bool:
+        """Whether a DMA with this fast buffer is this run's (always, without `level-only`)."""
+        return not self.options.level_only or \
+            memref_type(fast_buffer).memory_space == self.options.fast_mem_space
 
     def conflicts(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
         """Does the outgoing DMA write what the incoming one reads (in any iteration)? Asked
@@ -399,6 +427,24 @@ class AffinePipelineDataTransferPass(Pass):
                 n = stages + 1 if any(b is s for s in shared) else stages
                 slots += n * buffer_bytes(t)
         return peak_around(where, space, skip=seen) + slots
+
+
+def filled_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:
+    """Whether a DMA of another level (not from a `space` buffer) in `loop` writes `memref`:
+    the level above's copy into the buffer an incoming DMA reads, its data there only after
+    that DMA's wait. (This level's own copy-outs are the dependence check's.)"""
+    mine = {id(o) for o in unit.walk()}
+    return any(isinstance(o, AffineDmaStartOp) and o.dst is memref and id(o) not in mine
+               and memref_type(o.src).memory_space != space for o in loop.walk())
+
+
+def read_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:
+    """Whether a DMA of another level (not into a `space` buffer) in `loop` reads `memref`:
+    the level above's copy-out of the buffer a copy-out writes, which must see the write-back
+    completed. (This level's own copy-ins are the dependence check's.)"""
+    mine = {id(o) for o in unit.walk()}
+    return any(isinstance(o, AffineDmaStartOp) and o.src is memref and id(o) not in mine
+               and memref_type(o.dst).memory_space != space for o in loop.walk())
 
 
 def _name(v: Value) -> str:

@@ -57,6 +57,9 @@ class CopySpec:
     # Exclusive upper limit per dim for clipping: the memref's extent, or less when no
     # iteration ever touches the elements above (a stencil writing only the interior).
     limits: tuple[int | None, ...] = ()
+    # Per dim, further exclusive upper bounds (affine in the outer IVs): a tile of a buffer
+    # of the level above, clipped to the part of it the level above's partial tile holds.
+    exact_upper: tuple[tuple[IndexExpr, ...], ...] = ()
 
     def limit(self, d: int) -> int | None:
         if self.limits and self.limits[d] is not None:
@@ -92,6 +95,8 @@ class CopySpec:
         size = self.limit(d)
         if self.clipped[d] and size is not None:
             ubs.append(const_expr(size))
+        if self.exact_upper:
+            ubs.extend(self.exact_upper[d])
         return ubs
 
 
@@ -319,6 +324,8 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
     size = spec.limit(k)
     assert size is not None
     exprs = [const_expr(full), (const_expr(size) - spec.lower[k]).ceildiv(step) * inner]
+    if spec.exact_upper:
+        exprs += [(ub - spec.lower[k]).ceildiv(step) * inner for ub in spec.exact_upper[k]]
     m, ops = affine_map_of(exprs)
     mn = AffineMinOp(m, ops, loc=loc)
     into.insert_before(into.ops[-1], mn)

@@ -54,20 +54,23 @@ def tree_statements(tree: BandNode, sizes: Mapping[BandNode, int]) -> list[Tiled
     return out
 
 
-def tile_tree(tree: BandNode, sizes: Mapping[BandNode, int]) -> AffineForOp:
-    """Replace the tree's root loop by the tiled tree; returns the new root tile loop."""
+def tile_tree(tree: BandNode, sizes: Mapping[BandNode, int],
+              intra_roots: list[AffineForOp] | None = None) -> AffineForOp:
+    """Replace the tree's root loop by the tiled tree; returns the new root tile loop (and
+    appends the outermost loop of each intra-tile nest to `intra_roots`)."""
     root = tree.loop
     block = root.parent_block
     assert block is not None
     tiles: dict[BandNode, AffineForOp] = {}
-    new_root = _tile_loop(tree, sizes, tiles)
+    new_root = _tile_loop(tree, sizes, tiles, intra_roots)
     block.insert_before(root, new_root)
     root.erase()
     return new_root
 
 
 def _tile_loop(node: BandNode, sizes: Mapping[BandNode, int],
-               tiles: dict[BandNode, AffineForOp]) -> AffineForOp:
+               tiles: dict[BandNode, AffineForOp],
+               intra_roots: list[AffineForOp] | None = None) -> AffineForOp:
     lp, t = node.loop, sizes[node]
     lower, upper = loop_bounds(lp)
     if node.lower_dependent:
@@ -80,9 +83,12 @@ def _tile_loop(node: BandNode, sizes: Mapping[BandNode, int],
     body = new.body
     for child in node.children:
         if isinstance(child, BandNode):
-            body.insert(len(body.ops) - 1, _tile_loop(child, sizes, tiles))
+            body.insert(len(body.ops) - 1, _tile_loop(child, sizes, tiles, intra_roots))
         elif any(not op.IS_TERMINATOR for op in child.ops):
-            body.insert(len(body.ops) - 1, _intra_nest(child, sizes, tiles))
+            nest = _intra_nest(child, sizes, tiles)
+            body.insert(len(body.ops) - 1, nest)
+            if intra_roots is not None:
+                intra_roots.append(nest)
     return new
 
 

@@ -206,7 +206,9 @@ def test_random_nests_dependences_match_brute_force(brute, data):  # type: ignor
 # ---- op-wise shifts -------------------------------------------------------------------
 
 def _shift_order_ok(brute, func, loop, shifts):  # type: ignore[no-untyped-def]
-    """Execute the schedule in which body op k of iteration t runs at iteration t + shifts[k]."""
+    """Execute the schedule in which body op k of iteration t runs at iteration t + shifts[k];
+    within one time step the groups run in ascending shift order (as the skew emits them),
+    each in program order."""
     insts = brute.run_control(func, {})
     body = loop.body.ops
     depth = next(k for k, lp in enumerate(loops_of(func)) if lp is loop)
@@ -219,7 +221,7 @@ def _shift_order_ok(brute, func, loop, shifts):  # type: ignore[no-untyped-def]
     def sched(x):  # type: ignore[no-untyped-def]
         k = top(x.op)
         it = (x.ivs[depth] - loop.constant_lower) // loop.step
-        return (*x.ivs[:depth], it + shifts[k], k, x.seq)
+        return (*x.ivs[:depth], it + shifts[k], shifts[k], k, x.seq)
 
     by_elem = defaultdict(list)
     for x in insts:
