@@ -27,6 +27,23 @@ SIZES: dict[str, list[str]] = {
     "bicg": ["M=1,N=1", "M=39,N=41", "M=23,N=19,dtype=f64"],
     "mvt": ["N=1", "N=43", "N=31,dtype=f64"],
     "syrk": ["N=1,M=1", "N=23,M=19", "N=17,M=29,alpha=-0.5,beta=2.0,dtype=f64"],
+    "relu": ["N=1", "N=1021", "N=257,dtype=f64"],
+    "sigmoid": ["N=1", "N=1021", "N=257,dtype=f64"],
+    "silu": ["N=1", "N=1021", "N=257,dtype=f64"],
+    "gelu": ["N=1", "N=1021", "N=257,dtype=f64"],
+    "vector_mul": ["N=1", "N=1021", "N=257,dtype=f64"],
+    "maxpool2d": ["N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "N=2,C=3,H=13,W=11,R=3,S=3,stride=2",
+                  "N=1,C=5,H=9,W=7,R=2,S=3,stride=1,dtype=f64"],
+    "avgpool2d": ["N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "N=2,C=3,H=7,W=7,R=7,S=7,stride=1",
+                  "N=1,C=5,H=9,W=7,R=2,S=3,stride=2,dtype=f64"],
+    "layernorm": ["M=1,N=1", "M=7,N=257", "M=5,N=33,eps=0.001,dtype=f64"],
+    "rmsnorm": ["M=1,N=1", "M=7,N=257", "M=5,N=33,eps=0.001,dtype=f64"],
+    "pad2d": ["N=1,C=1,H=1,W=1,top=0,left=0,bottom=0,right=0", "N=2,C=3,H=5,W=7,top=1,left=2,bottom=3,right=0",
+              "N=1,C=2,H=4,W=4,top=1,left=1,bottom=1,right=1,value=-2,dtype=f64"],
+    "permute": ["d0=1,d1=1,d2=1,d3=1", "d0=2,d1=3,d2=5,d3=7,p0=0,p1=2,p2=1,p3=3",
+                "d0=3,d1=2,d2=4,d3=5,p0=3,p1=1,p2=0,p3=2,dtype=f64"],
+    "im2col": ["C=1,H=1,W=1,R=1,S=1", "C=3,H=11,W=9,R=3,S=3,stride=2,dilation=1",
+               "C=2,H=13,W=11,R=3,S=2,stride=1,dilation=3,dtype=f64"],
 }
 
 CASES = [f"{name}:{sizes}" for name, specs in SIZES.items() for sizes in specs]
