@@ -42,7 +42,8 @@ AWKWARD: dict[str, list[str]] = {
     "avgpool2d": ["N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "N=1,C=2048,H=7,W=7,R=7,S=7,stride=1"],
     "layernorm": ["M=1,N=1", "M=128,N=768"],
     "rmsnorm": ["M=1,N=1", "M=331,N=4096"],
-    "pad2d": ["N=1,C=1,H=1,W=1,top=0,left=0,bottom=0,right=0", "N=1,C=3,H=224,W=224,top=3,left=3,bottom=3,right=3"],
+    "pad2d": ["N=1,C=1,H=1,W=1,top=0,left=0,bottom=0,right=0",
+              "N=1,C=3,H=224,W=224,top=3,left=3,bottom=3,right=3"],
     "permute": ["d0=1,d1=1,d2=1,d3=1", "d0=1,d1=128,d2=12,d3=64,p0=0,p1=2,p2=1,p3=3"],
     "im2col": ["C=1,H=1,W=1,R=1,S=1", "C=3,H=229,W=229,R=7,S=7,stride=2,dilation=1"],
 }
