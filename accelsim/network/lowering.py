@@ -11,7 +11,8 @@ it is free or the direct kernel cannot express the layer:
 - depthwise (groups = C = K): the direct `depthwise_conv2d`;
 - everything else: `direct`.
 
-`choice="direct"` / `"im2col"` forces one (for comparing them); padding is a `pad2d` kernel
+`choice="direct"` / `"im2col"` forces one for group-1 convolutions (for comparing them; a
+depthwise one stays direct); padding is a `pad2d` kernel
 of the same layer, before the convolution.
 """
 
@@ -87,9 +88,7 @@ def conv_lowering(s: ConvShape, choice: str = "auto") -> str:
     if s.depthwise:
         if s.dilation != 1:
             raise ValueError("a dilated depthwise convolution is not supported")
-        if choice == "im2col":
-            raise ValueError("im2col+gemm is not available for a depthwise convolution")
-        return "direct"
+        return "direct"  # im2col + gemm is for group-1 convolutions; `im2col` leaves these direct
     if s.dilation > 1 or choice == "im2col":
         if s.N != 1:
             raise ValueError(f"im2col+gemm lowers one image at a time (N={s.N}); "

@@ -20,7 +20,15 @@ LOWERINGS = ("direct", "im2col+gemm", "gemm", "matmul", "vector", "layout", "vie
 
 class NetworkError(DiagnosticError):
     """A network description that cannot be read or lowered: names the file, line, column
-    (or the ONNX node) and the value."""
+    (or the ONNX node) and the value. An ONNX model has no lines: `model.onnx: error: ...`."""
+
+    def __str__(self) -> str:
+        if self.loc.line > 0:
+            return super().__str__()
+        return f"{self.loc.file}: error: {self.message}"
+
+    def render(self) -> str:
+        return super().render() if self.loc.line > 0 else str(self)
 
 
 @dataclass(frozen=True, slots=True)
