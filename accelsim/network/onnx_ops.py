@@ -18,7 +18,7 @@ import numpy as np
 
 from accelsim.network.lowering import ConvShape, ConvTensors, conv_layer
 from accelsim.network.model import Kernel, Layer, NetworkError
-from accelsim.network.onnx_import import Graph, node_name
+from accelsim.network.onnx_graph import Graph, node_name
 
 Node = Any
 Lowering = Callable[[Node, Graph, str, str], Layer]
