@@ -76,6 +76,22 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
     return NetworkResult.build(network, figures, cfg.name, fidelity, cfg.clock_ghz, meta)
 
 
+def kernel_figures(network: Network, point: Any, config: Any) -> NetworkResult:
+    """The network in this process, its kernels compiled with `point`'s compiler options (a
+    network point of a sweep: `accelsim.network.sweep`)."""
+    from dataclasses import replace
+
+    from accelsim.dse.evaluate import evaluate_point
+
+    start = time.perf_counter()
+    figures: dict[str, dict[str, Any]] = {}
+    for spec in network.distinct_workloads():
+        figures[spec] = dict(evaluate_point(replace(point, workload=spec, functional=False)))
+    meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(figures), "workers": 0,
+            "wall_seconds": time.perf_counter() - start}
+    return NetworkResult.build(network, figures, config.name, point.fidelity, config.clock_ghz, meta)
+
+
 def _bar(total: int, progress: bool | TextIO, name: str) -> Any:
     if progress is False:
         return None
