@@ -60,6 +60,12 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         raise InputError(f"unknown target {args.target!r}; targets: host, sim")
     if args.target == "host" and args.timing_only:
         raise InputError("--timing-only: only --target sim reads this")
+    if args.timeline:
+        from accelsim.cli.run_cmd import check_figure_path
+
+        check_figure_path("--timeline", args.timeline)
+    if args.layer and not args.timeline:
+        raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
     network = load_network(args.input, args.conv_lowering)
     if args.check and not network.functional:
         raise InputError(f"--check needs a model with data (an ONNX file); {args.input} describes "
@@ -105,6 +111,23 @@ def _write_outputs(args: argparse.Namespace, result: Any) -> None:
         from accelsim.network.perfetto import write_network_trace
 
         write_network_trace(args.trace, result)
+    if args.layer:
+        _zoom(args, result)
+
+
+def _zoom(args: argparse.Namespace, result: Any) -> None:
+    """--layer NAME: that layer's engine timeline(s), OUT.NAME[.k].png next to --timeline."""
+    import os
+
+    from accelsim.network.zoom import layer_runs
+    from plots.timeline import plot_timeline
+
+    runs = layer_runs(result.network, args.layer, args.config)
+    base, ext = os.path.splitext(args.timeline)
+    for i, (spec, run) in enumerate(runs):
+        suffix = f".{args.layer}" + (f".{i}" if len(runs) > 1 else "")
+        plot_timeline(run.trace, base + suffix + ext, config=run.config,
+                      title=f"{result.network.name} layer {args.layer}: {spec}")
 
 
 def _print_text(report: dict[str, Any], result: Any) -> None:
@@ -138,6 +161,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--csv", metavar="OUT.csv", default=None, help="write the per-layer table as CSV")
     g.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes simulating layers (default: one per core; 0: this process)")
+    g.add_argument("--layer", metavar="NAME", default=None,
+                   help="with --timeline OUT.png: also draw layer NAME's engine timeline (OUT.NAME.png)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
 

@@ -63,12 +63,14 @@ def test_json_layers_equal_their_kernels_run_alone(capsys, topo: Path, tmp_path:
 def test_text_csv_timeline_and_trace(capsys, topo: Path, tmp_path: Path) -> None:
     csv_path, png, trace = tmp_path / "l.csv", tmp_path / "t.png", tmp_path / "t.json"
     status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--workers", "0",
-                          "--csv", str(csv_path), "--timeline", str(png), "--trace", str(trace))
+                          "--csv", str(csv_path), "--timeline", str(png), "--trace", str(trace),
+                          "--layer", "c1")
     assert status == 0
     assert "network tiny (3 layers, 2 distinct kernels)" in out
     rows = csv_path.read_text().splitlines()
     assert rows[0].startswith("name,op,lowering,start_cycle") and len(rows) == 4
     assert png.stat().st_size > 1000
+    assert (tmp_path / "t.c1.png").stat().st_size > 1000  # --layer: c1's engine timeline
     events = json.loads(trace.read_text())["traceEvents"]
     slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "layer"]
     assert [e["name"] for e in slices] == ["c1", "p1", "c2"]
@@ -94,3 +96,6 @@ def test_networks_lists_the_zoo(capsys) -> None:
 def test_kernel_only_options_are_refused(capsys, topo: Path) -> None:
     status, _, err = _run(capsys, "run", str(topo), "--target", "sim", "--func", "main")
     assert status == 1 and "--func: not available for a network run" in err
+    status, _, err = _run(capsys, "run", str(topo), "--target", "sim", "--layer", "nosuch", "--timeline",
+                          "x.png")
+    assert status == 1 and "--layer 'nosuch': no such layer in tiny (layers: c1, p1, c2)" in err
