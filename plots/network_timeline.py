@@ -14,6 +14,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
 
 BOUND_COLORS = {"compute": "#1f77b4", "bandwidth": "#ff7f0e", "sram": "#2ca02c"}
 OTHER_COLOR = "#b0b0b0"
@@ -40,6 +41,7 @@ def plot_network_timeline(result: Any, out: str | Path | None = None, *, width_i
     ax.set_xlim(0, max(total, 1))
     ax.set_xlabel(f"cycles (total {total:,} = {total / (result.clock_ghz * 1e3):,.1f} us at "
                   f"{result.clock_ghz:g} GHz)")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.grid(axis="x", alpha=0.3)
     handles = [Patch(color=c, label=f"{b}-bound") for b, c in BOUND_COLORS.items()
                if any(str(r.figures.get("bound")) == b for r in rows)]
@@ -47,7 +49,7 @@ def plot_network_timeline(result: Any, out: str | Path | None = None, *, width_i
         handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="//",
                              label="vector / layout kernel"))
     if handles:
-        ax.legend(handles=handles, loc="lower right", fontsize=8)
+        ax.legend(handles=handles, loc="upper right", fontsize=8)  # layers run top-left to bottom-right
     ax.set_title(title or f"{result.network.name} on {result.config}: one bar per layer "
                  f"({result.fidelity} simulation)", fontsize=10)
     fig.tight_layout()
