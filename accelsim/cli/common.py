@@ -194,3 +194,14 @@ def describe_array(a: np.ndarray) -> dict[str, Any]:
     return {"shape": list(a.shape), "dtype": str(a.dtype),
             "sha256": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest(),
             "sum": total if math.isfinite(total) else str(total)}
+
+
+def check_figure_path(option: str, path: str) -> None:
+    """A figure format matplotlib writes, known from the file's extension."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
+                         f"(formats: {', '.join(sorted(formats))})")

@@ -61,7 +61,7 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     if args.target == "host" and args.timing_only:
         raise InputError("--timing-only: only --target sim reads this")
     if args.timeline:
-        from accelsim.cli.run_cmd import check_figure_path
+        from accelsim.cli.common import check_figure_path
 
         check_figure_path("--timeline", args.timeline)
     if args.layer and not args.timeline:

@@ -23,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from accelsim.cli.common import Program, RunOutcome, RunRequest, describe_array, load_inputs, load_program
+from accelsim.cli.common import (
+    Program,
+    RunOutcome,
+    RunRequest,
+    check_figure_path,
+    describe_array,
+    load_inputs,
+    load_program,
+)
 from accelsim.errors import InputError
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
@@ -127,17 +135,6 @@ def check_options(args: argparse.Namespace) -> None:
     if args.save and os.path.isdir(args.save):
         raise InputError(f"--save {args.save}: is a directory; give the file to write, e.g. "
                          f"{os.path.join(args.save, 'outputs.npz')}")
-
-
-def check_figure_path(option: str, path: str) -> None:
-    """A figure format matplotlib writes, known from the file's extension."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower()
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if ext not in formats:
-        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
-                         f"(formats: {', '.join(sorted(formats))})")
 
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
