@@ -72,6 +72,10 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
                          "layer shapes only")
     timing = args.target == "sim" and (args.timing_only or not network.functional
                                        or args.fidelity == "analytic")
+    if args.check and timing:
+        raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
+    if (args.inputs or args.seed is not None) and not network.functional:
+        raise InputError(f"--inputs/--seed: {args.input} describes layer shapes only (no data flows)")
     if args.target == "sim" and args.timing_only is False and not network.functional:
         args.timing_only = True  # a topology has no data: its run is timing only
     if timing:

@@ -68,6 +68,11 @@ def test_cli_check_json(capsys, models) -> None:
     assert out["cycles"] == sum(layer["cycles"] for layer in out["layers"])
 
 
+def test_check_needs_data(capsys, models) -> None:
+    status = main(["run", str(models["attention"]), "--target", "sim", "--check", "--timing-only"])
+    assert status == 1 and "--check needs output data" in capsys.readouterr().err
+
+
 def test_unsupported_op_names_the_node(capsys, models) -> None:
     status = main(["run", str(models["unsupported_op"]), "--target", "sim"])
     _, err = capsys.readouterr()
