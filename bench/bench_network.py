@@ -74,11 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"## {a.network}: accelsim run {a.network} --target sim --timing-only (event fidelity, cold)\n")
     print(f"load average before the run: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
           f"(1 / 5 / 15 min) on {os.cpu_count()} cores\n")
-    print("| layers | distinct kernels | workers | wall s | CPU s (process + workers) | goal | cycles |")
+    cpu += mine["kernel_cpu_seconds"]  # the workers are the fork server's children, not ours
+    goal = (f"<= {GOAL_S:.0f} s: {'met' if wall <= GOAL_S else 'NOT met'}" if a.network == "resnet50"
+            else "-")
+    print("| layers | distinct kernels | workers | wall s | CPU s (process + kernels) | ResNet-50 goal | cycles |")
     print("|---:|---:|---:|---:|---:|---|---:|")
-    verdict = "met" if wall <= GOAL_S else "NOT met"
     print(f"| {mine['layer_count']} | {mine['distinct_kernels']} | {mine['workers']} | {wall:.1f} | "
-          f"{cpu:.1f} | <= {GOAL_S:.0f} s: {verdict} | {mine['cycles']:,} |")
+          f"{cpu:.1f} | {goal} | {mine['cycles']:,} |")
     if a.no_scalesim:
         return 0
     peer = scalesim(a.network)
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| wall s | {wall:.1f} | {theirs['wall_seconds']:.1f} | {peer_wall:.1f} | "
           f"{peer_wall / wall:.1f}x |")
     print(f"| CPU s | {cpu:.1f} | {theirs['cpu_seconds']:.1f} | {peer_cpu:.1f} | {peer_cpu / cpu:.1f}x |")
+    print(f"| load average after | {' / '.join(f'{x:.2f}' for x in os.getloadavg())} | | | |")
     print("\nper layer: accelsim cycles (`default`, DMA and compute overlapped, DRAM included) and "
           "SCALE-Sim compute cycles (incl. stalls)\n")
     print("| layer | accelsim cycles | SCALE-Sim cycles | SCALE-Sim / accelsim | SCALE-Sim mapping eff. |")

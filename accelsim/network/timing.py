@@ -49,10 +49,12 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
     start = time.perf_counter()
     figures: dict[str, dict[str, Any]] = {}
     failures: list[tuple[str, str]] = []
+    kernel_cpu = 0.0
     bar = _bar(len(points), progress, network.name)
     outcomes = local_outcomes(evaluate_point, points, n)
     try:
         for outcome in outcomes:
+            kernel_cpu += outcome.cpu_s or 0.0
             if outcome.status == STATUS_OK:
                 figures[outcome.point.workload] = dict(outcome.figures)
             else:
@@ -71,8 +73,10 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
         raise NetworkError(f"layer {users[0].name!r} (kernel {spec}) failed: {why}"
                            + (f" ({len(failures) - 1} more kernels failed)" if len(failures) > 1 else ""),
                            _loc(users[0].where))
+    # kernel_cpu_seconds: CPU time of the kernel evaluations (compile + simulate), in whichever
+    # process ran them
     meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(points), "workers": n,
-            "wall_seconds": time.perf_counter() - start}
+            "wall_seconds": time.perf_counter() - start, "kernel_cpu_seconds": kernel_cpu}
     return NetworkResult.build(network, figures, cfg.name, fidelity, cfg.clock_ghz, meta)
 
 
