@@ -265,11 +265,13 @@ def lower_layernorm(node: Node, graph: Graph, where: str, choice: str) -> Layer:
     if bias is None:
         bias = f"{_name(node)}.zero_bias"
         graph.add_constant(bias, np.zeros(N))
-    if len(node.output) > 1 and any(node.output[1:]):
-        raise graph.error(node, "the optional Mean and InvStdDev outputs are not supported")
     eps = float(a.get("epsilon", 1e-5))
+    writes = [("Y", node.output[0])]
+    for arg, name in zip(("mean", "rstd"), node.output[1:]):  # the optional Mean, InvStdDev
+        if name:
+            writes.append((arg, name))
     kernel = Kernel(f"layernorm:M={M},N={N},eps={eps!r}",
-                    (("X", node.input[0]), ("gamma", scale), ("beta", bias)), (("Y", node.output[0]),))
+                    (("X", node.input[0]), ("gamma", scale), ("beta", bias)), tuple(writes))
     return Layer(_name(node), "LayerNormalization", "vector", (kernel,), where)
 
 

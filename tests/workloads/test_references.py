@@ -249,18 +249,21 @@ def _avgpool2d(a: Lists, **p: Any) -> Lists:
 
 @naive("layernorm")
 def _layernorm(a: Lists, M: int, N: int, eps: float, **_: Any) -> Lists:
-    Y = []
+    Y, means, rstds = [], [], []
     for row in a["X"]:
         mean = sum(row) / N
         var = sum((v - mean) ** 2 for v in row) / N
         Y.append([(row[j] - mean) / math.sqrt(var + eps) * a["gamma"][j] + a["beta"][j] for j in range(N)])
-    return {"Y": Y}
+        means.append(mean)
+        rstds.append(1.0 / math.sqrt(var + eps))
+    return {"Y": Y, "mean": means, "rstd": rstds}
 
 
 @naive("rmsnorm")
 def _rmsnorm(a: Lists, M: int, N: int, eps: float, **_: Any) -> Lists:
-    return {"Y": [[row[j] / math.sqrt(sum(v * v for v in row) / N + eps) * a["gamma"][j]
-                   for j in range(N)] for row in a["X"]]}
+    rstds = [1.0 / math.sqrt(sum(v * v for v in row) / N + eps) for row in a["X"]]
+    return {"Y": [[row[j] * r * a["gamma"][j] for j in range(N)] for row, r in zip(a["X"], rstds)],
+            "rstd": rstds}
 
 
 @naive("pad2d")
