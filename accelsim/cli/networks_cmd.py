@@ -67,6 +67,9 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     if args.layer and not args.timeline:
         raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
     network = load_network(args.input, args.conv_lowering)
+    if args.target == "host" and not network.functional:
+        raise InputError(f"--target host runs a model with data (an ONNX file); {args.input} describes "
+                         "layer shapes only: use --target sim")
     if args.check and not network.functional:
         raise InputError(f"--check needs a model with data (an ONNX file); {args.input} describes "
                          "layer shapes only")
