@@ -67,6 +67,10 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     if args.layer and not args.timeline:
         raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
     network = load_network(args.input, args.conv_lowering)
+    if args.layer and args.layer not in {layer.name for layer in network.layers}:
+        names = [layer.name for layer in network.layers]
+        shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        raise InputError(f"--layer {args.layer!r}: no such layer in {network.name} (layers: {shown})")
     if args.target == "host" and not network.functional:
         raise InputError(f"--target host runs a model with data (an ONNX file); {args.input} describes "
                          "layer shapes only: use --target sim")

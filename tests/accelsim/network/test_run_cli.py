@@ -93,9 +93,11 @@ def test_networks_lists_the_zoo(capsys) -> None:
             "llama2_7b_decode"} <= names
 
 
-def test_kernel_only_options_are_refused(capsys, topo: Path) -> None:
+def test_kernel_only_options_are_refused(capsys, topo: Path, tmp_path: Path) -> None:
     status, _, err = _run(capsys, "run", str(topo), "--target", "sim", "--func", "main")
     assert status == 1 and "--func: not available for a network run" in err
+    png = tmp_path / "x.png"
     status, _, err = _run(capsys, "run", str(topo), "--target", "sim", "--layer", "nosuch", "--timeline",
-                          "x.png")
+                          str(png))
     assert status == 1 and "--layer 'nosuch': no such layer in tiny (layers: c1, p1, c2)" in err
+    assert not png.exists()  # refused before anything ran
