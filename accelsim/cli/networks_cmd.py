@@ -58,8 +58,11 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
                          "is a network; run one of its kernels as a workload spec instead)")
     if args.target not in ("sim", "host"):
         raise InputError(f"unknown target {args.target!r}; targets: host, sim")
-    if args.target == "host" and args.timing_only:
-        raise InputError("--timing-only: only --target sim reads this")
+    if args.target == "host":
+        sim_only = [f"--{n.replace('_', '-')}" for n in ("timing_only", "csv", "timeline", "trace", "layer")
+                    if getattr(args, n, None)]
+        if sim_only:
+            raise InputError(f"{', '.join(sim_only)}: only --target sim reads this (target is 'host')")
     if args.timeline:
         from accelsim.cli.common import check_figure_path
 
@@ -83,8 +86,6 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
     if (args.inputs or args.seed is not None) and not network.functional:
         raise InputError(f"--inputs/--seed: {args.input} describes layer shapes only (no data flows)")
-    if args.target == "sim" and args.timing_only is False and not network.functional:
-        args.timing_only = True  # a topology has no data: its run is timing only
     if timing:
         from accelsim.network.timing import run_timing
 

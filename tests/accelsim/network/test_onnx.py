@@ -71,6 +71,8 @@ def test_cli_check_json(capsys, models) -> None:
 def test_check_needs_data(capsys, models) -> None:
     status = main(["run", str(models["attention"]), "--target", "sim", "--check", "--timing-only"])
     assert status == 1 and "--check needs output data" in capsys.readouterr().err
+    status = main(["run", str(models["attention"]), "--target", "host", "--csv", "x.csv"])
+    assert status == 1 and "--csv: only --target sim reads this" in capsys.readouterr().err
 
 
 def test_unsupported_op_names_the_node(capsys, models) -> None:
