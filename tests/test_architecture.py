@@ -158,6 +158,8 @@ MUST_NOT_IMPORT: list[tuple[str, tuple[str, ...]]] = [
     ("accelsim.trace", ("accelsim.sim", "accelsim.hw", "accelsim.report", "accelsim.estimate")),
     ("accelsim.report", ("accelsim.sim", "accelsim.estimate", "accelsim.compile", "accelsim.hw",
                          "accelsim.dse", "simpy")),
+    ("accelsim.network", ("accelsim.cli", "simpy", "accelsim.hw", "plots", "matplotlib")),
+    ("accelsim.dse", ("accelsim.cli", "accelsim.network")),
 ]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from compiler.diagnostics import AccelsimError, DiagnosticError
 
-SUBCOMMANDS = ("opt", "run", "dse")
+SUBCOMMANDS = ("opt", "run", "dse", "networks")
 
 
 def build_parser() -> argparse.ArgumentParser:

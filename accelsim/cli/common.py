@@ -211,3 +211,14 @@ def config_from_args(args: argparse.Namespace) -> HardwareConfig:
         if overrides:
             raise ConfigError(f"--set: {exc}") from None
         raise
+
+
+def check_figure_path(option: str, path: str) -> None:
+    """A figure format matplotlib writes, known from the file's extension."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
+                         f"(formats: {', '.join(sorted(formats))})")

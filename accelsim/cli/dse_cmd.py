@@ -112,7 +112,11 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         print(f"{args.spec}: {len(points)} points ({sweep.size} before constraints), "
               f"time limit {limit:g} s per point")
         return 0
-    summary = run_sweep(sweep, args.db, evaluate=_evaluator(args.evaluator), workers=args.workers,
+    evaluate = _evaluator(args.evaluator)
+    if args.evaluator is None and any(w.startswith("network:") for w in sweep.workloads):
+        from accelsim.network.sweep import evaluate  # network points: network totals
+
+    summary = run_sweep(sweep, args.db, evaluate=evaluate, workers=args.workers,
                         scheduler=args.scheduler, progress=not args.no_progress,
                         retry_failed=args.retry_failed, time_limit_s=limit)
     print(f"{args.db}: {summary}", file=sys.stderr)

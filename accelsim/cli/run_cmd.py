@@ -23,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from accelsim.cli.common import Program, RunOutcome, RunRequest, describe_array, load_inputs, load_program
+from accelsim.cli.common import (
+    Program,
+    RunOutcome,
+    RunRequest,
+    check_figure_path,
+    describe_array,
+    load_inputs,
+    load_program,
+)
 from accelsim.errors import InputError
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
@@ -61,7 +69,8 @@ def run_on_host(req: RunRequest) -> RunOutcome:
 def register(sub: Any) -> None:
     p = sub.add_parser("run", help="run a kernel on a target and report its outputs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", help=".mlir file, '-' for stdin, or a workload spec such as gemm:M=64")
+    p.add_argument("input", help=".mlir file, '-' for stdin, a workload spec such as gemm:M=64, or a "
+                                 "network (.csv, .layers, .onnx, or a name from `accelsim networks`)")
     p.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
@@ -80,6 +89,9 @@ def register(sub: Any) -> None:
     from accelsim.cli.sim_target import add_arguments as add_sim_arguments
 
     add_sim_arguments(p)
+    from accelsim.cli.networks_cmd import add_run_arguments as add_network_arguments
+
+    add_network_arguments(p)
     p.set_defaults(handler=cmd_run, accepts_extra=True)
 
 
@@ -130,18 +142,11 @@ def check_options(args: argparse.Namespace) -> None:
                          f"{os.path.join(args.save, 'outputs.npz')}")
 
 
-def check_figure_path(option: str, path: str) -> None:
-    """A figure format matplotlib writes, known from the file's extension."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower()
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if ext not in formats:
-        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
-                         f"(formats: {', '.join(sorted(formats))})")
-
-
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    from accelsim.cli.networks_cmd import is_network, run_network
+
+    if is_network(args.input):  # a whole network: its own run (accelsim.network)
+        return run_network(args, extra)
     target = resolve_target(args.target)
     check_options(args)
     program = load_program(args.input, args.func)

@@ -1,7 +1,8 @@
-"""A plain-text progress bar on stderr: points done, failed (infeasible, timed out), rate and ETA.
+"""The progress bar of a sweep on stderr: points done, failed (infeasible, timed out), rate, ETA.
 
-On a terminal it redraws one line with `\\r`; otherwise (a log file, CI) it prints a full line
-at most every `log_interval_s` seconds, and always the final line, so logs stay short.
+On a terminal it is a tqdm bar (the library network runs use too) redrawn in place, with the
+failure counts as its postfix; otherwise (a log file, CI) it prints a full line at most every
+`log_interval_s` seconds, and always the final line, so logs stay short.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ class Progress:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.min_redraw_s = min_redraw_s if self.tty else log_interval_s
         self._last_draw = -float("inf")
+        self._tqdm = None
+        if self.tty:
+            from tqdm import tqdm
+
+            self._tqdm = tqdm(total=total, file=self.stream, unit="pt", desc="points",
+                              mininterval=min_redraw_s, ncols=width + 70, leave=True)
 
     @property
     def rate(self) -> float:
@@ -79,21 +86,32 @@ class Progress:
             self.failed += 1
         self.draw(force=self.done == self.total)
 
+    def postfix(self) -> str:
+        text = f"{self.failed} failed"
+        for n, what in ((self.infeasible, "infeasible"), (self.timed_out, "timed out")):
+            if n:
+                text += f", {n} {what}"
+        return text + (f", {self.skipped} already stored" if self.skipped else "")
+
     def draw(self, force: bool = False) -> None:
+        if self._tqdm is not None:
+            self._tqdm.n = self.done
+            self._tqdm.set_postfix_str(self.postfix(), refresh=False)
+            if force:
+                self._tqdm.refresh()
+            else:
+                self._tqdm.update(0)
+            return
         now = self.clock()
         if not force and now - self._last_draw < self.min_redraw_s:
             return
         self._last_draw = now
-        if self.tty:
-            self.stream.write("\r" + self.line() + "\x1b[K")
-        else:
-            self.stream.write(self.line() + "\n")
+        self.stream.write(self.line() + "\n")
         self.stream.flush()
 
     def close(self) -> None:
-        if self.tty:
+        if self._tqdm is not None:
             self.draw(force=True)
-            self.stream.write("\n")
-            self.stream.flush()
+            self._tqdm.close()
         elif self.done != self.total or self.total == 0:
             self.draw(force=True)  # the final state always reaches the log

@@ -118,6 +118,32 @@ def parse_workload(spec: str) -> tuple[str, dict[str, Scalar]]:
     return m.group(1), params
 
 
+NETWORK_PREFIX = "network:"
+NETWORK_SUFFIXES = (".csv", ".layers", ".onnx")
+
+
+def check_network(spec: str) -> str:
+    """`network:NAME`: a zoo network (workloads/networks/NAME.csv|.layers) or a network file;
+    evaluated by `accelsim.network.sweep.evaluate` (the `accelsim dse run` default for them)."""
+    name = spec[len(NETWORK_PREFIX):].strip()
+    if name.lower().endswith(NETWORK_SUFFIXES):
+        if not Path(name).is_file():
+            raise ValueError(f"network file {name!r} does not exist")
+        return NETWORK_PREFIX + name
+    import workloads
+
+    zoo = Path(workloads.__file__).resolve().parent / "networks"
+    known = sorted(p.stem for p in zoo.glob("*") if p.suffix in (".csv", ".layers"))
+    if name not in known:
+        raise ValueError(f"unknown network {name!r}; the zoo has {', '.join(known)} (or give a "
+                         ".csv, .layers or .onnx file)")
+    return NETWORK_PREFIX + name
+
+
+def is_network(workload: str) -> bool:
+    return workload.startswith(NETWORK_PREFIX)
+
+
 def _number(raw: str) -> Scalar:
     for conv in (int, float):
         try:
@@ -176,7 +202,14 @@ class Point:
 
     def env(self) -> dict[str, Any]:
         """Names a constraint can use: parameters, workload params (M, N, ...), `kernel`, and
-        `dtype_bytes` (element size of the workload's dtype, 4 for f32)."""
+        `dtype_bytes` (element size of the workload's dtype, 4 for f32); a network point has
+        `kernel` = "network" and `network` = its name."""
+        if is_network(self.workload):
+            net_env: dict[str, Any] = {"kernel": "network", "network": self.workload[len(NETWORK_PREFIX):],
+                                       "dtype_bytes": 4}
+            net_env.update(self.params())
+            net_env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
+            return net_env
         name, wl_params = parse_workload(self.workload)
         env: dict[str, Any] = dict(wl_params)
         env["kernel"] = name
@@ -350,7 +383,7 @@ class Sweep:
         known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
                                                                "functional", "kernel", "dtype_bytes"}
         for w in self.workloads:
-            known |= set(parse_workload(w)[1])
+            known |= {"network"} if is_network(w) else set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
             for n in sorted(c.names - known):
                 raise ConfigError(f"{self.source}: key 'constraints[{i}]': unknown name '{n}' in "
@@ -379,7 +412,10 @@ class Sweep:
 
     def _canonical_workload(self, spec: str) -> str:
         """With the registry: its canonical spec (every parameter, defaults included), so
-        `gemm` and `gemm:M=<default>` are one point. Without: sorted `key=value` pairs."""
+        `gemm` and `gemm:M=<default>` are one point. Without: sorted `key=value` pairs.
+        `network:NAME` (a zoo network or a .csv/.layers/.onnx path) is a whole network."""
+        if isinstance(spec, str) and spec.strip().startswith(NETWORK_PREFIX):
+            return check_network(spec.strip())
         if self.check_registry and importlib.util.find_spec("workloads") is not None:
             import workloads
 

@@ -33,6 +33,19 @@ AWKWARD: dict[str, list[str]] = {
     "bicg": ["M=1,N=1", "M=389,N=401"],
     "mvt": ["N=1", "N=397"],
     "syrk": ["N=1,M=1", "N=239,M=199,dtype=f64"],
+    "relu": ["N=1", "N=1000003"],
+    "sigmoid": ["N=1", "N=65537"],
+    "silu": ["N=1", "N=65537"],
+    "gelu": ["N=1", "N=65537"],
+    "vector_mul": ["N=1", "N=1000003"],
+    "maxpool2d": ["N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "N=1,C=64,H=114,W=114,R=3,S=3,stride=2"],
+    "avgpool2d": ["N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "N=1,C=2048,H=7,W=7,R=7,S=7,stride=1"],
+    "layernorm": ["M=1,N=1", "M=128,N=768"],
+    "rmsnorm": ["M=1,N=1", "M=331,N=4096"],
+    "pad2d": ["N=1,C=1,H=1,W=1,top=0,left=0,bottom=0,right=0",
+              "N=1,C=3,H=224,W=224,top=3,left=3,bottom=3,right=3"],
+    "permute": ["d0=1,d1=1,d2=1,d3=1", "d0=1,d1=128,d2=12,d3=64,p0=0,p1=2,p2=1,p3=3"],
+    "im2col": ["C=1,H=1,W=1,R=1,S=1", "C=3,H=229,W=229,R=7,S=7,stride=2,dilation=1"],
 }
 
 # Tiny sizes the interpreter can run in milliseconds.
@@ -52,6 +65,18 @@ RUN: dict[str, list[str]] = {
     "bicg": ["M=3,N=5"],
     "mvt": ["N=4"],
     "syrk": ["N=1,M=1", "N=5,M=3,alpha=0.25,beta=2"],
+    "relu": ["N=7"],
+    "sigmoid": ["N=7"],
+    "silu": ["N=7"],
+    "gelu": ["N=7"],
+    "vector_mul": ["N=7"],
+    "maxpool2d": ["C=3,H=9,W=7,R=3,S=2,stride=2"],
+    "avgpool2d": ["C=3,H=9,W=7,R=3,S=2,stride=1"],
+    "layernorm": ["M=5,N=7"],
+    "rmsnorm": ["M=5,N=7"],
+    "pad2d": ["C=3,H=7,W=5,top=2,left=0,bottom=1,right=3"],
+    "permute": ["d0=3,d1=5,d2=7,d3=2,p0=3,p1=0,p2=2,p3=1"],
+    "im2col": ["C=3,H=9,W=7,R=3,S=2,stride=2,dilation=1"],
 }
 
 

@@ -200,6 +200,111 @@ def _syrk(a: Lists, N: int, M: int, alpha: float, beta: float, **_: Any) -> List
     return {"C": C}
 
 
+# network-layer kernels (workloads/layers.py)
+@naive("relu")
+def _relu(a: Lists, N: int, **_: Any) -> Lists:
+    return {"y": [x if x > 0 else 0.0 for x in a["x"]]}
+
+
+@naive("sigmoid")
+def _sigmoid(a: Lists, N: int, **_: Any) -> Lists:
+    return {"y": [1.0 / (1.0 + math.exp(-x)) for x in a["x"]]}
+
+
+@naive("silu")
+def _silu(a: Lists, N: int, **_: Any) -> Lists:
+    return {"y": [x / (1.0 + math.exp(-x)) for x in a["x"]]}
+
+
+@naive("gelu")
+def _gelu(a: Lists, N: int, **_: Any) -> Lists:
+    c = math.sqrt(2.0 / math.pi)
+    return {"y": [0.5 * x * (1.0 + math.tanh(c * (x + 0.044715 * x * x * x))) for x in a["x"]]}
+
+
+@naive("vector_mul")
+def _vector_mul(a: Lists, N: int, **_: Any) -> Lists:
+    return {"z": [a["x"][i] * a["y"][i] for i in range(N)]}
+
+
+def _pool(a: Lists, N: int, C: int, H: int, W: int, R: int, S: int, stride: int,
+          combine: Callable[[list[float]], float]) -> Lists:
+    P, Q = (H - R) // stride + 1, (W - S) // stride + 1
+    x = a["input"]
+    return {"output": [[[[combine([x[n][c][p * stride + r][q * stride + s]
+                                   for r in range(R) for s in range(S)])
+                          for q in range(Q)] for p in range(P)] for c in range(C)] for n in range(N)]}
+
+
+@naive("maxpool2d")
+def _maxpool2d(a: Lists, **p: Any) -> Lists:
+    return _pool(a, p["N"], p["C"], p["H"], p["W"], p["R"], p["S"], p["stride"], max)
+
+
+@naive("avgpool2d")
+def _avgpool2d(a: Lists, **p: Any) -> Lists:
+    return _pool(a, p["N"], p["C"], p["H"], p["W"], p["R"], p["S"], p["stride"],
+                 lambda v: sum(v) / len(v))
+
+
+@naive("layernorm")
+def _layernorm(a: Lists, M: int, N: int, eps: float, **_: Any) -> Lists:
+    Y, means, rstds = [], [], []
+    for row in a["X"]:
+        mean = sum(row) / N
+        var = sum((v - mean) ** 2 for v in row) / N
+        Y.append([(row[j] - mean) / math.sqrt(var + eps) * a["gamma"][j] + a["beta"][j] for j in range(N)])
+        means.append(mean)
+        rstds.append(1.0 / math.sqrt(var + eps))
+    return {"Y": Y, "mean": means, "rstd": rstds}
+
+
+@naive("rmsnorm")
+def _rmsnorm(a: Lists, M: int, N: int, eps: float, **_: Any) -> Lists:
+    rstds = [1.0 / math.sqrt(sum(v * v for v in row) / N + eps) for row in a["X"]]
+    return {"Y": [[row[j] * r * a["gamma"][j] for j in range(N)] for row, r in zip(a["X"], rstds)],
+            "rstd": rstds}
+
+
+@naive("pad2d")
+def _pad2d(a: Lists, N: int, C: int, H: int, W: int, top: int, left: int, bottom: int, right: int,
+           value: float, **_: Any) -> Lists:
+    x = a["input"]
+
+    def at(n: int, c: int, h: int, w: int) -> float:
+        inside = top <= h < top + H and left <= w < left + W
+        return x[n][c][h - top][w - left] if inside else value
+    return {"output": [[[[at(n, c, h, w) for w in range(W + left + right)]
+                         for h in range(H + top + bottom)] for c in range(C)] for n in range(N)]}
+
+
+@naive("permute")
+def _permute(a: Lists, **p: Any) -> Lists:
+    dims = [p[f"d{i}"] for i in range(4)]
+    perm = [p[f"p{i}"] for i in range(4)]
+    out_dims = [dims[k] for k in perm]
+    x = a["input"]
+
+    def at(o: tuple[int, ...]) -> float:
+        i = [0] * 4
+        for axis, k in enumerate(perm):
+            i[k] = o[axis]
+        return x[i[0]][i[1]][i[2]][i[3]]
+    return {"output": [[[[at((o0, o1, o2, o3)) for o3 in range(out_dims[3])] for o2 in range(out_dims[2])]
+                        for o1 in range(out_dims[1])] for o0 in range(out_dims[0])]}
+
+
+@naive("im2col")
+def _im2col(a: Lists, C: int, H: int, W: int, R: int, S: int, stride: int, dilation: int,
+            **_: Any) -> Lists:
+    P = (H - dilation * (R - 1) - 1) // stride + 1
+    Q = (W - dilation * (S - 1) - 1) // stride + 1
+    x = a["input"]
+    return {"cols": [[x[c][p * stride + r * dilation][q * stride + s * dilation]
+                      for p in range(P) for q in range(Q)]
+                     for c in range(C) for r in range(R) for s in range(S)]}
+
+
 # Tiny specs per workload: each exercises a size of 1 and non-square, prime extents.
 TINY: dict[str, list[str]] = {
     "gemm": ["gemm:M=1,N=1,K=1", "gemm:M=3,N=5,K=2", "gemm:M=7,N=2,K=11"],
@@ -222,6 +327,21 @@ TINY: dict[str, list[str]] = {
     "depthwise_conv2d": ["depthwise_conv2d:N=1,C=1,H=1,W=1,R=1,S=1",
                          "depthwise_conv2d:N=2,C=3,H=6,W=7,R=3,S=2,stride=2",
                          "depthwise_conv2d:N=1,C=2,H=5,W=5,R=2,S=3,stride=1"],
+    "relu": ["relu:N=1", "relu:N=13"],
+    "sigmoid": ["sigmoid:N=1", "sigmoid:N=11"],
+    "silu": ["silu:N=1", "silu:N=11"],
+    "gelu": ["gelu:N=1", "gelu:N=11"],
+    "vector_mul": ["vector_mul:N=1", "vector_mul:N=13"],
+    "maxpool2d": ["maxpool2d:N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "maxpool2d:N=2,C=3,H=7,W=6,R=3,S=2,stride=2"],
+    "avgpool2d": ["avgpool2d:N=1,C=1,H=1,W=1,R=1,S=1,stride=1", "avgpool2d:N=1,C=2,H=5,W=5,R=5,S=5,stride=1",
+                  "avgpool2d:N=2,C=2,H=7,W=5,R=2,S=3,stride=2"],
+    "layernorm": ["layernorm:M=1,N=1", "layernorm:M=3,N=7,eps=0.01"],
+    "rmsnorm": ["rmsnorm:M=1,N=1", "rmsnorm:M=3,N=7,eps=0.01"],
+    "pad2d": ["pad2d:N=1,C=1,H=1,W=1,top=0,left=0,bottom=0,right=0",
+              "pad2d:N=2,C=2,H=3,W=4,top=1,left=2,bottom=0,right=3,value=-1.5"],
+    "permute": ["permute:d0=1,d1=1,d2=1,d3=1", "permute:d0=2,d1=3,d2=4,d3=5,p0=3,p1=0,p2=2,p3=1"],
+    "im2col": ["im2col:C=1,H=1,W=1,R=1,S=1", "im2col:C=2,H=7,W=6,R=3,S=2,stride=2,dilation=1",
+               "im2col:C=2,H=9,W=8,R=3,S=2,stride=1,dilation=2"],
 }
 
 

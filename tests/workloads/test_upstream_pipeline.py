@@ -26,6 +26,13 @@ SPECS = {
     "conv2d": "N=1,C=3,H=21,W=19,K=5,R=3,S=3,stride=2", "depthwise_conv2d": "N=2,C=3,H=19,W=18,R=3,S=2",
     "jacobi-2d": "N=35,T=3", "2mm": "NI=19,NJ=21,NK=17,NL=23", "atax": "M=33,N=19", "bicg": "M=19,N=33",
     "mvt": "N=35", "syrk": "N=35,M=19",
+    "relu": "N=1001", "sigmoid": "N=999", "silu": "N=999", "gelu": "N=999", "vector_mul": "N=1001",
+    "maxpool2d": "N=1,C=3,H=19,W=21,R=3,S=3,stride=2",
+    "avgpool2d": "N=1,C=3,H=19,W=21,R=2,S=3,stride=2",
+    "layernorm": "M=9,N=37", "rmsnorm": "M=9,N=37",
+    "pad2d": "N=1,C=3,H=17,W=19,top=1,left=2,bottom=1,right=0",
+    "permute": "d0=2,d1=19,d2=17,d3=3,p0=0,p1=2,p2=1,p3=3",
+    "im2col": "C=3,H=19,W=17,R=3,S=3,stride=2,dilation=1",
 }
 
 

@@ -19,6 +19,18 @@ SPECS = {
     "depthwise_conv2d": "depthwise_conv2d:N=1,C=3,H=13,W=11,R=3,S=3,stride=2",
     "jacobi-2d": "jacobi-2d:N=37,T=3", "2mm": "2mm:NI=13,NJ=7,NK=11,NL=17", "atax": "atax:M=37,N=41",
     "bicg": "bicg:M=39,N=41", "mvt": "mvt:N=43", "syrk": "syrk:N=23,M=19",
+    "relu": "relu:N=61",
+    "sigmoid": "sigmoid:N=61",
+    "silu": "silu:N=61",
+    "gelu": "gelu:N=61",
+    "vector_mul": "vector_mul:N=61",
+    "maxpool2d": "maxpool2d:C=3,H=9,W=7,R=3,S=2,stride=2",
+    "avgpool2d": "avgpool2d:C=3,H=9,W=7,R=3,S=2,stride=1",
+    "layernorm": "layernorm:M=5,N=7",
+    "rmsnorm": "rmsnorm:M=5,N=7",
+    "pad2d": "pad2d:C=3,H=7,W=5,top=2,left=0,bottom=1,right=3",
+    "permute": "permute:d0=3,d1=5,d2=7,d3=2,p0=3,p1=0,p2=2,p3=1",
+    "im2col": "im2col:C=3,H=9,W=7,R=3,S=2,stride=2,dilation=1",
 }
 PIPELINES = {
     "as-written": [],

@@ -149,6 +149,18 @@ SIZES = {
     "softmax": ("M=8,N=8", "M=5,N=7"),
     "syrk": ("N=8,M=8", "N=9,M=7"),
     "vector_add": ("N=64", "N=61"),
+    "relu": ("N=64", "N=61"),
+    "sigmoid": ("N=64", "N=61"),
+    "silu": ("N=64", "N=61"),
+    "gelu": ("N=64", "N=61"),
+    "vector_mul": ("N=64", "N=61"),
+    "maxpool2d": ("C=4,H=8,W=8,R=2,S=2,stride=2", "C=3,H=9,W=7,R=3,S=2,stride=2"),
+    "avgpool2d": ("C=4,H=8,W=8,R=2,S=2,stride=2", "C=3,H=9,W=7,R=3,S=2,stride=1"),
+    "layernorm": ("M=8,N=8", "M=5,N=7"),
+    "rmsnorm": ("M=8,N=8", "M=5,N=7"),
+    "pad2d": ("C=4,H=6,W=6", "C=3,H=7,W=5,top=2,left=0,bottom=1,right=3"),
+    "permute": ("d0=2,d1=4,d2=4,d3=2", "d0=3,d1=5,d2=7,d3=2,p0=3,p1=0,p2=2,p3=1"),
+    "im2col": ("C=2,H=6,W=6", "C=3,H=9,W=7,R=3,S=2,stride=2,dilation=1"),
 }
 
 

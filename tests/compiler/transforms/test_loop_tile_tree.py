@@ -147,6 +147,18 @@ SIZES = {
     "gemm": "M=9,N=7,K=10", "jacobi-2d": "N=11,T=7", "mvt": "N=9", "row_sum": "M=7,N=9",
     "row_sum_iter": "M=7,N=9", "saxpy": "N=61", "softmax": "M=5,N=7", "syrk": "N=9,M=7",
     "vector_add": "N=61",
+    "relu": "N=61",
+    "sigmoid": "N=61",
+    "silu": "N=61",
+    "gelu": "N=61",
+    "vector_mul": "N=61",
+    "maxpool2d": "C=3,H=9,W=7,R=3,S=2,stride=2",
+    "avgpool2d": "C=3,H=9,W=7,R=3,S=2,stride=1",
+    "layernorm": "M=5,N=7",
+    "rmsnorm": "M=5,N=7",
+    "pad2d": "C=3,H=7,W=5,top=2,left=0,bottom=1,right=3",
+    "permute": "d0=3,d1=5,d2=7,d3=2,p0=3,p1=0,p2=2,p3=1",
+    "im2col": "C=3,H=9,W=7,R=3,S=2,stride=2,dilation=1",
 }
 
 

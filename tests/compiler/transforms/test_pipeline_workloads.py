@@ -27,6 +27,18 @@ SPECS = {
     "conv2d": "N=1,C=2,H=13,W=11,K=3,R=3,S=3,stride=2", "depthwise_conv2d": "N=1,C=2,H=11,W=10,R=3,S=2",
     "jacobi-2d": "N=19,T=2", "2mm": "NI=9,NJ=11,NK=7,NL=13", "atax": "M=17,N=11", "bicg": "M=11,N=17",
     "mvt": "N=19", "syrk": "N=17,M=9",
+    "relu": "N=61",
+    "sigmoid": "N=61",
+    "silu": "N=61",
+    "gelu": "N=61",
+    "vector_mul": "N=61",
+    "maxpool2d": "C=3,H=9,W=7,R=3,S=2,stride=2",
+    "avgpool2d": "C=3,H=9,W=7,R=3,S=2,stride=1",
+    "layernorm": "M=5,N=7",
+    "rmsnorm": "M=5,N=7",
+    "pad2d": "C=3,H=7,W=5,top=2,left=0,bottom=1,right=3",
+    "permute": "d0=3,d1=5,d2=7,d3=2,p0=3,p1=0,p2=2,p3=1",
+    "im2col": "C=3,H=9,W=7,R=3,S=2,stride=2,dilation=1",
 }
 
 CORE_GRID = [  # (dma, stages, capacity KiB, tile size)

@@ -1,0 +1,158 @@
+"""Per-layer and network figures from the figures of each kernel run.
+
+A layer's kernels run one after another, each from an idle machine with its tensors in DRAM,
+so a layer's cycles, energy and DRAM bytes are the sums over its kernels, and the network's
+the sums over its layers (layer i starts when layer i-1 ends: `start_cycle`). The honest
+roofline of a layer is the sum of its kernels' roofline cycles (compulsory traffic of each
+kernel as written); `bound` is the bound of the kernel with the largest roofline time.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from accelsim.network.model import Layer, Network
+
+Figures = Mapping[str, Any]
+
+# summed over kernels, then over layers; the network JSON carries each of them
+SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "roofline_cycles",
+          "compute_busy_cycles", "dma_busy_cycles", "macs", "ops", "compulsory_bytes")
+COLUMNS = ("name", "op", "lowering", "start_cycle", "cycles", "compute_utilization",
+           "dram_bytes_read", "dram_bytes_written", "roofline_ratio", "bound", "energy_pj",
+           "mapping_efficiency", "kernels")
+
+
+@dataclass(frozen=True)
+class LayerResult:
+    layer: Layer
+    start_cycle: int
+    figures: dict[str, Any]   # the summed keys above, plus roofline_ratio, bound, utilization
+
+    @property
+    def cycles(self) -> int:
+        return int(self.figures["cycles"])
+
+    def row(self) -> dict[str, Any]:
+        f = self.figures
+        return {"name": self.layer.name, "op": self.layer.op, "lowering": self.layer.lowering,
+                "start_cycle": self.start_cycle, **{k: f[k] for k in SUMMED},
+                "compute_utilization": f["compute_utilization"], "roofline_ratio": f["roofline_ratio"],
+                "bound": f["bound"], "mapping_efficiency": f.get("mapping_efficiency"),
+                "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where}
+
+
+def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]:
+    """Sum the kernel figures of one layer (an empty list: a view, no kernel, zero cycles)."""
+    out: dict[str, Any] = {k: 0 for k in SUMMED}
+    for f in per_kernel:
+        for k in SUMMED:
+            v = f.get(k)
+            out[k] += int(v) if isinstance(v, int) else float(v or 0)
+    out["macs"] = max(int(out["macs"]), layer.macs)
+    cycles = out["cycles"]
+    out["roofline_ratio"] = cycles / out["roofline_cycles"] if out["roofline_cycles"] else None
+    out["compute_utilization"] = out["compute_busy_cycles"] / cycles if cycles else 0.0
+    dominant = max(per_kernel, key=lambda f: f.get("roofline_cycles") or 0, default=None)
+    out["bound"] = str(dominant.get("roofline_bound") or "-") if dominant else "-"
+    effs = [(f.get("mapping_efficiency"), f.get("cycles") or 0) for f in per_kernel]
+    known = [(e, c) for e, c in effs if isinstance(e, int | float)]
+    if known and len(known) == len(effs):
+        total = sum(c for _, c in known)
+        out["mapping_efficiency"] = sum(e * c for e, c in known) / total if total else known[0][0]
+    return out
+
+
+@dataclass(frozen=True)
+class NetworkResult:
+    network: Network
+    layers: tuple[LayerResult, ...]
+    config: str
+    fidelity: str
+    clock_ghz: float
+    meta: dict[str, Any]      # wall time, distinct kernels, workers, ...
+
+    @staticmethod
+    def build(network: Network, kernel_figures: Mapping[str, Figures], config: str, fidelity: str,
+              clock_ghz: float, meta: dict[str, Any]) -> NetworkResult:
+        """`kernel_figures`: workload spec -> its figures (each distinct kernel ran once)."""
+        rows: list[LayerResult] = []
+        start = 0
+        for layer in network.layers:
+            figs = layer_figures(layer, [kernel_figures[k.workload] for k in layer.kernels])
+            rows.append(LayerResult(layer, start, figs))
+            start += int(figs["cycles"])
+        return NetworkResult(network, tuple(rows), config, fidelity, clock_ghz, meta)
+
+    def totals(self) -> dict[str, Any]:
+        t: dict[str, Any] = {k: sum(r.figures[k] for r in self.layers) for k in SUMMED}
+        t["cycles"] = int(t["cycles"])
+        t["dram_bytes"] = t["dram_bytes_read"] + t["dram_bytes_written"]
+        t["seconds"] = t["cycles"] / (self.clock_ghz * 1e9)
+        t["roofline_ratio"] = t["cycles"] / t["roofline_cycles"] if t["roofline_cycles"] else None
+        t["compute_utilization"] = t["compute_busy_cycles"] / t["cycles"] if t["cycles"] else 0.0
+        return t
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"network": self.network.name, "source": self.network.source, "config": self.config,
+                "fidelity": self.fidelity, "clock_ghz": self.clock_ghz, **self.totals(),
+                "layer_count": len(self.layers), **self.meta,
+                "layers": [r.row() for r in self.layers]}
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [r.row() for r in self.layers]
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        fields = [*COLUMNS[:4], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[4:], "where"]
+        fields = list(dict.fromkeys(fields))
+        w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        for row in self.rows():
+            w.writerow(row)
+        return buf.getvalue()
+
+    def dataframe(self) -> Any:
+        """One row per layer (pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def table(self, limit: int | None = None) -> str:
+        """The per-layer table and the totals, as text."""
+        show_eff = any(r.figures.get("mapping_efficiency") is not None for r in self.layers)
+        head = (f"{'layer':<22} {'lowering':<12} {'cycles':>12} {'util':>6} {'DRAM read':>12} "
+                f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
+                + (f" {'map eff':>7}" if show_eff else ""))
+        lines = [f"network {self.network.name} ({len(self.layers)} layers, "
+                 f"{self.meta.get('distinct_kernels', '?')} distinct kernels) on {self.config} "
+                 f"[{self.fidelity}]", head, "-" * len(head)]
+        shown = self.layers if limit is None or len(self.layers) <= limit else self.layers[:limit]
+        for r in shown:
+            f = r.figures
+            ratio = f"{f['roofline_ratio']:.2f}" if f["roofline_ratio"] else "-"
+            eff = f.get("mapping_efficiency")
+            lines.append(f"{_clip(r.layer.name, 22):<22} {r.layer.lowering:<12} {f['cycles']:>12,} "
+                         f"{f['compute_utilization']:>6.1%} {int(f['dram_bytes_read']):>12,} "
+                         f"{int(f['dram_bytes_written']):>11,} {ratio:>8} {f['bound']:<9} "
+                         f"{f['energy_pj'] / 1e6:>10.3f}"
+                         + ((f" {eff:>7.1%}" if eff is not None else f" {'-':>7}") if show_eff else ""))
+        if len(shown) < len(self.layers):
+            lines.append(f"... {len(self.layers) - len(shown)} more layers (--csv for all)")
+        t = self.totals()
+        ratio = f"{t['roofline_ratio']:.2f}" if t["roofline_ratio"] else "-"
+        lines.append("-" * len(head))
+        lines.append(f"{'total':<22} {'':<12} {t['cycles']:>12,} {t['compute_utilization']:>6.1%} "
+                     f"{int(t['dram_bytes_read']):>12,} {int(t['dram_bytes_written']):>11,} {ratio:>8} "
+                     f"{'':<9} {t['energy_pj'] / 1e6:>10.3f}")
+        lines.append(f"{t['cycles']:,} cycles = {t['seconds'] * 1e3:.3f} ms at {self.clock_ghz:g} GHz; "
+                     f"{int(t['macs']):,} MACs; simulated in {self.meta.get('wall_seconds', 0):.2f} s")
+        return "\n".join(lines)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,113 @@
+"""A network's timing: each distinct kernel compiled and simulated once, in parallel processes.
+
+Every layer runs from an idle machine with its tensors in DRAM, so a kernel's timing does not
+depend on the layers before it (and, timing-only, not on data): layers are independent
+simulations. Each distinct workload spec becomes one design point of the DSE runner
+(`accelsim.dse.runners.local_outcomes` with `accelsim.dse.evaluate.evaluate_point`), compiled
+with the same tile search as `accelsim run --target sim` (`tile_sizes = "search"`); layers of
+the same shape share its result. A progress bar (tqdm) counts the kernels.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from accelsim.network.model import Network, NetworkError
+from accelsim.network.results import NetworkResult
+
+Scalar = int | float | str | bool
+
+
+def kernel_points(network: Network, config: str, hardware: Mapping[str, Scalar] | None = None,
+                  fidelity: str = "event") -> list[Any]:
+    """One DSE point per distinct kernel of the network, in first-use order."""
+    from accelsim.dse.spec import Point
+
+    hw = tuple(sorted((hardware or {}).items()))
+    return [Point(workload=spec, config=config, hardware=hw, compiler=(("tile_sizes", "search"),),
+                  fidelity=fidelity, functional=False) for spec in network.distinct_workloads()]
+
+
+def run_timing(network: Network, config: str = "default", hardware: Mapping[str, Scalar] | None = None,
+               fidelity: str = "event", workers: int | None = None,
+               progress: bool | TextIO = True) -> NetworkResult:
+    """Simulate every distinct kernel once (timing only) and assemble the per-layer report.
+    `workers`: processes (default: one per core, at most one per kernel; 0 = this process)."""
+    from accelsim.config import load_config
+    from accelsim.dse.evaluate import evaluate_point
+    from accelsim.dse.runners import local_outcomes
+    from accelsim.dse.store import STATUS_OK
+
+    cfg = load_config(config).with_overrides(dict(hardware or {}))
+    points = kernel_points(network, config, hardware, fidelity)
+    n = (os.cpu_count() or 1) if workers is None else workers
+    n = min(n, len(points)) if n > 0 else 0
+    start = time.perf_counter()
+    figures: dict[str, dict[str, Any]] = {}
+    failures: list[tuple[str, str]] = []
+    kernel_cpu = 0.0
+    bar = _bar(len(points), progress, network.name)
+    outcomes = local_outcomes(evaluate_point, points, n)
+    try:
+        for outcome in outcomes:
+            kernel_cpu += outcome.cpu_s or 0.0
+            if outcome.status == STATUS_OK:
+                figures[outcome.point.workload] = dict(outcome.figures)
+            else:
+                failures.append((outcome.point.workload, f"{outcome.status}: {outcome.error}"))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+        if bar is not None:
+            bar.close()
+    if failures:
+        spec, why = failures[0]
+        users = [layer for layer in network.layers if any(k.workload == spec for k in layer.kernels)]
+        raise NetworkError(f"layer {users[0].name!r} (kernel {spec}) failed: {why}"
+                           + (f" ({len(failures) - 1} more kernels failed)" if len(failures) > 1 else ""),
+                           _loc(users[0].where))
+    # kernel_cpu_seconds: CPU time of the kernel evaluations (compile + simulate), in whichever
+    # process ran them
+    meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(points), "workers": n,
+            "wall_seconds": time.perf_counter() - start, "kernel_cpu_seconds": kernel_cpu}
+    return NetworkResult.build(network, figures, cfg.name, fidelity, cfg.clock_ghz, meta)
+
+
+def kernel_figures(network: Network, point: Any, config: Any) -> NetworkResult:
+    """The network in this process, its kernels compiled with `point`'s compiler options (a
+    network point of a sweep: `accelsim.network.sweep`)."""
+    from dataclasses import replace
+
+    from accelsim.dse.evaluate import evaluate_point
+
+    start = time.perf_counter()
+    figures: dict[str, dict[str, Any]] = {}
+    for spec in network.distinct_workloads():
+        figures[spec] = dict(evaluate_point(replace(point, workload=spec, functional=False)))
+    meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(figures), "workers": 0,
+            "wall_seconds": time.perf_counter() - start}
+    return NetworkResult.build(network, figures, config.name, point.fidelity, config.clock_ghz, meta)
+
+
+def _bar(total: int, progress: bool | TextIO, name: str) -> Any:
+    if progress is False:
+        return None
+    from tqdm import tqdm
+
+    stream = sys.stderr if progress is True else progress
+    return tqdm(total=total, desc=f"{name}: kernels", unit="kernel", file=stream, leave=False,
+                disable=None if progress is True else False)
+
+
+def _loc(where: str) -> Any:
+    from compiler.diagnostics import UNKNOWN_LOC, Location
+
+    file, _, line = where.rpartition(":")
+    return Location(file, int(line), 1) if line.isdigit() else UNKNOWN_LOC
