@@ -71,7 +71,14 @@ def run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.input is None:
         raise OptionError("missing INPUT (a .mlir file, or '-' for standard input)")
     flags = split_pass_flags(extra)
-    pm = PassManager.from_flags(flags)  # unknown passes / options fail before reading input
+    # Like mlir-opt, an error in the input is reported before a bad pass option (so that an
+    # option we do not take never hides what is wrong with the file).
+    pm: PassManager | None = None
+    option_error: OptionError | None = None
+    try:
+        pm = PassManager.from_flags(flags)
+    except OptionError as exc:
+        option_error = exc
     if args.input == "-":
         text, filename = sys.stdin.read(), "<stdin>"
     else:
@@ -87,12 +94,15 @@ def run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         module = parse_module(text, filename)
         if not args.no_verify:
             verify(module)
+        if option_error is not None:
+            raise option_error
+        assert pm is not None
         pm.run(module)
     except DiagnosticError as exc:
         _attach_source_line(exc, text, filename)
         raise
     finally:
-        for remark in pm.remarks:
+        for remark in pm.remarks if pm is not None else ():
             print(remark, file=sys.stderr)
     out = print_module(module, debug_locs=args.debug_locs)
     if args.output == "-":

@@ -75,7 +75,7 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
 
         require_trace_outputs_unused(args)
 
-        est = estimate(module, config, func=func)
+        est = estimate(module, config, func=func, inputs=req.inputs)
         extra = {"fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,
                  "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
                  "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
@@ -97,7 +97,7 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         extra = metrics(result, compulsory)
         from accelsim.estimate.analytic import estimate
 
-        est = estimate(module, config, func=func)
+        est = estimate(module, config, func=func, inputs=req.inputs)
         extra["analytic_cycles"] = est.cycles
         extra["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
         arrays = dict(result.outputs) if result.outputs is not None else {}

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from operator import itemgetter, sub
 from typing import Any
 
+import numpy as np
+
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost import kernel as cost_model
 from accelsim.cost.kernel import CostModel, cost_args
@@ -123,9 +125,24 @@ class Program:
                 self.bufs[a] = _Buf(-1 - k, tuple(a.type.shape))  # type: ignore[arg-type]
         self.body = self._block(func.body).steps
 
-    def run(self, config: HardwareConfig, cost: CostModel | None = None) -> ClosedFormMachine:
+    def run(self, config: HardwareConfig, cost: CostModel | None = None,
+            inputs: Mapping[str, Any] | None = None) -> ClosedFormMachine:
+        """`inputs`: the scalar arguments' values by name (or `argN`), as the event run gets
+        them; an index argument the walk reads (a symbolic bound) must be given."""
         m = closed_form_machine(config, cost)
         env: Env = [None] * len(self.slots)
+        names = self.func.arg_names()
+        for k, a in enumerate(self.func.args):
+            s = self.slots.get(a)
+            if s is None or isinstance(a.type, MemRefType):
+                continue
+            given = None if inputs is None else inputs.get(names[k], inputs.get(f"arg{k}"))
+            if given is not None:
+                env[s] = int(np.asarray(given)) if a.type == INDEX else np.asarray(given).item()
+            elif a.type == INDEX:
+                raise InputError(f"the analytic estimate of @{self.func.sym_name} needs the value of "
+                                 f"its index argument %{names[k]} (a loop bound or size): give it "
+                                 "in --inputs")
         for step in self.body:
             step(env, m)
         m.t = m.end()
@@ -686,7 +703,7 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     program (`accelsim.estimate.cache`)."""
     cfg = load_config(config) if isinstance(config, str) else config
     t0 = time.perf_counter()
-    m = compiled_program(module, func).run(cfg, cost)
+    m = compiled_program(module, func).run(cfg, cost, inputs)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)
 

@@ -64,6 +64,17 @@ def out_of_bounds_accesses(func: FuncOp) -> list[OutOfBounds]:
     return out
 
 
+def first_out_of_bounds(root: Operation) -> OutOfBounds | None:
+    """The first access inside `root` proven to leave its memref, or None. (The dependence
+    analysis reasons on subscripts: such an access may alias any element, so a transform
+    that reorders `root` cannot rely on it.)"""
+    for acc in accesses_in(root):
+        found = _check(acc)
+        if found is not None:
+            return found
+    return None
+
+
 def check_in_bounds(func: FuncOp) -> None:
     """Raise `OutOfBoundsError` for the first access of `func` proven out of bounds."""
     bad = out_of_bounds_accesses(func)

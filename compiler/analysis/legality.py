@@ -22,14 +22,18 @@ from compiler.analysis.dependence import (
     precedes,
 )
 from compiler.ir.core import Operation
-from compiler.ir.ops import AffineForOp, CallOp
+from compiler.ir.ops import AffineForOp, AffineParallelOp, CallOp, OpaqueOp
 from compiler.ir.types import MemRefType
 
 
 def opaque_memory_op(root: Operation) -> Operation | None:
-    """An op with memory effects the analysis does not model (a call taking a memref)."""
+    """An op the dependence analysis does not model: a call or an unregistered op taking a
+    memref, or an affine.parallel band (its IVs are not loop dims to the analysis)."""
     for op in root.walk():
-        if isinstance(op, CallOp) and any(isinstance(v.type, MemRefType) for v in op.operands):
+        if isinstance(op, AffineParallelOp):
+            return op
+        if isinstance(op, CallOp | OpaqueOp) and any(isinstance(v.type, MemRefType)
+                                                     for v in op.operands):
             return op
     return None
 

@@ -9,7 +9,7 @@ import numpy as np
 from compiler.backend.cache import compile_module
 from compiler.backend.errors import ArgumentError
 from compiler.ir.ops import FuncOp, ModuleOp
-from compiler.ir.types import ElementType, MemRefType
+from compiler.ir.types import ElementType, MemRefType, has_vector_element
 
 
 def random_inputs(func: FuncOp, seed: int) -> dict[str, np.ndarray]:
@@ -19,11 +19,17 @@ def random_inputs(func: FuncOp, seed: int) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for name, t in zip(func.arg_names(), func.function_type.inputs, strict=True):
         if isinstance(t, MemRefType):
+            if has_vector_element(t):
+                raise ArgumentError(f"argument {name!r} of @{func.sym_name} has the type {t}: "
+                                    "vector element types are not supported on the host target")
             if not t.has_static_shape:
                 raise ArgumentError(f"argument {name!r} of @{func.sym_name} has the dynamic type {t}; "
                                     "random inputs need static shapes")
             out[name] = random_array(rng, t.shape, t.element)  # type: ignore[arg-type]
         elif isinstance(t, ElementType):
+            if has_vector_element(t):
+                raise ArgumentError(f"argument {name!r} of @{func.sym_name} has the type {t}: "
+                                    "vector element types are not supported on the host target")
             out[name] = random_array(rng, (), t)
         else:
             raise ArgumentError(f"argument {name!r} of @{func.sym_name}: unsupported type {t}")

@@ -35,7 +35,7 @@ from compiler.backend.lower_dma import lower_dma_start
 from compiler.backend.preflight import check_module
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
-from compiler.ir.core import Block, Operation, Value
+from compiler.ir.core import Block, BlockArgument, Operation, Value
 from compiler.ir.ops import (
     AbsFOp,
     AddFOp,
@@ -81,7 +81,7 @@ from compiler.ir.ops import (
     SubIOp,
     TruncFOp,
 )
-from compiler.ir.types import ElementType, FunctionType, MemRefType, Type
+from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
 
 
 def symbol_name(sym: str) -> str:
@@ -119,10 +119,15 @@ def llvm_param_types(t: Type) -> list[ir.Type]:
 
 
 def llvm_return_type(ft: FunctionType) -> ir.Type:
+    """Scalar results only: a memref result is one of the function's memref arguments
+    (`check_memref_returns`), which the caller already holds after the call."""
     types = []
     for t in ft.results:
-        if not isinstance(t, ElementType):
-            raise LoweringError(f"host functions return scalars only, found a result of type {t}")
+        if isinstance(t, MemRefType):
+            continue
+        if not isinstance(t, ElementType) or isinstance(t, VectorType):
+            raise LoweringError(f"host functions return scalars and memref arguments only, found "
+                                f"a result of type {t}")
         types.append(scalar_type(t))
     if not types:
         return ir.VoidType()
@@ -137,6 +142,9 @@ def lower_module(module: ModuleOp, options: LoweringOptions | None = None,
     """Build the LLVM module for every function of `module`. The run-time checks it emits are
     appended to `sites` (a status record names one by its position there). `preflight=False`:
     the caller has run `preflight.check_module` on this module already."""
+    from compiler.backend.parallel_loops import parallel_as_loops
+
+    module = parallel_as_loops(module)
     options = options if options is not None else LoweringOptions()
     if preflight:
         check_module(module)
@@ -623,7 +631,12 @@ class _FunctionLowering:
                 self.values[r] = self.b.extract_value(res, i)
 
     def ret(self, op: ReturnOp) -> None:
-        vals = [self.scalar(v) for v in op.operands]
+        for v in op.operands:
+            if isinstance(v.type, MemRefType) and not (isinstance(v, BlockArgument)
+                                                       and isinstance(v.block.parent_op, FuncOp)):
+                raise LoweringError(f"the host returns a memref only when it is an argument of the "
+                                    f"function; this {v.type} is allocated inside", op.loc)
+        vals = [self.scalar(v) for v in op.operands if not isinstance(v.type, MemRefType)]
         if not vals:
             self.b.ret_void()
         elif len(vals) == 1:

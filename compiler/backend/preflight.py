@@ -9,6 +9,9 @@
   (index: 64 bits), a constant in an affine map or integer set outside the signed 64-bit range
   of `index`, a loop step that does not fit. LLVM would wrap them silently.
 
+- **Vector element types** (`memref<8xvector<4xf32>>`, a `vector<...>` value): the host
+  target does not run them (the passes do: to them a vector is one element of its bytes).
+
 Every walk here is iterative, so a module too deep for the lowering still gets its error.
 """
 
@@ -21,7 +24,7 @@ from compiler.ir.affine_expr import AffineExpr, Binary, Const
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Operation
 from compiler.ir.ops import AffineForOp, CallOp, ConstantOp, FuncOp, ModuleOp
-from compiler.ir.types import ElementType
+from compiler.ir.types import ElementType, has_vector_element
 
 MAX_NESTING = 128
 INDEX_MIN, INDEX_MAX = -(1 << 63), (1 << 63) - 1
@@ -34,7 +37,15 @@ def check_module(module: ModuleOp) -> None:
         if func.is_declaration:
             continue  # the lowering refuses it, by name
         sites = calls.setdefault(func.sym_name, [])
+        for t in (*func.function_type.inputs, *func.function_type.results):
+            if has_vector_element(t):
+                raise LoweringError(f"@{func.sym_name} takes or returns {t}: vector element "
+                                    "types are not supported on the host target", func.loc)
         for op, depth in walk_with_depth(func):
+            for v in op.results:
+                if has_vector_element(v.type):
+                    raise LoweringError(f"'{op.NAME}' makes a {v.type}: vector element types are "
+                                        "not supported on the host target", op.loc)
             if op.blocks and depth >= MAX_NESTING:
                 raise LoweringError(
                     f"'{op.NAME}' nests regions {depth + 1} deep in @{func.sym_name}; the host "

@@ -6,6 +6,7 @@ from compiler.ir.core import BlockArgument, OpResult, Value
 from compiler.ir.ops import (
     AffineApplyOp,
     AffineForOp,
+    AffineParallelOp,
     ConstantOp,
     FuncOp,
 )
@@ -46,7 +47,8 @@ def is_valid_dim(v: Value) -> bool:
     if is_valid_symbol(v):
         return True
     if isinstance(v, BlockArgument):
-        return isinstance(v.block.parent_op, AffineForOp) and v.index == 0
+        parent = v.block.parent_op
+        return (isinstance(parent, AffineForOp) and v.index == 0) or isinstance(parent, AffineParallelOp)
     op = v.owner  # type: ignore[attr-defined]
     if isinstance(op, AffineApplyOp):
         return all(is_valid_dim(o) for o in op.operands)

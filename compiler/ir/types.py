@@ -50,6 +50,40 @@ I32 = ElementType("i32", 32, "int")
 I64 = ElementType("i64", 64, "int")
 INDEX = ElementType("index", 64, "index")
 
+@dataclass(frozen=True, slots=True)
+class VectorType(ElementType):
+    """`vector<8x128xf32>` as a memref element (and as the type of a value loaded from one):
+    one element of `byte_width` bytes to the passes; the host and the simulator refuse it."""
+
+    shape: tuple[int, ...] = ()
+    scalar: ElementType = ElementType("f32", 32, "float")
+
+    @staticmethod
+    def of(shape: tuple[int, ...], scalar: ElementType) -> VectorType:
+        dims = "".join(f"{d}x" for d in shape)
+        return VectorType(f"vector<{dims}{scalar}>", math.prod(shape) * scalar.bitwidth, "vector",
+                          tuple(shape), scalar)
+
+    @property
+    def is_float(self) -> bool:
+        return self.scalar.is_float
+
+    @property
+    def is_int(self) -> bool:
+        return self.scalar.is_int
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        raise TypeError(f"{self.name} has no numpy dtype (vector element types are not run)")
+
+
+def has_vector_element(t: object) -> bool:
+    """`t` is a vector type or a memref of vectors."""
+    if isinstance(t, MemRefType):
+        t = t.element
+    return isinstance(t, VectorType)
+
+
 ELEMENT_TYPES: dict[str, ElementType] = {
     t.name: t for t in (F16, F32, F64, I1, I8, I16, I32, I64, INDEX)
 }
@@ -74,6 +108,9 @@ class MemRefType:
     shape: tuple[int | None, ...]
     element: ElementType
     memory_space: int = 0
+    # a memory space written as an attribute (`#spirv.storage_class<StorageBuffer>`): kept
+    # opaque and printed back; to the passes it is `memory_space` 0, the slow memory
+    space_attr: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple):
@@ -106,11 +143,13 @@ class MemRefType:
         return MemRefType(self.shape, self.element, space)
 
     def with_shape(self, shape: tuple[int | None, ...]) -> MemRefType:
-        return MemRefType(tuple(shape), self.element, self.memory_space)
+        return MemRefType(tuple(shape), self.element, self.memory_space, self.space_attr)
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
         space = f", {self.memory_space}" if self.memory_space else ""
+        if self.space_attr is not None:
+            space = f", {self.space_attr}"
         return f"memref<{dims}{self.element}{space}>"
 
 

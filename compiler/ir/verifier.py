@@ -24,6 +24,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineMaxOp,
     AffineMinOp,
+    AffineParallelOp,
     AffineStoreOp,
     AffineYieldOp,
     AllocOp,
@@ -34,11 +35,13 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     ExtFOp,
     FPToSIOp,
     FuncOp,
     IndexCastOp,
     ModuleOp,
+    OpaqueOp,
     ReturnOp,
     SelectOp,
     SIToFPOp,
@@ -117,8 +120,11 @@ class _Verifier:
         if len(m.blocks) != 1:
             raise self.fail(m, f"must have exactly one body block, found {len(m.blocks)}")
         for op in m.body.ops:
+            if isinstance(op, OpaqueOp) and op.NAME == "memref.global":
+                continue
             if not isinstance(op, FuncOp):
-                raise self.fail(op, "is not allowed at module level (only func.func)")
+                raise self.fail(op, "is not allowed at module level (only func.func and "
+                                    "memref.global)")
             if op.sym_name in self.funcs:
                 raise self.fail(op, f"redefines symbol '@{op.sym_name}'")
             self.funcs[op.sym_name] = op
@@ -168,7 +174,7 @@ class _Verifier:
             if op.results:
                 raise self.fail(op, f"has {len(op.results)} result(s), so it needs an else block")
             return
-        if isinstance(op, AffineForOp | AffineIfOp):
+        if isinstance(op, AffineForOp | AffineIfOp | AffineParallelOp):
             self.verify_block(block, op, AffineYieldOp)
         elif isinstance(op, FuncOp):
             raise self.fail(op, "nested functions are not supported")
@@ -208,6 +214,9 @@ class _Verifier:
         exprs = m.results if isinstance(m, AffineMap) else m.constraints
         for e in exprs:
             bad = non_affine_reason(e)
+            if bad is not None and (what.endswith(" bound") or what == "condition") and not any(
+                    isinstance(a, Dim) and a.pos < m.num_dims for a in bad[0].atoms()):
+                continue  # a loop bound or condition may be semi-affine in its symbols, as MLIR
             if bad is not None:
                 sub, why = bad
                 names = ", ".join(
@@ -251,6 +260,27 @@ class _Verifier:
                                     f"and result {res.type} must have one type")
         self.check_yield(op, op.body, [r.type for r in op.results])
 
+    def r_parallel(self, op: AffineParallelOp) -> None:
+        n = len(op.steps)
+        if n == 0 or len(op.ivs) != n:
+            raise self.fail(op, f"has {len(op.ivs)} induction variable(s) and {n} step(s)")
+        for m, ops, which in ((op.lower_map, op.lower_operands, "lower bound"),
+                              (op.upper_map, op.upper_operands, "upper bound")):
+            if m.num_results != n:
+                raise self.fail(op, f"{which} map has {m.num_results} result(s), expected {n}")
+            self.check_map_operands(op, m, ops, which)
+        if any(s <= 0 for s in op.steps):
+            raise self.fail(op, f"steps must be positive, found {op.steps}")
+        if len(op.reductions) != len(op.results):
+            raise self.fail(op, f"has {len(op.results)} result(s) but {len(op.reductions)} "
+                                "reduction(s)")
+        for kind, r in zip(op.reductions, op.results, strict=True):
+            t = r.type
+            ok = isinstance(t, ElementType) and (t.is_float if kind.endswith("f") else t.is_int)
+            if not ok:
+                raise self.fail(op, f"reduction '{kind}' does not apply to {t}")
+        self.check_yield(op, op.body, [r.type for r in op.results])
+
     def check_yield(self, op: Operation, block: Block, types: Sequence[Type]) -> None:
         y = block.ops[-1] if block.ops else None
         if not isinstance(y, AffineYieldOp):
@@ -275,9 +305,10 @@ class _Verifier:
 
     def r_yield(self, op: AffineYieldOp) -> None:
         parent = op.parent_op
-        if not isinstance(parent, AffineForOp | AffineIfOp):
+        if not isinstance(parent, AffineForOp | AffineIfOp | AffineParallelOp):
             where = parent.NAME if parent is not None else "no op"
-            raise self.fail(op, f"must be inside affine.for or affine.if, found in {where}")
+            raise self.fail(op, f"must be inside affine.for, affine.if or affine.parallel, found "
+                                f"in {where}")
 
     def r_map_op(self, op: AffineApplyOp) -> None:
         if isinstance(op, AffineApplyOp) and op.map.num_results != 1:
@@ -315,9 +346,7 @@ class _Verifier:
                                 f"{base + 2} (stride and elements per stride)")
         self.check_access(op, op.src, op.src_map, op.src_indices, "source")
         self.check_access(op, op.dst, op.dst_map, op.dst_indices, "destination")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         src_t, dst_t = op.src.type, op.dst.type
         assert isinstance(src_t, MemRefType) and isinstance(dst_t, MemRefType)
         if src_t.element != dst_t.element:
@@ -335,9 +364,7 @@ class _Verifier:
         if len(op.operands) != 2 + op.tag_map.num_inputs:
             raise self.fail(op, f"has {len(op.operands)} operands; expected "
                                 f"{2 + op.tag_map.num_inputs}")
-        tt = self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")
-        if not tt.element.is_int:
-            raise self.fail(op, f"tag memref must have an integer element type, found {tt}")
+        self.check_access(op, op.tag, op.tag_map, op.tag_indices, "tag")  # any element type, as upstream
         if op.num_elements.type != INDEX:
             raise self.fail(op, f"number of elements {_name(op.num_elements)} must have type index, "
                                 f"found {op.num_elements.type}")
@@ -441,6 +468,21 @@ class _Verifier:
             raise self.fail(op, f"expects results ({', '.join(map(str, res))}) but @{op.callee} "
                                 f"returns ({', '.join(map(str, ft.results))})")
 
+    def r_opaque(self, op: OpaqueOp) -> None:
+        if op.blocks:
+            raise self.fail(op, "has a region (unregistered ops are kept without regions)")
+
+    def r_dim(self, op: DimOp) -> None:
+        t = op.memref.type
+        if len(op.operands) != 2 or not isinstance(t, MemRefType):
+            raise self.fail(op, "needs a memref and an index operand")
+        if op.index.type != INDEX:
+            raise self.fail(op, f"dimension {_name(op.index)} must have type index, found {op.index.type}")
+        k = op.constant_index()
+        if k is not None and not 0 <= k < t.rank:
+            raise self.fail(op, f"dimension {k} is out of range for {t} (rank {t.rank})")
+        self.check_result_types(op, [INDEX])
+
     def r_func(self, op: FuncOp) -> None:
         raise self.fail(op, "nested functions are not supported")
 
@@ -460,6 +502,7 @@ _CASTS: dict[type, Callable[[ElementType, ElementType], bool]] = {
 _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     AffineForOp: _Verifier.r_for,
     AffineIfOp: _Verifier.r_if,
+    AffineParallelOp: _Verifier.r_parallel,
     AffineYieldOp: _Verifier.r_yield,
     AffineApplyOp: _Verifier.r_map_op,
     AffineMinOp: _Verifier.r_map_op,
@@ -480,6 +523,8 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     ReturnOp: _Verifier.r_return,
     CallOp: _Verifier.r_call,
     FuncOp: _Verifier.r_func,
+    OpaqueOp: _Verifier.r_opaque,
+    DimOp: _Verifier.r_dim,
 }  # type: ignore[dict-item]
 
 __all__ = ["non_affine_reason", "verify"]

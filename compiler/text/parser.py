@@ -19,20 +19,33 @@ from collections.abc import Mapping
 from compiler.diagnostics import Location, ParseError
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.ops import ModuleOp
-from compiler.text.parsing import affine_ops, arith_ops, func_ops, memref_ops
+from compiler.text.parsing import (
+    affine_ops,
+    affine_parallel_ops,
+    arith_ops,
+    func_ops,
+    generic_ops,
+    llvm_ops,
+    memref_ops,
+)
 from compiler.text.parsing.structure import OpParseFn, OpParser
 
 # Every op the parser knows, by dialect.
 OP_PARSERS: Mapping[str, OpParseFn] = {
     **affine_ops.OPS,
+    **affine_parallel_ops.OPS,
     **memref_ops.OPS,
     **arith_ops.OPS,
     **func_ops.OPS,
+    **llvm_ops.OPS,
 }
 
 
 class Parser(OpParser):
     ops = OP_PARSERS
+    module_ops = memref_ops.MODULE_OPS
+    opaque_names = memref_ops.OPAQUE | llvm_ops.OPAQUE
+    generic = staticmethod(generic_ops.parse_generic)
 
 
 def parse_module(text: str, filename: str = "<string>") -> ModuleOp:

@@ -27,6 +27,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineMaxOp,
     AffineMinOp,
+    AffineParallelOp,
     AffineStoreOp,
     AffineYieldOp,
     AllocaOp,
@@ -38,8 +39,10 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     FuncOp,
     ModuleOp,
+    OpaqueOp,
     ReturnOp,
     SelectOp,
     UnaryOp,
@@ -311,6 +314,22 @@ class _Printer:
         self.region(op.body, depth)
         self.lines.append(f"{pad}}}" + self.loc_suffix(op))
 
+    def p_parallel(self, op: AffineParallelOp, depth: int) -> None:
+        pad = "  " * depth
+        res = self.results_prefix(op)
+        lb = self.index_list(op.lower_map, op.lower_operands)[1:-1]
+        ub = self.index_list(op.upper_map, op.upper_operands)[1:-1]
+        ivs = ", ".join("%" + self.namer.define(a, True) for a in op.ivs)
+        text = f"{pad}{res}affine.parallel ({ivs}) = ({lb}) to ({ub})"
+        if any(s != 1 for s in op.steps):
+            text += f" step ({', '.join(map(str, op.steps))})"
+        if op.reductions:
+            kinds = ", ".join(f'"{k}"' for k in op.reductions)
+            text += f" reduce ({kinds}) -> ({', '.join(str(r.type) for r in op.results)})"
+        self.lines.append(text + " {")
+        self.region(op.body, depth)
+        self.lines.append(f"{pad}}}" + self.loc_suffix(op))
+
     def p_if(self, op: AffineIfOp, depth: int) -> None:
         pad = "  " * depth
         res = self.results_prefix(op)
@@ -367,6 +386,20 @@ class _Printer:
     def p_dealloc(self, op: DeallocOp, depth: int) -> str:
         return f"memref.dealloc {self.namer.ref(op.memref)} : {op.memref.type}"
 
+    def p_dim(self, op: DimOp, depth: int) -> str:
+        return (f"{self.results_prefix(op)}memref.dim {self.namer.ref(op.memref)}, "
+                f"{self.namer.ref(op.index)} : {op.memref.type}")
+
+    def p_opaque(self, op: OpaqueOp, depth: int) -> str:
+        """MLIR's generic form, the properties and attributes as they were written."""
+        ins = ", ".join(str(v.type) for v in op.operands)
+        outs = [str(r.type) for r in op.results]
+        res = outs[0] if len(outs) == 1 else f"({', '.join(outs)})"
+        props = f" {op.prop_text}" if op.prop_text else ""
+        attrs = f" {op.attr_text}" if op.attr_text else ""
+        return (f'{self.results_prefix(op)}"{op.op_name}"({self.refs(op.operands)}){props}{attrs} '
+                f": ({ins}) -> {res}")
+
     def p_constant(self, op: ConstantOp, depth: int) -> str:
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -415,6 +448,7 @@ _SYM0 = AffineMap.single_symbol().results[0]
 _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     AffineForOp: _Printer.p_for,
     AffineIfOp: _Printer.p_if,
+    AffineParallelOp: _Printer.p_parallel,
     AffineApplyOp: _Printer.p_map_op,
     AffineMinOp: _Printer.p_map_op,
     AffineMaxOp: _Printer.p_map_op,
@@ -426,6 +460,8 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     AllocOp: _Printer.p_alloc,
     AllocaOp: _Printer.p_alloc,
     DeallocOp: _Printer.p_dealloc,
+    DimOp: _Printer.p_dim,
+    OpaqueOp: _Printer.p_opaque,
     ConstantOp: _Printer.p_constant,
     BinaryOp: _Printer.p_binary,
     UnaryOp: _Printer.p_unary,

@@ -8,6 +8,10 @@ fast buffer, copy-in if read, copy-out if written, accesses rewritten relative t
 Copies are hoisted above surrounding loops the region does not depend on (MLIR's
 findHighestBlockForPlacement), but only when no other op in those loops touches the memref.
 
+`fast-mem-space` equal to `slow-mem-space` (upstream's `fast-mem-space=0`) copies inside one
+memory space with point-wise loops. A memref that an op of unknown memory effect (an
+unregistered op) takes inside a range is not copied there.
+
 Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles, exact
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
 when even the innermost level does not fit, and groups of references to one memref whose
@@ -23,7 +27,14 @@ from dataclasses import dataclass
 from compiler.analysis.region import MemRefRegion
 from compiler.diagnostics import PassError
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp
+from compiler.ir.ops import (
+    AffineForOp,
+    AffineLoadOp,
+    AffineParallelOp,
+    AffineStoreOp,
+    ModuleOp,
+    opaque_memref_uses,
+)
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.boxes import accessed_limits, clip_box, lattice_box, lattice_step
 from compiler.transforms.data_copy.emit import CopySpec, Placement, emit_copies
@@ -47,10 +58,14 @@ class Options:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
-        if self.fast_mem_space == self.slow_mem_space:
-            raise ValueError(f"fast-mem-space and slow-mem-space are both {self.fast_mem_space}")
         if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+
+    @property
+    def one_space(self) -> bool:
+        """`fast-mem-space` = `slow-mem-space` (upstream's `fast-mem-space=0` tests): buffers in
+        the same memory space, filled by point-wise copy loops (a DMA needs two spaces)."""
+        return self.fast_mem_space == self.slow_mem_space
 
     @property
     def capacity_bytes(self) -> int | None:
@@ -105,7 +120,7 @@ class AffineDataCopyGeneratePass(Pass):
         """MLIR's footprint test; when the bounding boxes do not fit, disjoint reference
         groups (which would get separate buffers) are counted separately before recursing."""
         cap = self.options.capacity_bytes
-        if cap is None:
+        if cap is None or any(isinstance(op, AffineParallelOp) for op in loop.walk()):
             return False
         from compiler.analysis import memref_regions
 
@@ -129,6 +144,12 @@ class AffineDataCopyGeneratePass(Pass):
             return
         from compiler.analysis import memref_regions
 
+        par = next((op for root in range_ops for op in root.walk() if isinstance(op, AffineParallelOp)),
+                   None)
+        if par is not None:
+            self.remark(par.loc, "no copies around an affine.parallel band (the analysis does not "
+                                 "model it)")
+            return
         regions = memref_regions(range_ops)
         opts = self.options
         total = 0
@@ -139,6 +160,10 @@ class AffineDataCopyGeneratePass(Pass):
             if mt.memory_space != opts.slow_mem_space or mt.rank == 0:
                 continue
             if any(defined_inside(memref, op) for op in range_ops):
+                continue
+            if any(opaque_memref_uses(op, memref) for op in range_ops):
+                self.remark(loc, f"no copy for %{memref.name_hint or '?'}: an op of unknown memory "
+                                 "effect takes it in this range")
                 continue
             if any(e is None for e in region.extents) or not mt.has_static_shape:
                 self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its region has no constant "
@@ -178,7 +203,7 @@ class AffineDataCopyGeneratePass(Pass):
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
-        emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma,
+        emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma and not opts.one_space,
                               opts.fast_mem_space, opts.tag_mem_space,
                               only=None if only is None else {id(o) for o in only})
         place.finish()

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compiler.analysis.bounds import first_out_of_bounds
 from compiler.analysis.isl_bridge import AnalysisError
 from compiler.analysis.legality import opaque_memory_op, tiling_violation
 from compiler.analysis.tiling_order import tiled_order_violation
@@ -120,8 +121,15 @@ class AffineLoopTilePass(Pass):
     def _tile_root(self, root: AffineForOp) -> None:
         opaque = opaque_memory_op(root)
         if opaque is not None:
-            self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc} takes a memref, "
-                                  "so its memory effects are unknown")
+            why = ("the analysis does not model it" if opaque.NAME == "affine.parallel" else
+                   "it takes a memref, so its memory effects are unknown")
+            self.remark(root.loc, f"band not tiled: {opaque.NAME} at {opaque.loc}: {why}")
+            return
+        oob = first_out_of_bounds(root)
+        if oob is not None:
+            self.remark(root.loc, f"band not tiled: {oob.message()}; an access outside its memref "
+                                  "may touch any element, so no dependence analysis vouches for "
+                                  "reordering it")
             return
         tree = band_tree(root, self.options.imperfect)
         if tree is None:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.analysis import shift_violation
+from compiler.analysis.legality import opaque_memory_op
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
@@ -111,6 +112,11 @@ class AffinePipelineDataTransferPass(Pass):
         body_dma = [op for op in loop.body.ops
                     if dma_unit(op)[0] is not None and id(op) not in self._generated]
         if not body_dma:
+            return
+        opaque = opaque_memory_op(loop)
+        if opaque is not None:
+            self.remark(loop.loc, f"won't pipeline: '{opaque.NAME}' at {opaque.loc} is not modeled "
+                                  "by the analysis (unknown memory effects, or a parallel band)")
             return
         T = trip_count(loop)
         if T is None and compat:

@@ -12,6 +12,7 @@ from compiler.ir.ops.affine import (
     AffineStoreOp,
     AffineYieldOp,
 )
+from compiler.ir.ops.affine_parallel import REDUCTIONS, AffineParallelOp
 from compiler.ir.ops.arith import (
     BINARY_OPS,
     CAST_OPS,
@@ -47,13 +48,16 @@ from compiler.ir.ops.arith import (
     UnaryOp,
 )
 from compiler.ir.ops.func import CallOp, FuncOp, ModuleOp, ReturnOp
-from compiler.ir.ops.memref import AllocaOp, AllocOp, DeallocOp
+from compiler.ir.ops.memref import AllocaOp, AllocOp, DeallocOp, DimOp
+from compiler.ir.ops.opaque import OpaqueOp, opaque_memref_uses
 
 __all__ = [
     "AbsFOp", "AddFOp", "AddIOp", "AffineApplyOp", "AffineDmaStartOp", "AffineDmaWaitOp",
-    "AffineForOp", "AffineIfOp", "AffineLoadOp", "AffineMaxOp", "AffineMinOp", "AffineStoreOp",
+    "AffineForOp", "AffineIfOp", "AffineParallelOp", "REDUCTIONS", "AffineLoadOp", "AffineMaxOp",
+    "AffineMinOp", "AffineStoreOp",
     "AffineYieldOp", "AllocOp", "AllocaOp", "BINARY_OPS", "BinaryOp", "CAST_OPS", "CallOp",
-    "CastOp", "CmpFOp", "CmpIOp", "ConstantOp", "DeallocOp", "DivFOp", "DivSIOp", "ExpOp",
+    "CastOp", "CmpFOp", "CmpIOp", "ConstantOp", "DeallocOp", "DimOp", "OpaqueOp",
+    "opaque_memref_uses", "DivFOp", "DivSIOp", "ExpOp",
     "ExtFOp", "FPToSIOp", "FuncOp", "IndexCastOp", "MaxSIOp", "MaximumFOp", "MinSIOp",
     "MinimumFOp", "ModuleOp", "MulFOp", "MulIOp", "NegFOp", "RemSIOp", "ReturnOp", "SIToFPOp",
     "SelectOp", "SqrtOp", "SubFOp", "SubIOp", "TruncFOp", "UNARY_OPS", "UnaryOp",

@@ -43,3 +43,32 @@ class DeallocOp(Operation):
     @property
     def memref(self) -> Value:
         return self.operands[0]
+
+
+class DimOp(Operation):
+    """`%d = memref.dim %A, %c : memref<?x?xf32>`: the extent of dimension `%c` of `%A`."""
+
+    __slots__ = ()
+    NAME = "memref.dim"
+
+    def __init__(self, memref: Value, index: Value, loc: Location = UNKNOWN_LOC,
+                 name_hint: str | None = None):
+        from compiler.ir.types import INDEX
+
+        super().__init__(operands=[memref, index], result_types=[INDEX], loc=loc,
+                         result_names=[name_hint])
+
+    @property
+    def memref(self) -> Value:
+        return self.operands[0]
+
+    @property
+    def index(self) -> Value:
+        return self.operands[1]
+
+    def constant_index(self) -> int | None:
+        """The dimension when `index` is an `arith.constant`."""
+        from compiler.ir.ops.arith import ConstantOp
+
+        owner = getattr(self.index, "owner", None)
+        return int(owner.value) if isinstance(owner, ConstantOp) else None

@@ -19,6 +19,16 @@ class AffineParser(ValueParser):
         self.map_aliases: dict[str, AffineMap] = {}
         self.set_aliases: dict[str, IntegerSet] = {}
 
+    def at_map_alias(self) -> bool:
+        return self.tok[1] in self.map_aliases
+
+    def parse_layout_map(self) -> None:
+        t = self.tok
+        m = self.parse_map_ref()
+        if not m.is_identity:
+            raise self.error(f"unsupported memref layout {m} (only the identity layout is "
+                             f"supported)", t)
+
     def parse_map_ref(self) -> AffineMap:
         t = self.tok
         if t[0] == "hash":

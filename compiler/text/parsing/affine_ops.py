@@ -179,10 +179,11 @@ def parse_dma_start(p: OpParser, loc: Location) -> Operation:
     p.expect(",", "after the DMA tag")
     n = p.parse_operand(INDEX)
     stride = per = None
-    if p.accept(","):
+    if p.accept(",") and p.kind() == "pct":  # (a trailing comma before ':' is accepted, as upstream does)
         stride = p.parse_operand(INDEX)
         p.expect(",", "after the DMA stride (stride and elements per stride come together)")
         per = p.parse_operand(INDEX)
+        p.accept(",")
     p.expect(":", "before the DMA memref types")
     for mem, tok, what in ((src, st, "source"), (dst, dt, "destination"), (tag, tt, "tag")):
         ty_tok = p.tok

@@ -54,7 +54,7 @@ class IndexListParser(AffineParser):
         return m, operands
 
     def parse_index_list_body(
-            self) -> tuple[AffineMap, list[Value], list[tuple[Value, str, bool, bool]]]:
+            self, close: str = "]") -> tuple[AffineMap, list[Value], list[tuple[Value, str, bool, bool]]]:
         """(map, operands, [(value, name, written as symbol(), is a symbol)] by first use)."""
         values: list[Value] = []
         names: list[str] = []
@@ -98,11 +98,11 @@ class IndexListParser(AffineParser):
 
         exprs: list[AffineExpr] = []
         toks = self.toks
-        if not self.at("]"):
+        if not self.at(close):
             while True:
                 t = toks[self.i]
                 follow = toks[self.i + 1][1]
-                if follow == "," or follow == "]":
+                if follow == "," or follow == close:
                     # Fast path for the common `%i` and `0` subscripts.
                     if t[0] == "pct":
                         exprs.append(atom())
@@ -115,7 +115,7 @@ class IndexListParser(AffineParser):
                     exprs.append(self.parse_affine_expr(atom, symbolic))
                 if not self.accept(","):
                     break
-        self.expect("]", "to close the index list")
+        self.expect(close, "to close the index list")
         seen = list(zip(values, names, explicit_flags, is_sym, strict=True))
         if not values:
             return AffineMap(0, 0, tuple(exprs)), [], seen

@@ -21,6 +21,11 @@ class OpParser(LocationParser):
     line (after the name) and inserts the op."""
 
     ops: ClassVar[Mapping[str, Callable[[OpParser, Location], Operation]]] = {}
+    # ops allowed beside functions at module level (`memref.global`), and registered ops whose
+    # custom parser keeps them opaque, so that their generic form reads back too
+    module_ops: ClassVar[frozenset[str]] = frozenset()
+    generic: ClassVar[Callable[[OpParser, Location], Operation] | None] = None
+    opaque_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, text: str, filename: str):
         super().__init__(text, filename)
@@ -45,6 +50,13 @@ class OpParser(LocationParser):
                     implicit = ModuleOp(loc=self.location(t))
                 self.block = implicit.body
                 self.parse_func()
+            elif self.at_module_level_op():
+                if module is not None:
+                    raise self.error("an op after the top-level module must be inside it")
+                if implicit is None:
+                    implicit = ModuleOp(loc=self.location(t))
+                self.block = implicit.body
+                self.parse_operation()
             else:
                 raise self.error(f"expected 'module', 'func.func' or an alias definition at top "
                                  f"level, found {self.describe()}")
@@ -65,6 +77,8 @@ class OpParser(LocationParser):
             tk = self.tok
             if tk[0] == "bare" and tk[1] in ("func.func", "func"):
                 self.parse_func()
+            elif self.at_module_level_op():
+                self.parse_operation()
             elif tk[0] == "eof":
                 raise self.error("expected '}' to close the module, found end of file")
             else:
@@ -72,6 +86,11 @@ class OpParser(LocationParser):
         self.advance()
         self.parse_trailing_loc(module)
         return module
+
+    def at_module_level_op(self) -> bool:
+        t = self.tok
+        name = t[1][1:-1] if t[0] == "str" else t[1] if t[0] == "bare" else ""
+        return name in self.module_ops
 
     def parse_alias_definition(self) -> None:
         name_tok = self.advance()
@@ -183,29 +202,38 @@ class OpParser(LocationParser):
                     break
             self.expect("=", "after the result names")
         name_tok = self.tok
-        if name_tok[0] == "str":
-            raise self.error(f"unknown op {name_tok[1]} (generic op syntax is not supported)")
-        if name_tok[0] != "bare":
-            raise self.error(f"expected an operation name, found {self.describe()}")
-        handler = self.ops.get(name_tok[1])
-        if handler is None:
-            raise self.error(f"unknown op '{name_tok[1]}'")
-        self.i += 1
         loc = self.location(first)
-        op = handler(self, loc)
+        if name_tok[0] == "str":
+            op = self.parse_generic_op(loc)
+        else:
+            if name_tok[0] != "bare":
+                raise self.error(f"expected an operation name, found {self.describe()}")
+            handler = self.ops.get(name_tok[1])
+            if handler is None:
+                raise self.error(f"unknown op '{name_tok[1]}' (an op of a dialect accelsim does "
+                                 "not model must be written in the generic form, '\"name\"(...)')")
+            self.i += 1
+            op = handler(self, loc)
         n_expected = len(op.results)
         n_given = group if group else len(result_toks)
         if group and len(result_toks) != 1:
             raise self.error("a result group ('%x:N') must be the only result name", first)
-        if n_given != n_expected:
+        if n_given != n_expected and n_given:  # results may go unnamed (`affine.load %A[%i] ...`)
             raise self.error(f"'{name_tok[1]}' defines {n_expected} result(s) but {n_given} "
                              f"name(s) were given", first)
         if group:
             self.define(result_toks[0], list(op.results))
-        else:
+        elif result_toks:
             for t, r in zip(result_toks, op.results, strict=True):
                 self.define(t, [r])
         self.parse_trailing_loc(op)
+
+    def parse_generic_op(self, loc: Location) -> Operation:
+        """`"name"(...) : (...) -> ...`: the generic form (compiler.text.parsing.generic_ops,
+        set as `generic` by compiler.text.parser)."""
+        if self.generic is None:
+            raise self.error(f"unknown op {self.text()} (the generic op form is not enabled)")
+        return self.generic(self, loc)
 
     def insert(self, op: Operation) -> Operation:
         assert self.block is not None

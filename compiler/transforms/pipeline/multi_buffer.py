@@ -10,10 +10,13 @@ from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineForOp,
     AllocOp,
+    ConstantOp,
     DeallocOp,
+    DimOp,
     FuncOp,
 )
-from compiler.transforms.rewrite.memref_uses import memref_type, rewrite_memref
+from compiler.ir.types import INDEX
+from compiler.transforms.rewrite.memref_uses import access_sites, memref_type, rewrite_memref
 from compiler.transforms.rewrite.structure import ancestor_in_block, users
 
 
@@ -48,14 +51,26 @@ def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
     where = anchor if anchor is not None else loop
     block = where.parent_block
     assert block is not None
-    alloc = AllocOp(new_t, loc=loop.loc, name_hint=(old.name_hint + "_mb") if old.name_hint else None)
+    owner = getattr(old, "owner", None)
+    made: list[Operation] = []
+    sizes: list[Value] = []
+    for k, d in enumerate(t.shape):  # a dynamic extent: `memref.dim` of the old buffer, as upstream
+        if d is None:
+            c = ConstantOp(k, INDEX, loc=loop.loc, name_hint=f"c{k}")
+            dim = DimOp(old, c.result, loc=loop.loc)
+            for op in (c, dim):
+                block.insert_before(where, op)
+                made.append(op)
+            sizes.append(dim.result)
+    alloc = AllocOp(new_t, sizes, loc=loop.loc,
+                    name_hint=(old.name_hint + "_mb") if old.name_hint else None,
+                    alignment=owner.alignment if isinstance(owner, AllocOp) else None)
     block.insert_before(where, alloc)
     dealloc = DeallocOp(alloc.result, loc=loop.loc)
     block.insert_after(where, dealloc)
     index = slot if slot is not None else (IndexExpr.of(loop.iv) // loop.step) % n
     rewrite_memref(list(loop.body.ops), old, alloc.result, lambda idx: [index, *idx])
-    done = MultiBuffered(old, alloc.result, loop, [alloc, dealloc])
-    owner = getattr(old, "owner", None)
+    done = MultiBuffered(old, alloc.result, loop, [*made, alloc, dealloc])
     if isinstance(owner, AllocOp):
         dead = [u for u in users(func, old)]
         if all(isinstance(u, DeallocOp) for u in dead):
@@ -69,10 +84,14 @@ def multi_buffer(old: Value, loop: AffineForOp, func: FuncOp, n: int,
 
 
 def escapes(buf: Value, loop: AffineForOp, func: FuncOp) -> bool:
+    """`buf` is used outside `loop`, or anywhere other than by an access or a dealloc (an
+    unregistered op or a call taking it: MLIR's non-dereferencing use)."""
     for u in users(func, buf):
         if isinstance(u, DeallocOp):
             continue
         if ancestor_in_block(u, loop.body) is None:
+            return True
+        if not any(mem is buf for _, mem, _, _ in access_sites(u)):
             return True
     return False
 

@@ -31,9 +31,15 @@ def L(stmt: str) -> str:
 # (name, source, line, col, message)
 CASES: list[tuple[str, str, int, int, str]] = [
     ("unknown_op", F("  %y = foo.bar %n : index"),
-     2, 8, "unknown op 'foo.bar'"),
-    ("generic_op", F('  "compute"(%n) : (index) -> index'),
-     2, 3, 'unknown op "compute" (generic op syntax is not supported)'),
+     2, 8, "unknown op 'foo.bar' (an op of a dialect accelsim does not model must be written in "
+     "the generic form, '\"name\"(...)')"),
+    ("generic_registered_op", F('  "arith.addi"(%n, %n) : (index, index) -> index'),
+     2, 3, "the generic form of the registered op 'arith.addi' is not supported; write its "
+     "custom form"),
+    ("generic_op_types", F('  "compute"(%n) : (f32) -> index'),
+     2, 13, "'%n' has type index, but the op's type is f32"),
+    ("generic_op_region", F('  "compute"(%n) ({ }) : (index) -> index'),
+     2, 17, "regions of the unregistered op 'compute' are not supported"),
     ("undefined_value", F("  %v = affine.load %A[%i, 0] : memref<8x8xf32>"),
      2, 23, "use of undefined SSA value '%i'"),
     ("redefinition", F("  %c = arith.constant 0 : index\n  %c = arith.constant 1 : index"),

@@ -15,13 +15,18 @@ from compiler.text import parse_module, print_module
 HERE = pathlib.Path(__file__).parent
 SOURCES = [p.read_text() for p in sorted((HERE / "kernels").glob("*.mlir"))] + [
     (HERE / "upstream" / name).read_text()
-    for name in ("gemm_tile_partial.mlir", "rowsum_if_tile_copy.mlir", "vadd_copy_pipeline.mlir")]
+    for name in ("gemm_tile_partial.mlir", "rowsum_if_tile_copy.mlir", "vadd_copy_pipeline.mlir")] + [
+    p.read_text() for p in sorted((HERE / "upstream_syntax").glob("*.mlir"))]
 
 SNIPPETS = ["%", "%i", "%0#3", "(", ")", "[", "]", "{", "}", "<", ">", ",", ":", "=", "->", "-",
             "*", " floordiv ", " mod ", "0", "-1", "1.5", "0x7F", "f32", "index", "memref<4xf32>",
             "affine.for", "affine.yield", "symbol(", "#map", "#map9", "loc(", "\"", "max ", "step 0",
             "iter_args(", "affine_map<(d0) -> (d0)>", "affine_set<(d0) : (d0 >= 0)>", "\n", "^bb0:",
-            "return", "func.func", "module {", "@f", "?", "x", "i1", "true"]
+            "return", "func.func", "module {", "@f", "?", "x", "i1", "true",
+            # the upstream spellings: generic ops, blanks in types, vectors, layouts, globals
+            '"test.op"', '"memref.load"', "() : () -> ()", " x ", "vector<", "vector<4 x f32>",
+            "<{", "}>", "{a = 1 : i64}", ", #id", "affine_map<(d0) -> (d0 + 1)>", "memref.dim ",
+            "memref.global ", "dense<", "@table", "to", "constant "]
 
 
 @st.composite
