@@ -230,6 +230,57 @@ class ControlConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class InterconnectConfig:
+    """Between the clusters and the shared levels (used when `clusters` > 1). Every hop of the
+    link into a cluster's local level crosses it. `bus`: one shared bus of
+    `bandwidth_bytes_per_cycle`, `latency_cycles` per transfer, granted in issue order
+    (`arbitration = "fifo"`). `mesh`: a `mesh_rows` x `mesh_cols` 2-D mesh (0: the most square
+    grid that holds the clusters), cluster k at row k // cols, column k % cols, the shared
+    memory attached to the router at (`memory_row`, `memory_col`); XY routing (`routing =
+    "xy"`), each directed link `link_bytes_per_cycle`, `hop_latency_cycles` per router hop."""
+
+    SECTION: ClassVar[str] = "interconnect"
+    RULES: ClassVar[dict[str, Rule]] = {
+        "kind": (str, ("bus", "mesh")),
+        "bandwidth_bytes_per_cycle": (int, 1, 1 << 20),
+        "latency_cycles": (int, 0, 100_000),
+        "arbitration": (str, ("fifo",)),
+        "link_bytes_per_cycle": (int, 1, 1 << 20),
+        "hop_latency_cycles": (int, 0, 100_000),
+        "routing": (str, ("xy",)),
+        "mesh_rows": (int, 0, 64),
+        "mesh_cols": (int, 0, 64),
+        "memory_row": (int, 0, 63),
+        "memory_col": (int, 0, 63),
+    }
+    kind: str = "bus"
+    bandwidth_bytes_per_cycle: int = 256
+    latency_cycles: int = 4
+    arbitration: str = "fifo"
+    link_bytes_per_cycle: int = 64
+    hop_latency_cycles: int = 2
+    routing: str = "xy"
+    mesh_rows: int = 0
+    mesh_cols: int = 0
+    memory_row: int = 0
+    memory_col: int = 0
+
+    def __post_init__(self) -> None:
+        _check(self.SECTION, self)
+
+    def mesh_dims(self, clusters: int) -> tuple[int, int]:
+        """(rows, cols) of the mesh for `clusters` clusters."""
+        if self.mesh_rows and self.mesh_cols:
+            return self.mesh_rows, self.mesh_cols
+        if self.mesh_rows or self.mesh_cols:
+            given = self.mesh_rows or self.mesh_cols
+            other = -(-clusters // given)
+            return (given, other) if self.mesh_rows else (other, given)
+        rows = max(r for r in range(1, clusters + 1) if r * r <= clusters)
+        return rows, -(-clusters // rows)
+
+
+@dataclass(frozen=True, slots=True)
 class HierarchyConfig:
     """How the memory levels are used: `non_adjacent` says what a DMA between two levels that
     are not parent and child does: "refuse" (a HazardError naming the op and both levels) or
@@ -356,9 +407,13 @@ class HardwareConfig:
     `spaces.sram` are the level beside the compute unit (the last one) and `dma` the figures a
     link without a `[[link]]` table takes."""
 
-    RULES: ClassVar[dict[str, Rule]] = {"clock_ghz": (float, 0.001, 100.0)}
+    RULES: ClassVar[dict[str, Rule]] = {"clock_ghz": (float, 0.001, 100.0),
+                                        "clusters": (int, 1, 256)}
     name: str = "default"
     clock_ghz: float = 1.0
+    # compute clusters: each has its own local level (the last of the chain), the DMA engines
+    # of the link into it, a compute unit and a control processor; the other levels are shared
+    clusters: int = 1
     dram: DramConfig = field(default_factory=DramConfig)
     sram: SramConfig = field(default_factory=SramConfig)
     dma: DmaConfig = field(default_factory=DmaConfig)
@@ -369,6 +424,7 @@ class HardwareConfig:
     memory: tuple[MemoryLevel, ...] = ()   # given levels (empty: the two-level machine)
     link: tuple[LinkConfig, ...] = ()      # given links (the rest from [dma])
     hierarchy: HierarchyConfig = field(default_factory=HierarchyConfig)
+    interconnect: InterconnectConfig = field(default_factory=InterconnectConfig)
     _chain: tuple[MemoryLevel, ...] = field(init=False, repr=False, compare=False, default=())
     _links: tuple[LinkConfig, ...] = field(init=False, repr=False, compare=False, default=())
 
@@ -399,6 +455,25 @@ class HardwareConfig:
                                 d.max_outstanding),)
         object.__setattr__(self, "_chain", chain)
         object.__setattr__(self, "_links", links)
+        if self.clusters > 1 and self.interconnect.kind == "mesh":
+            ic = self.interconnect
+            rows, cols = ic.mesh_dims(self.clusters)
+            if rows * cols < self.clusters:
+                raise ConfigError(f"interconnect.mesh_rows = {rows}, interconnect.mesh_cols = "
+                                  f"{cols}: a {rows}x{cols} mesh holds {rows * cols} clusters, "
+                                  f"fewer than clusters = {self.clusters}")
+            for key, v, hi in (("memory_row", ic.memory_row, rows), ("memory_col", ic.memory_col, cols)):
+                if v >= hi:
+                    raise ConfigError(f"interconnect.{key} = {v}: must be an integer in [0, "
+                                      f"{hi - 1}] (the {rows}x{cols} mesh)")
+
+    def shared_levels(self) -> tuple[MemoryLevel, ...]:
+        """The levels every cluster shares (all but the last: DRAM, a global buffer)."""
+        return self._chain[:-1]
+
+    def local_level(self) -> MemoryLevel:
+        """The level each cluster has its own copy of (beside its compute unit)."""
+        return self._chain[-1]
 
     # ---- the hierarchy --------------------------------------------------------------
     def memory_chain(self) -> tuple[MemoryLevel, ...]:
@@ -456,6 +531,10 @@ class HardwareConfig:
             out["hierarchy"] = dataclasses.asdict(self.hierarchy)
         elif self.hierarchy != HierarchyConfig():
             out["hierarchy"] = dataclasses.asdict(self.hierarchy)
+        if self.clusters != 1:  # (absent at one cluster: the hash of every older config stays)
+            out["clusters"] = self.clusters
+        if self.interconnect != InterconnectConfig():
+            out["interconnect"] = dataclasses.asdict(self.interconnect)
         return out
 
     def hash(self) -> str:
@@ -475,6 +554,10 @@ class HardwareConfig:
             _apply_override(data, key, value)
         name = data.pop("name")  # a name that is not a string: HardwareConfig says so
         return config_from_dict(data, name=name)
+
+
+_TOP_KEYS = ("clock_ghz", "name", "clusters")
+_EXTRA_SECTIONS: dict[str, type] = {"hierarchy": HierarchyConfig, "interconnect": InterconnectConfig}
 
 
 def _level_dict(lv: MemoryLevel) -> dict[str, Any]:
@@ -583,18 +666,20 @@ def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
     """Write `key = value` (dotted as in the TOML) into `data`, the TOML shape of a config."""
     sec, dot, fld = key.partition(".")
     if not dot:
-        if key not in ("clock_ghz", "name"):
+        if key not in _TOP_KEYS:
             raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
-                              f"clock_ghz, name, {', '.join(_SECTIONS)}, {', '.join(_ARRAYS)})")
+                              f"{', '.join(_TOP_KEYS)}, {', '.join(_SECTIONS)}, {', '.join(_ARRAYS)})")
         data[key] = value
         return
     if sec in _ARRAYS:
         _apply_array_override(data, sec, fld, key, value)
         return
     cls = _SECTIONS.get(sec) if sec != "hierarchy" else HierarchyConfig
+    if sec == "interconnect":
+        cls = InterconnectConfig
     if cls is None:
         raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
-                          f"(known: {', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+                          f"(known: {', '.join(_SECTIONS)}, hierarchy, interconnect, {', '.join(_ARRAYS)})")
     if sec == "sram" and "memory" in data:
         raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
                           "beside the compute unit as memory.<name>.<key>")
@@ -647,10 +732,10 @@ def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareC
     kwargs: dict[str, Any] = {"name": name}
     energy = data.get("energy", {})
     for key, value in data.items():
-        if key in _SECTIONS or key == "hierarchy":
+        if key in _SECTIONS or key in _EXTRA_SECTIONS:
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{key} = {value!r}: must be a table [{key}]")
-            cls = _SECTIONS.get(key, HierarchyConfig)
+            cls = _SECTIONS.get(key) or _EXTRA_SECTIONS[key]
             for fld, v in value.items():
                 _known_field(cls, fld, f"{key}.{fld}", v)
             kwargs[key] = cls(**value)
@@ -658,11 +743,12 @@ def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareC
             if not isinstance(value, list) or not all(isinstance(t, Mapping) for t in value):
                 raise ConfigError(f"{key} = {value!r}: must be an array of tables [[{key}]]")
             kwargs[key] = tuple(_array_item(key, k, t, energy) for k, t in enumerate(value))
-        elif key == "clock_ghz" or key == "name":
+        elif key in _TOP_KEYS:
             kwargs[key] = value
         else:
-            raise ConfigError(f"{key} = {value!r}: unknown key (known: clock_ghz, name, "
-                              f"{', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+            raise ConfigError(f"{key} = {value!r}: unknown key (known: {', '.join(_TOP_KEYS)}, "
+                              f"{', '.join(_SECTIONS)}, hierarchy, interconnect, "
+                              f"{', '.join(_ARRAYS)})")
     if "memory" in kwargs and "sram" in data:
         raise ConfigError("sram: a config with [[memory]] levels has no [sram] section (the level "
                           "beside the compute unit is the last [[memory]] level)")
