@@ -43,7 +43,7 @@ class InterconnectModel:
             one = ((0,),) * n
             return InterconnectModel("bus", ("noc.bus",), one, one, (ic.latency_cycles,) * n,
                                      ic.bandwidth_bytes_per_cycle)
-        rows, cols = ic.mesh_dims(n)
+        _, cols = ic.mesh_dims(n)
         mem = (ic.memory_row, ic.memory_col)
         index: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
         names: list[str] = []
