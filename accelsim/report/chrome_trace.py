@@ -11,8 +11,8 @@ that every track nests properly.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 

@@ -68,7 +68,7 @@ from compiler.diagnostics import Location
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops.opaque import OpaqueOp
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import ElementType, MemRefType, Type
 
 __all__ = ["Buffer", "Executor", "RunStats"]
@@ -245,7 +245,7 @@ class Executor:
         """`step(vals)` executes `op` (what blocks and the compiled control program run)."""
         build = _STEPS.get(type(op))
         if build is None:
-            if isinstance(op, OpaqueOp) and op.op_name == "accel.barrier":
+            if isinstance(op, OpaqueOp) and op.op_name == BARRIER_OP:
                 return partial(_barrier, self, op)
             return partial(_unsupported, op)
         return build(self, op)

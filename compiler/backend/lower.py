@@ -81,6 +81,7 @@ from compiler.ir.ops import (
     SubIOp,
     TruncFOp,
 )
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
 
 
@@ -367,6 +368,8 @@ class _FunctionLowering:
                 return []
             handler = self.dispatch.get(type(op))
             if handler is None:
+                if isinstance(op, OpaqueOp) and op.op_name == BARRIER_OP:
+                    continue  # one program alone on the host: nothing to wait for
                 raise LoweringError(f"the host backend cannot lower '{op.NAME}'", op.loc)
             handler(op)
             if isinstance(op, AllocaOp):

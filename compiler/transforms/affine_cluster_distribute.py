@@ -36,12 +36,12 @@ from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Operation
 from compiler.ir.ops import AffineForOp, AffineYieldOp, FuncOp, ModuleOp
 from compiler.ir.ops.affine_parallel import AffineParallelOp
-from compiler.ir.ops.opaque import OpaqueOp
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 
 DISTRIBUTIONS = ("block", "cyclic", "block2d")
-BARRIER = "accel.barrier"
+BARRIER = BARRIER_OP
 
 
 @dataclass(frozen=True)
