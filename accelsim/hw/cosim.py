@@ -39,6 +39,7 @@ class ClusterEnv(SimEnv):
         self._seq = 0
         self._arrived: list[tuple[greenlet, int, str, list[TraceRecord]]] = []
         self._alive = 0
+        self.on_barrier: list[Callable[[], None]] = []  # run when every cluster has arrived
 
     # ---- the two waits of a control processor ------------------------------------------
     def advance_to(self, t: int) -> None:
@@ -73,6 +74,8 @@ class ClusterEnv(SimEnv):
             if g is not getcurrent():
                 self._ready.append(g)
         self._arrived = []
+        for hook in self.on_barrier:
+            hook()
 
     # ---- the hub -----------------------------------------------------------------------
     def run_all(self, bodies: Sequence[Callable[[], None]]) -> None:

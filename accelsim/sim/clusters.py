@@ -24,6 +24,7 @@ from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
 from accelsim.hw.cosim import ClusterEnv
 from accelsim.hw.machine import SharedParts
+from accelsim.sim.cluster_races import ClusterRaces
 from accelsim.sim.executor import Executor
 from accelsim.sim.native import backend_runner
 from accelsim.sim.options import SimOptions
@@ -66,6 +67,10 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
             given = {n: b for n, b in bufs.items() if getattr(b, "space", None) in shared_spaces}
         executors.append(ex)
         bodies.append(_body(ex, f, vals))
+    races = ClusterRaces({id(b) for b in (given or {}).values()})
+    env.on_barrier.append(races.new_interval)
+    for k, ex in enumerate(executors):
+        ex.cp.submit = races.wrap(k, ex.cp.submit)  # type: ignore[method-assign]
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
