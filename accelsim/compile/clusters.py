@@ -2,8 +2,8 @@
 
 Each cluster's program is the module with `affine-cluster-distribute` keeping that
 cluster's share of every parallel nest, then the accelerator pipeline of one cluster
-(`compile_for_accelerator`: the tile search on the cluster's share, its copies, pipelining
-and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
+(`compile_for_accelerator`: the tile search on the largest share, then every cluster's own
+copies, pipelining and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
 largest share the analytic estimate (the one cost model) scores fastest.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelsim.compile.accelerator import compile_for_accelerator
+from accelsim.compile.accelerator import check_input_in_bounds, compile_for_accelerator
 from accelsim.compile.clone import clone_module
 from accelsim.config import HardwareConfig
 from compiler.diagnostics import Remark
@@ -43,31 +43,49 @@ def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: s
 
 def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | None = None,
                          distribution: str = "auto") -> ClusterPrograms:
+    """The tile search runs once, on the largest cluster's share (the tile sizes, copy
+    capacity and stages it picks fit every smaller share); every cluster's program is its
+    share through that pipeline."""
+    from compiler.transforms.registry import PassManager
+
     if distribution == "auto":
         distribution = _choose(config, module, func)
-    mods, flags, remarks = [], [], []
-    for k in range(config.clusters):
-        m = distribute(module, config, k, distribution)
-        pipe, rem = compile_for_accelerator(config, m, func)
-        if k == 0:
-            flags, remarks = pipe.flags(), rem
-        mods.append(m)
-    return ClusterPrograms(mods, distribution, flags, remarks)
+    shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
+    largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
+    pipe, remarks = compile_for_accelerator(config, shares[largest], func)
+    for k, m in enumerate(shares):
+        if k != largest:
+            check_input_in_bounds(m)
+            PassManager(pipe.passes()).run(m)
+    return ClusterPrograms(shares, distribution, pipe.flags(), remarks)
+
+
+def _iterations(m: ModuleOp) -> int:
+    """The iterations of the module's constant-bound loops (a share's size)."""
+    from compiler.ir.ops import AffineForOp
+
+    total = 0
+    for op in m.walk():
+        if isinstance(op, AffineForOp) and op.constant_lower is not None \
+                and op.constant_upper is not None:
+            total += max(op.constant_upper - op.constant_lower, 0) // op.step
+    return total
 
 
 def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> str:
+    """`block` or `block2d`: the one whose largest share the analytic estimate (the cost
+    model of every fidelity and of the tile search) finishes first."""
     if config.clusters == 1:
         return "block"
     from accelsim.estimate.analytic import estimate
 
     best: tuple[int, str] | None = None
     for d in ("block", "block2d"):
-        worst = 0
-        for k in sorted({0, config.clusters - 1}):
-            m = distribute(module, config, k, d)
-            compile_for_accelerator(config, m, func)
-            worst = max(worst, estimate(m, config, func=func).cycles)
-        if best is None or worst < best[0]:
-            best = (worst, d)
+        shares = [distribute(module, config, k, d) for k in range(config.clusters)]
+        m = max(shares, key=_iterations)
+        compile_for_accelerator(config, m, func)
+        cycles = estimate(m, config, func=func).cycles
+        if best is None or cycles < best[0]:
+            best = (cycles, d)
     assert best is not None
     return best[1]
