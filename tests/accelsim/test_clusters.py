@@ -23,7 +23,6 @@ from accelsim.sim.options import SimOptions
 from accelsim.sim.simulate import simulate
 from workloads.gemm import build_gemm
 
-
 # ---- config ---------------------------------------------------------------------------------
 
 def test_cluster_presets_and_set() -> None:

@@ -4,6 +4,8 @@ uneven splits; barriers between dependent nests; non-parallel nests stay on clus
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -49,7 +51,7 @@ def test_every_row_exactly_once_uneven_1000_on_16() -> None:
         outer = m.funcs[0].body.ops[0]
         ranges.append((outer.constant_lower, outer.constant_upper))
     assert ranges[0][0] == 0 and ranges[-1][1] == 1000
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     assert {hi - lo for lo, hi in ranges} == {62, 63}
 
 
