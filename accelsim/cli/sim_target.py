@@ -148,13 +148,28 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
         if getattr(args, flag, None):
             raise InputError(f"--{flag.replace('_', '-')} is not supported with clusters = "
                              f"{config.clusters} yet (use --set clusters=1)")
-    if args.fidelity == "analytic":
-        raise InputError(f"--fidelity analytic does not cover clusters = {config.clusters} yet: "
-                         "use the event fidelity (or --set clusters=1)")
+    from accelsim.estimate.clusters import estimate_clusters
+
     t0 = time.perf_counter()
     progs = compile_for_clusters(config, req.program.module, req.program.func_name,
                                  getattr(args, "distribution", "auto"))
     compile_seconds = time.perf_counter() - t0
+    est = estimate_clusters(progs.modules, config, req.program.func_name)
+    if args.fidelity == "analytic":
+        if getattr(args, "trace", None):
+            raise InputError("--trace needs the event fidelity")
+        extra_a: dict[str, Any] = {"fidelity": "analytic", "cycles": est.cycles,
+                                   "seconds": est.cycles / (config.clock_ghz * 1e9),
+                                   "config": config.name, "config_hash": config.hash(),
+                                   "distribution": progs.distribution,
+                                   "cluster_cycles": list(est.per_cluster), "pipeline": progs.flags}
+        if args.check:
+            raise InputError("--check needs output data: drop --fidelity analytic")
+        if not args.json:
+            print(f"sim [analytic] config {config.name}: {est.cycles} cycles, distribution "
+                  f"{progs.distribution} (slowest of {config.clusters} clusters, each on its "
+                  "fair share of DRAM and the interconnect)")
+        return RunOutcome({}, time.perf_counter() - t0, compile_seconds, (), extra_a)
     functional = not args.timing_only
     t1 = time.perf_counter()
     result = simulate_clusters(progs.modules, config, req.inputs if functional else None,
@@ -169,13 +184,17 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
                              "config_hash": config.hash(), "distribution": progs.distribution,
                              "dma_ops": result.stats.dma_ops,
                              "kernel_calls": result.stats.kernel_calls,
-                             "flags": result.flags, "pipeline": progs.flags, **rep.as_json()}
+                             "flags": result.flags, "pipeline": progs.flags,
+                             "analytic_cycles": est.cycles,
+                             "analytic_error": (est.cycles - result.cycles) / result.cycles
+                             if result.cycles else 0.0, **rep.as_json()}
     if getattr(args, "trace", None):
         write_chrome_trace(args.trace, result.trace, config.clock_ghz)
     if not args.json:
         print(f"sim [event] config {config.name}: {result.cycles} cycles "
               f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")
         print(rep.text())
+        print(f"  analytic estimate {est.cycles} ({extra['analytic_error']:+.2%})")
         for f in result.flags:
             print(f"  flag: {f}")
     arrays = dict(result.outputs) if result.outputs is not None else {}
