@@ -33,7 +33,7 @@ from accelsim.sim.simulate import simulate
 from workloads.gemm import build_gemm
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from bench_sim import bare_simpy_events_per_second  # noqa: E402
+from bench_sim import bare_simpy_events_per_second
 
 TIMING = SimOptions(functional=False)
 

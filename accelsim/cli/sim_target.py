@@ -144,7 +144,7 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
     from accelsim.sim.options import SimOptions
 
     args = req.args
-    for flag in ("as_is", "pass_flags", "compare", "timeline", "roofline"):
+    for flag in ("as_is", "pass_flags", "compare", "roofline"):
         if getattr(args, flag, None):
             raise InputError(f"--{flag.replace('_', '-')} is not supported with clusters = "
                              f"{config.clusters} yet (use --set clusters=1)")
@@ -190,6 +190,10 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
                              if result.cycles else 0.0, **rep.as_json()}
     if getattr(args, "trace", None):
         write_chrome_trace(args.trace, result.trace, config.clock_ghz)
+    if getattr(args, "timeline", None):
+        from plots.cluster_timeline import plot_cluster_timeline
+
+        plot_cluster_timeline(result.trace, args.timeline, config=config)
     if not args.json:
         print(f"sim [event] config {config.name}: {result.cycles} cycles "
               f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")

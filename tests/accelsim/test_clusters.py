@@ -210,3 +210,18 @@ def test_cli_json_has_clusters(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert [c["cluster"] for c in out["clusters"]] == [0, 1, 2, 3]
     assert set(out["clusters"][0]) >= {"busy_cycles", "stall_cycles", "barrier_cycles", "utilization"}
+
+
+def test_cluster_timeline_groups_lanes_per_cluster(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from plots.cluster_timeline import cluster_lanes, plot_cluster_timeline
+
+    cfg = load_config("cluster4")
+    progs = compile_for_clusters(cfg, build_gemm(32, 32, 16), None, "block")
+    r = simulate_clusters(progs.modules, cfg, options=SimOptions(functional=False))
+    lanes = cluster_lanes(r.trace)
+    assert list(lanes)[:3] == ["c0 control", "c0 dma", "c0 compute"]
+    assert {f"c{k} compute" for k in range(4)} <= set(lanes) and "DRAM" in lanes
+    busy = sum(e - s for s, e, _ in lanes["c2 compute"])
+    assert busy == sum(x.end - x.start for x in r.trace if x.unit == "c2.compute0")
+    plot_cluster_timeline(r.trace, tmp_path / "t.png", config=cfg)
+    assert (tmp_path / "t.png").stat().st_size > 0
