@@ -48,7 +48,7 @@ def cluster_lanes(trace: Trace, links: int = 4) -> dict[str, list[tuple[int, int
             raw.setdefault(r.unit, []).append((r.start, r.end, "noc"))
             noc[r.unit] = noc.get(r.unit, 0) + r.end - r.start
     order = [f"c{k} {w}" for k in sorted(clusters) for w in ("control", "dma", "compute")]
-    order += ["DRAM"] + sorted(noc, key=lambda u: -noc[u])[:links]
+    order += ["DRAM", *sorted(noc, key=lambda u: -noc[u])[:links]]
     return {lane: _merge(raw.get(lane, [])) for lane in order}
 
 

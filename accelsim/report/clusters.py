@@ -1,6 +1,7 @@
 """The figures of a many-cluster run, from its trace and config: per cluster busy (compute
 unit), stall and barrier cycles (control processor) and utilization; the load imbalance;
-each interconnect link's utilization and the hottest; the shared DRAM's bandwidth; and the
+each interconnect link's utilization and the hottest; the bandwidth of DRAM and of every
+shared on-chip level (a global buffer: through its ports); and the
 roofline of the whole machine — the slowest of the clusters' MAC arrays, the DRAM channels
 and the hottest link — naming the bound.
 
@@ -43,6 +44,8 @@ class ClusterReport:
     dram_peak_bytes_per_cycle: int
     bounds: dict[str, int]           # cycles each shared resource needs at its peak
     bound: str
+    # a shared on-chip level (a global buffer) -> (bytes per cycle through its ports, peak)
+    shared_levels: dict[str, tuple[float, int]]
 
     def as_json(self) -> dict[str, Any]:
         return {"clusters": [r.as_json() for r in self.rows],
@@ -50,6 +53,8 @@ class ClusterReport:
                 "interconnect": {"links": self.links, "hottest_link": self.hottest_link},
                 "dram_bytes_per_cycle": self.dram_bytes_per_cycle,
                 "dram_peak_bytes_per_cycle": self.dram_peak_bytes_per_cycle,
+                "shared_levels": {k: {"bytes_per_cycle": v[0], "peak_bytes_per_cycle": v[1]}
+                                  for k, v in self.shared_levels.items()},
                 "cluster_roofline": {"bounds": self.bounds, "bound": self.bound,
                                      "roofline_cycles": max(self.bounds.values())}}
 
@@ -63,6 +68,8 @@ class ClusterReport:
                        f"{r.barrier_cycles:>15} {r.utilization:>11.1%}")
         out.append(f"  DRAM: {self.dram_bytes} B, {self.dram_bytes_per_cycle:.1f} of "
                    f"{self.dram_peak_bytes_per_cycle} B/cycle")
+        for name, (bw, peak) in self.shared_levels.items():
+            out.append(f"  {name} (shared): {bw:.1f} of {peak} B/cycle")
         if self.hottest_link is not None:
             out.append(f"  interconnect: hottest link {self.hottest_link} "
                        f"{self.links[self.hottest_link]:.1%} busy ({len(self.links)} links)")
@@ -77,6 +84,8 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
     busy, stall, barrier = [0] * n, [0] * n, [0] * n
     links: dict[str, int] = {}
     dram_bytes = 0
+    shared = {lv.name: lv for lv in config.shared_levels()[1:]}
+    level_bytes = dict.fromkeys(shared, 0)
     for r in trace:
         u = r.unit
         if u[0] == "c" and "." in u and u[1].isdigit():
@@ -93,6 +102,8 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
             links[u] = links.get(u, 0) + r.end - r.start
         elif u.startswith("dram"):
             dram_bytes += r.bytes
+        elif u.startswith("port.") and u.split(".")[1] in level_bytes:
+            level_bytes[u.split(".")[1]] += r.bytes
     span = max(cycles, 1)
     rows = tuple(ClusterRow(k, busy[k], stall[k], barrier[k], busy[k] / span) for k in range(n))
     mean = sum(busy) / n
@@ -108,5 +119,7 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
         hot_bytes = (link_bytes or {}).get(hottest, 0)
         bounds["interconnect"] = -(-hot_bytes // bw)
     bound = max(bounds, key=lambda k: bounds[k])
+    levels = {name: (level_bytes[name] / span, lv.ports * lv.read_bytes_per_cycle)
+              for name, lv in shared.items()}
     return ClusterReport(cycles, rows, imbalance, util, hottest, dram_bytes, dram_bytes / span,
-                         peak, bounds, bound)
+                         peak, bounds, bound, levels)

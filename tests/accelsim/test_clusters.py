@@ -225,3 +225,22 @@ def test_cluster_timeline_groups_lanes_per_cluster(tmp_path) -> None:  # type: i
     assert busy == sum(x.end - x.start for x in r.trace if x.unit == "c2.compute0")
     plot_cluster_timeline(r.trace, tmp_path / "t.png", config=cfg)
     assert (tmp_path / "t.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("kind", ["bus", "mesh"])
+def test_shared_global_buffer(kind: str) -> None:
+    """three_level with 4 clusters: the glb and DRAM shared, a scratchpad each; correct data
+    and the glb's bandwidth in the report."""
+    cfg = load_config("three_level", {"clusters": 4, "interconnect.kind": kind})
+    assert [lv.name for lv in cfg.shared_levels()] == ["dram", "glb"]
+    inputs = _gemm_inputs(48, 40, 24, 5)
+    progs = compile_for_clusters(cfg, build_gemm(48, 40, 24), None, "block2d")
+    r = simulate_clusters(progs.modules, cfg, inputs)
+    np.testing.assert_allclose(r.outputs["C"], inputs["C"] + inputs["A"] @ inputs["B"],  # type: ignore[index]
+                               rtol=1e-4, atol=1e-4)
+    rep = cluster_report(r.trace, cfg, r.cycles, r.stats.ideal_compute_cycles)
+    bw, peak = rep.shared_levels["glb"]
+    assert 0 < bw <= peak and peak == 2 * 64
+    own = {x.unit.split(".")[0] for x in r.trace if ".dma[glb->spad]" in x.unit}
+    assert own == {"c0", "c1", "c2", "c3"}  # the link into each scratchpad is the cluster's
+    assert any(x.unit.startswith("dma[dram->glb]") for x in r.trace)  # the shared link
