@@ -117,9 +117,21 @@ def throughput(n: int) -> None:
     ops = r.stats.dma_ops * 2 + r.stats.kernel_calls  # each DMA: its start and its wait
     simpy_rate = bare_simpy_events_per_second()
     rate = ops / best
+    one = load_config("cluster16", {"clusters": 1})
+    mod = build_gemm(n, n, n)
+    compile_for_accelerator(one, mod)
+    best1 = None
+    for _ in range(3):
+        t = time.process_time()
+        r1 = simulate(mod, one, functional=False)
+        cpu = time.process_time() - t
+        best1 = cpu if best1 is None else min(best1, cpu)
+    rate1 = (r1.stats.dma_ops * 2 + r1.stats.kernel_calls) / best1
     print(f"{ops} ops (DMA start + wait + kernel calls) in {best:.3f} s CPU -> {rate:,.0f} ops/s "
           f"(goal >= 100k: {'met' if rate >= 1e5 else 'NOT met'}); bare SimPy "
-          f"{simpy_rate:,.0f} events/s in this run -> {simpy_rate / rate:.1f} bare events per op")
+          f"{simpy_rate:,.0f} events/s in this run -> {simpy_rate / rate:.1f} bare events per op; "
+          f"the same gemm on one cluster (simulate, no hub): {rate1:,.0f} ops/s "
+          f"(16 clusters at {rate / rate1:.2f}x of it)")
 
 
 def main() -> int:

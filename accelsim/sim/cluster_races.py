@@ -53,7 +53,10 @@ class ClusterRaces:
         for k, reads, a, b, other in self.seen.get(id(buf), ()):
             if k == cluster or (reads and not writes) or b <= lo or hi <= a:
                 continue
-            lin = mine.first_common(other.region(not reads))
+            theirs_region = other.region(not reads)
+            if not mine.overlaps(theirs_region):  # (O(1) for equal strides; exact)
+                continue
+            lin = mine.first_common(theirs_region)
             if lin is None:
                 continue
             idx = [int(x) for x in np.unravel_index(lin, buf.shape)] if buf.shape else []
