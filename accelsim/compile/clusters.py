@@ -2,8 +2,9 @@
 
 Each cluster's program is the module with `affine-cluster-distribute` keeping that
 cluster's share of every parallel nest, then the accelerator pipeline of one cluster
-(`compile_for_accelerator`: the tile search on the largest share, then every cluster's own
-copies, pipelining and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
+(`compile_for_accelerator`: the tile search on the largest share, on one cluster's fair share
+of DRAM and the interconnect (`accelsim.estimate.clusters.share_config`), then every cluster's
+own copies, pipelining and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
 largest share the analytic estimate (the one cost model) scores fastest.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from accelsim.compile.accelerator import check_input_in_bounds, compile_for_accelerator
 from accelsim.compile.clone import clone_module
 from accelsim.config import HardwareConfig
+from accelsim.estimate.clusters import share_config
 from compiler.diagnostics import Remark
 from compiler.ir.ops import ModuleOp
 
@@ -52,7 +54,8 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
         distribution = _choose(config, module, func)
     shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
     largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
-    pipe, remarks = compile_for_accelerator(config, shares[largest], func)
+    # the search sees one cluster on its fair share of DRAM and the interconnect
+    pipe, remarks = compile_for_accelerator(share_config(config), shares[largest], func)
     for k, m in enumerate(shares):
         if k != largest:
             check_input_in_bounds(m)
@@ -79,12 +82,13 @@ def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> str:
         return "block"
     from accelsim.estimate.analytic import estimate
 
+    share = share_config(config)
     best: tuple[int, str] | None = None
     for d in ("block", "block2d"):
         shares = [distribute(module, config, k, d) for k in range(config.clusters)]
         m = max(shares, key=_iterations)
-        compile_for_accelerator(config, m, func)
-        cycles = estimate(m, config, func=func).cycles
+        compile_for_accelerator(share, m, func)
+        cycles = estimate(m, share, func=func).cycles
         if best is None or cycles < best[0]:
             best = (cycles, d)
     assert best is not None
