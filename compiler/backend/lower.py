@@ -57,6 +57,7 @@ from compiler.ir.ops import (
     CmpIOp,
     ConstantOp,
     DeallocOp,
+    DimOp,
     DivFOp,
     DivSIOp,
     ExpOp,
@@ -72,6 +73,7 @@ from compiler.ir.ops import (
     MulFOp,
     MulIOp,
     NegFOp,
+    OpaqueOp,
     RemSIOp,
     ReturnOp,
     SelectOp,
@@ -81,7 +83,7 @@ from compiler.ir.ops import (
     SubIOp,
     TruncFOp,
 )
-from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
+from compiler.ir.ops.opaque import BARRIER_OP
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
 
 
@@ -309,6 +311,7 @@ class _FunctionLowering:
             AffineLoadOp: self.load, AffineStoreOp: self.store,
             AffineDmaStartOp: self.dma_start, AffineDmaWaitOp: self.dma_wait,
             AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
+            DimOp: self.dim, OpaqueOp: self.opaque,
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
             NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
             AbsFOp: self.intrinsic1,
@@ -368,8 +371,6 @@ class _FunctionLowering:
                 return []
             handler = self.dispatch.get(type(op))
             if handler is None:
-                if isinstance(op, OpaqueOp) and op.op_name == BARRIER_OP:
-                    continue  # one program alone on the host: nothing to wait for
                 raise LoweringError(f"the host backend cannot lower '{op.NAME}'", op.loc)
             handler(op)
             if isinstance(op, AllocaOp):
@@ -514,6 +515,28 @@ class _FunctionLowering:
             phi.add_incoming(tv, then_end)
             phi.add_incoming(ev, else_end)
             self.values[r] = phi
+
+    def dim(self, op: Operation) -> None:
+        """`memref.dim`: the extent the memref carries (a constant, or its size argument)."""
+        assert isinstance(op, DimOp)
+        h = self.memref(op.memref)
+        if not h.sizes:
+            raise LoweringError("memref.dim of a rank-0 memref", op.loc)
+        k = op.constant_index()
+        if k is not None:
+            self.values[op.result] = h.sizes[k]
+            return
+        idx = self.scalar(op.index)
+        v = h.sizes[-1]
+        for j in range(len(h.sizes) - 2, -1, -1):
+            v = self.b.select(self.b.icmp_signed("==", idx, i64(j)), h.sizes[j], v)
+        self.values[op.result] = v
+
+    def opaque(self, op: Operation) -> None:
+        assert isinstance(op, OpaqueOp)
+        if op.op_name == BARRIER_OP:
+            return  # one cluster's program alone on the host: nothing to wait for
+        raise LoweringError(f"the host backend cannot lower '{op.NAME}'", op.loc)
 
     def apply(self, op: Operation) -> None:
         assert isinstance(op, AffineApplyOp)

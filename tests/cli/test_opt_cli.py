@@ -94,11 +94,22 @@ def test_missing_input_file() -> None:
 
 def test_unknown_op_in_file_is_rendered(tmp_path: pathlib.Path) -> None:
     src = tmp_path / "u.mlir"
-    src.write_text('func.func @f() {\n  "compute"() : () -> ()\n  return\n}\n')
+    src.write_text("func.func @f() {\n  foo.compute\n  return\n}\n")
     proc = accelsim("opt", str(src))
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[0] == (f"{src}:2:3: error: unknown op \"compute\" (generic op "
-                                           f"syntax is not supported)")
+    assert proc.stderr.splitlines()[0] == (f"{src}:2:3: error: unknown op 'foo.compute' (an op of a "
+                                           "dialect accelsim does not model must be written in the "
+                                           "generic form, '\"name\"(...)')")
+
+
+def test_unregistered_op_is_kept_by_opt_and_refused_by_the_host(tmp_path: pathlib.Path) -> None:
+    src = tmp_path / "u.mlir"
+    src.write_text('func.func @f() {\n  "compute"() {k = 1 : i64} : () -> ()\n  return\n}\n')
+    proc = accelsim("opt", str(src))
+    assert proc.returncode == 0 and '"compute"() {k = 1 : i64} : () -> ()' in proc.stdout
+    proc = accelsim("run", str(src), "--target", "host")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == f"{src}:2:3: error: the host backend cannot lower 'compute'"
 
 
 def test_pass_flags_run_in_order_when_registered() -> None:

@@ -105,3 +105,4 @@ def test_a_reduction_of_the_wrong_type_is_a_verify_error() -> None:
             "-> (i32) {\n    affine.yield %x : i32\n  }\n  return %r : i32\n}\n")
     with pytest.raises(VerifyError, match="reduction 'addf' does not apply to i32"):
         verify(parse_module(text))
+
