@@ -36,7 +36,8 @@ def test_flags_and_unknown_passes() -> None:
     assert is_pass_flag("--outline-kernels") and is_pass_flag("--affine-loop-tile=tile-size=4")
     assert not is_pass_flag("--lower-to-host") and not is_pass_flag("affine-loop-tile")
     with pytest.raises(OptionError, match=r"unknown pass '--lower-to-host' \(known passes: "
-                                          r"affine-cluster-distribute, affine-data-copy-generate, affine-loop-tile, "
+                                          r"affine-cluster-distribute, affine-data-copy-generate, "
+                                          r"affine-loop-tile, "
                                           r"affine-pipeline-data-transfer, outline-kernels\)"):
         create_pass("lower-to-host")
     pm = PassManager.from_flags(["--affine-loop-tile=tile-size=4", "--outline-kernels"])
