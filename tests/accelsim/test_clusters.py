@@ -244,3 +244,23 @@ def test_shared_global_buffer(kind: str) -> None:
     own = {x.unit.split(".")[0] for x in r.trace if ".dma[glb->spad]" in x.unit}
     assert own == {"c0", "c1", "c2", "c3"}  # the link into each scratchpad is the cluster's
     assert any(x.unit.startswith("dma[dram->glb]") for x in r.trace)  # the shared link
+
+
+def test_cli_bad_interconnect_is_a_clear_error() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "accelsim", "run", "gemm:M=8,N=8,K=8", "--target",
+                           "sim", "--config", "cluster4", "--set", "interconnect.kind=torus"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0
+    assert "interconnect.kind = 'torus': must be one of 'bus', 'mesh'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_simulate_refuses_many_clusters() -> None:
+    from accelsim.errors import InputError
+
+    m = build_gemm(8, 8, 8)
+    with pytest.raises(InputError, match="clusters = 4: compile with"):
+        simulate(m, load_config("cluster4"))
