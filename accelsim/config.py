@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
+from accelsim.config_rules import Rule, check_fields, check_value, fmt_number
 from accelsim.cost.dram_tech import (
     OPTIONAL_RULES,
     ORGANIZATION_KEYS,
@@ -28,44 +29,20 @@ from accelsim.cost.dram_tech import (
     check_timing,
 )
 from accelsim.errors import ConfigError
+from accelsim.memory_levels import (
+    DRAM_CAPACITY_KIB,
+    DmaConfig,
+    HierarchyConfig,
+    LinkConfig,
+    MemoryLevel,
+    chain_of,
+    level_dict,
+    link_dict,
+    links_of,
+    two_levels,
+)
 
-# A field's rule: (python type, low, high); strings list their allowed values instead.
-Rule = tuple[type, float, float] | tuple[type, tuple[str, ...]]
-
-
-def _check(section: str, obj: Any) -> None:
-    for f in dataclasses.fields(obj):
-        rule = obj.RULES.get(f.name)
-        if rule is None:
-            continue
-        key = f"{section}.{f.name}" if section else f.name
-        value = getattr(obj, f.name)
-        _check_value(key, value, rule)
-        if rule[0] is float and isinstance(value, int):
-            object.__setattr__(obj, f.name, float(value))
-
-
-def _check_value(key: str, value: Any, rule: Rule) -> None:
-    kind = rule[0]
-    if kind is str:
-        allowed = rule[1]
-        if not isinstance(value, str) or value not in allowed:  # type: ignore[operator]
-            raise ConfigError(f"{key} = {value!r}: must be one of {', '.join(map(repr, allowed))}")
-        return
-    lo, hi = rule[1], rule[2]  # type: ignore[misc]
-    if kind is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-        what = "an integer"
-    else:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        what = "a number"
-    if not ok or not (lo <= value <= hi):
-        raise ConfigError(f"{key} = {value!r}: must be {what} in [{_fmt(lo)}, {_fmt(hi)}]")
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
-
+_check, _check_value, _fmt = check_fields, check_value, fmt_number
 
 @dataclass(frozen=True, slots=True)
 class DramConfig:
@@ -203,28 +180,6 @@ class SramConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class DmaConfig:
-    """DMA engines, each with a descriptor queue; `setup_cycles` is paid per descriptor."""
-
-    SECTION: ClassVar[str] = "dma"
-    RULES: ClassVar[dict[str, Rule]] = {
-        "engines": (int, 1, 64),
-        "queue_depth": (int, 1, 1024),
-        "setup_cycles": (int, 0, 100_000),
-        "max_outstanding": (int, 1, 1024),
-    }
-    engines: int = 2
-    queue_depth: int = 4
-    setup_cycles: int = 16
-    # descriptors an engine keeps in flight: it sets up and transfers the next one while the
-    # DRAM access latency of earlier ones runs (1 = wait for each completion)
-    max_outstanding: int = 8
-
-    def __post_init__(self) -> None:
-        _check(self.SECTION, self)
-
-
-@dataclass(frozen=True, slots=True)
 class ComputeConfig:
     """One compute unit: a `rows` x `cols` MAC array (matrix) or `lanes` SIMD lanes (vector).
 
@@ -335,113 +290,56 @@ class ControlConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class HierarchyConfig:
-    """How the memory levels are used: `non_adjacent` says what a DMA between two levels that
-    are not parent and child does: "refuse" (a HazardError naming the op and both levels) or
-    "route" (it is carried hop by hop over every link between them, store-and-forward)."""
+class InterconnectConfig:
+    """Between the clusters and the shared levels (used when `clusters` > 1). Every hop of the
+    link into a cluster's local level crosses it. `bus`: one shared bus of
+    `bandwidth_bytes_per_cycle`, `latency_cycles` per transfer, granted in issue order
+    (`arbitration = "fifo"`). `mesh`: a `mesh_rows` x `mesh_cols` 2-D mesh (0: the most square
+    grid that holds the clusters), cluster k at row k // cols, column k % cols, the shared
+    memory attached to the router at (`memory_row`, `memory_col`); XY routing (`routing =
+    "xy"`), each directed link `link_bytes_per_cycle`, `hop_latency_cycles` per router hop."""
 
-    SECTION: ClassVar[str] = "hierarchy"
-    RULES: ClassVar[dict[str, Rule]] = {"non_adjacent": (str, ("refuse", "route"))}
-    non_adjacent: str = "refuse"
+    SECTION: ClassVar[str] = "interconnect"
+    RULES: ClassVar[dict[str, Rule]] = {
+        "kind": (str, ("bus", "mesh")),
+        "bandwidth_bytes_per_cycle": (int, 1, 1 << 20),
+        "latency_cycles": (int, 0, 100_000),
+        "arbitration": (str, ("fifo",)),
+        "link_bytes_per_cycle": (int, 1, 1 << 20),
+        "hop_latency_cycles": (int, 0, 100_000),
+        "routing": (str, ("xy",)),
+        "mesh_rows": (int, 0, 64),
+        "mesh_cols": (int, 0, 64),
+        "memory_row": (int, 0, 63),
+        "memory_col": (int, 0, 63),
+    }
+    kind: str = "bus"
+    bandwidth_bytes_per_cycle: int = 256
+    latency_cycles: int = 4
+    arbitration: str = "fifo"
+    link_bytes_per_cycle: int = 64
+    hop_latency_cycles: int = 2
+    routing: str = "xy"
+    mesh_rows: int = 0
+    mesh_cols: int = 0
+    memory_row: int = 0
+    memory_col: int = 0
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
 
-
-@dataclass(frozen=True, slots=True)
-class MemoryLevel:
-    """One memory level (a `[[memory]]` table). The root (no `parent`) is DRAM, whose timing
-    is the `[dram]` section: its bandwidth, ports (= channels), latency and banks are derived
-    from there. Bandwidths are per port; `ports` transfers are served at once. `banks` is
-    reported with the level but not (yet) part of the timing: the per-port bandwidth is."""
-
-    SECTION: ClassVar[str] = "memory"
-    RULES: ClassVar[dict[str, Rule]] = {
-        "space": (int, 0, 255),
-        "capacity_kib": (int, 1, 1 << 32),
-        "read_bytes_per_cycle": (int, 1, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
-        "write_bytes_per_cycle": (int, 1, 1 << 22),
-        "ports": (int, 1, 64),
-        "latency_cycles": (int, 0, 100_000),
-        "banks": (int, 1, 1024),
-        "read_pj_per_byte": (float, 0, 1e6),
-        "write_pj_per_byte": (float, 0, 1e6),
-    }
-    # the fields a root table may give (the rest is [dram]'s)
-    ROOT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "space", "capacity_kib", "read_pj_per_byte",
-                                               "write_pj_per_byte", "parent")
-    name: str
-    space: int
-    parent: str | None = None
-    capacity_kib: int = 256
-    read_bytes_per_cycle: int = 64
-    write_bytes_per_cycle: int = 64
-    ports: int = 1
-    latency_cycles: int = 1
-    banks: int = 8
-    read_pj_per_byte: float = 2.5
-    write_pj_per_byte: float = 2.5
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
-            raise ConfigError(f"memory.name = {self.name!r}: must be a name of letters, digits "
-                              "and _ (starting with a letter), e.g. \"glb\"")
-        if self.parent is not None and not isinstance(self.parent, str):
-            raise ConfigError(f"memory.{self.name}.parent = {self.parent!r}: must be the name of "
-                              "another level")
-        _check(f"memory.{self.name}", self)
-
-    @property
-    def capacity_bytes(self) -> int:
-        return self.capacity_kib * 1024
-
-    @property
-    def is_root(self) -> bool:
-        return self.parent is None
-
-    @property
-    def read_peak(self) -> int:
-        """Bytes per cycle read over every port."""
-        return self.read_bytes_per_cycle * self.ports
-
-    @property
-    def write_peak(self) -> int:
-        return self.write_bytes_per_cycle * self.ports
+    def mesh_dims(self, clusters: int) -> tuple[int, int]:
+        """(rows, cols) of the mesh for `clusters` clusters."""
+        if self.mesh_rows and self.mesh_cols:
+            return self.mesh_rows, self.mesh_cols
+        if self.mesh_rows or self.mesh_cols:
+            given = self.mesh_rows or self.mesh_cols
+            other = -(-clusters // given)
+            return (given, other) if self.mesh_rows else (other, given)
+        rows = max(r for r in range(1, clusters + 1) if r * r <= clusters)
+        return rows, -(-clusters // rows)
 
 
-@dataclass(frozen=True, slots=True)
-class LinkConfig:
-    """The link between a level (`dst`) and its parent (`src`), with its own DMA engines (a
-    `[[link]]` table; a pair without one takes the `[dma]` section's figures). It carries
-    transfers both ways; `--set link.<dst>.engines=4` names a link by its child level."""
-
-    SECTION: ClassVar[str] = "link"
-    RULES: ClassVar[dict[str, Rule]] = DmaConfig.RULES
-    src: str
-    dst: str
-    engines: int = 2
-    queue_depth: int = 4
-    setup_cycles: int = 16
-    max_outstanding: int = 8
-
-    def __post_init__(self) -> None:
-        for end in ("src", "dst"):
-            v = getattr(self, end)
-            if not isinstance(v, str) or not v:
-                raise ConfigError(f"link.{end} = {v!r}: must be the name of a memory level")
-        _check(f"link.{self.dst}", self)
-
-    @property
-    def name(self) -> str:
-        return f"{self.src}->{self.dst}"
-
-    @property
-    def dma(self) -> DmaConfig:
-        """This link's engines as a `[dma]` section (what the engine policy reads)."""
-        return DmaConfig(self.engines, self.queue_depth, self.setup_cycles, self.max_outstanding)
-
-
-_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 _SECTIONS: dict[str, type] = {
     "dram": DramConfig, "sram": SramConfig, "dma": DmaConfig, "compute": ComputeConfig,
@@ -461,9 +359,13 @@ class HardwareConfig:
     `spaces.sram` are the level beside the compute unit (the last one) and `dma` the figures a
     link without a `[[link]]` table takes."""
 
-    RULES: ClassVar[dict[str, Rule]] = {"clock_ghz": (float, 0.001, 100.0)}
+    RULES: ClassVar[dict[str, Rule]] = {"clock_ghz": (float, 0.001, 100.0),
+                                        "clusters": (int, 1, 256)}
     name: str = "default"
     clock_ghz: float = 1.0
+    # compute clusters: each has its own local level (the last of the chain), the DMA engines
+    # of the link into it, a compute unit and a control processor; the other levels are shared
+    clusters: int = 1
     dram: DramConfig = field(default_factory=DramConfig)
     sram: SramConfig = field(default_factory=SramConfig)
     dma: DmaConfig = field(default_factory=DmaConfig)
@@ -474,6 +376,7 @@ class HardwareConfig:
     memory: tuple[MemoryLevel, ...] = ()   # given levels (empty: the two-level machine)
     link: tuple[LinkConfig, ...] = ()      # given links (the rest from [dma])
     hierarchy: HierarchyConfig = field(default_factory=HierarchyConfig)
+    interconnect: InterconnectConfig = field(default_factory=InterconnectConfig)
     _chain: tuple[MemoryLevel, ...] = field(init=False, repr=False, compare=False, default=())
     _links: tuple[LinkConfig, ...] = field(init=False, repr=False, compare=False, default=())
 
@@ -484,8 +387,8 @@ class HardwareConfig:
         object.__setattr__(self, "memory", tuple(self.memory))
         object.__setattr__(self, "link", tuple(self.link))
         if self.memory:
-            chain = _chain_of(self.memory, self.dram, self.energy)
-            links = _links_of(chain, self.link, self.dma)
+            chain = chain_of(self.memory, self.dram, self.energy)
+            links = links_of(chain, self.link, self.dma)
             last = chain[-1]
             if self.spaces.tag in {lv.space for lv in chain}:
                 raise ConfigError(f"spaces.tag = {self.spaces.tag}: the tag space must differ "
@@ -498,12 +401,31 @@ class HardwareConfig:
             if self.link:
                 raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
                                   "(the two-level machine's one link is [dma])")
-            chain = _two_levels(self)
+            chain = two_levels(self)
             d = self.dma
             links = (LinkConfig("dram", "sram", d.engines, d.queue_depth, d.setup_cycles,
                                 d.max_outstanding),)
         object.__setattr__(self, "_chain", chain)
         object.__setattr__(self, "_links", links)
+        if self.clusters > 1 and self.interconnect.kind == "mesh":
+            ic = self.interconnect
+            rows, cols = ic.mesh_dims(self.clusters)
+            if rows * cols < self.clusters:
+                raise ConfigError(f"interconnect.mesh_rows = {rows}, interconnect.mesh_cols = "
+                                  f"{cols}: a {rows}x{cols} mesh holds {rows * cols} clusters, "
+                                  f"fewer than clusters = {self.clusters}")
+            for key, v, hi in (("memory_row", ic.memory_row, rows), ("memory_col", ic.memory_col, cols)):
+                if v >= hi:
+                    raise ConfigError(f"interconnect.{key} = {v}: must be an integer in [0, "
+                                      f"{hi - 1}] (the {rows}x{cols} mesh)")
+
+    def shared_levels(self) -> tuple[MemoryLevel, ...]:
+        """The levels every cluster shares (all but the last: DRAM, a global buffer)."""
+        return self._chain[:-1]
+
+    def local_level(self) -> MemoryLevel:
+        """The level each cluster has its own copy of (beside its compute unit)."""
+        return self._chain[-1]
 
     # ---- the hierarchy --------------------------------------------------------------
     def memory_chain(self) -> tuple[MemoryLevel, ...]:
@@ -556,11 +478,15 @@ class HardwareConfig:
                 continue  # derived from the last level
             out[sec] = self.dram.shown() if sec == "dram" else dataclasses.asdict(getattr(self, sec))
         if self.memory:
-            out["memory"] = [_level_dict(lv) for lv in self.memory]
-            out["link"] = [_link_dict(lk) for lk in self.link]  # the rest follow [dma]
+            out["memory"] = [level_dict(lv) for lv in self.memory]
+            out["link"] = [link_dict(lk) for lk in self.link]  # the rest follow [dma]
             out["hierarchy"] = dataclasses.asdict(self.hierarchy)
         elif self.hierarchy != HierarchyConfig():
             out["hierarchy"] = dataclasses.asdict(self.hierarchy)
+        if self.clusters != 1:  # (absent at one cluster: the hash of every older config stays)
+            out["clusters"] = self.clusters
+        if self.interconnect != InterconnectConfig():
+            out["interconnect"] = dataclasses.asdict(self.interconnect)
         return out
 
     def hash(self) -> str:
@@ -600,124 +526,28 @@ class HardwareConfig:
         return config_from_dict(data, name=name)
 
 
-def _level_dict(lv: MemoryLevel) -> dict[str, Any]:
-    d = {f.name: getattr(lv, f.name) for f in dataclasses.fields(lv)}
-    if lv.parent is None:
-        d = {k: v for k, v in d.items() if k in MemoryLevel.ROOT_FIELDS and k != "parent"}
-    return d
-
-
-def _link_dict(lk: LinkConfig) -> dict[str, Any]:
-    return {f.name: getattr(lk, f.name) for f in dataclasses.fields(lk)}
-
-
-def _two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
-    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
-    d, s, e = cfg.dram, cfg.sram, cfg.energy
-    dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
-                       d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
-                       e.dram_pj_per_byte, e.dram_pj_per_byte)
-    sram = MemoryLevel("sram", cfg.spaces.sram, "dram", s.capacity_kib, s.bytes_per_cycle,
-                       s.bytes_per_cycle, 1, 0, s.banks, e.sram_pj_per_byte, e.sram_pj_per_byte)
-    return (dram, sram)
-
-
-# DRAM's capacity when a config does not give one (4 GiB): reported, not a limit the
-# simulator enforces on the program's arguments
-DRAM_CAPACITY_KIB = 4 << 20
-
-
-def _chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
-              ) -> tuple[MemoryLevel, ...]:
-    """The given levels as a chain from the root, the root's timing filled from [dram]."""
-    if len(levels) < 2:
-        raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
-                          "[[memory]] levels (DRAM and one beside the compute unit)")
-    by_name: dict[str, MemoryLevel] = {}
-    spaces: dict[int, str] = {}
-    for lv in levels:
-        if not isinstance(lv, MemoryLevel):
-            raise ConfigError(f"memory = {lv!r}: must be a [[memory]] table")
-        if lv.name in by_name:
-            raise ConfigError(f"memory.{lv.name}: two levels are named {lv.name!r}")
-        if lv.space in spaces:
-            raise ConfigError(f"memory.{lv.name}.space = {lv.space}: level {spaces[lv.space]!r} "
-                              "already has this memory space")
-        by_name[lv.name] = lv
-        spaces[lv.space] = lv.name
-    roots = [lv for lv in levels if lv.parent is None]
-    if len(roots) != 1:
-        raise ConfigError(f"memory: {len(roots)} levels without a parent "
-                          f"({', '.join(lv.name for lv in roots) or 'none'}): exactly one, the "
-                          "DRAM root, has none")
-    children: dict[str, MemoryLevel] = {}
-    for lv in levels:
-        if lv.parent is None:
-            continue
-        if lv.parent not in by_name:
-            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: no level has that name "
-                              f"(levels: {', '.join(by_name)})")
-        if lv.parent in children:
-            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: {children[lv.parent].name!r} "
-                              "is already its child; the levels form one chain from DRAM to the "
-                              "compute unit")
-        children[lv.parent] = lv
-    root = roots[0]
-    root = dataclasses.replace(root, read_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
-                               write_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
-                               ports=dram.channels, latency_cycles=dram.latency_cycles,
-                               banks=dram.channels)
-    chain = [root]
-    while chain[-1].name in children:
-        chain.append(children[chain[-1].name])
-    if len(chain) != len(levels):  # a cycle among the others
-        lost = [lv.name for lv in levels if lv.name not in {c.name for c in chain}]
-        raise ConfigError(f"memory: levels {', '.join(lost)} do not descend from the root "
-                          f"{root.name!r} (their parents form a cycle)")
-    return tuple(chain)
-
-
-def _links_of(chain: Sequence[MemoryLevel], given: Sequence[LinkConfig], dma: DmaConfig
-              ) -> tuple[LinkConfig, ...]:
-    """A link per adjacent pair, the given `[[link]]` or one with [dma]'s figures."""
-    parent = {lv.name: lv.parent for lv in chain}
-    by_dst: dict[str, LinkConfig] = {}
-    for lk in given:
-        if not isinstance(lk, LinkConfig):
-            raise ConfigError(f"link = {lk!r}: must be a [[link]] table")
-        if lk.dst not in parent or lk.src not in parent:
-            bad = lk.dst if lk.dst not in parent else lk.src
-            raise ConfigError(f"link {lk.name}: no memory level is named {bad!r} (levels: "
-                              f"{', '.join(parent)})")
-        if parent[lk.dst] != lk.src:
-            want = parent[lk.dst]
-            raise ConfigError(f"link {lk.name}: {lk.dst!r} is not a child of {lk.src!r} "
-                              + (f"(its parent is {want!r}); " if want else "(it is the root); ")
-                              + "a link joins a level (dst) and its parent (src)")
-        if lk.dst in by_dst:
-            raise ConfigError(f"link {lk.name}: given twice")
-        by_dst[lk.dst] = lk
-    return tuple(by_dst.get(lv.name) or LinkConfig(lv.parent, lv.name, dma.engines, dma.queue_depth,
-                                                   dma.setup_cycles, dma.max_outstanding)
-                 for lv in chain[1:] if lv.parent is not None)
+_TOP_KEYS = ("clock_ghz", "name", "clusters")
+_EXTRA_SECTIONS: dict[str, type] = {"hierarchy": HierarchyConfig, "interconnect": InterconnectConfig}
 
 
 def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
     """Write `key = value` (dotted as in the TOML) into `data`, the TOML shape of a config."""
     sec, dot, fld = key.partition(".")
     if not dot:
-        if key not in ("clock_ghz", "name"):
+        if key not in _TOP_KEYS:
             raise ConfigError(f"{key} = {value!r}: unknown key (known top-level keys: "
-                              f"clock_ghz, name, {', '.join(_SECTIONS)}, {', '.join(_ARRAYS)})")
+                              f"{', '.join(_TOP_KEYS)}, {', '.join(_SECTIONS)}, {', '.join(_ARRAYS)})")
         data[key] = value
         return
     if sec in _ARRAYS:
         _apply_array_override(data, sec, fld, key, value)
         return
     cls = _SECTIONS.get(sec) if sec != "hierarchy" else HierarchyConfig
+    if sec == "interconnect":
+        cls = InterconnectConfig
     if cls is None:
         raise ConfigError(f"{key} = {value!r}: unknown section '{sec}' "
-                          f"(known: {', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+                          f"(known: {', '.join(_SECTIONS)}, hierarchy, interconnect, {', '.join(_ARRAYS)})")
     if sec == "sram" and "memory" in data:
         raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
                           "beside the compute unit as memory.<name>.<key>")
@@ -770,10 +600,10 @@ def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareC
     kwargs: dict[str, Any] = {"name": name}
     energy = data.get("energy", {})
     for key, value in data.items():
-        if key in _SECTIONS or key == "hierarchy":
+        if key in _SECTIONS or key in _EXTRA_SECTIONS:
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{key} = {value!r}: must be a table [{key}]")
-            cls = _SECTIONS.get(key, HierarchyConfig)
+            cls = _SECTIONS.get(key) or _EXTRA_SECTIONS[key]
             for fld, v in value.items():
                 _known_field(cls, fld, f"{key}.{fld}", v)
             kwargs[key] = cls(**value)
@@ -781,11 +611,12 @@ def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareC
             if not isinstance(value, list) or not all(isinstance(t, Mapping) for t in value):
                 raise ConfigError(f"{key} = {value!r}: must be an array of tables [[{key}]]")
             kwargs[key] = tuple(_array_item(key, k, t, energy) for k, t in enumerate(value))
-        elif key == "clock_ghz" or key == "name":
+        elif key in _TOP_KEYS:
             kwargs[key] = value
         else:
-            raise ConfigError(f"{key} = {value!r}: unknown key (known: clock_ghz, name, "
-                              f"{', '.join(_SECTIONS)}, hierarchy, {', '.join(_ARRAYS)})")
+            raise ConfigError(f"{key} = {value!r}: unknown key (known: {', '.join(_TOP_KEYS)}, "
+                              f"{', '.join(_SECTIONS)}, hierarchy, interconnect, "
+                              f"{', '.join(_ARRAYS)})")
     if "memory" in kwargs and "sram" in data:
         raise ConfigError("sram: a config with [[memory]] levels has no [sram] section (the level "
                           "beside the compute unit is the last [[memory]] level)")

@@ -703,6 +703,10 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     without outlining; a structurally equal module estimated before reuses its compiled
     program (`accelsim.estimate.cache`)."""
     cfg = load_config(config) if isinstance(config, str) else config
+    if cfg.clusters > 1:
+        raise InputError(f"estimate() walks one cluster's program; config {cfg.name!r} has "
+                         f"clusters = {cfg.clusters}: use accelsim.estimate.clusters."
+                         "estimate_clusters (or --set clusters=1)")
     t0 = time.perf_counter()
     # a bandwidth/latency model: with the DRAM timing model, its figures in those terms
     m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs)

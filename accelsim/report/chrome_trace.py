@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,11 +52,19 @@ def chrome_trace_json(trace: Trace, clock_ghz: float = 1.0, units: Iterable[str]
         by_unit.setdefault(r.unit, []).append(r)
     enc = _Encoder()
     lines: list[str] = []
-    for g, group in enumerate(GROUPS, start=1):
-        names = sorted((u for u in by_unit if unit_group(u) == group), key=unit_sort_key)
+    # a many-cluster run: one process per cluster (its `c<k>.` units), then the shared units
+    local = [u for u in by_unit if _CLUSTER_RE.match(u)]
+    procs: list[tuple[str, list[str]]] = []
+    for k in sorted({int(_CLUSTER_RE.match(u).group(1)) for u in local}):  # type: ignore[union-attr]
+        procs.append((f"cluster {k}", sorted((u for u in local if u.startswith(f"c{k}.")),
+                                             key=lambda u: unit_sort_key(u.split(".", 1)[1]))))
+    for group in GROUPS:
+        procs.append((GROUP_TITLES[group], sorted(
+            (u for u in by_unit if unit_group(u) == group and u not in local), key=unit_sort_key)))
+    for g, (title, names) in enumerate(procs, start=1):
         if not names:
             continue
-        lines.append(_meta("process_name", g, 0, {"name": GROUP_TITLES[group]}))
+        lines.append(_meta("process_name", g, 0, {"name": title}))
         lines.append(_meta("process_sort_index", g, 0, {"sort_index": g}))
         tid = 0
         for unit in names:
@@ -86,6 +95,9 @@ def write_result_trace(path: str | os.PathLike[str], result: Any) -> None:
 
     write_chrome_trace(path, result.trace, result.config.clock_ghz, expected_units(result.config),
                        {"config": result.config.name, "func": result.func, "cycles": result.cycles})
+
+
+_CLUSTER_RE = re.compile(r"c(\d+)\.")
 
 
 def _lanes(recs: list[TraceRecord]) -> list[list[TraceRecord]]:

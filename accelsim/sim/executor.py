@@ -34,7 +34,7 @@ from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.kernel import CostModel
 from accelsim.errors import InputError, SimulationError
-from accelsim.hw.machine import Machine
+from accelsim.hw.machine import Machine, SharedParts
 from accelsim.sim.fast_path import Step, compile_control
 from accelsim.sim.handlers import (
     generic_call,
@@ -68,6 +68,7 @@ from compiler.diagnostics import Location
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
 from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import ElementType, MemRefType, Type
 
 __all__ = ["Buffer", "Executor", "RunStats"]
@@ -88,7 +89,8 @@ class Executor:
 
     def __init__(self, module: O.ModuleOp, config: HardwareConfig, *,
                  options: SimOptions | None = None, kernel_runner: KernelRunner | None = None,
-                 functional: bool | None = None, compiled: bool | None = None):
+                 functional: bool | None = None, compiled: bool | None = None,
+                 shared: SharedParts | None = None, cluster: int = 0):
         opts = (options or SimOptions()).updated(functional=functional, compiled=compiled)
         self.module = module
         self.config = config
@@ -97,8 +99,10 @@ class Executor:
         self.compiled = opts.compiled  # specialized handlers and the compiled control program
         # the trace: every record, or only the summary the report needs (folded as it goes)
         # (a machine with memory levels keeps its records: the per-link figures read them)
-        self.summary = TraceSummary() if not opts.keep_records and not config.multi_level else None
-        self.machine = m = Machine(config, Trace.summarized(self.summary) if self.summary else None)
+        self.summary = (TraceSummary() if not opts.keep_records and not config.multi_level
+                        and shared is None else None)
+        self.machine = m = Machine(config, Trace.summarized(self.summary) if self.summary else None,
+                                   shared=shared, cluster=cluster)
         self.env = m.env
         self.trace = m.trace
         self.cost = CostModel.for_config(config)
@@ -124,10 +128,41 @@ class Executor:
 
     # ---- entry ---------------------------------------------------------------------------
     def run(self, func: O.FuncOp, inputs: Mapping[str, np.ndarray] | None) -> dict[str, Buffer]:
+        bufs, vals = self.arguments(func, inputs)
+        # The run allocates many short-lived objects and no reference cycles worth collecting
+        # mid-run; the cyclic GC rescanning the IR and trace costs ~20% of a long run.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            self._main(func, vals)
+            self.env.run()  # the transfers still in flight complete
+            if self.summary is not None:
+                self.summary.finish()
+        finally:
+            self.kernel_calls.fold_stats()
+            if gc_was_on:
+                gc.enable()
+        self.check_unwaited()
+        return bufs
+
+    def check_unwaited(self) -> None:
+        for slot in self.slots.values():
+            assert isinstance(slot, InFlightDma)
+            self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
+                                       f"{slot.issued}) was never waited on")
+
+    def arguments(self, func: O.FuncOp, inputs: Mapping[str, np.ndarray] | None,
+                  given: Mapping[str, Buffer] | None = None) -> tuple[dict[str, Buffer], Vals]:
+        """The function's buffers by name and its values; `given`: buffers shared with other
+        clusters (a many-cluster run's DRAM arguments), used as they are."""
         args: list[RuntimeValue] = []
         bufs: dict[str, Buffer] = {}
         for a, name in zip(func.args, func.arg_names(), strict=True):
             t = a.type
+            if given is not None and name in given:
+                bufs[name] = given[name]
+                args.append(given[name])
+                continue
             if isinstance(t, MemRefType):
                 shape = self._arg_shape(name, t, inputs)
                 arr = None
@@ -145,24 +180,7 @@ class Executor:
             else:
                 args.append(self._scalar_arg(name, t, inputs))
         vals: Vals = dict(zip(func.args, args, strict=True))
-        # The run allocates many short-lived objects and no reference cycles worth collecting
-        # mid-run; the cyclic GC rescanning the IR and trace costs ~20% of a long run.
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
-            self._main(func, vals)
-            self.env.run()  # the transfers still in flight complete
-            if self.summary is not None:
-                self.summary.finish()
-        finally:
-            self.kernel_calls.fold_stats()
-            if gc_was_on:
-                gc.enable()
-        for slot in self.slots.values():
-            assert isinstance(slot, InFlightDma)
-            self.stats.unwaited.append(f"{slot.op.NAME} at {slot.op.loc} (issued at cycle "
-                                       f"{slot.issued}) was never waited on")
-        return bufs
+        return bufs, vals
 
     def _scalar_arg(self, name: str, t: Type, inputs: Mapping[str, np.ndarray] | None
                     ) -> RuntimeValue:
@@ -229,6 +247,8 @@ class Executor:
         """`step(vals)` executes `op` (what blocks and the compiled control program run)."""
         build = _STEPS.get(type(op))
         if build is None:
+            if isinstance(op, OpaqueOp) and op.op_name == BARRIER_OP:
+                return partial(_barrier, self, op)
             return partial(_unsupported, op)
         return build(self, op)
 
@@ -298,6 +318,13 @@ class Executor:
 
 
 # ---- steps, one builder per op type -----------------------------------------------------------
+
+def _barrier(ex: Executor, op: OpaqueOp, vals: Vals) -> None:
+    """Wait until every cluster reaches this barrier (one cluster: nothing to wait for)."""
+    barrier = getattr(ex.env, "barrier", None)
+    if barrier is not None:
+        barrier(ex.cp.name, ex.trace.records, "barrier", str(op.loc))
+
 
 def _unsupported(op: Operation, vals: Vals) -> None:
     raise SimulationError(f"the simulator does not execute '{op.NAME}' here (control ops, DMA, "

@@ -62,6 +62,11 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
                                              interpret_kernels=interpret_kernels,
                                              compiled=compiled)
     cfg = load_config(config) if isinstance(config, str) else config
+    if cfg.clusters > 1:
+        raise InputError(f"simulate() runs one cluster's program; config {cfg.name!r} has "
+                         f"clusters = {cfg.clusters}: compile with accelsim.compile.clusters."
+                         "compile_for_clusters and run accelsim.sim.clusters.simulate_clusters "
+                         "(or --set clusters=1)")
     inline_note = None
     if opts.outline:
         from compiler.transforms.outline_kernels import ensure_outlined, needs_outlining

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from compiler.diagnostics import OptionError, Remark
 from compiler.ir.ops import ModuleOp
+from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
@@ -22,6 +23,7 @@ from compiler.transforms.pass_base import Pass
 PASSES: Mapping[str, type[Pass]] = {
     cls.name: cls
     for cls in (
+        AffineClusterDistributePass,
         AffineLoopTilePass,
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,

@@ -15,6 +15,11 @@ from compiler.diagnostics import UNKNOWN_LOC, Location
 from compiler.ir.core import Operation, Value
 from compiler.ir.types import MemRefType, Type
 
+# The barrier between compute clusters (`affine-cluster-distribute`): `"accel.barrier"() :
+# () -> ()`. The simulator waits there for every cluster; the host, running one program
+# alone, passes it.
+BARRIER_OP = "accel.barrier"
+
 
 class OpaqueOp(Operation):
     __slots__ = ("op_name", "attr_text", "prop_text")

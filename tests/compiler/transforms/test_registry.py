@@ -13,10 +13,10 @@ TRANSFORMS = pathlib.Path(transforms.__file__).parent
 
 
 def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
-    assert sorted(PASSES) == ["affine-data-copy-generate", "affine-loop-tile",
-                              "affine-pipeline-data-transfer", "affine-scalar-replace",
-                              "affine-sibling-fusion", "convert-linalg-to-affine-loops",
-                              "outline-kernels"]
+    assert sorted(PASSES) == ["affine-cluster-distribute", "affine-data-copy-generate",
+                              "affine-loop-tile", "affine-pipeline-data-transfer",
+                              "affine-scalar-replace", "affine-sibling-fusion",
+                              "convert-linalg-to-affine-loops", "outline-kernels"]
     for flag, cls in PASSES.items():
         assert cls.name == flag
         module = flag.replace("-", "_")
@@ -38,7 +38,8 @@ def test_flags_and_unknown_passes() -> None:
     assert is_pass_flag("--outline-kernels") and is_pass_flag("--affine-loop-tile=tile-size=4")
     assert not is_pass_flag("--lower-to-host") and not is_pass_flag("affine-loop-tile")
     with pytest.raises(OptionError, match=r"unknown pass '--lower-to-host' \(known passes: "
-                                          r"affine-data-copy-generate, affine-loop-tile, "
+                                          r"affine-cluster-distribute, affine-data-copy-generate, "
+                                          r"affine-loop-tile, "
                                           r"affine-pipeline-data-transfer, affine-scalar-replace, "
                                           r"affine-sibling-fusion, convert-linalg-to-affine-loops, "
                                           r"outline-kernels\)"):

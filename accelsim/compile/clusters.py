@@ -1,0 +1,95 @@
+"""The per-cluster programs of a module for a machine of `config.clusters` clusters.
+
+Each cluster's program is the module with `affine-cluster-distribute` keeping that
+cluster's share of every parallel nest, then the accelerator pipeline of one cluster
+(`compile_for_accelerator`: the tile search on the largest share, on one cluster's fair share
+of DRAM and the interconnect (`accelsim.estimate.clusters.share_config`), then every cluster's
+own copies, pipelining and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
+largest share the analytic estimate (the one cost model) scores fastest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accelsim.compile.accelerator import check_input_program, compile_for_accelerator
+from accelsim.compile.clone import clone_module
+from accelsim.config import HardwareConfig
+from accelsim.estimate.clusters import share_config
+from compiler.diagnostics import Remark
+from compiler.ir.ops import ModuleOp
+
+CHOICES = ("auto", "block", "cyclic", "block2d")
+CYCLIC_CHUNK = 16
+
+
+@dataclass
+class ClusterPrograms:
+    modules: list[ModuleOp]
+    distribution: str
+    flags: list[str] = field(default_factory=list)   # cluster 0's pipeline
+    remarks: list[Remark] = field(default_factory=list)
+
+
+def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str) -> ModuleOp:
+    """Cluster k's share of `module` (uncompiled, a copy)."""
+    from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
+
+    m = clone_module(module)
+    # cyclic deals chunks of a tile's height: a copy's bounding box stays within the chunk
+    p = AffineClusterDistributePass(clusters=config.clusters, cluster=k, distribution=distribution,
+                                    chunk=CYCLIC_CHUNK if distribution == "cyclic" else 1)
+    p.run(m)
+    return m
+
+
+def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | None = None,
+                         distribution: str = "auto") -> ClusterPrograms:
+    """The tile search runs once, on the largest cluster's share (the tile sizes, copy
+    capacity and stages it picks fit every smaller share); every cluster's program is its
+    share through that pipeline."""
+    from compiler.transforms.registry import PassManager
+
+    if distribution == "auto":
+        distribution = _choose(config, module, func)
+    shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
+    largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
+    # the search sees one cluster on its fair share of DRAM and the interconnect
+    pipe, remarks = compile_for_accelerator(share_config(config), shares[largest], func)
+    for k, m in enumerate(shares):
+        if k != largest:
+            check_input_program(m)
+            PassManager(pipe.passes()).run(m)
+    return ClusterPrograms(shares, distribution, pipe.flags(), remarks)
+
+
+def _iterations(m: ModuleOp) -> int:
+    """The iterations of the module's constant-bound loops (a share's size)."""
+    from compiler.ir.ops import AffineForOp
+
+    total = 0
+    for op in m.walk():
+        if isinstance(op, AffineForOp) and op.constant_lower is not None \
+                and op.constant_upper is not None:
+            total += max(op.constant_upper - op.constant_lower, 0) // op.step
+    return total
+
+
+def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> str:
+    """`block` or `block2d`: the one whose largest share the analytic estimate (the cost
+    model of every fidelity and of the tile search) finishes first."""
+    if config.clusters == 1:
+        return "block"
+    from accelsim.estimate.analytic import estimate
+
+    share = share_config(config)
+    best: tuple[int, str] | None = None
+    for d in ("block", "block2d"):
+        shares = [distribute(module, config, k, d) for k in range(config.clusters)]
+        m = max(shares, key=_iterations)
+        compile_for_accelerator(share, m, func)
+        cycles = estimate(m, share, func=func).cycles
+        if best is None or cycles < best[0]:
+            best = (cycles, d)
+    assert best is not None
+    return best[1]

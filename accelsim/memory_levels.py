@@ -1,0 +1,256 @@
+"""The memory levels of a hardware config: `[[memory]]` levels rooted at DRAM, the `[[link]]`s
+between adjacent levels with their DMA engines (`[dma]`: a link's default), `[hierarchy]`,
+and the chain they form (the two-level machine of `[dram]` and `[sram]` is the derived case).
+`accelsim.config` composes them into `HardwareConfig`."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from accelsim.config_rules import Rule, check_fields, fmt_number
+from accelsim.errors import ConfigError
+
+if TYPE_CHECKING:
+    from accelsim.config import DramConfig, EnergyConfig, HardwareConfig
+
+_check, _fmt = check_fields, fmt_number
+
+
+@dataclass(frozen=True, slots=True)
+class DmaConfig:
+    """DMA engines, each with a descriptor queue; `setup_cycles` is paid per descriptor."""
+
+    SECTION: ClassVar[str] = "dma"
+    RULES: ClassVar[dict[str, Rule]] = {
+        "engines": (int, 1, 64),
+        "queue_depth": (int, 1, 1024),
+        "setup_cycles": (int, 0, 100_000),
+        "max_outstanding": (int, 1, 1024),
+    }
+    engines: int = 2
+    queue_depth: int = 4
+    setup_cycles: int = 16
+    # descriptors an engine keeps in flight: it sets up and transfers the next one while the
+    # DRAM access latency of earlier ones runs (1 = wait for each completion)
+    max_outstanding: int = 8
+
+    def __post_init__(self) -> None:
+        _check(self.SECTION, self)
+
+
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchyConfig:
+    """How the memory levels are used: `non_adjacent` says what a DMA between two levels that
+    are not parent and child does: "refuse" (a HazardError naming the op and both levels) or
+    "route" (it is carried hop by hop over every link between them, store-and-forward)."""
+
+    SECTION: ClassVar[str] = "hierarchy"
+    RULES: ClassVar[dict[str, Rule]] = {"non_adjacent": (str, ("refuse", "route"))}
+    non_adjacent: str = "refuse"
+
+    def __post_init__(self) -> None:
+        _check(self.SECTION, self)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLevel:
+    """One memory level (a `[[memory]]` table). The root (no `parent`) is DRAM, whose timing
+    is the `[dram]` section: its bandwidth, ports (= channels), latency and banks are derived
+    from there. Bandwidths are per port; `ports` transfers are served at once. `banks` is
+    reported with the level but not (yet) part of the timing: the per-port bandwidth is."""
+
+    SECTION: ClassVar[str] = "memory"
+    RULES: ClassVar[dict[str, Rule]] = {
+        "space": (int, 0, 255),
+        "capacity_kib": (int, 1, 1 << 32),
+        "read_bytes_per_cycle": (int, 1, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
+        "write_bytes_per_cycle": (int, 1, 1 << 22),
+        "ports": (int, 1, 64),
+        "latency_cycles": (int, 0, 100_000),
+        "banks": (int, 1, 1024),
+        "read_pj_per_byte": (float, 0, 1e6),
+        "write_pj_per_byte": (float, 0, 1e6),
+    }
+    # the fields a root table may give (the rest is [dram]'s)
+    ROOT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "space", "capacity_kib", "read_pj_per_byte",
+                                               "write_pj_per_byte", "parent")
+    name: str
+    space: int
+    parent: str | None = None
+    capacity_kib: int = 256
+    read_bytes_per_cycle: int = 64
+    write_bytes_per_cycle: int = 64
+    ports: int = 1
+    latency_cycles: int = 1
+    banks: int = 8
+    read_pj_per_byte: float = 2.5
+    write_pj_per_byte: float = 2.5
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
+            raise ConfigError(f"memory.name = {self.name!r}: must be a name of letters, digits "
+                              "and _ (starting with a letter), e.g. \"glb\"")
+        if self.parent is not None and not isinstance(self.parent, str):
+            raise ConfigError(f"memory.{self.name}.parent = {self.parent!r}: must be the name of "
+                              "another level")
+        _check(f"memory.{self.name}", self)
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.capacity_kib * 1024
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
+
+    @property
+    def read_peak(self) -> int:
+        """Bytes per cycle read over every port."""
+        return self.read_bytes_per_cycle * self.ports
+
+    @property
+    def write_peak(self) -> int:
+        return self.write_bytes_per_cycle * self.ports
+
+
+@dataclass(frozen=True, slots=True)
+class LinkConfig:
+    """The link between a level (`dst`) and its parent (`src`), with its own DMA engines (a
+    `[[link]]` table; a pair without one takes the `[dma]` section's figures). It carries
+    transfers both ways; `--set link.<dst>.engines=4` names a link by its child level."""
+
+    SECTION: ClassVar[str] = "link"
+    RULES: ClassVar[dict[str, Rule]] = DmaConfig.RULES
+    src: str
+    dst: str
+    engines: int = 2
+    queue_depth: int = 4
+    setup_cycles: int = 16
+    max_outstanding: int = 8
+
+    def __post_init__(self) -> None:
+        for end in ("src", "dst"):
+            v = getattr(self, end)
+            if not isinstance(v, str) or not v:
+                raise ConfigError(f"link.{end} = {v!r}: must be the name of a memory level")
+        _check(f"link.{self.dst}", self)
+
+    @property
+    def name(self) -> str:
+        return f"{self.src}->{self.dst}"
+
+    @property
+    def dma(self) -> DmaConfig:
+        """This link's engines as a `[dma]` section (what the engine policy reads)."""
+        return DmaConfig(self.engines, self.queue_depth, self.setup_cycles, self.max_outstanding)
+
+
+_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def level_dict(lv: MemoryLevel) -> dict[str, Any]:
+    d = {f.name: getattr(lv, f.name) for f in dataclasses.fields(lv)}
+    if lv.parent is None:
+        d = {k: v for k, v in d.items() if k in MemoryLevel.ROOT_FIELDS and k != "parent"}
+    return d
+
+
+def link_dict(lk: LinkConfig) -> dict[str, Any]:
+    return {f.name: getattr(lk, f.name) for f in dataclasses.fields(lk)}
+
+
+def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
+    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
+    d, s, e = cfg.dram, cfg.sram, cfg.energy
+    dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
+                       d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
+                       e.dram_pj_per_byte, e.dram_pj_per_byte)
+    sram = MemoryLevel("sram", cfg.spaces.sram, "dram", s.capacity_kib, s.bytes_per_cycle,
+                       s.bytes_per_cycle, 1, 0, s.banks, e.sram_pj_per_byte, e.sram_pj_per_byte)
+    return (dram, sram)
+
+
+# DRAM's capacity when a config does not give one (4 GiB): reported, not a limit the
+# simulator enforces on the program's arguments
+DRAM_CAPACITY_KIB = 4 << 20
+
+
+def chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
+              ) -> tuple[MemoryLevel, ...]:
+    """The given levels as a chain from the root, the root's timing filled from [dram]."""
+    if len(levels) < 2:
+        raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
+                          "[[memory]] levels (DRAM and one beside the compute unit)")
+    by_name: dict[str, MemoryLevel] = {}
+    spaces: dict[int, str] = {}
+    for lv in levels:
+        if not isinstance(lv, MemoryLevel):
+            raise ConfigError(f"memory = {lv!r}: must be a [[memory]] table")
+        if lv.name in by_name:
+            raise ConfigError(f"memory.{lv.name}: two levels are named {lv.name!r}")
+        if lv.space in spaces:
+            raise ConfigError(f"memory.{lv.name}.space = {lv.space}: level {spaces[lv.space]!r} "
+                              "already has this memory space")
+        by_name[lv.name] = lv
+        spaces[lv.space] = lv.name
+    roots = [lv for lv in levels if lv.parent is None]
+    if len(roots) != 1:
+        raise ConfigError(f"memory: {len(roots)} levels without a parent "
+                          f"({', '.join(lv.name for lv in roots) or 'none'}): exactly one, the "
+                          "DRAM root, has none")
+    children: dict[str, MemoryLevel] = {}
+    for lv in levels:
+        if lv.parent is None:
+            continue
+        if lv.parent not in by_name:
+            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: no level has that name "
+                              f"(levels: {', '.join(by_name)})")
+        if lv.parent in children:
+            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: {children[lv.parent].name!r} "
+                              "is already its child; the levels form one chain from DRAM to the "
+                              "compute unit")
+        children[lv.parent] = lv
+    root = roots[0]
+    root = dataclasses.replace(root, read_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
+                               write_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
+                               ports=dram.channels, latency_cycles=dram.latency_cycles,
+                               banks=dram.channels)
+    chain = [root]
+    while chain[-1].name in children:
+        chain.append(children[chain[-1].name])
+    if len(chain) != len(levels):  # a cycle among the others
+        lost = [lv.name for lv in levels if lv.name not in {c.name for c in chain}]
+        raise ConfigError(f"memory: levels {', '.join(lost)} do not descend from the root "
+                          f"{root.name!r} (their parents form a cycle)")
+    return tuple(chain)
+
+
+def links_of(chain: Sequence[MemoryLevel], given: Sequence[LinkConfig], dma: DmaConfig
+              ) -> tuple[LinkConfig, ...]:
+    """A link per adjacent pair, the given `[[link]]` or one with [dma]'s figures."""
+    parent = {lv.name: lv.parent for lv in chain}
+    by_dst: dict[str, LinkConfig] = {}
+    for lk in given:
+        if not isinstance(lk, LinkConfig):
+            raise ConfigError(f"link = {lk!r}: must be a [[link]] table")
+        if lk.dst not in parent or lk.src not in parent:
+            bad = lk.dst if lk.dst not in parent else lk.src
+            raise ConfigError(f"link {lk.name}: no memory level is named {bad!r} (levels: "
+                              f"{', '.join(parent)})")
+        if parent[lk.dst] != lk.src:
+            want = parent[lk.dst]
+            raise ConfigError(f"link {lk.name}: {lk.dst!r} is not a child of {lk.src!r} "
+                              + (f"(its parent is {want!r}); " if want else "(it is the root); ")
+                              + "a link joins a level (dst) and its parent (src)")
+        if lk.dst in by_dst:
+            raise ConfigError(f"link {lk.name}: given twice")
+        by_dst[lk.dst] = lk
+    return tuple(by_dst.get(lv.name) or LinkConfig(lv.parent, lv.name, dma.engines, dma.queue_depth,
+                                                   dma.setup_cycles, dma.max_outstanding)
+                 for lv in chain[1:] if lv.parent is not None)

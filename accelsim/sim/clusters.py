@@ -1,0 +1,108 @@
+"""`simulate_clusters`: the programs of N compute clusters (one compiled module each, from
+`accelsim.compile.clusters`) run concurrently on one machine of `config.clusters` clusters.
+
+Each cluster is an `Executor` on its own part of the machine (`accelsim.hw.machine`: its
+scratchpad, DMA engines, compute unit, control processor) and the shared parts (DRAM, shared
+levels, the interconnect); the control processors run in one SimPy environment
+(`accelsim.hw.cosim.ClusterEnv`). The function's arguments in shared levels are one set of
+buffers all clusters read and write: real data, and a DMA of one cluster racing with
+another's in flight is the hazard error it is within one cluster, naming both ops.
+Across clusters, `ClusterRaces` also catches what is ordered by nothing: two clusters
+writing the same DRAM elements, or one reading what another wrote, between the same two
+barriers.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from accelsim.config import HardwareConfig
+from accelsim.errors import InputError
+from accelsim.hw.cosim import ClusterEnv
+from accelsim.hw.machine import SharedParts
+from accelsim.sim.cluster_races import ClusterRaces
+from accelsim.sim.executor import Executor
+from accelsim.sim.native import backend_runner
+from accelsim.sim.options import SimOptions
+from accelsim.sim.simulate import SimResult
+from accelsim.sim.stats import RunStats
+from accelsim.trace import Trace
+from compiler.ir.entry import entry_function
+from compiler.ir.ops import ModuleOp
+
+
+def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
+                      inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
+                      *, options: SimOptions | None = None) -> SimResult:
+    """Run `modules[k]` on cluster k of `config` (len(modules) == config.clusters)."""
+    from compiler.transforms.outline_kernels import ensure_outlined
+
+    if len(modules) != config.clusters:
+        raise InputError(f"{len(modules)} cluster programs for clusters = {config.clusters}")
+    opts = (options or SimOptions()).updated(keep_records=True)
+    env = ClusterEnv(config.clusters)
+    trace = Trace()
+    shared = SharedParts(config, env, trace)
+    executors: list[Executor] = []
+    bodies = []
+    given: dict[str, Any] | None = None
+    bufs0: dict[str, Any] = {}
+    shared_spaces = {lv.space for lv in config.shared_levels()}
+    fname = ""
+    for k, mod in enumerate(modules):
+        mod = ensure_outlined(mod) if opts.outline else mod
+        f = entry_function(mod, func, InputError)
+        fname = f.sym_name
+        runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
+        if isinstance(runner, str):
+            runner = None
+        ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared, cluster=k)
+        bufs, vals = ex.arguments(f, inputs, given)
+        if given is None:
+            bufs0 = bufs
+            given = {n: b for n, b in bufs.items() if getattr(b, "space", None) in shared_spaces}
+        executors.append(ex)
+        bodies.append(_body(ex, f, vals))
+    races = ClusterRaces({id(b) for b in (given or {}).values()})
+    env.on_barrier.append(races.new_interval)
+    for k, ex in enumerate(executors):
+        ex.cp.submit = races.wrap(k, ex.cp.submit)  # type: ignore[method-assign]
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        env.run_all(bodies)
+    finally:
+        for ex in executors:
+            ex.kernel_calls.fold_stats()
+        if gc_was_on:
+            gc.enable()
+    stats = RunStats()
+    for ex in executors:
+        ex.check_unwaited()
+        stats.flags += ex.stats.flags
+        stats.unwaited += ex.stats.unwaited
+        for key in ("dma_ops", "kernel_calls", "macs", "alu_ops", "special_ops",
+                    "kernel_sram_bytes", "dma_sram_bytes", "ideal_compute_cycles"):
+            setattr(stats, key, getattr(stats, key) + getattr(ex.stats, key))
+    outputs = {n: b.array for n, b in bufs0.items()} if opts.functional else None
+    cycles = int(env.now)
+    sram_peak = max(ex.machine.sram.peak for ex in executors)
+    peaks = {lv.name: max(ex.machine.level_peaks().get(lv.space, 0) for ex in executors)
+             for lv in config.memory_chain()}
+    trace.metadata.update(config=config.name, config_hash=config.hash(), func=fname,
+                          functional=opts.functional, cycles=cycles, level_peaks=peaks,
+                          clusters=config.clusters)
+    res = SimResult(trace, outputs, cycles, config, stats, sram_peak, fname, level_peaks=peaks)
+    res.extra["executors"] = executors
+    res.extra["interconnect"] = shared.interconnect
+    return res
+
+
+def _body(ex: Executor, f: Any, vals: Any) -> Any:
+    def run() -> None:
+        ex._main(f, vals)
+    return run

@@ -1,0 +1,220 @@
+"""`affine-cluster-distribute`: the work of one compute cluster (`cluster=k` of `clusters=N`).
+
+Every top-level nest of a function whose outer loops are parallel — an `affine.parallel`
+(first turned into a perfect nest of `affine.for`s, one per dimension), or `affine.for`s the
+dependence analysis proves carry no dependence (`compiler.analysis.legality.is_parallel`) —
+keeps only cluster k's share of their iterations; the rest of the program is unchanged.
+Run with k = 0 .. N-1, the N programs together execute every iteration of the distributed
+loops exactly once (tests check the union on the host against the original).
+
+Distributions (`distribution=`), of chunks of `chunk` iterations (a tile's worth: the
+accelerator pipeline passes its tile size) of the outermost parallel loop, or of the two
+outermost for `block2d`:
+- `block`: chunks [k*C/N, (k+1)*C/N) of the C chunks (uneven splits differ by one chunk);
+- `cyclic`: chunks k, k+N, k+2N, ...;
+- `block2d`: an R x S grid of clusters (R*S = N, R the largest divisor <= sqrt N), cluster k
+  at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
+  second. With one parallel loop it is `block`.
+Loops need constant bounds and step 1 to be distributed; a nest that is not parallel (or
+not constant) runs whole on cluster 0 only, with a remark. A nest whose share is empty is
+removed from the cluster's program.
+
+Barriers: between two top-level nests where the later one reads or writes a memref an
+earlier one writes, an `"accel.barrier"() : () -> ()` op (generic form, kept opaque by
+every pass): each cluster waits there until every cluster has reached it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from compiler.analysis.legality import is_parallel
+from compiler.diagnostics import OptionError
+from compiler.ir.affine_expr import Const, Dim
+from compiler.ir.affine_map import AffineMap
+from compiler.ir.core import Operation
+from compiler.ir.ops import AffineForOp, AffineYieldOp, FuncOp, ModuleOp
+from compiler.ir.ops.affine_parallel import AffineParallelOp
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
+from compiler.ir.types import MemRefType
+from compiler.transforms.pass_base import Pass
+
+DISTRIBUTIONS = ("block", "cyclic", "block2d")
+BARRIER = BARRIER_OP
+
+
+@dataclass(frozen=True)
+class Options:
+    clusters: int = 1
+    cluster: int = 0
+    distribution: str = "block"
+    chunk: int = 1
+
+
+class AffineClusterDistributePass(Pass):
+    name = "affine-cluster-distribute"
+    summary = "keep one cluster's share of every parallel top-level nest; barriers between nests"
+    Options = Options
+    options: Options
+
+    def run(self, module: ModuleOp) -> None:
+        o = self.options
+        if o.clusters < 1:
+            raise OptionError(f"{self.name}: clusters = {o.clusters}: must be >= 1")
+        if not 0 <= o.cluster < o.clusters:
+            raise OptionError(f"{self.name}: cluster = {o.cluster}: must be in [0, {o.clusters - 1}]")
+        if o.distribution not in DISTRIBUTIONS:
+            raise OptionError(f"{self.name}: distribution = {o.distribution!r}: must be one of "
+                              f"{', '.join(DISTRIBUTIONS)}")
+        if o.chunk < 1:
+            raise OptionError(f"{self.name}: chunk = {o.chunk}: must be >= 1")
+        for f in module.funcs:
+            if not f.is_declaration and not _is_kernel(f):
+                self._function(f)
+
+    def _function(self, f: FuncOp) -> None:
+        o = self.options
+        nests = [op for op in f.body.ops if isinstance(op, AffineForOp | AffineParallelOp)]
+        written: set[object] = set()
+        for nest in nests:
+            if isinstance(nest, AffineParallelOp):
+                nest = _as_for_nest(nest)
+            touched, writes = _memrefs(nest)
+            if o.clusters > 1 and touched & written:
+                f.body.insert_before(nest, OpaqueOp(BARRIER, loc=nest.loc))
+            written |= writes
+            loops = _parallel_loops(nest)
+            if not loops:
+                self.remark(nest.loc, "the nest's outer loop is not parallel (or its bounds are "
+                            "not constant): it runs whole on cluster 0")
+                if o.cluster != 0:
+                    nest.erase()
+                continue
+            if o.clusters == 1:
+                continue
+            if o.distribution == "block2d" and len(loops) >= 2:
+                rows = max(r for r in range(1, o.clusters + 1)
+                           if r * r <= o.clusters and o.clusters % r == 0)
+                cols = o.clusters // rows
+                keep = _block(loops[0], rows, o.cluster // cols, o.chunk) \
+                    and _block(loops[1], cols, o.cluster % cols, o.chunk)
+            elif o.distribution == "cyclic":
+                keep = _cyclic(loops[0], o.clusters, o.cluster, o.chunk)
+            else:
+                keep = _block(loops[0], o.clusters, o.cluster, o.chunk)
+            if not keep:
+                nest.erase()
+
+
+def _is_kernel(f: FuncOp) -> bool:
+    return bool(f.private)
+
+
+def _parallel_loops(nest: AffineForOp) -> list[AffineForOp]:
+    """The outer loops of the perfect band at `nest` that are parallel with constant bounds
+    and step 1, outermost first (at most two)."""
+    out: list[AffineForOp] = []
+    lp: Operation = nest
+    while isinstance(lp, AffineForOp) and len(out) < 2:
+        if lp.step != 1 or lp.constant_lower is None or lp.constant_upper is None \
+                or lp.inits or not is_parallel(lp):
+            break
+        out.append(lp)
+        body = [op for op in lp.body.ops if not isinstance(op, AffineYieldOp)]
+        if len(body) != 1:
+            break
+        lp = body[0]
+    return out
+
+
+def _bounds(lp: AffineForOp) -> tuple[int, int]:
+    lo, hi = lp.constant_lower, lp.constant_upper
+    assert lo is not None and hi is not None
+    return lo, hi
+
+
+def _block(lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
+    """Keep block `k` of `parts` of `lp`'s chunks; False when it is empty."""
+    lo, hi = _bounds(lp)
+    chunks = math.ceil(max(hi - lo, 0) / chunk)
+    a, b = k * chunks // parts, (k + 1) * chunks // parts
+    new_lo, new_hi = lo + a * chunk, min(lo + b * chunk, hi)
+    if new_lo >= new_hi:
+        return False
+    lp.set_lower_bound(AffineMap.constant(new_lo), [])
+    lp.set_upper_bound(AffineMap.constant(new_hi), [])
+    return True
+
+
+def _cyclic(lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
+    """Keep chunks k, k + parts, ... of `lp`: with chunk 1 the loop's step becomes `parts`;
+    else a chunk loop of step parts*chunk around `lp` running over one chunk."""
+    lo, hi = _bounds(lp)
+    start = lo + k * chunk
+    if start >= hi:
+        return False
+    if chunk == 1:
+        lp.set_lower_bound(AffineMap.constant(start), [])
+        lp.step = parts
+        return True
+    block = lp.parent_block
+    assert block is not None
+    outer = AffineForOp(AffineMap.constant(start), [], AffineMap.constant(hi), [],
+                        step=parts * chunk, loc=lp.loc, iv_name="chunk")
+    block.insert_before(lp, outer)
+    lp.detach()
+    outer.body.append(lp)
+    outer.body.append(AffineYieldOp(loc=lp.loc))
+    lp.set_lower_bound(AffineMap.single_dim(), [outer.iv])
+    lp.set_upper_bound(AffineMap(1, 0, (Dim(0) + Const(chunk), Const(hi))), [outer.iv])
+    return True
+
+
+def _as_for_nest(par: AffineParallelOp) -> AffineForOp:
+    """`affine.parallel` as a perfect nest of `affine.for`s in its place (same bounds and
+    steps, one loop per dimension); the outermost."""
+    if par.results:
+        raise OptionError(f"affine-cluster-distribute: affine.parallel at {par.loc} with "
+                          "reductions is not distributed (no cross-cluster reduction yet)")
+    block = par.parent_block
+    assert block is not None
+    lower_ops, upper_ops = par.lower_operands, par.upper_operands
+    loops: list[AffineForOp] = []
+    for d, step in enumerate(par.steps):
+        lp = AffineForOp(par.bound("lower", d), lower_ops, par.bound("upper", d), upper_ops,
+                         step=step, loc=par.loc, iv_name=par.ivs[d].name_hint)
+        if loops:
+            loops[-1].body.append(lp)
+        else:
+            block.insert_before(par, lp)
+        loops.append(lp)
+    for lp in loops[:-1]:
+        lp.body.append(AffineYieldOp(loc=par.loc))
+    inner = loops[-1]
+    for op in list(par.body.ops):
+        op.detach()
+        if isinstance(op, AffineYieldOp) or op.NAME == "affine.yield":
+            continue
+        inner.body.append(op)
+    inner.body.append(AffineYieldOp(loc=par.loc))
+    for d, iv in enumerate(par.ivs):
+        for op in inner.walk():
+            op.replace_uses_of(iv, loops[d].iv)
+    par.erase()
+    return loops[0]
+
+
+def _memrefs(nest: Operation) -> tuple[set[object], set[object]]:
+    """(memrefs the nest reads or writes, memrefs it writes), by value."""
+    from compiler.ir import ops as O
+
+    touched: set[object] = set()
+    writes: set[object] = set()
+    for op in nest.walk():
+        if isinstance(op, O.AffineStoreOp):
+            writes.add(op.memref)
+        for v in op.operands:
+            if isinstance(v.type, MemRefType):
+                touched.add(v)
+    return touched, writes
