@@ -138,14 +138,11 @@ class ChannelController:
             for j, q in enumerate(reqs):
                 pend[q[0]].append(j)
 
-            def candidate(b_: int) -> tuple[float, int]:
-                best = _NONE
-                lst = pend[b_]
-                if not lst:
-                    return best
+            def hit_miss(b_: int) -> tuple[int, int]:
+                """Bank `b_`'s first waiting row hit and first miss (-1: none)."""
                 o_ = open_row[b_]
                 hit = miss = -1
-                for j in lst:
+                for j in pend[b_]:
                     if rows[j] == o_:
                         if hit < 0:
                             hit = j
@@ -155,6 +152,12 @@ class ChannelController:
                         miss = j
                         if hit >= 0:
                             break
+                return hit, miss
+
+            def candidate(b_: int) -> tuple[float, int]:
+                best = _NONE
+                hit, miss = hm[b_] = hit_miss(b_)
+                o_ = open_row[b_]
                 g_ = b_ // bpg
                 if hit >= 0:  # a hit: its column command
                     x = cas_ok[b_]
@@ -172,6 +175,7 @@ class ChannelController:
                         best = c
                 return best
 
+            hm = [(-1, -1)] * len(open_row)  # per bank: hit_miss(b_), kept for the banks not served
             cand = [candidate(b_) for b_ in range(len(open_row))]
         elif n > 1:  # each request's readiness (FCFS among those ready by `now`)
             keys = []
@@ -275,9 +279,28 @@ class ChannelController:
             if fast:
                 if refreshed:  # every row of the rank closed: every candidate again
                     cand = [candidate(b_) for b_ in range(len(open_row))]
-                else:
+                else:  # the served bank's first hit and miss again, its group's readiness
+                    hm[b] = hit_miss(b)
+                    bgn = bg_next[g]
+                    lab = last_act_bg[g] + trrd_l
                     for b_ in range(g * bpg, g * bpg + bpg):
-                        cand[b_] = candidate(b_)
+                        hit, miss = hm[b_]
+                        best = _NONE
+                        if hit >= 0:  # as candidate(b_)
+                            x = cas_ok[b_]
+                            if bgn > x:
+                                x = bgn
+                            best = (x if x > now else now, hit)
+                        if miss >= 0:
+                            x = act_ok[b_]
+                            if open_row[b_] >= 0 and pre_ok[b_] + trp > x:
+                                x = pre_ok[b_] + trp
+                            if lab > x:
+                                x = lab
+                            c = (x if x > now else now, miss)
+                            if c < best:
+                                best = c
+                        cand[b_] = best
             elif keys is not None:
                 if refreshed:  # all of them again
                     keys = []
