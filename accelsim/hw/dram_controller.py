@@ -43,6 +43,7 @@ from accelsim.cost.dram_timing import DramTiming, Request
 
 _NEVER = -1.0e18
 _NONE = (float("inf"), 1 << 62)  # a bank without waiting requests: never the least candidate
+_FAST = 16  # fewer waiting requests: the keys of all of them are cheaper than per bank
 
 
 class ChannelController:
@@ -130,7 +131,7 @@ class ChannelController:
         # bank's readiness); the request served is the least candidate: the same choice as
         # the keys' (least readiness, oldest first), with only the served bank group's
         # candidates computed again
-        fast = 1 < n <= window
+        fast = _FAST < n <= window
         if fast:
             bpg = self.t.banks_per_group
             rows = [q[3] for q in reqs]
