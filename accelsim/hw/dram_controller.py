@@ -42,6 +42,8 @@ from __future__ import annotations
 from accelsim.cost.dram_timing import DramTiming, Request
 
 _NEVER = -1.0e18
+_NONE = (float("inf"), 1 << 62)  # a bank without waiting requests: never the least candidate
+_FAST = 32  # up to this many waiting requests the keys of all of them are cheaper (measured)
 
 
 class ChannelController:
@@ -123,7 +125,60 @@ class ChannelController:
 
         n = len(reqs)
         keys: list[float] | None = None
-        if n > 1:  # each request's readiness (FCFS among those ready by `now`)
+        # every waiting request within the window (always so from here): per bank, the
+        # indices of its waiting requests, oldest first, and its candidate (the least
+        # (readiness, index) of its first row hit and its first miss, which share their
+        # bank's readiness); the request served is the least candidate: the same choice as
+        # the keys' (least readiness, oldest first), with only the served bank group's
+        # candidates computed again
+        fast = _FAST < n <= window
+        if fast:
+            bpg = self.t.banks_per_group
+            rows = [q[3] for q in reqs]
+            pend: list[list[int]] = [[] for _ in open_row]
+            for j, q in enumerate(reqs):
+                pend[q[0]].append(j)
+
+            def hit_miss(b_: int) -> tuple[int, int]:
+                """Bank `b_`'s first waiting row hit and first miss (-1: none)."""
+                o_ = open_row[b_]
+                hit = miss = -1
+                for j in pend[b_]:
+                    if rows[j] == o_:
+                        if hit < 0:
+                            hit = j
+                            if miss >= 0:
+                                break
+                    elif miss < 0:
+                        miss = j
+                        if hit >= 0:
+                            break
+                return hit, miss
+
+            def candidate(b_: int) -> tuple[float, int]:
+                best = _NONE
+                hit, miss = hm[b_] = hit_miss(b_)
+                o_ = open_row[b_]
+                g_ = b_ // bpg
+                if hit >= 0:  # a hit: its column command
+                    x = cas_ok[b_]
+                    if bg_next[g_] > x:
+                        x = bg_next[g_]
+                    best = (x if x > now else now, hit)
+                if miss >= 0:  # a miss: its activate
+                    x = act_ok[b_]
+                    if o_ >= 0 and pre_ok[b_] + trp > x:
+                        x = pre_ok[b_] + trp
+                    if last_act_bg[g_] + trrd_l > x:
+                        x = last_act_bg[g_] + trrd_l
+                    c = (x if x > now else now, miss)
+                    if c < best:
+                        best = c
+                return best
+
+            hm = [(-1, -1)] * len(open_row)  # per bank: hit_miss(b_), kept for the banks not served
+            cand = [candidate(b_) for b_ in range(len(open_row))]
+        elif n > 1:  # each request's readiness (FCFS among those ready by `now`)
             keys = []
             for q in reqs:
                 b_, g_ = q[0], q[2]
@@ -141,14 +196,19 @@ class ChannelController:
                 keys.append(x if x > now else now)
         while n and (stop is None or left > stop):
             i = 0
-            if keys is not None and n > 1:
-                w = n if n <= window else window
-                best = keys[0]
-                for j in range(1, w):
-                    if keys[j] < best:
-                        best, i = keys[j], j
+            if fast:
+                i = min(cand)[1]
+                b, rank, g, row, k = reqs[i]
+                pend[b].remove(i)
+            elif keys is not None and n > 1:
+                # the first of the least keys among the first `window` (C-level min/index)
+                if n <= window:
+                    i = keys.index(min(keys))
+                else:
+                    i = keys.index(min(keys[:window]), 0, window)
                 del keys[i]
-            b, rank, g, row, k = reqs.pop(i)
+            if not fast:
+                b, rank, g, row, k = reqs.pop(i)
             n -= 1
             left -= k
             # ---- serve it: refresh if due, PRE/ACT if needed, its bursts on the bus
@@ -217,7 +277,32 @@ class ChannelController:
                     act_ok[b] = x
             if e > end:
                 end = e
-            if keys is not None:
+            if fast:
+                if refreshed:  # every row of the rank closed: every candidate again
+                    cand = [candidate(b_) for b_ in range(len(open_row))]
+                else:  # the served bank's first hit and miss again, its group's readiness
+                    hm[b] = hit_miss(b)
+                    bgn = bg_next[g]
+                    lab = last_act_bg[g] + trrd_l
+                    for b_ in range(g * bpg, g * bpg + bpg):
+                        hit, miss = hm[b_]
+                        best = _NONE
+                        if hit >= 0:  # as candidate(b_)
+                            x = cas_ok[b_]
+                            if bgn > x:
+                                x = bgn
+                            best = (x if x > now else now, hit)
+                        if miss >= 0:
+                            x = act_ok[b_]
+                            if open_row[b_] >= 0 and pre_ok[b_] + trp > x:
+                                x = pre_ok[b_] + trp
+                            if lab > x:
+                                x = lab
+                            c = (x if x > now else now, miss)
+                            if c < best:
+                                best = c
+                        cand[b_] = best
+            elif keys is not None:
                 if refreshed:  # all of them again
                     keys = []
                     for q in reqs:
@@ -258,7 +343,8 @@ class ChannelController:
         self.misses += misses
         self.conflicts += conflicts
         if stop is not None:
-            self._requeue(reqs)
+            self._requeue([reqs[j] for j in sorted(j for lst in pend for j in lst)] if fast
+                          else reqs)
         return end
 
     def _serve(self, r: Request, now: float, write: bool) -> float:
