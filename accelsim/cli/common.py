@@ -184,8 +184,10 @@ def _check(where: str, name: str, t: object, value: np.ndarray) -> np.ndarray:
                              f"{tuple('?' if d is None else d for d in t.shape)} for {t}")
     elif isinstance(t, ElementType):
         want = t.numpy_dtype
-        if value.ndim != 0:
-            raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected a {t} scalar")
+        if value.size != 1:
+            raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected a {t} scalar "
+                             "(a 0-d or 1-element array)")
+        value = value.reshape(())  # shape (1,), as some writers save a scalar, is that scalar
     else:
         raise InputError(f"{where}: argument {name!r} has unsupported type {t}")
     if value.dtype != want:

@@ -268,7 +268,7 @@ def _check_array(sig: Signature, name: str, t: MemRefType, value: object,
 def _check_scalar(sig: Signature, name: str, t: ElementType, value: object) -> object:
     where = f"argument {name!r} of @{sig.name}"
     if isinstance(value, np.ndarray):
-        if value.ndim != 0:
+        if value.size != 1:  # a 0-d or 1-element array (shape (1,)) is the scalar it holds
             raise ArgumentError(f"{where}: expected a {t} scalar, got an array of shape {value.shape}")
         value = value.item()
     if isinstance(value, np.generic):

@@ -69,3 +69,30 @@ def test_zero_d_arrays_in_an_inputs_archive_are_scalars(capsys, tmp_path: Path) 
                  "--save", str(out)]) == 0
     np.testing.assert_array_equal(np.load(out)["A"], _expected())
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("target", ["host", "sim"])
+def test_one_element_arrays_in_an_inputs_archive_are_scalars(capsys, tmp_path: Path,
+                                                             target: str) -> None:
+    # some writers save a scalar as shape (1,): it is the scalar it holds, on both targets
+    src, npz, out = tmp_path / "fill.mlir", tmp_path / "in.npz", tmp_path / "out.npz"
+    src.write_text(FILL)
+    np.savez(npz, **{k: v.reshape(1) if v.ndim == 0 else v for k, v in _inputs().items()})
+    assert main(["run", str(src), "--target", target, "--inputs", str(npz),
+                 "--save", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out)["A"], _expected())
+    capsys.readouterr()
+
+
+def test_a_one_element_array_is_a_scalar_for_the_host_runtime_too() -> None:
+    one = {**_inputs(), "n": np.array([3]), "x": np.array([1.5], np.float32)}
+    compile_module(parse_module(FILL, "fill.mlir")).call("fill", one)
+    np.testing.assert_array_equal(one["A"], np.array([1.5] * 3 + [0.0] * 5, np.float32))
+
+
+def test_a_longer_array_in_an_inputs_archive_is_still_refused(capsys, tmp_path: Path) -> None:
+    src, npz = tmp_path / "fill.mlir", tmp_path / "in.npz"
+    src.write_text(FILL)
+    np.savez(npz, **{**_inputs(), "n": np.array([5, 6])})
+    assert main(["run", str(src), "--target", "host", "--inputs", str(npz)]) != 0
+    assert "input 'n' has shape (2,), expected a index scalar" in capsys.readouterr().err

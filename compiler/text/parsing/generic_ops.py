@@ -3,8 +3,9 @@
 An op whose name accelsim does not model becomes an `OpaqueOp` (as `-allow-unregistered-dialect`
 lets upstream do): operands, result types and the text of its properties and attributes are
 kept and printed back. Regions and successors inside the generic form are refused with a
-located error. A registered op written in the generic form is refused too (write its custom
-form): building each op from generic operands is not implemented.
+located error. A registered op written in the generic form becomes that op where
+`generic_registered` has a builder for it (arith/math, func.return, memref.alloc/alloca/dealloc);
+any other registered op in the generic form is refused (write its custom form).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from compiler.diagnostics import Location
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import OpaqueOp
 from compiler.ir.types import FunctionType
+from compiler.text.parsing.generic_registered import BUILDERS, GenericFormError, GenericOp, split_attrs
 from compiler.text.parsing.structure import OpParser
 
 
@@ -29,7 +31,8 @@ def parse_generic(p: OpParser, loc: Location) -> Operation:
     name = name_tok[1][1:-1]
     if not name:
         raise p.error("an op name cannot be empty", name_tok)
-    if name in p.ops and name not in p.opaque_names:
+    registered = name in p.ops and name not in p.opaque_names
+    if registered and name not in BUILDERS:
         raise p.error(f"the generic form of the registered op '{name}' is not supported; "
                       "write its custom form", name_tok)
     p.expect("(", f"to open the operands of '{name}'")
@@ -62,4 +65,15 @@ def parse_generic(p: OpParser, loc: Location) -> Operation:
                       f"{len(ft.inputs)}", ft_tok)
     for v, t, ty in zip(operands, toks, ft.inputs, strict=True):
         p.check_type(v, t, ty)
+    if registered:
+        generic = GenericOp(name, operands, ft, {**split_attrs(prop_text), **split_attrs(attr_text)})
+        try:
+            op = BUILDERS[name](generic)
+        except GenericFormError as exc:
+            raise p.error(str(exc), name_tok) from None
+        if [r.type for r in op.results] != list(ft.results):
+            raise p.error(f"'{name}' gives {', '.join(str(r.type) for r in op.results) or 'no results'}"
+                          f", but its type says {ft}", ft_tok)
+        op.loc = loc
+        return p.insert(op)
     return p.insert(OpaqueOp(name, operands, ft.results, attr_text, prop_text, loc=loc))

@@ -33,9 +33,13 @@ CASES: list[tuple[str, str, int, int, str]] = [
     ("unknown_op", F("  %y = foo.bar %n : index"),
      2, 8, "unknown op 'foo.bar' (an op of a dialect accelsim does not model must be written in "
      "the generic form, '\"name\"(...)')"),
-    ("generic_registered_op", F('  "arith.addi"(%n, %n) : (index, index) -> index'),
-     2, 3, "the generic form of the registered op 'arith.addi' is not supported; write its "
+    ("generic_registered_op", F('  "func.call"(%n) : (index) -> index'),
+     2, 3, "the generic form of the registered op 'func.call' is not supported; write its "
      "custom form"),
+    ("generic_registered_op_flags", F('  "arith.addi"(%n, %n) <{overflowFlags = #arith.overflow<nuw>}>'
+                                      ' : (index, index) -> index'),
+     2, 3, "'arith.addi': attribute 'overflowFlags = #arith.overflow<nuw>' is not supported "
+     "(accelsim would drop it)"),
     ("generic_op_types", F('  "compute"(%n) : (f32) -> index'),
      2, 13, "'%n' has type index, but the op's type is f32"),
     ("generic_op_region", F('  "compute"(%n) ({ }) : (index) -> index'),
