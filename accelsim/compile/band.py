@@ -93,8 +93,35 @@ class Band:
 
     def footprint(self, sizes: Sequence[int], depth: int | None = None) -> int:
         """Bytes of the boxes of one tile of every memref (loops from `depth` on whole)."""
-        ranges = self.tile_ranges(sizes, depth)
-        return sum(r.box_bytes(ranges) for r in self.refs)
+        # the box arithmetic of `BandRef.box_bytes` inlined (the tile search calls this for
+        # every candidate): every range starts at 0, so a term adds `c * last` to the high
+        # end where c > 0 and to the low end where c < 0
+        n = len(self.loops) if depth is None else depth
+        last = [(t if k < n else tc) - 1 for k, (t, tc) in enumerate(zip(sizes, self.trips, strict=True))]
+        total = 0
+        for r in self.refs:
+            nbytes = r.ebytes
+            for d, s in enumerate(r.shape):
+                lo = hi = None
+                for acc in r.accesses:
+                    di = acc[d]
+                    a = b = di.c0
+                    a += di.inner_lo
+                    b += di.inner_hi
+                    for k, c in di.terms:
+                        if c > 0:
+                            b += c * last[k]
+                        else:
+                            a += c * last[k]
+                    if lo is None or a < lo:
+                        lo = a
+                    if hi is None or b > hi:
+                        hi = b
+                assert lo is not None and hi is not None
+                ext = hi - lo + 1
+                nbytes *= s if s < ext else ext
+            total += nbytes
+        return total
 
 
 def band_of(func: O.FuncOp) -> Band | None:
