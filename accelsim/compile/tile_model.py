@@ -141,11 +141,11 @@ class TileModel:
         while depth > 0 and band.footprint(sizes, depth - 1) <= cap:
             depth -= 1
         ntiles = tuple(-(-tc // t) for tc, t in zip(band.trips, sizes, strict=True))
-        ranges = band.tile_ranges(sizes, depth)
+        last = band.tile_last(sizes, depth)
         copies = []
         for i, r in enumerate(band.refs):
             level = max((k for k in range(depth) if r.band_use[k]), default=-1)
-            ext = r.extents(ranges)
+            ext = r.tile_extents(last)
             limits = self._limits[i]
             clipped = self._clipped(i, sizes, ntiles, level, depth, ext, limits)
             copies.append(Copy(i, r, level, r.read, r.written, ext, limits, clipped,
