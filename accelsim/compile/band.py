@@ -74,6 +74,31 @@ class BandRef:
     def extents(self, ranges: Ranges) -> tuple[int, ...]:
         return tuple(min(s, hi - lo + 1) for s, (lo, hi) in zip(self.shape, self.box(ranges), strict=True))
 
+    def tile_extents(self, last: Sequence[int]) -> tuple[int, ...]:
+        """`extents` over the ranges (0, last[k]), its box arithmetic inlined (the tile search
+        asks for it per candidate): a term adds `c * last` to the high end where c > 0 and to
+        the low end where c < 0."""
+        out = []
+        for d, s in enumerate(self.shape):
+            lo = hi = None
+            for acc in self.accesses:
+                di = acc[d]
+                a = di.c0 + di.inner_lo
+                b = di.c0 + di.inner_hi
+                for k, c in di.terms:
+                    if c > 0:
+                        b += c * last[k]
+                    else:
+                        a += c * last[k]
+                if lo is None or a < lo:
+                    lo = a
+                if hi is None or b > hi:
+                    hi = b
+            assert lo is not None and hi is not None
+            ext = hi - lo + 1
+            out.append(s if s < ext else ext)
+        return tuple(out)
+
     def box_bytes(self, ranges: Ranges) -> int:
         return math.prod(self.extents(ranges)) * self.ebytes
 
@@ -93,8 +118,13 @@ class Band:
 
     def footprint(self, sizes: Sequence[int], depth: int | None = None) -> int:
         """Bytes of the boxes of one tile of every memref (loops from `depth` on whole)."""
-        ranges = self.tile_ranges(sizes, depth)
-        return sum(r.box_bytes(ranges) for r in self.refs)
+        last = self.tile_last(sizes, depth)
+        return sum(math.prod(r.tile_extents(last)) * r.ebytes for r in self.refs)
+
+    def tile_last(self, sizes: Sequence[int], depth: int | None = None) -> list[int]:
+        """The last iteration number per loop of one full tile (`tile_ranges`' upper ends)."""
+        n = len(self.loops) if depth is None else depth
+        return [(t if k < n else tc) - 1 for k, (t, tc) in enumerate(zip(sizes, self.trips, strict=True))]
 
 
 def band_of(func: O.FuncOp) -> Band | None:

@@ -112,6 +112,9 @@ class TileModel:
         self._limits = [tuple(min(s, hi + 1) for s, (_, hi) in zip(r.shape, r.box(whole), strict=True))
                         for r in band.refs]
         self._lattice = [_unit_lattice(r) for r in band.refs]
+        # per memref and band loop: the sum of its index coefficients along that loop
+        self._up = [tuple(sum(c for acc in r.accesses for d in acc for j, c in d.terms if j == k)
+                          for k in range(len(band.trips))) for r in band.refs]
         self._desc: dict[tuple, list[Descriptor]] = {}  # type: ignore[type-arg]
         self._unit = None if not self.kernel.ok else self.kernel.cost((1,) * len(band.trips))
         # SRAM bytes per band point: one more innermost iteration's bytes (accesses kept in a
@@ -138,27 +141,25 @@ class TileModel:
         while depth > 0 and band.footprint(sizes, depth - 1) <= cap:
             depth -= 1
         ntiles = tuple(-(-tc // t) for tc, t in zip(band.trips, sizes, strict=True))
-        ranges = band.tile_ranges(sizes, depth)
+        last = band.tile_last(sizes, depth)
         copies = []
         for i, r in enumerate(band.refs):
             level = max((k for k in range(depth) if r.band_use[k]), default=-1)
-            ext = r.extents(ranges)
+            ext = r.tile_extents(last)
             limits = self._limits[i]
-            clipped = self._clipped(r, sizes, ntiles, level, depth, ext, limits)
+            clipped = self._clipped(i, sizes, ntiles, level, depth, ext, limits)
             copies.append(Copy(i, r, level, r.read, r.written, ext, limits, clipped,
                                _outer_dims(ext, r.shape, clipped)))
         inner = max((c.level for c in copies), default=-1)
         return Placement(tuple(sizes), ntiles, depth, tuple(copies), inner)
 
-    def _clipped(self, r: BandRef, sizes: Sequence[int], ntiles: Sequence[int], level: int,
+    def _clipped(self, i: int, sizes: Sequence[int], ntiles: Sequence[int], level: int,
                  depth: int, ext: Sequence[int], limits: Sequence[int]) -> tuple[bool, ...]:
         """Per dim: does the box of some tile (at its lower bound, full extent) pass the
         limit? The lower bound grows with the tile origin along a loop whose index
         coefficients are positive: the tile furthest along them decides."""
-        tile = []
-        for k in range(level + 1):
-            up = sum(c for acc in r.accesses for d in acc for j, c in d.terms if j == k)
-            tile.append(ntiles[k] - 1 if up > 0 and r.band_use[k] else 0)
+        r, up = self.band.refs[i], self._up[i]
+        tile = [ntiles[k] - 1 if up[k] > 0 and r.band_use[k] else 0 for k in range(level + 1)]
         lows = self._lows(r, sizes, depth, tile)
         return tuple(lo + e > lim for lo, e, lim in zip(lows, ext, limits, strict=True))
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from accelsim.compile.band import Band, band_of
 from accelsim.compile.clone import clone_module
 from accelsim.compile.pipeline import COPY, FUSE, AcceleratorPipeline
-from accelsim.compile.tile_model import Schedule, TileModel
+from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
@@ -79,9 +79,21 @@ class _Tiled:
 @dataclass(slots=True)
 class _Candidate:
     what: AcceleratorPipeline | _Tiled   # the cache model's pipeline, or a tiling
-    schedule: Schedule
+    model: TileModel
+    placement: Placement
+    stages: int                          # asked for (the schedule fits them to the SRAM)
+    pipeline_capacity_kib: int | None
     bound: int
     score: int | None = None
+    _schedule: Schedule | None = None
+
+    @property
+    def schedule(self) -> Schedule:
+        """The pipelined schedule, made when first asked for (only the replayed candidates
+        need it)."""
+        if self._schedule is None:
+            self._schedule = self.model.schedule(self.placement, self.stages, self.pipeline_capacity_kib)
+        return self._schedule
 
     def pipeline(self, base: AcceleratorPipeline) -> AcceleratorPipeline:
         return self.what if isinstance(self.what, AcceleratorPipeline) else self.what.pipeline(base)
@@ -157,7 +169,7 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
     assert base.tile_cache_kib is not None
     pl = model.placement(cache_model_sizes(band, base.tile_cache_kib * 1024), base.copy_capacity_kib)
     if pl is not None:
-        out.append(_Candidate(base, model.schedule(pl, base.stages, pipe_cap), model.lower_bound(pl)))
+        out.append(_Candidate(base, model, pl, base.stages, pipe_cap, model.lower_bound(pl)))
     share = base.copy_capacity_kib
     for sizes in _tilings(band.trips):
         fp = band.footprint(sizes)
@@ -173,7 +185,7 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
         # 3 stages where three sets of tiles fit: deeper prefetch absorbs the accumulator
         # tile's large transfers in the DMA queue
         for stages in (2, 3) if 3 * fp <= cap else (2,):
-            out.append(_Candidate(_Tiled(sizes, kib, stages), model.schedule(pl, stages, pipe_cap), bound))
+            out.append(_Candidate(_Tiled(sizes, kib, stages), model, pl, stages, pipe_cap, bound))
     return out
 
 

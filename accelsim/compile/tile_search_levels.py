@@ -125,7 +125,7 @@ def _least_traffic(model: TileModel, ranked: list[_Candidate]) -> _Candidate:
     best = ranked[0].score
     assert best is not None
     near = [c for c in ranked if c.score is not None and c.score <= best * (1 + TRAFFIC_MARGIN)]
-    return min(near, key=lambda c: (model.dram_bytes(c.schedule.placement), c.score))
+    return min(near, key=lambda c: (model.dram_bytes(c.placement), c.score))
 
 
 __all__ = ["MIN_SHARE", "REPLAYS", "TRAFFIC_MARGIN", "choose_levels", "search_levels"]
