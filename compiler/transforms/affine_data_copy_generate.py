@@ -215,10 +215,8 @@ class AffineDataCopyGeneratePass(Pass):
         dense = region.written and box.is_subset(region.written_set) \
             and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
-        # no copy-in where no load can see a value from before the range (`_written_first`)
-        read = region.read and not _written_first(memref, range_ops)
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        clipped, read, region.written, dense, loc, k, limits, uppers)
+                        clipped, region.read, region.written, dense, loc, k, limits, uppers)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
@@ -274,29 +272,3 @@ def _box_everywhere(region: MemRefRegion, range_ops: Sequence[Operation], box: i
     # [symbols, outer IVs] -> { : the copy point is reached }
     ctx = ctx.align_params(box.get_space())
     return ctx.is_subset(box.params().align_params(ctx.get_space()))
-
-
-def _written_first(memref: Value, range_ops: Sequence[Operation]) -> bool:
-    """Every load of `memref` in the range reads an element the same execution of a block stored
-    first: the first access is a store directly in a block B, every other access is in B or
-    nested in an op of B after that store, with the same map and the same index values (SSA
-    values defined at B or above: the same element). Then no load sees the memref's value from
-    before the range, and the buffer needs no copy-in (an accumulator initialized in place)."""
-    acc = [op for root in range_ops for op in root.walk()
-           if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref]
-    first = acc[0] if acc else None
-    if not isinstance(first, AffineStoreOp) or first.parent_block is None \
-            or not any(isinstance(op, AffineLoadOp) for op in acc):
-        return False
-    block = first.parent_block
-    at = block.index_of(first)
-    for op in acc[1:]:
-        if op.map != first.map or len(op.indices) != len(first.indices) \
-                or any(x is not y for x, y in zip(op.indices, first.indices, strict=True)):
-            return False
-        anchor: Operation | None = op
-        while anchor is not None and anchor.parent_block is not block:
-            anchor = anchor.parent_op
-        if anchor is None or block.index_of(anchor) <= at:
-            return False
-    return True
