@@ -6,8 +6,10 @@ For each workload: the simulated cycles; the honest roofline (the larger of the 
 machine's peak and the *compulsory* DRAM bytes, each input element read once and each output
 written once, over the peak DRAM bandwidth) and the ratio to it; `traffic_ratio` (DRAM bytes
 moved / compulsory bytes); which roof binds; the ratio to the old moved-bytes ("schedule")
-roofline for comparison; and the I/O lower bound ratio where one is known (gemm-like
-contractions, Kwasniewski et al. 2019). Prints a Markdown table (the one in bench/RESULTS.md).
+roofline for comparison; the latency floor (the dependent DRAM read -> write chain,
+`report.roofline.latency_floor`) and the ratio to the larger of it and the roofline; and
+the I/O lower bound ratio where one is known (gemm-like contractions, Kwasniewski et al.
+2019). Prints a Markdown table (the one in bench/RESULTS.md).
 
     .venv/bin/python bench/bench_roofline.py                    # every workload on default
     .venv/bin/python bench/bench_roofline.py --config edge gemm syrk
@@ -34,6 +36,8 @@ class Row:
     compulsory_bytes: int
     moved_bytes: int
     seconds: float
+    latency_floor_cycles: int = 0
+    floor_ratio: float = 0.0  # cycles / max(roofline, latency floor)
 
 
 def measure(name: str, config_name: str) -> Row:
@@ -58,7 +62,8 @@ def measure(name: str, config_name: str) -> Row:
         raise RuntimeError(f"{name}: moved {rep.dram_bytes:,} B, less than the compulsory {need.bytes:,} B")
     return Row(name, rep.cycles, rep.roofline.cycles, rep.roofline_ratio, rep.traffic_ratio,
                rep.roofline.bound, rep.schedule_roofline_ratio, rep.io_bound_ratio, need.bytes,
-               rep.dram_bytes, time.perf_counter() - t0)
+               rep.dram_bytes, time.perf_counter() - t0, rep.roofline.latency_floor_cycles,
+               rep.cycles / rep.roofline.floor_cycles if rep.roofline.floor_cycles else 0.0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     names = args.workloads or workloads.names()
     print(f"config {args.config}, default pipeline, event fidelity, timing only\n")
     print("| workload | cycles | honest roofline cycles | honest ratio | traffic_ratio | bound | "
-          "schedule ratio (old) | I/O-bound ratio | compulsory B | moved B |")
-    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+          "schedule ratio (old) | I/O-bound ratio | compulsory B | moved B | latency floor cycles | "
+          "ratio to max(roofline, floor) |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     worst = 0.0
     for name in names:
         r = measure(name, args.config)
@@ -80,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         io = f"{r.io_bound_ratio:.2f}" if r.io_bound_ratio is not None else "none known"
         print(f"| {r.workload} | {r.cycles:,} | {r.roofline_cycles:,} | {r.ratio:.3f} | "
               f"{r.traffic_ratio:.2f} | {r.bound} | {r.schedule_ratio:.3f} | {io} | "
-              f"{r.compulsory_bytes:,} | {r.moved_bytes:,} |", flush=True)
+              f"{r.compulsory_bytes:,} | {r.moved_bytes:,} | {r.latency_floor_cycles:,} | "
+              f"{r.floor_ratio:.3f} |", flush=True)
         print(f"  ({r.seconds:.1f} s)", file=sys.stderr)
     print(f"\nworst honest ratio: {worst:.3f}")
     return 0

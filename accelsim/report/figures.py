@@ -217,7 +217,7 @@ class Report:
             io = io_lower_bound(compulsory, config.sram.capacity_bytes)
             if compulsory.known:
                 honest = honest_roofline(config, ops, peak_compute_cycles(config, macs, alu, special),
-                                         compulsory.bytes)
+                                         compulsory.bytes, compulsory.read_bytes)
 
         e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
@@ -415,6 +415,10 @@ class Report:
             "roofline_bound": r.bound if r is not None else None,
             "roofline_compute_cycles": r.compute_cycles if r is not None else None,
             "roofline_bandwidth_cycles": r.bandwidth_cycles if r is not None else None,
+            "latency_floor_cycles": r.latency_floor_cycles if r is not None else None,
+            "latency_floor_ratio": (self.cycles / r.latency_floor_cycles
+                                    if r is not None and r.latency_floor_cycles else None),
+            "latency_bound": r.latency_bound if r is not None else None,
             "operational_intensity": r.intensity if r is not None and r.dram_bytes else None,
             "roofline_basis": self.roofline_basis,
             "compulsory_bytes": c.bytes if known else None,  # type: ignore[union-attr]
@@ -471,6 +475,12 @@ class Report:
                      f"({self.compulsory.read_bytes:,} read, {self.compulsory.written_bytes:,} "  # type: ignore[union-attr]
                      f"written), intensity {num(r.intensity)} ops/B; achieved "
                      f"{self.achieved_ops_per_cycle:.4g} ops/cycle"]
+            if r.latency_floor_cycles:
+                f = r.latency_floor_cycles
+                lines.append(f"  latency    floor {f:,} cycles (DRAM read -> dependent write chain); "
+                             + (f"run is latency-bound: the floor is {f / r.cycles:.2f}x the roofline, "
+                                f"run is {self.cycles / f:.3f}x the floor" if r.latency_bound
+                                else f"run is {self.cycles / f:.3f}x it (not latency-bound)"))
             if self.compulsory is not None and not self.compulsory.exact:
                 lines.append("             (compulsory traffic is a lower bound: some DMA ranges "
                              "were not modelled)")

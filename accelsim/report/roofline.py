@@ -38,6 +38,18 @@ class Roofline:
     compute_unit: str             # "matrix 16x16" or "vector 16 lanes"
     sram_cycles: int = 0          # kernels' SRAM bytes / SRAM bandwidth: a third, inner ceiling
     sram_bytes_per_cycle: int = 0
+    latency_floor_cycles: int = 0  # the dependent DRAM read -> write chain (`latency_floor`)
+
+    @property
+    def latency_bound(self) -> bool:
+        """The DRAM latency chain, not compute or bandwidth, is the larger floor: a program this
+        small cannot reach the roofline whatever the schedule."""
+        return self.latency_floor_cycles > self.cycles
+
+    @property
+    def floor_cycles(self) -> int:
+        """The larger of the roofline and the latency floor: a lower bound on any run."""
+        return max(self.cycles, self.latency_floor_cycles)
 
     @property
     def sram_bound(self) -> bool:
@@ -107,12 +119,32 @@ def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int:
     return d.channels * d.bandwidth_bytes_per_cycle
 
 
-def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
-                    compulsory_bytes: int) -> Roofline:
-    """The roofline of the program on the machine: peak compute, compulsory DRAM traffic."""
+def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -> int:
+    """The fewest cycles the dependent DRAM chain of the program takes, which the roofline
+    ignores: every compulsory input byte is read because some output depends on it, so the last
+    input byte arrives no sooner than one DRAM latency plus all the input bytes at the peak
+    bandwidth, and an output depending on it is written no sooner than one more DRAM latency
+    after that (compute and DMA setup count as 0: a lower bound).
+    = L + ceil(R / peak) + L with inputs and outputs; L + ceil(bytes / peak) with only one
+    kind; 0 without DRAM traffic. L = `dram.latency_cycles` (with the timing model: the
+    technology's, `bandwidth_view`)."""
     peak = peak_dram_bytes_per_cycle(config)
+    lat = config.bandwidth_view().dram.latency_cycles
+    if read_bytes and written_bytes:
+        return lat + -(-read_bytes // peak) + lat
+    if read_bytes or written_bytes:
+        return lat + -(-(read_bytes + written_bytes) // peak)
+    return 0
+
+
+def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
+                    compulsory_bytes: int, read_bytes: int | None = None) -> Roofline:
+    """The roofline of the program on the machine: peak compute, compulsory DRAM traffic;
+    with `read_bytes` (of the compulsory ones) also the latency floor (`latency_floor`)."""
+    peak = peak_dram_bytes_per_cycle(config)
+    floor = 0 if read_bytes is None else latency_floor(config, read_bytes, compulsory_bytes - read_bytes)
     return Roofline(ops, compulsory_bytes, compute_cycles, -(-compulsory_bytes // peak), peak,
-                    compute_unit_name(config))
+                    compute_unit_name(config), latency_floor_cycles=floor)
 
 
 def io_lower_bound(traffic: CompulsoryTraffic, sram_bytes: int) -> IoLowerBound:
@@ -160,4 +192,5 @@ def input_traffic(module: ModuleOp | FuncOp, func: str | None, config: HardwareC
 
 
 __all__ = ["IoLowerBound", "Roofline", "compute_unit_name", "honest_roofline", "input_traffic",
+           "latency_floor",
            "io_lower_bound", "peak_compute_cycles", "peak_dram_bytes_per_cycle", "traffic_figures"]

@@ -19,7 +19,7 @@ from accelsim.dse import Point
 from accelsim.dse.autotune import Candidate, _objective
 from accelsim.dse.evaluate import evaluate_point
 from accelsim.report import Report, compare, input_traffic
-from accelsim.report.roofline import peak_compute_cycles
+from accelsim.report.roofline import latency_floor, peak_compute_cycles
 from compiler.text import print_module
 from compiler.transforms.registry import PassManager
 from workloads.model import WorkloadError
@@ -73,6 +73,26 @@ def test_json_has_the_honest_keys_with_gemm_closed_forms(tmp_path, capsys):
                                                 -(-d["dram_bytes"] // 32))
     assert d["io_lower_bound_bytes"] == d["compulsory_bytes"]  # 64x48x32 fits: compulsory wins
     assert "Kwasniewski" in d["io_bound"] and d["io_bound_ratio"] == pytest.approx(d["traffic_ratio"])
+
+
+def test_latency_floor_closed_form_and_report(capsys):
+    cfg = load_config("default")  # 2 channels x 16 B/cycle, 120 cycles DRAM latency
+    assert latency_floor(cfg, 1024, 1600) == 120 + 1024 // 32 + 120  # read, then dependent write
+    assert latency_floor(cfg, 1025, 4) == 120 + 33 + 120            # ceil of the read bytes
+    assert latency_floor(cfg, 0, 640) == 120 + 20 and latency_floor(cfg, 0, 0) == 0
+    slow = cfg.with_overrides({"dram.latency_cycles": 500})
+    assert latency_floor(slow, 1024, 1600) == 500 + 32 + 500
+    n = 64  # vector_add: 2 x 256 B read, 256 B written -> roofline 24 cycles, floor 256
+    assert main(["run", f"vector_add:N={n}", "--target", "sim", "--config", "default",
+                 "--timing-only", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["latency_floor_cycles"] == 120 + -(-d["compulsory_bytes_read"] // 32) + 120
+    assert d["latency_bound"] is (d["latency_floor_cycles"] > d["roofline_cycles"]) is True
+    assert d["cycles"] >= d["latency_floor_cycles"]
+    assert d["latency_floor_ratio"] == pytest.approx(d["cycles"] / d["latency_floor_cycles"])
+    assert main(["run", f"vector_add:N={n}", "--target", "sim", "--config", "default",
+                 "--timing-only"]) == 0
+    assert f"floor {d['latency_floor_cycles']:,} cycles" in capsys.readouterr().out
 
 
 def test_as_is_counts_the_module_as_given_and_pass_flags_the_input(tmp_path, capsys):
@@ -163,3 +183,4 @@ def test_no_schedule_moves_less_than_the_program_needs(spec):
     assert rep.roofline.cycles <= rep.schedule_roofline.cycles <= rep.cycles
     if rep.io_bound.bytes is not None:
         assert need.bytes <= rep.io_bound.bytes <= rep.dram_bytes
+    assert rep.roofline.latency_floor_cycles <= rep.cycles  # the floor is a lower bound
