@@ -86,11 +86,17 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
     if (args.inputs or args.seed is not None) and not network.functional:
         raise InputError(f"--inputs/--seed: {args.input} describes layer shapes only (no data flows)")
+    from accelsim.config import parse_sets
+
+    hardware = parse_sets(getattr(args, "set", None))
+    if hardware and not timing:
+        raise InputError("--set: a network run with data flowing does not read it yet "
+                         "(use --timing-only, or a config file)")
     if timing:
         from accelsim.network.timing import run_timing
 
-        result = run_timing(network, args.config, fidelity=args.fidelity, workers=args.workers,
-                            progress=not args.json)
+        result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
+                            workers=args.workers, progress=not args.json)
         report = result.to_dict()
         status = 0
     else:

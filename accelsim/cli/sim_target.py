@@ -143,59 +143,34 @@ def _print_summary(m: dict[str, Any]) -> None:
 
 def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
     """A machine of several clusters: per-cluster programs, the many-cluster event run and
-    its report (`accelsim.report.clusters`)."""
+    its report (`accelsim.dse.cluster_run.run_clusters`, which the DSE evaluator shares)."""
 
-    from accelsim.compile.clusters import compile_for_clusters
+    from accelsim.dse.cluster_run import run_clusters
     from accelsim.report.chrome_trace import write_chrome_trace
-    from accelsim.report.clusters import cluster_report
-    from accelsim.sim.clusters import simulate_clusters
-    from accelsim.sim.options import SimOptions
 
     args = req.args
     for flag in ("as_is", "pass_flags", "compare", "roofline"):
         if getattr(args, flag, None):
             raise InputError(f"--{flag.replace('_', '-')} is not supported with clusters = "
                              f"{config.clusters} yet (use --set clusters=1)")
-    from accelsim.estimate.clusters import estimate_clusters
-
-    t0 = time.perf_counter()
-    progs = compile_for_clusters(config, req.program.module, req.program.func_name,
-                                 getattr(args, "distribution", "auto"))
-    compile_seconds = time.perf_counter() - t0
-    est = estimate_clusters(progs.modules, config, req.program.func_name)
     if args.fidelity == "analytic":
         if getattr(args, "trace", None):
             raise InputError("--trace needs the event fidelity")
-        extra_a: dict[str, Any] = {"fidelity": "analytic", "cycles": est.cycles,
-                                   "seconds": est.cycles / (config.clock_ghz * 1e9),
-                                   "config": config.name, "config_hash": config.hash(),
-                                   "distribution": progs.distribution,
-                                   "cluster_cycles": list(est.per_cluster), "pipeline": progs.flags}
         if args.check:
             raise InputError("--check needs output data: drop --fidelity analytic")
+    functional = not args.timing_only and args.fidelity != "analytic"
+    run = run_clusters(req.program.module, config, req.program.func_name,
+                       distribution=getattr(args, "distribution", "auto"),
+                       fidelity="analytic" if args.fidelity == "analytic" else "event",
+                       inputs=req.inputs, functional=functional)
+    progs, est, extra = run.programs, run.estimate, run.figures
+    if run.result is None:
         if not args.json:
             print(f"sim [analytic] config {config.name}: {est.cycles} cycles, distribution "
                   f"{progs.distribution} (slowest of {config.clusters} clusters, each on its "
                   "fair share of DRAM and the interconnect)")
-        return RunOutcome({}, time.perf_counter() - t0, compile_seconds, (), extra_a)
-    functional = not args.timing_only
-    t1 = time.perf_counter()
-    result = simulate_clusters(progs.modules, config, req.inputs if functional else None,
-                               req.program.func_name, options=SimOptions(functional=functional))
-    wall = time.perf_counter() - t1
-    ic = result.extra.get("interconnect")
-    link_bytes = dict(zip(ic.model.names, ic.bytes, strict=True)) if ic is not None else {}
-    rep = cluster_report(result.trace, config, result.cycles, result.stats.ideal_compute_cycles,
-                         link_bytes)
-    extra: dict[str, Any] = {"fidelity": "event", "cycles": result.cycles,
-                             "seconds": result.seconds, "config": config.name,
-                             "config_hash": config.hash(), "distribution": progs.distribution,
-                             "dma_ops": result.stats.dma_ops,
-                             "kernel_calls": result.stats.kernel_calls,
-                             "flags": result.flags, "pipeline": progs.flags,
-                             "analytic_cycles": est.cycles,
-                             "analytic_error": (est.cycles - result.cycles) / result.cycles
-                             if result.cycles else 0.0, **rep.as_json()}
+        return RunOutcome({}, run.sim_seconds, run.compile_seconds, (), extra)
+    result = run.result
     if getattr(args, "trace", None):
         write_chrome_trace(args.trace, result.trace, config.clock_ghz)
     if getattr(args, "timeline", None):
@@ -203,6 +178,9 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
 
         plot_cluster_timeline(result.trace, args.timeline, config=config)
     if not args.json:
+        from accelsim.report.clusters import run_cluster_report
+
+        rep = run_cluster_report(result, config)
         print(f"sim [event] config {config.name}: {result.cycles} cycles "
               f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")
         print(rep.text())
@@ -210,4 +188,5 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
         for f in result.flags:
             print(f"  flag: {f}")
     arrays = dict(result.outputs) if result.outputs is not None else {}
-    return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
+    return RunOutcome(arrays, run.sim_seconds, run.compile_seconds,
+                      tuple(arrays) if functional else (), extra)

@@ -97,6 +97,8 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
 
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
+    if config.clusters > 1:
+        return cluster_point_figures(point, config)
     with capacity_refusals():  # a point whose buffers cannot fit is infeasible, never simulated
         check_tiles_fit(point, config, compile_flags(point.options, config))
         module = compiled_module(point, config)
@@ -122,6 +124,52 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
         figures["analytic_error"] = (est - result.cycles) / result.cycles if result.cycles else None
         if point.functional:
             figures.update(_check_outputs(wl, inputs, result.outputs))
+    figures["config_hash"] = config.hash()
+    return figures
+
+
+# With clusters > 1 a point compiles as `accelsim run --target sim` does (the tile search on the
+# largest cluster's share, `compile_for_clusters`): only these tile choices mean that.
+CLUSTER_TILE_SIZES = ("auto", "search")
+
+
+def cluster_point_figures(point: Point, config: HardwareConfig) -> dict[str, Scalar | None]:
+    """A point on a machine of several clusters: `accelsim.dse.cluster_run.run_clusters`, the
+    code of `accelsim run KERNEL --target sim` with clusters > 1, timing only (event, or
+    analytic for `fidelity = "analytic"`); its scalar figures, the per-cluster tables left out."""
+    import workloads
+    from accelsim.dse.cluster_run import run_clusters
+    from accelsim.errors import InputError
+
+    tiles = str(point.options["tile_sizes"])
+    if tiles not in CLUSTER_TILE_SIZES:
+        raise InputError(f"tile_sizes = {tiles!r} with clusters = {config.clusters}: a many-cluster "
+                         f"point compiles with the tile search (allowed: {', '.join(CLUSTER_TILE_SIZES)})")
+    if point.functional:
+        raise InputError(f"functional = true with clusters = {config.clusters}: many-cluster "
+                         "points are timing only")
+    wl = workloads.get(point.workload)
+    fidelity = "analytic" if point.fidelity == "analytic" else "event"
+    run = run_clusters(wl.module(), config, wl.func_name, fidelity=fidelity)
+    figures: dict[str, Scalar | None] = {}
+    for k, v in run.figures.items():
+        if k not in _NOT_FIGURES and isinstance(v, int | float | str) and not isinstance(v, bool):
+            figures[k] = v
+    rep = run.figures
+    figures["pipeline"] = " ".join(map(str, rep.get("pipeline") or ()))
+    figures["flags"] = "; ".join(map(str, rep.get("flags") or ()))
+    if run.result is not None:
+        st = run.result.stats
+        for name in ("macs",):
+            if isinstance(getattr(st, name, None), int):
+                figures[name] = getattr(st, name)
+        roof = rep.get("cluster_roofline") or {}
+        if isinstance(roof, dict):
+            figures["roofline_cycles"] = roof.get("roofline_cycles")
+            figures["roofline_bound"] = roof.get("bound")
+        figures["load_imbalance"] = rep.get("load_imbalance")
+    if point.fidelity == "both":
+        figures["confirmed"] = False
     figures["config_hash"] = config.hash()
     return figures
 

@@ -36,6 +36,11 @@ DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` co
 # ---------------------------------------------------------------------------------------------
 # compiler options: name -> (default, canonicalizer raising ValueError with "expected ...")
 
+# The config's top-level keys a sweep may vary (each value is checked against the config's
+# schema like any other key, `_check_against_schema`).
+UNDOTTED_HARDWARE_KEYS = ("clusters", "clock_ghz")
+
+
 def _tile_sizes(v: Any) -> str:
     """"auto" (the cache model for the SRAM capacity), "search" (the machine-aware tile search of
     `--target sim`: tiles, copy capacity and stages of its own), "none" (no tiling), N, or
@@ -339,8 +344,9 @@ class Sweep:
         out: dict[str, tuple[Scalar, ...]] = {}
         for key, value in flat.items():
             where = f"{self.source}: key 'hardware.{key}'"
-            if "." not in key:
-                raise ConfigError(f"{where}: expected a dotted config key like 'sram.capacity_kib'")
+            if "." not in key and key not in UNDOTTED_HARDWARE_KEYS:
+                raise ConfigError(f"{where}: expected a dotted config key like 'sram.capacity_kib' "
+                                  f"or one of {', '.join(UNDOTTED_HARDWARE_KEYS)}")
             values = _as_range(value)
             if not values:
                 raise ConfigError(f"{where}: empty range (expected at least one value)")

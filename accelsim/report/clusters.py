@@ -123,3 +123,32 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
               for name, lv in shared.items()}
     return ClusterReport(cycles, rows, imbalance, util, hottest, dram_bytes, dram_bytes / span,
                          peak, bounds, bound, levels)
+
+
+def run_cluster_report(result: Any, config: HardwareConfig) -> ClusterReport:
+    """`cluster_report` of a `simulate_clusters` run (its trace, stats and interconnect)."""
+    ic = result.extra.get("interconnect")
+    link_bytes = dict(zip(ic.model.names, ic.bytes, strict=True)) if ic is not None else {}
+    return cluster_report(result.trace, config, result.cycles, result.stats.ideal_compute_cycles,
+                          link_bytes)
+
+
+def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,
+                    pipeline: list[str]) -> dict[str, Any]:
+    """The figures of a many-cluster event run (`result`: `simulate_clusters`' SimResult), with
+    its cluster report and the analytic estimate's cycles beside the event ones."""
+    rep = run_cluster_report(result, config)
+    return {"fidelity": "event", "cycles": result.cycles, "seconds": result.seconds,
+            "config": config.name, "config_hash": config.hash(), "distribution": distribution,
+            "dma_ops": result.stats.dma_ops, "kernel_calls": result.stats.kernel_calls,
+            "flags": result.flags, "pipeline": pipeline, "analytic_cycles": analytic_cycles,
+            "analytic_error": (analytic_cycles - result.cycles) / result.cycles
+            if result.cycles else 0.0, **rep.as_json()}
+
+
+def cluster_analytic_figures(cycles: int, per_cluster: tuple[int, ...], config: HardwareConfig,
+                             distribution: str, pipeline: list[str]) -> dict[str, Any]:
+    """The figures of a many-cluster analytic estimate (`estimate_clusters`)."""
+    return {"fidelity": "analytic", "cycles": cycles, "seconds": cycles / (config.clock_ghz * 1e9),
+            "config": config.name, "config_hash": config.hash(), "distribution": distribution,
+            "cluster_cycles": list(per_cluster), "pipeline": pipeline}
