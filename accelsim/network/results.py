@@ -47,16 +47,22 @@ class LayerResult:
 
 
 def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]:
-    """Sum the kernel figures of one layer (an empty list: a view, no kernel, zero cycles)."""
+    """Sum the kernel figures of one layer (an empty list: a view, no kernel, zero cycles). A
+    figure some kernel's run does not give (a many-cluster run has no DRAM read/write split,
+    energy or compute busy time) is None for the layer, never a flattering 0."""
     out: dict[str, Any] = {k: 0 for k in SUMMED}
     for f in per_kernel:
         for k in SUMMED:
             v = f.get(k)
-            out[k] += int(v) if isinstance(v, int) else float(v or 0)
-    out["macs"] = max(int(out["macs"]), layer.macs)
+            if v is None or out[k] is None:
+                out[k] = None if k != "macs" else out[k]
+                continue
+            out[k] += int(v) if isinstance(v, int) else float(v)
+    out["macs"] = max(int(out["macs"] or 0), layer.macs)
     cycles = out["cycles"]
     out["roofline_ratio"] = cycles / out["roofline_cycles"] if out["roofline_cycles"] else None
-    out["compute_utilization"] = out["compute_busy_cycles"] / cycles if cycles else 0.0
+    busy = out["compute_busy_cycles"]
+    out["compute_utilization"] = None if busy is None else busy / cycles if cycles else 0.0
     dominant = max(per_kernel, key=lambda f: f.get("roofline_cycles") or 0, default=None)
     out["bound"] = str(dominant.get("roofline_bound") or "-") if dominant else "-"
     effs = [(f.get("mapping_efficiency"), f.get("cycles") or 0) for f in per_kernel]
@@ -89,12 +95,14 @@ class NetworkResult:
         return NetworkResult(network, tuple(rows), config, fidelity, clock_ghz, meta)
 
     def totals(self) -> dict[str, Any]:
-        t: dict[str, Any] = {k: sum(r.figures[k] for r in self.layers) for k in SUMMED}
+        t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
         t["cycles"] = int(t["cycles"])
-        t["dram_bytes"] = t["dram_bytes_read"] + t["dram_bytes_written"]
+        t["dram_bytes"] = (None if t["dram_bytes_read"] is None or t["dram_bytes_written"] is None
+                           else t["dram_bytes_read"] + t["dram_bytes_written"])
         t["seconds"] = t["cycles"] / (self.clock_ghz * 1e9)
         t["roofline_ratio"] = t["cycles"] / t["roofline_cycles"] if t["roofline_cycles"] else None
-        t["compute_utilization"] = t["compute_busy_cycles"] / t["cycles"] if t["cycles"] else 0.0
+        busy = t["compute_busy_cycles"]
+        t["compute_utilization"] = None if busy is None else busy / t["cycles"] if t["cycles"] else 0.0
         return t
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,21 +145,39 @@ class NetworkResult:
             ratio = f"{f['roofline_ratio']:.2f}" if f["roofline_ratio"] else "-"
             eff = f.get("mapping_efficiency")
             lines.append(f"{_clip(r.layer.name, 22):<22} {r.layer.lowering:<12} {f['cycles']:>12,} "
-                         f"{f['compute_utilization']:>6.1%} {int(f['dram_bytes_read']):>12,} "
-                         f"{int(f['dram_bytes_written']):>11,} {ratio:>8} {f['bound']:<9} "
-                         f"{f['energy_pj'] / 1e6:>10.3f}"
+                         f"{_pct(f['compute_utilization']):>6} {_int(f['dram_bytes_read']):>12} "
+                         f"{_int(f['dram_bytes_written']):>11} {ratio:>8} {f['bound']:<9} "
+                         f"{_uj(f['energy_pj']):>10}"
                          + ((f" {eff:>7.1%}" if eff is not None else f" {'-':>7}") if show_eff else ""))
         if len(shown) < len(self.layers):
             lines.append(f"... {len(self.layers) - len(shown)} more layers (--csv for all)")
         t = self.totals()
         ratio = f"{t['roofline_ratio']:.2f}" if t["roofline_ratio"] else "-"
         lines.append("-" * len(head))
-        lines.append(f"{'total':<22} {'':<12} {t['cycles']:>12,} {t['compute_utilization']:>6.1%} "
-                     f"{int(t['dram_bytes_read']):>12,} {int(t['dram_bytes_written']):>11,} {ratio:>8} "
-                     f"{'':<9} {t['energy_pj'] / 1e6:>10.3f}")
+        lines.append(f"{'total':<22} {'':<12} {t['cycles']:>12,} {_pct(t['compute_utilization']):>6} "
+                     f"{_int(t['dram_bytes_read']):>12} {_int(t['dram_bytes_written']):>11} {ratio:>8} "
+                     f"{'':<9} {_uj(t['energy_pj']):>10}")
         lines.append(f"{t['cycles']:,} cycles = {t['seconds'] * 1e3:.3f} ms at {self.clock_ghz:g} GHz; "
                      f"{int(t['macs']):,} MACs; simulated in {self.meta.get('wall_seconds', 0):.2f} s")
         return "\n".join(lines)
+
+
+def _sum(values: Any) -> Any:
+    """A total, or None when some layer does not give the figure."""
+    vals = list(values)
+    return None if any(v is None for v in vals) else sum(vals)
+
+
+def _int(v: Any) -> str:
+    return "n/a" if v is None else f"{int(v):,}"
+
+
+def _pct(v: Any) -> str:
+    return "n/a" if v is None else f"{v:.1%}"
+
+
+def _uj(v: Any) -> str:
+    return "n/a" if v is None else f"{v / 1e6:.3f}"
 
 
 def _clip(text: str, width: int) -> str:

@@ -42,3 +42,22 @@ def test_layers_on_cluster4_equal_their_kernels_run_alone(capsys, tmp_path: Path
                      "--config", "cluster4", "--fidelity", fidelity)
         assert alone["distribution"] in ("block", "block2d")
         assert layer["cycles"] == alone["cycles"], layer["name"]
+
+
+def test_figures_a_cluster_run_does_not_give_are_null_not_zero(capsys, tmp_path: Path) -> None:
+    """A many-cluster kernel run reports no DRAM read/write split and no energy: the network's
+    layers and totals say so (null, "n/a"), where one cluster gives numbers."""
+    topo = tmp_path / "tiny.csv"
+    topo.write_text(TOPO)
+    net = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
+               "--workers", "0", "--config", "cluster4")
+    for key in ("dram_bytes_read", "dram_bytes_written", "energy_pj"):
+        assert net[key] is None and all(layer[key] is None for layer in net["layers"]), key
+    one = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
+               "--workers", "0", "--config", "cluster4", "--set", "clusters=1")
+    assert one["dram_bytes_read"] > 0 and one["energy_pj"] > 0
+    assert main(["run", str(topo), "--target", "sim", "--timing-only", "--workers", "0",
+                 "--config", "cluster4"]) == 0
+    out, _ = capsys.readouterr()
+    total = next(line for line in out.splitlines() if line.startswith("total"))
+    assert "n/a" in total
