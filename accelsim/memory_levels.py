@@ -9,13 +9,10 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from accelsim.config_rules import Rule, check_fields, fmt_number
 from accelsim.errors import ConfigError
-
-if TYPE_CHECKING:
-    from accelsim.config import DramConfig, EnergyConfig, HardwareConfig
 
 _check, _fmt = check_fields, fmt_number
 
@@ -163,72 +160,6 @@ def level_dict(lv: MemoryLevel) -> dict[str, Any]:
 
 def link_dict(lk: LinkConfig) -> dict[str, Any]:
     return {f.name: getattr(lk, f.name) for f in dataclasses.fields(lk)}
-
-
-def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
-    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
-    d, s, e = cfg.dram, cfg.sram, cfg.energy
-    dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
-                       d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
-                       e.dram_pj_per_byte, e.dram_pj_per_byte)
-    sram = MemoryLevel("sram", cfg.spaces.sram, "dram", s.capacity_kib, s.bytes_per_cycle,
-                       s.bytes_per_cycle, 1, 0, s.banks, e.sram_pj_per_byte, e.sram_pj_per_byte)
-    return (dram, sram)
-
-
-# DRAM's capacity when a config does not give one (4 GiB): reported, not a limit the
-# simulator enforces on the program's arguments
-DRAM_CAPACITY_KIB = 4 << 20
-
-
-def chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
-              ) -> tuple[MemoryLevel, ...]:
-    """The given levels as a chain from the root, the root's timing filled from [dram]."""
-    if len(levels) < 2:
-        raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
-                          "[[memory]] levels (DRAM and one beside the compute unit)")
-    by_name: dict[str, MemoryLevel] = {}
-    spaces: dict[int, str] = {}
-    for lv in levels:
-        if not isinstance(lv, MemoryLevel):
-            raise ConfigError(f"memory = {lv!r}: must be a [[memory]] table")
-        if lv.name in by_name:
-            raise ConfigError(f"memory.{lv.name}: two levels are named {lv.name!r}")
-        if lv.space in spaces:
-            raise ConfigError(f"memory.{lv.name}.space = {lv.space}: level {spaces[lv.space]!r} "
-                              "already has this memory space")
-        by_name[lv.name] = lv
-        spaces[lv.space] = lv.name
-    roots = [lv for lv in levels if lv.parent is None]
-    if len(roots) != 1:
-        raise ConfigError(f"memory: {len(roots)} levels without a parent "
-                          f"({', '.join(lv.name for lv in roots) or 'none'}): exactly one, the "
-                          "DRAM root, has none")
-    children: dict[str, MemoryLevel] = {}
-    for lv in levels:
-        if lv.parent is None:
-            continue
-        if lv.parent not in by_name:
-            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: no level has that name "
-                              f"(levels: {', '.join(by_name)})")
-        if lv.parent in children:
-            raise ConfigError(f"memory.{lv.name}.parent = {lv.parent!r}: {children[lv.parent].name!r} "
-                              "is already its child; the levels form one chain from DRAM to the "
-                              "compute unit")
-        children[lv.parent] = lv
-    root = roots[0]
-    root = dataclasses.replace(root, read_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
-                               write_bytes_per_cycle=dram.bandwidth_bytes_per_cycle,
-                               ports=dram.channels, latency_cycles=dram.latency_cycles,
-                               banks=dram.channels)
-    chain = [root]
-    while chain[-1].name in children:
-        chain.append(children[chain[-1].name])
-    if len(chain) != len(levels):  # a cycle among the others
-        lost = [lv.name for lv in levels if lv.name not in {c.name for c in chain}]
-        raise ConfigError(f"memory: levels {', '.join(lost)} do not descend from the root "
-                          f"{root.name!r} (their parents form a cycle)")
-    return tuple(chain)
 
 
 def links_of(chain: Sequence[MemoryLevel], given: Sequence[LinkConfig], dma: DmaConfig
