@@ -179,21 +179,8 @@ class ChannelController:
             hm = [(-1, -1)] * len(open_row)  # per bank: hit_miss(b_), kept for the banks not served
             cand = [candidate(b_) for b_ in range(len(open_row))]
         elif n > 1:  # each request's readiness (FCFS among those ready by `now`)
-            keys = []
-            for q in reqs:
-                b_, g_ = q[0], q[2]
-                o_ = open_row[b_]
-                if o_ == q[3]:  # a hit: its column command
-                    x = cas_ok[b_]
-                    if bg_next[g_] > x:
-                        x = bg_next[g_]
-                else:  # a miss: its activate
-                    x = act_ok[b_]
-                    if o_ >= 0 and pre_ok[b_] + trp > x:
-                        x = pre_ok[b_] + trp
-                    if last_act_bg[g_] + trrd_l > x:
-                        x = last_act_bg[g_] + trrd_l
-                keys.append(x if x > now else now)
+            keys = _readiness(reqs, now, open_row, cas_ok, act_ok, pre_ok, bg_next, last_act_bg,
+                              trp, trrd_l)
         while n and (stop is None or left > stop):
             i = 0
             if fast:
@@ -304,21 +291,8 @@ class ChannelController:
                         cand[b_] = best
             elif keys is not None:
                 if refreshed:  # all of them again
-                    keys = []
-                    for q in reqs:
-                        b_, g_ = q[0], q[2]
-                        o_ = open_row[b_]
-                        if o_ == q[3]:  # a hit: its column command
-                            x = cas_ok[b_]
-                            if bg_next[g_] > x:
-                                x = bg_next[g_]
-                        else:  # a miss: its activate
-                            x = act_ok[b_]
-                            if o_ >= 0 and pre_ok[b_] + trp > x:
-                                x = pre_ok[b_] + trp
-                            if last_act_bg[g_] + trrd_l > x:
-                                x = last_act_bg[g_] + trrd_l
-                        keys.append(x if x > now else now)
+                    keys = _readiness(reqs, now, open_row, cas_ok, act_ok, pre_ok, bg_next,
+                                      last_act_bg, trp, trrd_l)
                 elif n > 1:  # the keys that can have changed: requests in its bank group
                     for j in range(n):
                         q = reqs[j]
@@ -394,3 +368,28 @@ class ChannelController:
             r = reqs.pop(0)
             self._serve(r, self.bus, True)
         self._requeue(reqs)
+
+
+def _readiness(reqs: list[Request], now: float, open_row: list[int], cas_ok: list[float],
+               act_ok: list[float], pre_ok: list[float], bg_next: list[float],
+               last_act_bg: list[float], trp: int, trrd_l: int) -> list[float]:
+    """Each waiting request's readiness (`now` at the earliest): a row hit when its column
+    command may issue, a miss when its activate may (after its bank's precharge and the
+    group's tRRD_L). `ChannelController._batch` keeps these keys and recomputes, inline, only
+    those of the bank group it served."""
+    keys = []
+    for q in reqs:
+        b_, g_ = q[0], q[2]
+        o_ = open_row[b_]
+        if o_ == q[3]:  # a hit: its column command
+            x = cas_ok[b_]
+            if bg_next[g_] > x:
+                x = bg_next[g_]
+        else:  # a miss: its activate
+            x = act_ok[b_]
+            if o_ >= 0 and pre_ok[b_] + trp > x:
+                x = pre_ok[b_] + trp
+            if last_act_bg[g_] + trrd_l > x:
+                x = last_act_bg[g_] + trrd_l
+        keys.append(x if x > now else now)
+    return keys
