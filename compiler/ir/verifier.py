@@ -108,6 +108,28 @@ def non_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
     return None
 
 
+def semi_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
+    """The first sub-expression that is not even semi-affine (MLIR's rule: one factor of a
+    product, and the divisor of floordiv/ceildiv/mod, must be symbolic), and why."""
+    if not isinstance(e, Binary):
+        return None
+    for side in (e.lhs, e.rhs):
+        found = semi_affine_reason(side)
+        if found is not None:
+            return found
+    if e.kind == "add":
+        return None
+    if e.kind == "mul":
+        if _has_dim(e.lhs) and _has_dim(e.rhs):
+            return e, "a product of two dims is not affine"
+        return None
+    if _has_dim(e.rhs):
+        return e, f"'{e.kind}' by an expression of dims is not affine"
+    if isinstance(e.rhs, Const) and e.rhs.value <= 0:
+        return e, f"'{e.kind}' by a non-positive constant ({e.rhs.value}) is not affine"
+    return None
+
+
 def _has_dim(e: AffineExpr) -> bool:
     return any(isinstance(a, Dim) for a in e.atoms())
 
@@ -223,9 +245,10 @@ class _Verifier:
         exprs = m.results if isinstance(m, AffineMap) else m.constraints
         for e in exprs:
             bad = non_affine_reason(e)
-            if bad is not None and (what.endswith(" bound") or what == "condition") and not any(
-                    isinstance(a, Dim) and a.pos < m.num_dims for a in bad[0].atoms()):
-                continue  # a loop bound or condition may be semi-affine in its symbols, as MLIR
+            if bad is not None and (what.endswith(" bound") or what == "condition"):
+                # a loop bound or condition may be semi-affine, as MLIR's: products with a
+                # symbol factor, divisions by a symbolic divisor (parametric tiling's bounds)
+                bad = semi_affine_reason(e)
             if bad is not None:
                 sub, why = bad
                 names = ", ".join(

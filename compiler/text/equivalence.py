@@ -64,12 +64,18 @@ def _exprs_agree(xs: tuple[AffineExpr, ...], ys: tuple[AffineExpr, ...]) -> bool
     for point in _SAMPLES:
         vals = [point[k % len(point)] + 7 * (k // len(point)) for k in range(len(used))]
         for x, y in zip(xs, ys, strict=True):
-            try:
-                if evaluate_expr(x, vals) != evaluate_expr(y, vals):
-                    return False
-            except ZeroDivisionError:
+            if x != y and _value(x, vals) != _value(y, vals):
                 return False
     return True
+
+
+def _value(e: AffineExpr, vals: list[int]) -> int | None:
+    """`e` at `vals`; None where it divides by zero (a semi-affine divisor at 0: both sides
+    undefined there agree, one side undefined does not)."""
+    try:
+        return evaluate_expr(e, vals)
+    except ZeroDivisionError:
+        return None
 
 
 def _maps_agree(x: object, y: object) -> bool:
