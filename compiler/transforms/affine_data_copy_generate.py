@@ -35,13 +35,14 @@ import islpy as isl
 
 from compiler.analysis.domain import enclosing_loops
 from compiler.analysis.region import MemRefRegion, region_context
-from compiler.diagnostics import PassError
+from compiler.diagnostics import Location, PassError
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineForOp,
     AffineLoadOp,
     AffineParallelOp,
     AffineStoreOp,
+    FuncOp,
     ModuleOp,
     opaque_memref_uses,
 )
@@ -93,8 +94,7 @@ class AffineDataCopyGeneratePass(Pass):
         for func in module.funcs:
             if func.is_declaration:
                 continue
-            self._func = func
-            self._copy_nests: set[int] = set()
+            self.start_func(func)
             self.run_on_block(func.body)
 
     # ---- ranges and recursion (MLIR's runOnBlock) ----------------------------------------
@@ -151,7 +151,16 @@ class AffineDataCopyGeneratePass(Pass):
         return total > cap
 
     # ---- one range (MLIR's affineDataCopyGenerate) --------------------------------------
-    def generate(self, range_ops: Sequence[Operation]) -> None:
+    def start_func(self, func: FuncOp) -> None:
+        """Copy into `func` one range at a time (upstream's test pass drives `generate`)."""
+        self._func = func
+        self._copy_nests: set[int] = set()
+
+    def generate(self, range_ops: Sequence[Operation], only_memref: Value | None = None,
+                 strict_capacity: bool = True) -> None:
+        """Copies for every slow memref the range accesses (`only_memref`: that one alone,
+        upstream's filterMemRef). Buffers over `fast-mem-capacity` in total are an error, or
+        with `strict_capacity=False` a remark, the copies kept (upstream's warning)."""
         range_ops = [op for op in range_ops if not op.IS_TERMINATOR]
         if not range_ops:
             return
@@ -172,7 +181,12 @@ class AffineDataCopyGeneratePass(Pass):
             assert isinstance(mt, MemRefType)
             if mt.memory_space != opts.slow_mem_space or mt.rank == 0:
                 continue
+            if only_memref is not None and memref is not only_memref:
+                continue
             if any(defined_inside(memref, op) for op in range_ops):
+                after = self._after_definition(memref, range_ops)
+                if after:    # defined by an op of the range: copies go after it (upstream's too)
+                    total += self._copy_after_definition(memref, after, loc)
                 continue
             if any(opaque_memref_uses(op, memref) for op in range_ops):
                 self.remark(loc, f"no copy for %{memref.name_hint or '?'}: an op of unknown memory "
@@ -192,10 +206,37 @@ class AffineDataCopyGeneratePass(Pass):
             for part_region, part_ops in parts:
                 total += self._emit_one(memref, part_region, range_ops, part_ops)
         cap = opts.capacity_bytes
-        if cap is not None and total > cap:
+        if cap is not None and total > cap and not strict_capacity:
+            self.remark(loc, f"the copy buffers for this block need {total} bytes of fast memory, "
+                             f"more than fast-mem-capacity ({cap} bytes); copies kept (upstream "
+                             "warns alike)")
+        elif cap is not None and total > cap:
             raise PassError(f"affine-data-copy-generate: the copy buffers for this block need {total} "
                             f"bytes of fast memory, {cap} bytes available (fast-mem-capacity="
                             f"{opts.fast_mem_capacity} KiB), even at the innermost level", loc)
+
+    @staticmethod
+    def _after_definition(memref: Value, range_ops: Sequence[Operation]) -> list[Operation]:
+        """The ops of the range after the one defining `memref`; [] unless a top-level op of
+        the range defines it."""
+        for k, op in enumerate(range_ops):
+            if any(r is memref for r in op.results):
+                return [o for o in range_ops[k + 1:] if not o.IS_TERMINATOR]
+        return []
+
+    def _copy_after_definition(self, memref: Value, ops: Sequence[Operation], loc: Location) -> int:
+        from compiler.analysis import memref_regions
+
+        region = memref_regions(ops).get(memref)
+        if region is None or region.num_elements == 0:
+            return 0
+        if any(e is None for e in region.extents):
+            self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its region has no constant "
+                             "size at this depth")
+            return 0
+        if any(opaque_memref_uses(op, memref) for op in ops):
+            return 0
+        return self._emit_one(memref, region, ops, None)
 
     def _emit_one(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
                   only: Sequence[Operation] | None) -> int:

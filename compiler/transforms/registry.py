@@ -19,6 +19,7 @@ from compiler.transforms.affine_sibling_fusion import AffineSiblingFusionPass
 from compiler.transforms.convert_linalg_to_affine_loops import ConvertLinalgToAffineLoopsPass
 from compiler.transforms.outline_kernels import OutlineKernelsPass
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.test_affine_data_copy import TestAffineDataCopyPass
 from compiler.transforms.test_affine_parametric_tile import TestAffineParametricTilePass
 
 PASSES: Mapping[str, type[Pass]] = {
@@ -32,6 +33,7 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineSiblingFusionPass,
         OutlineKernelsPass,
         ConvertLinalgToAffineLoopsPass,
+        TestAffineDataCopyPass,
         TestAffineParametricTilePass,
     )
 }

@@ -16,7 +16,8 @@ def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
     assert sorted(PASSES) == ["affine-cluster-distribute", "affine-data-copy-generate",
                               "affine-loop-tile", "affine-pipeline-data-transfer",
                               "affine-scalar-replace", "affine-sibling-fusion",
-                              "convert-linalg-to-affine-loops", "outline-kernels"]
+                              "convert-linalg-to-affine-loops", "outline-kernels",
+                              "test-affine-data-copy", "test-affine-parametric-tile"]
     for flag, cls in PASSES.items():
         assert cls.name == flag
         module = flag.replace("-", "_")
@@ -42,7 +43,8 @@ def test_flags_and_unknown_passes() -> None:
                                           r"affine-loop-tile, "
                                           r"affine-pipeline-data-transfer, affine-scalar-replace, "
                                           r"affine-sibling-fusion, convert-linalg-to-affine-loops, "
-                                          r"outline-kernels\)"):
+                                          r"outline-kernels, test-affine-data-copy, "
+                                          r"test-affine-parametric-tile\)"):
         create_pass("lower-to-host")
     pm = PassManager.from_flags(["--affine-loop-tile=tile-size=4", "--outline-kernels"])
     assert [p.name for p in pm.passes] == ["affine-loop-tile", "outline-kernels"]
