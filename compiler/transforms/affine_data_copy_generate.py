@@ -42,6 +42,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineParallelOp,
     AffineStoreOp,
+    DeallocOp,
     FuncOp,
     ModuleOp,
     opaque_memref_uses,
@@ -155,6 +156,7 @@ class AffineDataCopyGeneratePass(Pass):
         """Copy into `func` one range at a time (upstream's test pass drives `generate`)."""
         self._func = func
         self._copy_nests: set[int] = set()
+        self.copy_roots: list[Operation] = []   # the roots of every copy emitted, in order
 
     def generate(self, range_ops: Sequence[Operation], only_memref: Value | None = None,
                  strict_capacity: bool = True) -> None:
@@ -183,7 +185,8 @@ class AffineDataCopyGeneratePass(Pass):
                 continue
             if only_memref is not None and memref is not only_memref:
                 continue
-            if any(defined_inside(memref, op) for op in range_ops):
+            if any(defined_inside(memref, op) or any(r is memref for r in op.results)
+                   for op in range_ops):
                 after = self._after_definition(memref, range_ops)
                 if after:    # defined by an op of the range: copies go after it (upstream's too)
                     total += self._copy_after_definition(memref, after, loc)
@@ -217,11 +220,16 @@ class AffineDataCopyGeneratePass(Pass):
 
     @staticmethod
     def _after_definition(memref: Value, range_ops: Sequence[Operation]) -> list[Operation]:
-        """The ops of the range after the one defining `memref`; [] unless a top-level op of
-        the range defines it."""
+        """The ops of the range after the one defining `memref` and before its dealloc; []
+        unless a top-level op of the range defines it."""
         for k, op in enumerate(range_ops):
             if any(r is memref for r in op.results):
-                return [o for o in range_ops[k + 1:] if not o.IS_TERMINATOR]
+                out: list[Operation] = []
+                for o in range_ops[k + 1:]:
+                    if o.IS_TERMINATOR or (isinstance(o, DeallocOp) and o.operands[0] is memref):
+                        break
+                    out.append(o)
+                return out
         return []
 
     def _copy_after_definition(self, memref: Value, ops: Sequence[Operation], loc: Location) -> int:
@@ -267,6 +275,7 @@ class AffineDataCopyGeneratePass(Pass):
         place.finish()
         for op in emitted.copy_ops:
             self._copy_nests.add(id(op))
+            self.copy_roots.append(op)
         for note in emitted.notes:
             self.remark(spec.loc, note)
         return emitted.buffer_bytes

@@ -16,6 +16,9 @@ loop (upstream's condition; otherwise the function is left alone):
   memory (upstream's newer option): buffers over it are a remark, as upstream warns, not an
   error; a memref allocated in that body gets its copies after the alloc.
 
+Copy loops that run once are then replaced by their bodies, as upstream's pass does
+(`rewrite/promote.py`).
+
 Where upstream is wrong this pass is not: upstream's `for-memref-region` copies in the first
 load's region only and then redirects every access of the memref to the buffer, so stores to
 it are lost (never copied out) and other accesses may fall outside the buffer; here the
@@ -32,6 +35,8 @@ from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, ModuleOp
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_data_copy_generate import Options as CopyOptions
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.rewrite.promote import promote_if_single_iteration
+from compiler.transforms.rewrite.structure import defined_inside
 
 UPSTREAM_CAPACITY_KIB = 32 * 1024   # the test pass's fastMemCapacityBytes: 32 MiB
 
@@ -93,11 +98,19 @@ class TestAffineDataCopyPass(Pass):
                 copier.generate(list(nest.body.ops), only_memref=load.memref, strict_capacity=False)
             elif opts.for_memref_region:
                 assert load is not None
+                if defined_inside(load.memref, nest):
+                    self.remark(load.loc, f"no copy for %{load.memref.name_hint or '?'}: it is "
+                                          "allocated inside the nest")
+                    continue
                 self._note_region(nest, load)
                 copier.generate([nest], only_memref=load.memref, strict_capacity=False)
             else:
                 copier.generate(list(nest.body.ops), strict_capacity=False)
-            self.remarks.extend(copier.remarks)
+            for r in copier.remarks:
+                self.remark(r.loc, r.message)
+            for root in copier.copy_roots:   # as upstream: single-iteration copy loops inlined
+                for lp in reversed([op for op in root.walk() if isinstance(op, AffineForOp)]):
+                    promote_if_single_iteration(lp)
 
     def _note_region(self, nest: AffineForOp, load: AffineLoadOp) -> None:
         others = [op for op in nest.walk() if isinstance(op, AffineLoadOp | AffineStoreOp)
