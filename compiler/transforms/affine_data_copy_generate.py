@@ -10,7 +10,9 @@ findHighestBlockForPlacement), but only when no other op in those loops touches 
 
 `fast-mem-space` equal to `slow-mem-space` (upstream's `fast-mem-space=0`) copies inside one
 memory space with point-wise loops. A memref that an op of unknown memory effect (an
-unregistered op) takes inside a range is not copied there.
+unregistered op) takes inside a range is not copied there. A memref defined by an op of the
+range (an alloc, a get_global after the range's first access) is copied for the ops between
+its definition and its dealloc, never before it exists (upstream issue 216630).
 
 Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles, exact
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
