@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from compiler.diagnostics import DiagnosticError
 from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_intervals
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
@@ -345,8 +346,12 @@ def _box_block(block: Block, ivs: dict[Value, Interval], found: dict[int, list],
                arg_pos: dict[int, int]) -> None:
     for op in block.ops:
         if isinstance(op, AffineForOp):
-            low = map_intervals(op.lower_map, [ivs[v] for v in op.lower_operands])
-            up = map_intervals(op.upper_map, [ivs[v] for v in op.upper_operands])
+            try:
+                low = map_intervals(op.lower_map, [ivs[v] for v in op.lower_operands])
+                up = map_intervals(op.upper_map, [ivs[v] for v in op.upper_operands])
+            except ValueError as exc:   # a semi-affine bound dividing by a value <= 0 here
+                raise DiagnosticError(f"affine.for: {exc} for these arguments (a division by a "
+                                      "value that is not positive)", op.loc) from None
             lo = max(iv[0] for iv in low)   # lb = max(results): its smallest possible value
             hi = min(iv[1] for iv in up) - 1  # ub = min(results): its largest possible value
             if hi < lo:

@@ -172,3 +172,28 @@ def test_band_with_iter_args_is_left_alone_with_a_remark() -> None:
     pm.run(m)
     assert print_module(m) == print_module(parse_module(text, "case.mlir"))
     assert [r.loc.line for r in pm.remarks] == [3]
+
+
+def test_simulator_runs_the_tiled_matmul_and_refuses_a_zero_tile_size() -> None:
+    """`--target sim --as-is` on semi-affine bounds: equal to the host run of the original
+    for positive tile sizes; a tile size of 0 is a located error on the host and the
+    simulator alike (a division by zero), never a traceback."""
+    from accelsim.config import load_config
+    from accelsim.sim.simulate import simulate
+    from compiler.diagnostics import DiagnosticError
+
+    before, after = only("matmul"), only("matmul")
+    PassManager.from_flags([FLAG]).run(after)
+    f = before.lookup("matmul")
+    assert f is not None
+    inputs = inputs_for(f, [7, 5, 3], seed=2)
+    want = run_host(before, inputs, "matmul")
+    sim = simulate(after, load_config("default"), inputs=inputs, func="matmul")
+    assert sim.outputs is not None
+    np.testing.assert_array_equal(sim.outputs["C"], want["C"])
+    zero = inputs_for(f, [0, 5, 3], seed=2)
+    with pytest.raises(DiagnosticError, match="ceildiv"):
+        run_host(after, zero, "matmul")
+    with pytest.raises(DiagnosticError, match="ceildiv") as info:
+        simulate(after, load_config("default"), inputs=zero, func="matmul")
+    assert info.value.loc.line > 0
