@@ -230,10 +230,12 @@ def test_map_operand_count_and_pure_affine_bounds() -> None:
     loop.set_upper_bound(AffineMap(0, 1, (Sym(0) * Sym(0),)), [n])
     verify(b.module)  # semi-affine in its symbols only: a bound MLIR accepts too
     loop.set_upper_bound(AffineMap(1, 1, (Dim(0) * Sym(0),)), [n, n])
+    verify(b.module)  # semi-affine: a dim times a symbol (parametric tiling's bounds), as MLIR
+    loop.set_upper_bound(AffineMap(2, 0, (Dim(0) * Dim(1),)), [n, n])
     with pytest.raises(VerifyError) as info:
         verify(b.module)
-    assert info.value.message == ("'affine.for' op non-affine expression 'd0 * s0' in upper bound: a "
-                                  "product of a dim and a symbol is not affine (where d0 = %n, s0 = %n)")
+    assert info.value.message == ("'affine.for' op non-affine expression 'd0 * d1' in upper bound: a "
+                                  "product of two dims is not affine (where d0 = %n, d1 = %n)")
 
 
 def test_symbol_division_is_refused_even_when_operands_are_valid() -> None:
