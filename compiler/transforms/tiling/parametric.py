@@ -16,17 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compiler.ir.affine_expr import AffineExpr, Const, Dim, Sym
+from compiler.ir.affine_expr import Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Value
-from compiler.ir.ops import AffineForOp, AffineYieldOp
-
-
-def _shifted(m: AffineMap) -> tuple[AffineExpr, ...]:
-    """`m`'s results with every dim and symbol at its own position (a new dim appended after
-    the dims, or a new symbol after the symbols, leaves them valid)."""
-    return tuple(r.substitute([Dim(j) for j in range(m.num_dims)], [Sym(j) for j in range(m.num_symbols)])
-                 for r in m.results)
+from compiler.ir.ops import AffineForOp
+from compiler.transforms.tiling.tile_band import adopt_band_body, nest_loops, shifted_results
 
 
 def tile_space_upper(lp: AffineForOp, size: Value) -> tuple[AffineMap, list[Value]]:
@@ -35,7 +29,7 @@ def tile_space_upper(lp: AffineForOp, size: Value) -> tuple[AffineMap, list[Valu
     assert lb is not None
     um = lp.upper_map
     t = Sym(um.num_symbols)
-    results = tuple(Const(lb) + (r - lb).ceildiv(t) for r in _shifted(um))
+    results = tuple(Const(lb) + (r - lb).ceildiv(t) for r in shifted_results(um))
     return AffineMap(um.num_dims, um.num_symbols + 1, results), [*lp.upper_operands, size]
 
 
@@ -52,7 +46,7 @@ def intra_tile_bounds(lp: AffineForOp, tile_iv: Value, size: Value
     lower_ops = [*lops[:lm.num_dims], tile_iv, *lops[lm.num_dims:], size]
     tsym = Sym(um.num_symbols)
     hi = (Dim(um.num_dims) - lb) * tsym + tsym * lp.step + lb
-    upper = AffineMap(um.num_dims + 1, um.num_symbols + 1, (hi, *_shifted(um)))
+    upper = AffineMap(um.num_dims + 1, um.num_symbols + 1, (hi, *shifted_results(um)))
     uops = lp.upper_operands
     upper_ops = [*uops[:um.num_dims], tile_iv, *uops[um.num_dims:], size]
     return lower, lower_ops, upper, upper_ops
@@ -61,33 +55,14 @@ def intra_tile_bounds(lp: AffineForOp, tile_iv: Value, size: Value
 def tile_band_parametric(band: Sequence[AffineForOp], sizes: Sequence[Value]) -> list[AffineForOp]:
     """Replace the band (perfectly nested, constant lower bounds, bounds independent of the
     band's IVs, no iter_args) by tile-space loops around intra-tile loops; returns them."""
-    root = band[0]
-    block = root.parent_block
-    assert block is not None
     tile_loops: list[AffineForOp] = []
-    body = None
     for lp, t in zip(band, sizes, strict=True):
         um, uops = tile_space_upper(lp, t)
-        new = AffineForOp(lp.lower_map, lp.lower_operands, um, uops, lp.step, loc=lp.loc)
-        new.body.append(AffineYieldOp(loc=lp.loc))
-        if body is None:
-            block.insert_before(root, new)
-        else:
-            body.insert(len(body.ops) - 1, new)
-        body = new.body
-        tile_loops.append(new)
-    assert body is not None
+        tile_loops.append(AffineForOp(lp.lower_map, lp.lower_operands, um, uops, lp.step, loc=lp.loc))
+    tile_body = nest_loops(band[0], tile_loops)
     intra: list[AffineForOp] = []
     for lp, t, tl in zip(band, sizes, tile_loops, strict=True):
         lm, lops, um, uops = intra_tile_bounds(lp, tl.iv, t)
-        new = AffineForOp(lm, lops, um, uops, lp.step, loc=lp.loc, iv_name=lp.iv.name_hint)
-        new.body.append(AffineYieldOp(loc=lp.loc))
-        body.insert(len(body.ops) - 1, new)
-        body = new.body
-        intra.append(new)
-    for op in [op for op in band[-1].body.ops if not op.IS_TERMINATOR]:
-        body.insert(len(body.ops) - 1, op)
-    for lp, new in zip(band, intra, strict=True):
-        intra[0].replace_uses_of(lp.iv, new.iv)
-    root.erase()
+        intra.append(AffineForOp(lm, lops, um, uops, lp.step, loc=lp.loc, iv_name=lp.iv.name_hint))
+    adopt_band_body(band, intra, nest_loops(band[0], intra, into=tile_body))
     return tile_loops + intra

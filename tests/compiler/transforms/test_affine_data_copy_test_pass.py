@@ -15,8 +15,9 @@ import pytest
 from compiler.backend import run_host
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.ir.types import MemRefType
-from compiler.text import parse_file, parse_module, print_module
+from compiler.text import parse_module, print_module
 from compiler.transforms.registry import PassManager
+from tests.compiler.transforms.lit_cases import only_func
 
 LIT = pathlib.Path(__file__).parents[2] / "lit"
 COPY = LIT / "test-affine-data-copy" / "copy.mlir"
@@ -24,13 +25,6 @@ FUNCS = ["tiled_matmul", "accumulate", "partial_tiles", "alloc_in_body", "two_ne
 MODES = ["memref-filter", "for-memref-region", "capacity-kib=4", "capacity-kib=32",
          "memref-filter capacity-kib=1"]
 
-
-def only(path: pathlib.Path, func: str) -> ModuleOp:
-    m = parse_file(str(path))
-    for f in m.funcs:
-        if f.sym_name != func:
-            f.erase()
-    return m
 
 
 def inputs_for(f: FuncOp, seed: int, scalars: dict[str, int] | None = None) -> dict[str, np.ndarray]:
@@ -53,7 +47,7 @@ def flag(mode: str) -> str:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("func", FUNCS)
 def test_every_mode_is_bit_identical_on_host(func: str, mode: str) -> None:
-    before, after = only(COPY, func), only(COPY, func)
+    before, after = only_func(COPY, func), only_func(COPY, func)
     PassManager.from_flags([flag(mode)]).run(after)
     copies = sum(op.NAME == "memref.alloc" for op in after.walk()) - \
         sum(op.NAME == "memref.alloc" for op in before.walk())
@@ -83,7 +77,7 @@ def host_positional(text: str, func: str, inputs: dict[str, np.ndarray]) -> dict
 @pytest.mark.mlir_opt
 @pytest.mark.parametrize("func", ["tiled_matmul", "accumulate", "partial_tiles"])
 def test_upstream_memref_filter_agrees_on_host(mlir_opt: str, func: str) -> None:
-    before, ours = only(COPY, func), only(COPY, func)
+    before, ours = only_func(COPY, func), only_func(COPY, func)
     PassManager.from_flags([flag("memref-filter")]).run(ours)
     done = upstream(mlir_opt, before, "memref-filter")
     assert done.returncode == 0, done.stderr
@@ -100,7 +94,7 @@ def test_upstream_memref_filter_agrees_on_host(mlir_opt: str, func: str) -> None
 
 @pytest.mark.mlir_opt
 def test_upstream_for_memref_region_loses_the_writes_ours_keeps_them(mlir_opt: str) -> None:
-    before, ours = only(COPY, "partial_tiles"), only(COPY, "partial_tiles")
+    before, ours = only_func(COPY, "partial_tiles"), only_func(COPY, "partial_tiles")
     PassManager.from_flags([flag("for-memref-region")]).run(ours)
     done = upstream(mlir_opt, before, "for-memref-region")
     assert done.returncode == 0, done.stderr
@@ -115,9 +109,9 @@ def test_upstream_for_memref_region_loses_the_writes_ours_keeps_them(mlir_opt: s
 
 @pytest.mark.mlir_opt
 def test_upstream_copies_of_an_alloc_in_the_body_do_not_verify_ours_do(mlir_opt: str) -> None:
-    done = upstream(mlir_opt, only(COPY, "alloc_in_body"), "memref-filter")
+    done = upstream(mlir_opt, only_func(COPY, "alloc_in_body"), "memref-filter")
     assert done.returncode != 0 and "does not dominate" in done.stderr
-    ours = only(COPY, "alloc_in_body")
+    ours = only_func(COPY, "alloc_in_body")
     PassManager.from_flags([flag("memref-filter")]).run(ours)   # verifies after the pass
     assert sum(op.NAME == "memref.alloc" for op in ours.walk()) == 2
 

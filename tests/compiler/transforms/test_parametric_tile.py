@@ -17,9 +17,10 @@ from compiler.backend import run_host
 from compiler.diagnostics import PassError
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.ir.types import MemRefType
-from compiler.text import parse_file, parse_module, print_module
+from compiler.text import parse_module, print_module
 from compiler.text.equivalence import module_diff
 from compiler.transforms.registry import PassManager
+from tests.compiler.transforms.lit_cases import only_func
 
 LIT = pathlib.Path(__file__).parents[2] / "lit" / "test-affine-parametric-tile" / "parametric.mlir"
 FLAG = "--test-affine-parametric-tile"
@@ -27,11 +28,7 @@ DYN = 23   # each `?` of a memref argument
 
 
 def only(func: str) -> ModuleOp:
-    m = parse_file(str(LIT))
-    for f in m.funcs:
-        if f.sym_name != func:
-            f.erase()
-    return m
+    return only_func(LIT, func)
 
 
 def inputs_for(f: FuncOp, index_args: list[int], seed: int) -> dict[str, np.ndarray]:

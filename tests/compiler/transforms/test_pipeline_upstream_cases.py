@@ -13,26 +13,18 @@ from accelsim.config import load_config
 from accelsim.sim.simulate import simulate
 from compiler.backend import run_host
 from compiler.ir.ops import ModuleOp
-from compiler.text import parse_file, print_module
+from compiler.text import print_module
 from compiler.transforms.registry import PassManager
+from tests.compiler.transforms.lit_cases import only_func
 
 LIT = pathlib.Path(__file__).parents[2] / "lit" / "affine-pipeline-data-transfer"
 CASES = [("double-buffer.mlir", "loop_nest_dma"), ("loop-step.mlir", "loop_step"),
          ("not-pipelined.mlir", "dependent")]
 
 
-def only(path: pathlib.Path, func: str) -> ModuleOp:
-    """The module of `path` holding only @func (the others call declared functions, which
-    the host backend cannot run)."""
-    m = parse_file(str(path))
-    for f in m.funcs:
-        if f.sym_name != func:
-            f.erase()
-    return m
-
 
 def pipelined(path: pathlib.Path, func: str) -> ModuleOp:
-    m = only(path, func)
+    m = only_func(path, func)
     PassManager.from_flags(["--affine-pipeline-data-transfer"]).run(m)
     return m
 
@@ -40,7 +32,7 @@ def pipelined(path: pathlib.Path, func: str) -> ModuleOp:
 @pytest.mark.parametrize("name,func", CASES)
 def test_pipelined_upstream_case_is_bit_identical(name: str, func: str) -> None:
     path = LIT / name
-    before, after = only(path, func), pipelined(path, func)
+    before, after = only_func(path, func), pipelined(path, func)
     assert any(op.NAME == "affine.dma_start" for op in after.walk())
     assert print_module(after) != print_module(before)  # it was pipelined
     f = before.lookup(func)

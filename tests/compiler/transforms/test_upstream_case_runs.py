@@ -14,10 +14,10 @@ import pytest
 from accelsim.config import load_config
 from accelsim.sim.simulate import simulate
 from compiler.backend import run_host
-from compiler.ir.ops import FuncOp, ModuleOp
+from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
-from compiler.text import parse_file
 from compiler.transforms.registry import PassManager
+from tests.compiler.transforms.lit_cases import only_func
 
 LIT = pathlib.Path(__file__).parents[2] / "lit"
 POINTWISE = "--affine-data-copy-generate=generate-dma=false fast-mem-space=1 skip-non-unit-stride-loops"
@@ -44,13 +44,6 @@ CASES: list[tuple[str, str, str, list[dict[str, int]], int]] = [
 ]
 
 
-def only(path: pathlib.Path, func: str) -> ModuleOp:
-    m = parse_file(str(path))
-    for f in m.funcs:
-        if f.sym_name != func:
-            f.erase()
-    return m
-
 
 def inputs_for(f: FuncOp, index_args: dict[str, int], dyn: int, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -72,7 +65,7 @@ def inputs_for(f: FuncOp, index_args: dict[str, int], dyn: int, seed: int) -> di
 def test_transformed_upstream_case_is_bit_identical(name: str, flag: str, func: str,
                                                      index_runs: list[dict[str, int]], dyn: int) -> None:
     path = LIT / name
-    before, after = only(path, func), only(path, func)
+    before, after = only_func(path, func), only_func(path, func)
     PassManager.from_flags([flag]).run(after)
     f = before.lookup(func)
     assert f is not None
@@ -94,7 +87,7 @@ def test_linalg_matmul_through_the_affine_passes_is_bit_identical() -> None:
     """then-tile-and-copy.mlir: lowered, tiled, DMA-copied and pipelined equals lowered only
     (host and simulator), and equals numpy."""
     path = LIT / "convert-linalg-to-affine-loops" / "then-tile-and-copy.mlir"
-    lowered, full = only(path, "mm"), only(path, "mm")
+    lowered, full = only_func(path, "mm"), only_func(path, "mm")
     PassManager.from_flags(["--convert-linalg-to-affine-loops"]).run(lowered)
     PassManager.from_flags(["--convert-linalg-to-affine-loops", "--affine-loop-tile=tile-sizes=16,16,8",
                             "--affine-data-copy-generate=generate-dma fast-mem-space=1 fast-mem-capacity=16",
