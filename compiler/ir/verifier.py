@@ -82,14 +82,20 @@ def _name(v: Value) -> str:
     return f"result #{v.index} of the {owner.NAME} at {owner.loc}"  # type: ignore[attr-defined]
 
 
-def non_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
-    """The first sub-expression that is not pure affine, and why; None if `e` is affine."""
+def _first_violation(e: AffineExpr, rule: Callable[[Binary], str | None]
+                     ) -> tuple[AffineExpr, str] | None:
+    """The first sub-expression (innermost first, left to right) that `rule` rejects, and why."""
     if not isinstance(e, Binary):
         return None
     for side in (e.lhs, e.rhs):
-        found = non_affine_reason(side)
+        found = _first_violation(side, rule)
         if found is not None:
             return found
+    why = rule(e)
+    return None if why is None else (e, why)
+
+
+def _affine_rule(e: Binary) -> str | None:
     if e.kind == "add":
         return None
     if e.kind == "mul":
@@ -97,37 +103,38 @@ def non_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
             return None
         ld, rd = _has_dim(e.lhs), _has_dim(e.rhs)
         if ld and rd:
-            return e, "a product of two dims is not affine"
+            return "a product of two dims is not affine"
         if ld or rd:
-            return e, "a product of a dim and a symbol is not affine"
-        return e, "a product of two symbols is not affine"
+            return "a product of a dim and a symbol is not affine"
+        return "a product of two symbols is not affine"
     if not isinstance(e.rhs, Const):
-        return e, f"'{e.kind}' by a non-constant is not affine"
+        return f"'{e.kind}' by a non-constant is not affine"
     if e.rhs.value <= 0:
-        return e, f"'{e.kind}' by a non-positive constant ({e.rhs.value}) is not affine"
+        return f"'{e.kind}' by a non-positive constant ({e.rhs.value}) is not affine"
     return None
+
+
+def _semi_affine_rule(e: Binary) -> str | None:
+    if e.kind == "add":
+        return None
+    if e.kind == "mul":
+        return "a product of two dims is not affine" if _has_dim(e.lhs) and _has_dim(e.rhs) else None
+    if _has_dim(e.rhs):
+        return f"'{e.kind}' by an expression of dims is not affine"
+    if isinstance(e.rhs, Const) and e.rhs.value <= 0:
+        return f"'{e.kind}' by a non-positive constant ({e.rhs.value}) is not affine"
+    return None
+
+
+def non_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
+    """The first sub-expression that is not pure affine, and why; None if `e` is affine."""
+    return _first_violation(e, _affine_rule)
 
 
 def semi_affine_reason(e: AffineExpr) -> tuple[AffineExpr, str] | None:
     """The first sub-expression that is not even semi-affine (MLIR's rule: one factor of a
     product, and the divisor of floordiv/ceildiv/mod, must be symbolic), and why."""
-    if not isinstance(e, Binary):
-        return None
-    for side in (e.lhs, e.rhs):
-        found = semi_affine_reason(side)
-        if found is not None:
-            return found
-    if e.kind == "add":
-        return None
-    if e.kind == "mul":
-        if _has_dim(e.lhs) and _has_dim(e.rhs):
-            return e, "a product of two dims is not affine"
-        return None
-    if _has_dim(e.rhs):
-        return e, f"'{e.kind}' by an expression of dims is not affine"
-    if isinstance(e.rhs, Const) and e.rhs.value <= 0:
-        return e, f"'{e.kind}' by a non-positive constant ({e.rhs.value}) is not affine"
-    return None
+    return _first_violation(e, _semi_affine_rule)
 
 
 def _has_dim(e: AffineExpr) -> bool:
