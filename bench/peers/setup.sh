@@ -2,7 +2,7 @@
 # Peers for bench/bench_peers.py, each in its own venv so they never enter accelsim's
 # runtime dependencies. Idempotent: an existing venv is reused and pip skips what is there.
 #   bash bench/peers/setup.sh            # both peers
-#   bash bench/peers/setup.sh scalesim   # one of them (scalesim | zigzag)
+#   bash bench/peers/setup.sh scalesim   # one of them (scalesim | zigzag | stream)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,4 +30,15 @@ fi
 # ZigZag (PyPI `zigzag-dse`) imports `six` without declaring it.
 if [ "$want" = all ] || [ "$want" = zigzag ]; then
     make_venv zigzag zigzag-dse six
+fi
+# Stream (PyPI `stream-dse`) needs Python >= 3.12; it imports `six` (through ZigZag) without
+# declaring it. Skipped with a note when no Python 3.12 is found.
+if [ "$want" = all ] || [ "$want" = stream ]; then
+    py312="${PEERS_PYTHON312:-$(command -v python3.12 || true)}"
+    [ -n "$py312" ] && "$py312" -c pass 2>/dev/null || py312="$(ls /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | head -1)"
+    if [ -n "$py312" ]; then
+        python="$py312" make_venv stream stream-dse six
+    else
+        echo "stream: no python3.12 found (set PEERS_PYTHON312); skipped"
+    fi
 fi
