@@ -88,7 +88,7 @@ def main() -> int:
     for c, (cyc, dist, wall, cpu), peer in rows:
         peer_cols = ("n/a", "n/a", "n/a", "n/a") if peer is None else (
             f"{peer['cycles']:,.0f}", f"{base_peer / peer['cycles']:.2f}x",
-            f"D0 / {peer['inter_core_split']}", f"{peer['wall_s']:.2f} ({peer['cpu_s']:.2f})")
+            peer["inter_core_split"], f"{peer['wall_s']:.2f} ({peer['cpu_s']:.2f})")
         print(f"| {c} | {cyc:,} | {base_ours / cyc:.2f}x | {dist} | {wall:.2f} ({cpu:.2f}) | "
               + " | ".join(peer_cols) + " |")
     return 0
