@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from compiler.analysis.domain import enclosing_loops
+from compiler.analysis.exposed import copy_in_needed
 from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import Location, PassError
 from compiler.ir.core import Block, Operation, Value
@@ -68,6 +69,10 @@ class Options:
     fast_mem_capacity: int | None = None    # KiB; None = unlimited
     min_dma_transfer: int = 1024            # bytes (accepted for mlir-opt compatibility)
     skip_non_unit_stride_loops: bool = False
+    # no copy-in of a buffer no load can read a value from before the copy point in
+    # (`compiler.analysis.exposed.copy_in_needed`); false: upstream's copy-in of every read
+    # region (its test pass, `test-affine-data-copy`)
+    elide_dead_copy_in: bool = True
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -266,8 +271,13 @@ class AffineDataCopyGeneratePass(Pass):
         dense = region.written and box.is_subset(region.written_set) \
             and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
+        # no copy-in where no load can see a value from before one execution of the copy
+        # point and the copy-out writes back only stored elements (`analysis/exposed.py`)
+        block = list(range_ops) if before is range_ops[0] else [before]
+        read = region.read and (not (dense and opts.elide_dead_copy_in)
+                                or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        clipped, region.read, region.written, dense, loc, k, limits, uppers)
+                        clipped, read, region.written, dense, loc, k, limits, uppers)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
