@@ -34,7 +34,7 @@ from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.systolic import call_overhead
-from compiler.analysis.exposed import copy_in_needed
+from compiler.analysis.exposed import copy_in_needed, exposed_reads
 from compiler.transforms.data_copy.emit import stride_levels
 
 Descriptor = tuple[TransferCost, int]  # cost of one DMA, how many of them
@@ -120,6 +120,7 @@ class TileModel:
                           for k in range(len(band.trips))) for r in band.refs]
         self._desc: dict[tuple, list[Descriptor]] = {}  # type: ignore[type-arg]
         self._copy_ins: dict[tuple[int, int, tuple[int, ...]], bool] = {}
+        self._read_first: dict[int, bool] = {}
         self._unit = None if not self.kernel.ok else self.kernel.cost((1,) * len(band.trips))
         # SRAM bytes per band point: one more innermost iteration's bytes (accesses kept in a
         # value by the scalar replacement happen once per innermost loop, not per point)
@@ -164,6 +165,13 @@ class TileModel:
         r = self.band.refs[i]
         if not (r.read and r.written):
             return r.read
+        if i not in self._read_first:
+            # a read no earlier store of the whole band covers is exposed in its tile too
+            # (a tile has fewer earlier stores): the copy-in then stays for every tiling
+            exposed = exposed_reads(r.memref, [self.band.loops[0]])
+            self._read_first[i] = exposed is None or not exposed.is_empty()
+        if self._read_first[i]:
+            return True
         key = (i, level, tuple(sizes[: level + 1]))
         hit = self._copy_ins.get(key)
         if hit is None:
