@@ -18,7 +18,11 @@ Differences from upstream, all on purpose (see data_copy/emit.py): clipped parti
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
 when even the innermost level does not fit, and groups of references to one memref whose
 elements never overlap get separate buffers when that is smaller than one bounding box (the
-groups' regions come from the analysis, queried with a stand-in memref per group).
+groups' regions come from the analysis, queried with a stand-in memref per group), and no
+copy-in of a buffer whose every load reads what the same execution of the copy point stored
+first and whose stores write its whole box (an accumulator initialized in place;
+`compiler/analysis/exposed.py`, the rule the tile search's model shares;
+`elide-dead-copy-in=false` restores upstream's copy-in).
 
 Memory hierarchies (this project's extension, same options): runs compose level by level,
 `slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
