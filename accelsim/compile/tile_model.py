@@ -5,7 +5,9 @@ module predicts them:
 
 - placement (`affine-data-copy-generate`): the copies go to the outermost tile loop whose
   whole range fits the copy capacity (MLIR's footprint recursion), each hoisted above the
-  enclosing loops its indices do not read; one copy moves the bounding box of its accesses,
+  enclosing loops its indices do not read; no copy-in where the copy pass skips it (the
+  same rule, `compiler.analysis.exposed.copy_in_needed`, on one tile of the band); one copy
+  moves the bounding box of its accesses,
   as one DMA when its box is single-stride, else one DMA per outer row (the pass's rule:
   `stride_levels`, and the innermost clipped dimension for partial tiles);
 - pipelining (`affine-pipeline-data-transfer`): each loop holding copies gets the most stages
@@ -32,6 +34,7 @@ from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.systolic import call_overhead
+from compiler.analysis.exposed import copy_in_needed, exposed_reads
 from compiler.transforms.data_copy.emit import stride_levels
 
 Descriptor = tuple[TransferCost, int]  # cost of one DMA, how many of them
@@ -116,6 +119,8 @@ class TileModel:
         self._up = [tuple(sum(c for acc in r.accesses for d in acc for j, c in d.terms if j == k)
                           for k in range(len(band.trips))) for r in band.refs]
         self._desc: dict[tuple, list[Descriptor]] = {}  # type: ignore[type-arg]
+        self._copy_ins: dict[tuple[int, int, tuple[int, ...]], bool] = {}
+        self._read_first: dict[int, bool] = {}
         self._unit = None if not self.kernel.ok else self.kernel.cost((1,) * len(band.trips))
         # SRAM bytes per band point: one more innermost iteration's bytes (accesses kept in a
         # value by the scalar replacement happen once per innermost loop, not per point)
@@ -148,10 +153,32 @@ class TileModel:
             ext = r.tile_extents(last)
             limits = self._limits[i]
             clipped = self._clipped(i, sizes, ntiles, level, depth, ext, limits)
-            copies.append(Copy(i, r, level, r.read, r.written, ext, limits, clipped,
-                               _outer_dims(ext, r.shape, clipped)))
+            copies.append(Copy(i, r, level, self._copy_in(i, sizes, level), r.written, ext,
+                               limits, clipped, _outer_dims(ext, r.shape, clipped)))
         inner = max((c.level for c in copies), default=-1)
         return Placement(tuple(sizes), ntiles, depth, tuple(copies), inner)
+
+    def _copy_in(self, i: int, sizes: Sequence[int], level: int) -> bool:
+        """Does the copy of memref `i` at `level` copy in? The copy pass's rule
+        (`compiler.analysis.exposed.copy_in_needed`) on one tile of the band: loops up to
+        `level` cut into tiles of `sizes`, the loops below whole."""
+        r = self.band.refs[i]
+        if not (r.read and r.written):
+            return r.read
+        if i not in self._read_first:
+            # a read no earlier store of the whole band covers is exposed in its tile too
+            # (a tile has fewer earlier stores): the copy-in then stays for every tiling
+            exposed = exposed_reads(r.memref, [self.band.loops[0]])
+            self._read_first[i] = exposed is None or not exposed.is_empty()
+        if self._read_first[i]:
+            return True
+        key = (i, level, tuple(sizes[: level + 1]))
+        hit = self._copy_ins.get(key)
+        if hit is None:
+            loops = self.band.loops
+            tiles = {loops[k]: sizes[k] for k in range(level + 1)}
+            hit = self._copy_ins[key] = copy_in_needed(r.memref, [loops[0]], tiles)
+        return hit
 
     def _clipped(self, i: int, sizes: Sequence[int], ntiles: Sequence[int], level: int,
                  depth: int, ext: Sequence[int], limits: Sequence[int]) -> tuple[bool, ...]:

@@ -217,7 +217,8 @@ class Report:
             io = io_lower_bound(compulsory, config.sram.capacity_bytes)
             if compulsory.known:
                 honest = honest_roofline(config, ops, peak_compute_cycles(config, macs, alu, special),
-                                         compulsory.bytes, compulsory.read_bytes)
+                                         compulsory.bytes, compulsory.read_bytes,
+                                         compulsory.input_derived_written_bytes)
 
         e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
@@ -419,6 +420,7 @@ class Report:
             "latency_floor_ratio": (self.cycles / r.latency_floor_cycles
                                     if r is not None and r.latency_floor_cycles else None),
             "latency_bound": r.latency_bound if r is not None else None,
+            "write_chain_cycles": r.write_chain_cycles if r is not None else None,
             "operational_intensity": r.intensity if r is not None and r.dram_bytes else None,
             "roofline_basis": self.roofline_basis,
             "compulsory_bytes": c.bytes if known else None,  # type: ignore[union-attr]
@@ -481,6 +483,15 @@ class Report:
                              + (f"run is latency-bound: the floor is {f / r.cycles:.2f}x the roofline, "
                                 f"run is {self.cycles / f:.3f}x the floor" if r.latency_bound
                                 else f"run is {self.cycles / f:.3f}x it (not latency-bound)"))
+            w = r.write_chain_cycles
+            if w > r.floor_cycles:
+                derived = self.compulsory.input_derived_written_bytes  # type: ignore[union-attr]
+                lines.append(f"  writes     chain {w:,} cycles ({derived:,} B "
+                             "of outputs computed from inputs leave after the first input arrives: "
+                             f"setup + L + setup + bytes / peak + L) = {w / r.floor_cycles:.2f}x "
+                             f"max(roofline, floor); run is {self.cycles / w:.3f}x the chain"
+                             + ("; no schedule comes within 1.5x of max(roofline, floor)"
+                                if w > 1.5 * r.floor_cycles else ""))
             if self.compulsory is not None and not self.compulsory.exact:
                 lines.append("             (compulsory traffic is a lower bound: some DMA ranges "
                              "were not modelled)")

@@ -39,6 +39,7 @@ class Roofline:
     sram_cycles: int = 0          # kernels' SRAM bytes / SRAM bandwidth: a third, inner ceiling
     sram_bytes_per_cycle: int = 0
     latency_floor_cycles: int = 0  # the dependent DRAM read -> write chain (`latency_floor`)
+    write_chain_cycles: int = 0    # the input-derived writes after the first read (`write_chain`)
 
     @property
     def latency_bound(self) -> bool:
@@ -137,14 +138,37 @@ def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -
     return 0
 
 
+def write_chain(config: HardwareConfig, read_bytes: int, derived_bytes: int) -> int:
+    """The fewest cycles the program's input-derived writes take, which neither the roofline
+    nor the latency floor counts: `derived_bytes` of outputs hold values computed from an
+    input (`compiler.analysis.input_derived`). The first input byte is on chip no sooner
+    than one DMA setup and one DRAM latency after the start; a write of such a value is a
+    DMA too, whose transfer starts one setup after it is issued; all of them pass the DRAM
+    at the peak bandwidth, and the last completes one latency after its transfer (compute
+    counts as 0; a kernel's direct DRAM access pays a whole latency per access, never
+    less). = S + L + S + ceil(W / peak) + L; 0 without inputs or such writes. It explains,
+    not redefines: the floor stays `latency_floor`, and where this chain is above 1.5x of
+    max(roofline, floor) no schedule comes within 1.5x of it."""
+    if not (read_bytes and derived_bytes):
+        return 0
+    view = config.bandwidth_view()
+    lat, setup = view.dram.latency_cycles, view.dma.setup_cycles
+    return 2 * (setup + lat) + -(-derived_bytes // peak_dram_bytes_per_cycle(config))
+
+
 def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
-                    compulsory_bytes: int, read_bytes: int | None = None) -> Roofline:
+                    compulsory_bytes: int, read_bytes: int | None = None,
+                    derived_bytes: int = 0) -> Roofline:
     """The roofline of the program on the machine: peak compute, compulsory DRAM traffic;
     with `read_bytes` (of the compulsory ones) also the latency floor (`latency_floor`)."""
     peak = peak_dram_bytes_per_cycle(config)
-    floor = 0 if read_bytes is None else latency_floor(config, read_bytes, compulsory_bytes - read_bytes)
+    floor = chain = 0
+    if read_bytes is not None:
+        floor = latency_floor(config, read_bytes, compulsory_bytes - read_bytes)
+        chain = write_chain(config, read_bytes, derived_bytes)
     return Roofline(ops, compulsory_bytes, compute_cycles, -(-compulsory_bytes // peak), peak,
-                    compute_unit_name(config), latency_floor_cycles=floor)
+                    compute_unit_name(config), latency_floor_cycles=floor,
+                    write_chain_cycles=chain)
 
 
 def io_lower_bound(traffic: CompulsoryTraffic, sram_bytes: int) -> IoLowerBound:
@@ -192,5 +216,5 @@ def input_traffic(module: ModuleOp | FuncOp, func: str | None, config: HardwareC
 
 
 __all__ = ["IoLowerBound", "Roofline", "compute_unit_name", "honest_roofline", "input_traffic",
-           "latency_floor",
+           "latency_floor", "write_chain",
            "io_lower_bound", "peak_compute_cycles", "peak_dram_bytes_per_cycle", "traffic_figures"]

@@ -80,6 +80,9 @@ class CompulsoryTraffic:
     arguments: tuple[ArgumentTraffic, ...]
     contraction: ContractionMatch
     unknown_reason: str = ""
+    # bytes of outputs written only from values computed from an input load
+    # (`analysis/input_derived.py`): they cannot leave before an input arrives
+    input_derived_written_bytes: int = 0
 
     @staticmethod
     def unknown(func: str, memory_space: int, reason: str) -> CompulsoryTraffic:
@@ -145,7 +148,10 @@ def _compulsory_traffic(module: ModuleOp | FuncOp, func: str | None, memory_spac
         rows.append(ArgumentTraffic(name, mt.element.byte_width, _count(shape, name, "size"),
                                     _count(inputs, name, "read"), _count(w_at.domain(), name, "written"),
                                     exact))
-    return CompulsoryTraffic(f.sym_name, memory_space, tuple(rows), find_contraction(f))
+    from compiler.analysis.input_derived import input_derived_written_bytes
+
+    return CompulsoryTraffic(f.sym_name, memory_space, tuple(rows), find_contraction(f),
+                             input_derived_written_bytes=input_derived_written_bytes(f, memory_space))
 
 
 def _module_of(f: FuncOp) -> ModuleOp | None:

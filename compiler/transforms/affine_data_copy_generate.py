@@ -18,7 +18,11 @@ Differences from upstream, all on purpose (see data_copy/emit.py): clipped parti
 copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
 when even the innermost level does not fit, and groups of references to one memref whose
 elements never overlap get separate buffers when that is smaller than one bounding box (the
-groups' regions come from the analysis, queried with a stand-in memref per group).
+groups' regions come from the analysis, queried with a stand-in memref per group), and no
+copy-in of a buffer whose every load reads what the same execution of the copy point stored
+first and whose stores write its whole box (an accumulator initialized in place;
+`compiler/analysis/exposed.py`, the rule the tile search's model shares;
+`elide-dead-copy-in=false` restores upstream's copy-in).
 
 Memory hierarchies (this project's extension, same options): runs compose level by level,
 `slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
@@ -36,6 +40,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from compiler.analysis.domain import enclosing_loops
+from compiler.analysis.exposed import copy_in_needed
 from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import Location, PassError
 from compiler.ir.core import Block, Operation, Value
@@ -68,6 +73,10 @@ class Options:
     fast_mem_capacity: int | None = None    # KiB; None = unlimited
     min_dma_transfer: int = 1024            # bytes (accepted for mlir-opt compatibility)
     skip_non_unit_stride_loops: bool = False
+    # no copy-in of a buffer no load can read a value from before the copy point in
+    # (`compiler.analysis.exposed.copy_in_needed`); false: upstream's copy-in of every read
+    # region (its test pass, `test-affine-data-copy`)
+    elide_dead_copy_in: bool = True
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -266,8 +275,13 @@ class AffineDataCopyGeneratePass(Pass):
         dense = region.written and box.is_subset(region.written_set) \
             and _box_everywhere(region, range_ops, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
+        # no copy-in where no load can see a value from before one execution of the copy
+        # point and the copy-out writes back only stored elements (`analysis/exposed.py`)
+        block = list(range_ops) if before is range_ops[0] else [before]
+        read = region.read and (not (dense and opts.elide_dead_copy_in)
+                                or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        clipped, region.read, region.written, dense, loc, k, limits, uppers)
+                        clipped, read, region.written, dense, loc, k, limits, uppers)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")

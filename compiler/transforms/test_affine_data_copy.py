@@ -91,7 +91,7 @@ class TestAffineDataCopyPass(Pass):
                 continue      # no mode asked for: upstream's pass does nothing either
             copier = AffineDataCopyGeneratePass(CopyOptions(
                 generate_dma=False, fast_mem_space=0, slow_mem_space=0, tag_mem_space=0,
-                fast_mem_capacity=kib))
+                fast_mem_capacity=kib, elide_dead_copy_in=False))
             copier.start_func(func)
             if opts.memref_filter:
                 assert load is not None

@@ -19,7 +19,7 @@ from accelsim.dse import Point
 from accelsim.dse.autotune import Candidate, _objective
 from accelsim.dse.evaluate import evaluate_point
 from accelsim.report import Report, compare, input_traffic
-from accelsim.report.roofline import latency_floor, peak_compute_cycles
+from accelsim.report.roofline import latency_floor, peak_compute_cycles, write_chain
 from compiler.text import print_module
 from compiler.transforms.registry import PassManager
 from workloads.model import WorkloadError
@@ -184,3 +184,29 @@ def test_no_schedule_moves_less_than_the_program_needs(spec):
     if rep.io_bound.bytes is not None:
         assert need.bytes <= rep.io_bound.bytes <= rep.dram_bytes
     assert rep.roofline.latency_floor_cycles <= rep.cycles  # the floor is a lower bound
+    assert rep.roofline.write_chain_cycles <= rep.cycles     # and so is the write chain
+
+
+def test_write_chain_closed_form_and_what_it_explains(capsys):
+    """im2col (4x8x8 -> 36x36) writes 5,184 B, every one a copy of an input: they leave after
+    the first input arrives, so no schedule beats setup + L + setup + 5184 / 32 + L = 434
+    cycles, 1.60x the latency floor (272); the report says so. pad2d's border is a constant
+    and its interior is written by the constant fill too: no byte is counted (a lower bound)."""
+    cfg = load_config("default")  # 16 cycles DMA setup, 120 cycles DRAM latency, 32 B/cycle
+    assert write_chain(cfg, 1024, 5184) == 16 + 120 + 16 + 162 + 120
+    assert write_chain(cfg, 0, 5184) == 0 and write_chain(cfg, 1024, 0) == 0
+    need = {w: input_traffic(workloads.get(w).module(), None, cfg).input_derived_written_bytes
+            for w in ("im2col", "pad2d", "maxpool2d", "permute", "gemm")}
+    # gemm's C (read and written) is derived: its stores add products of A and B
+    assert need == {"im2col": 5184, "pad2d": 0, "maxpool2d": 1024, "permute": 1024,
+                    "gemm": 4 * 256 * 256}
+    assert main(["run", "im2col", "--target", "sim", "--timing-only", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["write_chain_cycles"] == 434 and d["latency_floor_cycles"] == 272
+    assert d["write_chain_cycles"] <= d["cycles"]
+    assert main(["run", "im2col", "--target", "sim", "--timing-only"]) == 0
+    text = capsys.readouterr().out
+    assert "chain 434 cycles (5,184 B of outputs computed from inputs" in text
+    assert "no schedule comes within 1.5x of max(roofline, floor)" in text
+    assert main(["run", "permute", "--target", "sim", "--timing-only"]) == 0
+    assert "within 1.5x" not in capsys.readouterr().out  # permute's chain (304) is 1.12x the floor

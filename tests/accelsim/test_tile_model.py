@@ -87,3 +87,25 @@ def test_bound_never_exceeds_the_replay(spec, preset):
     cands = _candidates(band, model, AcceleratorPipeline.for_config(cfg), cfg)
     for c in cands[:: max(1, len(cands) // 25)]:
         assert c.bound <= replay(model, c.schedule)
+
+
+@pytest.mark.parametrize(("spec", "sizes"), [("maxpool2d", (1, 8, 4, 4)), ("avgpool2d", (1, 16, 4, 4)),
+                                             ("row_sum", (16,)), ("gemm:M=256,N=256,K=256", (64, 128, 64))])
+def test_the_model_copies_in_what_the_pass_copies_in(spec, sizes):
+    """One rule for the dead copy-in (`compiler.analysis.exposed.copy_in_needed`): the model's
+    incoming copies are the memrefs the compiled program DMAs in from DRAM (the pools' and
+    row_sum's outputs, initialized in place, are not copied in; gemm's C is)."""
+    from compiler.ir.ops import AffineDmaStartOp
+
+    cfg, band, model = model_of(spec, "default")
+    base = AcceleratorPipeline.for_config(cfg)
+    kib = min(max(1, -(-band.footprint(sizes) // 1024)), base.copy_capacity_kib)
+    pl = model.placement(sizes, kib)
+    assert pl is not None
+    predicted = {c.ref.memref.name_hint for c in pl.copies if c.incoming}
+    mod = compiled(spec, base.with_tiles(sizes, kib))
+    copied_in = {op.src.name_hint for op in mod.walk() if isinstance(op, AffineDmaStartOp)
+                 and op.src.type.memory_space == cfg.spaces.dram}
+    assert predicted == copied_in
+    written = {r.memref.name_hint for r in band.refs if r.written}
+    assert (written <= predicted) == spec.startswith("gemm")
