@@ -15,7 +15,8 @@ outermost for `block2d`:
 - `block2d`: an R x S grid of clusters (R*S = N, R the largest divisor <= sqrt N), cluster k
   at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
   second. With one parallel loop it is `block`.
-Loops need constant bounds and step 1 to be distributed; a nest that is not parallel (or
+Loops need constant bounds and step 1 to be distributed, and a loop of one iteration (a
+batch of one) is passed over for the next parallel loop of the band; a nest that is not parallel (or
 not constant) runs whole on cluster 0 only, with a remark. A nest whose share is empty is
 removed from the cluster's program.
 
@@ -113,19 +114,22 @@ def _is_kernel(f: FuncOp) -> bool:
 
 def _parallel_loops(nest: AffineForOp) -> list[AffineForOp]:
     """The outer loops of the perfect band at `nest` that are parallel with constant bounds
-    and step 1, outermost first (at most two)."""
+    and step 1, outermost first (at most two). A loop of one iteration (a batch of one) is
+    passed over: split, it would leave clusters without work; a band of nothing else gives
+    its outermost."""
     out: list[AffineForOp] = []
+    single: list[AffineForOp] = []
     lp: Operation = nest
     while isinstance(lp, AffineForOp) and len(out) < 2:
         if lp.step != 1 or lp.constant_lower is None or lp.constant_upper is None \
                 or lp.inits or not is_parallel(lp):
             break
-        out.append(lp)
+        (out if lp.constant_upper - lp.constant_lower > 1 else single).append(lp)
         body = [op for op in lp.body.ops if not isinstance(op, AffineYieldOp)]
         if len(body) != 1:
             break
         lp = body[0]
-    return out
+    return out or single[:1]
 
 
 def _bounds(lp: AffineForOp) -> tuple[int, int]:
