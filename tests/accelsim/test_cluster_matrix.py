@@ -45,7 +45,7 @@ def _check(spec: str, clusters: int, kind: str, capsys: pytest.CaptureFixture[st
     rows = f["clusters"]
     assert isinstance(rows, list) and [r["cluster"] for r in rows] == list(range(clusters))
     busy = [r["busy_cycles"] for r in rows]
-    assert busy[0] > 0
+    assert any(busy)
     serial = f["serial_nests"]
     assert isinstance(serial, list)
     if not any(busy[1:]):  # everything ran on cluster 0: the report must say why
