@@ -16,7 +16,9 @@ outermost for `block2d`:
   at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
   second. With one parallel loop it is `block`.
 Loops need constant bounds and step 1 to be distributed, and a loop of one iteration (a
-batch of one) is passed over for the next parallel loop of the band; a nest that is not parallel (or
+batch of one) is passed over for the next parallel loop of the band; a top-level loop of
+one iteration holding several nests is replaced by its body first (its nests are
+distributed, with barriers between them); a nest that is not parallel (or
 not constant) runs whole on cluster 0 only, with a remark. A nest whose share is empty is
 removed from the cluster's program.
 
@@ -40,6 +42,7 @@ from compiler.ir.ops.affine_parallel import AffineParallelOp
 from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.rewrite.promote import promote_if_single_iteration
 
 DISTRIBUTIONS = ("block", "cyclic", "block2d")
 BARRIER = BARRIER_OP
@@ -76,6 +79,10 @@ class AffineClusterDistributePass(Pass):
 
     def _function(self, f: FuncOp) -> None:
         o = self.options
+        if o.clusters > 1:  # a top-level loop run once holding several nests: those nests
+            for op in list(f.body.ops):  # are the top level (jacobi-2d's time loop, T = 2)
+                if isinstance(op, AffineForOp) and _nests_inside(op) > 1:
+                    promote_if_single_iteration(op)
         nests = [op for op in f.body.ops if isinstance(op, AffineForOp | AffineParallelOp)]
         written: set[object] = set()
         for nest in nests:
@@ -106,6 +113,10 @@ class AffineClusterDistributePass(Pass):
                 keep = _block(loops[0], o.clusters, o.cluster, o.chunk)
             if not keep:
                 nest.erase()
+
+
+def _nests_inside(lp: AffineForOp) -> int:
+    return sum(isinstance(op, AffineForOp | AffineParallelOp) for op in lp.body.ops)
 
 
 def _is_kernel(f: FuncOp) -> bool:
