@@ -52,15 +52,15 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
     from accelsim.sim.simulate import simulate
 
     args = req.args
+    config = config_from_args(args)
+    if config.clusters > 1:
+        return _run_clusters(req, config)
     if getattr(args, "compare", None):
         from accelsim.cli.sim_report import run_compare
 
         return run_compare(req)
-    config = config_from_args(args)
     module = req.program.module
     func = req.program.func_name
-    if config.clusters > 1:
-        return _run_clusters(req, config)
     # the honest roofline needs the traffic of the program as given, before any pass
     from accelsim.cli.sim_report import fresh_module
     from accelsim.report import input_traffic
@@ -141,6 +141,20 @@ def _print_summary(m: dict[str, Any]) -> None:
             print(f"  flag: {f}")
 
 
+# the flags a many-cluster run refuses, and why (each cluster runs its own program, made by
+# affine-cluster-distribute and the accelerator pipeline; the report is the cluster report)
+CLUSTER_REFUSALS = {
+    "as_is": "every cluster needs its own share of the program (affine-cluster-distribute), "
+             "so the input cannot be simulated as given",
+    "pass_flags": "each cluster's program comes from affine-cluster-distribute and the "
+                  "accelerator pipeline; pass flags would replace it",
+    "compare": "--compare sets two pipelines against each other on one cluster; compare "
+               "cluster counts with two runs (--set clusters=N) or `accelsim dse`",
+    "roofline": "the plot is one cluster's roofline; the machine's (clusters' arrays, DRAM, "
+                "the hottest link) is the report's `bound` line and --json cluster_roofline",
+}
+
+
 def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
     """A machine of several clusters: per-cluster programs, the many-cluster event run and
     its report (`accelsim.dse.cluster_run.run_clusters`, which the DSE evaluator shares)."""
@@ -149,10 +163,11 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
     from accelsim.report.chrome_trace import write_chrome_trace
 
     args = req.args
-    for flag in ("as_is", "pass_flags", "compare", "roofline"):
+    for flag, why in CLUSTER_REFUSALS.items():
         if getattr(args, flag, None):
-            raise InputError(f"--{flag.replace('_', '-')} is not supported with clusters = "
-                             f"{config.clusters} yet (use --set clusters=1)")
+            name = "pass flags" if flag == "pass_flags" else f"--{flag.replace('_', '-')}"
+            raise InputError(f"{name} with clusters = {config.clusters}: {why} "
+                             "(or run one cluster: --set clusters=1)")
     if args.fidelity == "analytic":
         if getattr(args, "trace", None):
             raise InputError("--trace needs the event fidelity")
@@ -171,6 +186,14 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
                   "fair share of DRAM and the interconnect)")
         return RunOutcome({}, run.sim_seconds, run.compile_seconds, (), extra)
     result = run.result
+    if args.fidelity == "both":
+        from accelsim.report.divergence import divergence
+
+        extra["fidelity"] = "both"
+        extra["event_cycles"] = result.cycles
+        extra["divergence"] = divergence(est.cycles, result.cycles)
+    for r in progs.remarks:
+        print(r, file=sys.stderr)
     if getattr(args, "trace", None):
         write_chrome_trace(args.trace, result.trace, config.clock_ghz)
     if getattr(args, "timeline", None):
@@ -184,7 +207,10 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
         print(f"sim [event] config {config.name}: {result.cycles} cycles "
               f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")
         print(rep.text())
-        print(f"  analytic estimate {est.cycles} ({extra['analytic_error']:+.2%})")
+        print(f"  analytic estimate {est.cycles} ({extra['analytic_error']:+.2%}; {est.phases} "
+              f"phase(s) between barriers, start-up wait {est.startup_cycles} cycles)")
+        for loc in progs.serial:
+            print(f"  on cluster 0 only: {loc}")
         for f in result.flags:
             print(f"  flag: {f}")
     arrays = dict(result.outputs) if result.outputs is not None else {}

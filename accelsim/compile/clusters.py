@@ -29,10 +29,14 @@ class ClusterPrograms:
     distribution: str
     flags: list[str] = field(default_factory=list)   # cluster 0's pipeline
     remarks: list[Remark] = field(default_factory=list)
+    # the nests that are not parallel: each runs whole on cluster 0 (located messages)
+    serial: list[str] = field(default_factory=list)
 
 
-def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str) -> ModuleOp:
-    """Cluster k's share of `module` (uncompiled, a copy)."""
+def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str,
+               remarks: list[Remark] | None = None) -> ModuleOp:
+    """Cluster k's share of `module` (uncompiled, a copy); the pass's remarks (a nest that
+    is not parallel runs whole on cluster 0) appended to `remarks`."""
     from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 
     m = clone_module(module)
@@ -40,6 +44,8 @@ def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: s
     p = AffineClusterDistributePass(clusters=config.clusters, cluster=k, distribution=distribution,
                                     chunk=CYCLIC_CHUNK if distribution == "cyclic" else 1)
     p.run(m)
+    if remarks is not None:
+        remarks.extend(p.remarks)
     return m
 
 
@@ -52,7 +58,9 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
 
     if distribution == "auto":
         distribution = _choose(config, module, func)
-    shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
+    serial: list[Remark] = []
+    shares = [distribute(module, config, k, distribution, serial if k == 0 else None)
+              for k in range(config.clusters)]
     largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
     # the search sees one cluster on its fair share of DRAM and the interconnect
     pipe, remarks = compile_for_accelerator(share_config(config), shares[largest], func)
@@ -60,7 +68,8 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
         if k != largest:
             check_input_program(m)
             PassManager(pipe.passes()).run(m)
-    return ClusterPrograms(shares, distribution, pipe.flags(), remarks)
+    return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
+                           [f"{r.loc}: {r.message}" for r in serial])
 
 
 def _iterations(m: ModuleOp) -> int:

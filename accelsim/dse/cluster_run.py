@@ -48,6 +48,7 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
     if fidelity == "analytic":
         figures = cluster_analytic_figures(est.cycles, est.per_cluster, config,
                                            progs.distribution, progs.flags)
+        figures["serial_nests"] = progs.serial
         return ClusterRun(progs, est, None, figures, compile_seconds, time.perf_counter() - t0)
     from accelsim.sim.clusters import simulate_clusters
     from accelsim.sim.options import SimOptions
@@ -57,4 +58,5 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
                                options=SimOptions(functional=functional))
     sim_seconds = time.perf_counter() - t1
     figures = cluster_figures(result, config, est.cycles, progs.distribution, progs.flags)
+    figures["serial_nests"] = progs.serial
     return ClusterRun(progs, est, result, figures, compile_seconds, sim_seconds)

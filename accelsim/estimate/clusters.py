@@ -9,9 +9,20 @@ fidelity) whose shared resources are its fair share of the machine's:
 - the access latency plus the interconnect's (bus: `latency_cycles`; mesh: the mean hop
   count times `hop_latency_cycles`).
 
-The machine's cycles are the slowest cluster's. What it leaves out is contention in time
-(who waits for whom at a shared channel or link, barrier waits): the event fidelity has it,
-and the two are compared by tests/accelsim/test_clusters_estimate.py.
+Barrier-aware: the programs are cut at their `accel.barrier`s into phases, and the phases
+run one after the other, each as long as its slowest cluster. Every phase starts with every
+cluster issuing its first transfers at once: the shared level serves them in issue order
+(cluster 0's first), so cluster k's first kernel waits for the start-up transfers of
+clusters 0 .. k-1 (`startup_hold`: the DMAs it issues before it first waits, walked on the
+same closed-form machine and cost model). Cluster k's phase ends at the later of its
+fair-share cycles and the start-ups ahead of it plus its cycles alone on the whole machine
+(one cluster, all of DRAM and the interconnect): a cluster that waited at start-up then runs
+at the full machine's speed while the others finish, until the fair share bounds it.
+
+What it leaves out is the rest of the contention in time (who waits for whom at a shared
+channel or link in the steady state): the event fidelity has it, and the two are compared by
+tests/accelsim/test_clusters_estimate.py and the workload matrix
+(tests/accelsim/test_cluster_matrix.py).
 """
 
 from __future__ import annotations
@@ -21,8 +32,12 @@ from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.interconnect import InterconnectModel
-from accelsim.estimate.analytic import estimate
+from accelsim.errors import InputError
+from accelsim.estimate.analytic import compiled_program, estimate
+from accelsim.estimate.state import ClosedFormMachine
+from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
+from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +45,8 @@ class ClusterEstimate:
     cycles: int
     per_cluster: tuple[int, ...]
     share: HardwareConfig     # the one-cluster machine each program was walked on
+    phases: int = 1           # the programs' stretches between barriers
+    startup_cycles: int = 0   # summed over the phases: the last cluster's wait at start-up
 
 
 def share_config(config: HardwareConfig) -> HardwareConfig:
@@ -64,5 +81,108 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
 def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                       func: str | None = None) -> ClusterEstimate:
     share = share_config(config)
-    per = tuple(estimate(m, share, func=func).cycles for m in modules)
-    return ClusterEstimate(max(per), per, share)
+    if config.clusters == 1:
+        per = tuple(estimate(m, share, func=func).cycles for m in modules)
+        return ClusterEstimate(max(per), per, share)
+    phased = [phases_of(m, func) for m in modules]
+    count = max(len(p) for p in phased)
+    whole = config.with_overrides({"clusters": 1})
+    total = startup = 0
+    per = [0] * len(modules)
+    for p in range(count):
+        ahead = 0
+        ends, waits = [], []
+        for ph in phased:
+            if p >= len(ph):  # the event run names the mismatch; here the cluster is idle
+                ends.append(0)
+                waits.append(0)
+                continue
+            fair = estimate(ph[p], share, func=func).cycles
+            alone = estimate(ph[p], whole, func=func).cycles
+            ends.append(max(fair, ahead + alone))
+            waits.append(ahead if ahead + alone > fair else 0)
+            ahead += startup_hold(ph[p], whole, func)
+        slowest = max(ends)
+        startup += waits[ends.index(slowest)]
+        total += slowest
+        per = [a + b for a, b in zip(per, ends, strict=True)]
+    return ClusterEstimate(total, tuple(per), share, count, startup)
+
+
+def phases_of(module: ModuleOp, func: str | None = None) -> list[ModuleOp]:
+    """`module` cut at the barriers of its entry function: phase i keeps the ops between
+    barrier i-1 and barrier i and every other op (allocs, constants, the return) that is not
+    a loop, a call or a DMA. Without a barrier, `[module]`."""
+    f = entry_function(module, func)
+    cuts = [k for k, op in enumerate(f.body.ops)
+            if isinstance(op, OpaqueOp) and op.op_name == BARRIER_OP]
+    if not cuts:
+        return [module]
+    bounds = [-1, *cuts, len(f.body.ops)]
+    out = []
+    for p in range(len(bounds) - 1):
+        copy = module.clone()
+        assert isinstance(copy, ModuleOp)
+        g = entry_function(copy, func)
+        for k, op in reversed(list(enumerate(g.body.ops))):
+            inside = bounds[p] < k < bounds[p + 1]
+            if k in cuts or (not inside and _is_work(op)):
+                op.erase()
+        out.append(copy)
+    return out
+
+
+def _is_work(op: object) -> bool:
+    from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, CallOp
+    from compiler.ir.ops.affine_parallel import AffineParallelOp
+
+    return isinstance(op, AffineForOp | AffineParallelOp | CallOp | AffineDmaStartOp
+                      | AffineDmaWaitOp | OpaqueOp)
+
+
+class _FirstKernel(Exception):
+    pass
+
+
+class _StartupMachine(ClosedFormMachine):
+    """The closed-form machine stopped where the control processor first waits: at its first
+    kernel, or at the first DMA after a wait for a transfer still in flight. Until then it
+    sums the DRAM bytes and the port cycles of the DMAs it issues (its start-up)."""
+
+    __slots__ = ("bytes", "port")
+
+    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...]) -> None:
+        if self.t > self.issue * (self.dma_ops + 1):  # it waited (the walk's waits are inline)
+            raise _FirstKernel
+        self.bytes += dram_bytes
+        self.port += port
+        super().dma(dram_bytes, port, T, tag)
+
+    def busy_for(self, cycles: int) -> None:
+        if cycles > self.issue:
+            raise _FirstKernel
+        super().busy_for(cycles)
+
+
+def startup_hold(module: ModuleOp, whole: HardwareConfig, func: str | None = None) -> int:
+    """Cycles the shared DRAM is busy with a cluster's start-up (the DMAs it issues before it
+    first waits), on the whole machine `whole` (one cluster): its bytes at DRAM's peak, or
+    its port cycles (`DmaCostModel.transfer`) carried by its DMA engines in parallel, the
+    slower. 0 for a program that waits before any DMA, and for a memory hierarchy (its
+    shared level is reached over more than one link)."""
+    if whole.multi_level:
+        return 0
+    prog = compiled_program(module, func)
+    m = _StartupMachine(whole.bandwidth_view())
+    m.bytes = m.port = 0
+    env: list[object] = [None] * len(prog.slots)
+    try:
+        for step in prog.body:
+            step(env, m)
+    except _FirstKernel:
+        pass
+    except InputError:  # a walk that needs the inputs (symbolic sizes): no start-up term
+        return 0
+    d = whole.dram
+    return max(-(-m.bytes // (d.channels * d.bandwidth_bytes_per_cycle)),
+               -(-m.port // whole.dma.engines))

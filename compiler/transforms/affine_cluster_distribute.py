@@ -15,7 +15,10 @@ outermost for `block2d`:
 - `block2d`: an R x S grid of clusters (R*S = N, R the largest divisor <= sqrt N), cluster k
   at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
   second. With one parallel loop it is `block`.
-Loops need constant bounds and step 1 to be distributed; a nest that is not parallel (or
+Loops need constant bounds and step 1 to be distributed, and a loop of one iteration (a
+batch of one) is passed over for the next parallel loop of the band; a top-level loop of
+one iteration holding several nests is replaced by its body first (its nests are
+distributed, with barriers between them); a nest that is not parallel (or
 not constant) runs whole on cluster 0 only, with a remark. A nest whose share is empty is
 removed from the cluster's program.
 
@@ -39,6 +42,7 @@ from compiler.ir.ops.affine_parallel import AffineParallelOp
 from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.rewrite.promote import promote_if_single_iteration
 
 DISTRIBUTIONS = ("block", "cyclic", "block2d")
 BARRIER = BARRIER_OP
@@ -75,6 +79,10 @@ class AffineClusterDistributePass(Pass):
 
     def _function(self, f: FuncOp) -> None:
         o = self.options
+        if o.clusters > 1:  # a top-level loop run once holding several nests: those nests
+            for op in list(f.body.ops):  # are the top level (jacobi-2d's time loop, T = 2)
+                if isinstance(op, AffineForOp) and _nests_inside(op) > 1:
+                    promote_if_single_iteration(op)
         nests = [op for op in f.body.ops if isinstance(op, AffineForOp | AffineParallelOp)]
         written: set[object] = set()
         for nest in nests:
@@ -107,25 +115,32 @@ class AffineClusterDistributePass(Pass):
                 nest.erase()
 
 
+def _nests_inside(lp: AffineForOp) -> int:
+    return sum(isinstance(op, AffineForOp | AffineParallelOp) for op in lp.body.ops)
+
+
 def _is_kernel(f: FuncOp) -> bool:
     return bool(f.private)
 
 
 def _parallel_loops(nest: AffineForOp) -> list[AffineForOp]:
     """The outer loops of the perfect band at `nest` that are parallel with constant bounds
-    and step 1, outermost first (at most two)."""
+    and step 1, outermost first (at most two). A loop of one iteration (a batch of one) is
+    passed over: split, it would leave clusters without work; a band of nothing else gives
+    its outermost."""
     out: list[AffineForOp] = []
+    single: list[AffineForOp] = []
     lp: Operation = nest
     while isinstance(lp, AffineForOp) and len(out) < 2:
         if lp.step != 1 or lp.constant_lower is None or lp.constant_upper is None \
                 or lp.inits or not is_parallel(lp):
             break
-        out.append(lp)
+        (out if lp.constant_upper - lp.constant_lower > 1 else single).append(lp)
         body = [op for op in lp.body.ops if not isinstance(op, AffineYieldOp)]
         if len(body) != 1:
             break
         lp = body[0]
-    return out
+    return out or single[:1]
 
 
 def _bounds(lp: AffineForOp) -> tuple[int, int]:

@@ -117,3 +117,26 @@ def test_in_the_registry_and_bad_options() -> None:
                        ("distribution=diagonal", "diagonal"), ("chunk=0", "chunk = 0")):
         with pytest.raises(OptionError, match=word):
             AffineClusterDistributePass(opts).run(build_gemm(4, 4, 4))
+
+
+@pytest.mark.parametrize("dist", ["block", "block2d"])
+def test_a_batch_of_one_is_passed_over(dist: str) -> None:
+    """batched_gemm with batch 1: the batch loop has one iteration; the rows are split, so
+    every one of 4 clusters has work (before, clusters 1..3 or 0..1 kept nothing), and the
+    union is still the program."""
+    from compiler.ir import F64
+    from workloads.gemm import build_batched_gemm
+
+    kept = []
+    for k in range(4):
+        m = build_batched_gemm(1, 12, 8, 4, F64)
+        AffineClusterDistributePass(clusters=4, cluster=k, distribution=dist).run(m)
+        kept.append(any(True for _ in m.funcs[0].body.ops[:-1]))
+    assert all(kept)
+    rng = np.random.default_rng(2)
+    inputs = {"A": rng.standard_normal((1, 12, 4)), "B": rng.standard_normal((1, 4, 8)),
+              "C": rng.standard_normal((1, 12, 8))}
+    got = _union(lambda: build_batched_gemm(1, 12, 8, 4, F64), 4, dist, 1, inputs, "batched_gemm")
+    want = run_host(build_batched_gemm(1, 12, 8, 4, F64), {k: v.copy() for k, v in inputs.items()},
+                    func="batched_gemm")
+    np.testing.assert_array_equal(got["C"], want["C"])
