@@ -110,9 +110,9 @@ def _written(root: Operation) -> set[int]:
 
 
 def _feeds(first: AffineForOp, second: AffineForOp) -> bool:
-    """`second` accesses a memref `first` stores to."""
+    """`second` uses (accesses, passes on) a memref `first` stores to."""
     out = _written(first)
-    return any(id(mem) in out for o in second.walk() for _, mem, _, _ in access_sites(o))
+    return any(id(v) in out for o in second.walk() for v in o.operands)
 
 
 def _chain(root: AffineForOp) -> list[AffineForOp]:
