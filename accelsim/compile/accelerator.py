@@ -67,6 +67,8 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
     """The tile search's (or the cache model's) pipeline, with producer-consumer fusion where
     the estimate of the compiled program says it is faster (module left unchanged)."""
+    if len(config.memory_chain()) > 2:  # not yet on hierarchies (`for_hierarchy`)
+        return _variant(module, config, func, False)
     fused = _variant(module, config, func, True)
     if not _fusion_changes(module, fused.pipeline):
         return fused

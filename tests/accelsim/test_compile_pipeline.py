@@ -62,7 +62,8 @@ def test_passes_are_the_flags():
 def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     p = AcceleratorPipeline.for_config(load_config("default"))
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
-        "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile", "--affine-data-copy-generate",
+        "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
+        "--affine-data-copy-generate",
         "--affine-scalar-replace"]
     assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
                                                producer_consumer_fusion=False).flags()] == [
