@@ -6,17 +6,34 @@
 A config whose memory chain has more than two levels gets the multi-level pipeline (tiles,
 copies and pipelining per level: `tile_search_levels`, else `AcceleratorPipeline.for_hierarchy`);
 a two-level one exactly what it always got.
+
+Producer-consumer fusion (the pipeline's first pass) is kept only where it pays: when it
+fuses anything, the module is compiled with and without it and the analytic estimate of
+each decides (fewer cycles wins, a tie keeps the unfused program); a remark says which.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from accelsim.compile.clone import clone_module
 from accelsim.compile.frontend import lower_linalg
-from accelsim.compile.pipeline import AcceleratorPipeline
+from accelsim.compile.pipeline import PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
 from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
-from compiler.diagnostics import Remark
+from accelsim.errors import InputError
+from compiler.diagnostics import UNKNOWN_LOC, Location, Remark
 from compiler.ir.ops import ModuleOp
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """A pipeline and, when already compiled, the module it gives and the passes' remarks."""
+
+    pipeline: AcceleratorPipeline
+    compiled: ModuleOp | None
+    remarks: tuple[Remark, ...]
 
 
 def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
@@ -25,9 +42,7 @@ def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
     come from the tile search when its model applies (one perfect rectangular band), else
     from the cache model."""
     if module is not None:
-        found = _search(module, config, func)
-        if found is not None:
-            return found.pipeline
+        return _choose(module, config, func).pipeline
     return AcceleratorPipeline.for_config(config)
 
 
@@ -40,20 +55,83 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
-    found = _search(module, config, func)
-    if found is not None and found.compiled is not None:
+    found = _choose(module, config, func)
+    if found.compiled is not None:
         _adopt(module, found.compiled)
         return found.pipeline, list(found.remarks)
-    pipe = found.pipeline if found is not None else AcceleratorPipeline.for_config(config)
-    pm = PassManager(pipe.passes())
+    pm = PassManager(found.pipeline.passes())
     pm.run(module)
-    return pipe, list(pm.remarks)
+    return found.pipeline, list(pm.remarks)
 
 
-def _search(module: ModuleOp, config: HardwareConfig, func: str | None) -> SearchResult | None:
+def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
+    """The tile search's (or the cache model's) pipeline, with producer-consumer fusion where
+    the estimate of the compiled program says it is faster (module left unchanged)."""
+    if len(config.memory_chain()) > 2:  # not yet on hierarchies (`for_hierarchy`)
+        return _variant(module, config, func, False)
+    fused = _variant(module, config, func, True)
+    if not _fusion_changes(module, fused.pipeline):
+        return fused
+    from accelsim.estimate.analytic import estimate
+
+    plain = _variant(module, config, func, False)
+    fused, plain = _compiled(module, fused), _compiled(module, plain)
+    assert fused.compiled is not None and plain.compiled is not None
+    a = estimate(fused.compiled, config, func=func).cycles
+    b = estimate(plain.compiled, config, func=func).cycles
+    keep, verb = (fused, "kept") if a < b else (plain, "not kept")
+    why = Remark(PC_FUSE, _loc(module, func),
+                 f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "
+                 f"{b:,} without it")
+    return _Compiled(keep.pipeline, keep.compiled, (why, *keep.remarks))
+
+
+def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
+    found = _search(module, config, func, fuse)
+    if found is None:
+        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
+                         None, ())
+    pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
+    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks)
+
+
+def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
+    """`c` with its module compiled (on a clone of `module`)."""
+    from compiler.transforms.registry import PassManager
+
+    if c.compiled is not None:
+        return c
+    mod = clone_module(module)
+    pm = PassManager(c.pipeline.passes())
+    pm.run(mod)
+    return _Compiled(c.pipeline, mod, tuple(pm.remarks))
+
+
+def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:
+    """The pipeline's producer-consumer fusion fuses some nest of `module`."""
+    from compiler.transforms.registry import create_pass
+
+    if not pipe.producer_consumer_fusion:
+        return False
+    p = next(create_pass(n, o) for n, o in pipe.steps() if n == PC_FUSE)
+    p.run(clone_module(module))
+    return any(r.message.startswith("fused into") for r in p.remarks)
+
+
+def _loc(module: ModuleOp, func: str | None) -> Location:
+    from compiler.ir.entry import entry_function
+
+    try:
+        return entry_function(module, func, InputError).loc
+    except InputError:
+        return UNKNOWN_LOC
+
+
+def _search(module: ModuleOp, config: HardwareConfig, func: str | None,
+            producer_consumer_fusion: bool = True) -> SearchResult | None:
     if len(config.memory_chain()) > 2:
         return search_levels(module, config, func)
-    return search(module, config, func)
+    return search(module, config, func, producer_consumer_fusion)
 
 
 def check_input_program(module: ModuleOp) -> None:

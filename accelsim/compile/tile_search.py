@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from accelsim.compile.band import Band, band_of
 from accelsim.compile.clone import clone_module
-from accelsim.compile.pipeline import COPY, FUSE, AcceleratorPipeline
+from accelsim.compile.pipeline import COPY, FUSE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
@@ -117,17 +117,21 @@ def choose_tile_sizes(module: O.ModuleOp, config: HardwareConfig,
     return None if found is None else found.choice
 
 
-def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) -> SearchResult | None:
-    """The tile search on `module` (left unchanged), or None where its model does not apply."""
+def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None,
+           producer_consumer_fusion: bool = True) -> SearchResult | None:
+    """The tile search on `module` (left unchanged), or None where its model does not apply;
+    `producer_consumer_fusion=False`: for the pipeline without that pass."""
     from compiler.ir.entry import entry_function
 
-    base = AcceleratorPipeline.for_config(config)
+    base = AcceleratorPipeline.for_config(config).replace(
+        producer_consumer_fusion=producer_consumer_fusion)
     fused: list[Remark] = []
-    if base.sibling_fusion:  # the band is the one the pipeline's first pass leaves
+    first = [(n, o) for n, o in base.steps() if n in (PC_FUSE, FUSE)]
+    if first:  # the band is the one the pipeline's fusion passes leave
         from compiler.transforms.registry import PassManager, create_pass
 
         module = clone_module(module)
-        pm = PassManager([create_pass(FUSE)])
+        pm = PassManager([create_pass(n, o) for n, o in first])
         pm.run(module)
         fused = list(pm.remarks)
     try:
@@ -138,7 +142,6 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None) 
     # loops of at most MIN_TILE iterations stay whole; at most 4 loops are searched
     if band is None or sum(1 for tc in band.trips if tc > MIN_TILE) > 4:
         return None
-    base = AcceleratorPipeline.for_config(config)
     if all(r.memref.type.memory_space != config.spaces.dram for r in band.refs):  # type: ignore[attr-defined]
         # tiles exist to fit the copies from slow memory in the fast one: a band whose
         # operands are all in faster memory already (the `ideal` preset) has nothing to copy
@@ -229,7 +232,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
               base: AcceleratorPipeline, finalists: Sequence[_Candidate], scored: int
               ) -> SearchResult | None:
     """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
-    estimated cycles. `module` is already fused (the pipeline's first pass)."""
+    estimated cycles. `module` is already fused (the pipeline's fusion passes)."""
     from accelsim.estimate.analytic import estimate
     from compiler.transforms.registry import PassManager
 
@@ -237,7 +240,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     best: tuple[int, int, AcceleratorPipeline, O.ModuleOp, list[Remark]] | None = None
     for rank, cand in enumerate(finalists):
         pipe = cand.pipeline(base)
-        passes = pipe.passes(without=(FUSE,))
+        passes = pipe.passes(without=(PC_FUSE, FUSE))
         names = [p.name for p in passes]
         cut = names.index(COPY) + 1 if COPY in names else len(names)
         head, tail = passes[:cut], passes[cut:]  # tile + copy; pipelining (stages) and after

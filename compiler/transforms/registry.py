@@ -14,6 +14,7 @@ from compiler.transforms.affine_cluster_distribute import AffineClusterDistribut
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
+from compiler.transforms.affine_producer_consumer_fusion import AffineProducerConsumerFusionPass
 from compiler.transforms.affine_scalar_replace import AffineScalarReplacePass
 from compiler.transforms.affine_sibling_fusion import AffineSiblingFusionPass
 from compiler.transforms.convert_linalg_to_affine_loops import ConvertLinalgToAffineLoopsPass
@@ -31,6 +32,7 @@ PASSES: Mapping[str, type[Pass]] = {
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
         AffineSiblingFusionPass,
+        AffineProducerConsumerFusionPass,
         OutlineKernelsPass,
         ConvertLinalgToAffineLoopsPass,
         TestAffineDataCopyPass,

@@ -18,6 +18,7 @@ from compiler.transforms.registry import PassManager
 def test_default_flags_are_the_pipeline_strings_of_the_cli():
     cfg = load_config("default")  # 256 KiB SRAM, spaces dram 0, sram 1, tag 2
     assert AcceleratorPipeline.for_config(cfg).flags() == [
+        "--affine-producer-consumer-fusion=private-memory-space=1",
         "--affine-sibling-fusion",
         "--affine-loop-tile=cache-size=64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
@@ -26,6 +27,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-scalar-replace"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
+        "--affine-producer-consumer-fusion=private-memory-space=1",
         "--affine-sibling-fusion",
         "--affine-loop-tile=tile-sizes=64,128,64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
@@ -60,12 +62,14 @@ def test_passes_are_the_flags():
 def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     p = AcceleratorPipeline.for_config(load_config("default"))
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
-        "--affine-sibling-fusion", "--affine-loop-tile", "--affine-data-copy-generate",
+        "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
+        "--affine-data-copy-generate",
         "--affine-scalar-replace"]
-    assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False).flags()] == [
+    assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
+                                               producer_consumer_fusion=False).flags()] == [
         "--affine-loop-tile", "--affine-scalar-replace"]
     assert p.replace(tile_cache_kib=None, copies=False, scalar_replace=False,
-                     sibling_fusion=False).flags() == []
+                     sibling_fusion=False, producer_consumer_fusion=False).flags() == []
 
 
 @pytest.mark.parametrize("bad", [dict(tile_sizes=(8, 0), tile_cache_kib=None),
@@ -108,4 +112,44 @@ def test_compiling_through_the_search_equals_running_its_passes(spec, preset):
     pm = PassManager(pipe.passes())
     pm.run(again)
     assert print_module(mod, debug_locs=True) == print_module(again, debug_locs=True)
-    assert [str(r) for r in remarks] == [str(r) for r in pm.remarks]
+    # remarks included, but the choice for or against producer-consumer fusion (2mm: against)
+    # that no pass makes
+    passes = [str(r) for r in remarks if not r.message.startswith("producer-consumer fusion")]
+    assert passes == [str(r) for r in pm.remarks]
+
+
+
+@pytest.mark.parametrize("name", ["layernorm", "rmsnorm", "pad2d", "2mm"])
+def test_producer_consumer_fusion_is_kept_only_where_the_estimate_is_lower(name):
+    """Where the fusion fuses anything, the module is compiled with and without it and the
+    lower analytic estimate wins; the remark gives both figures and the module compiled is
+    the one it names."""
+    import re
+
+    from accelsim.estimate.analytic import estimate
+
+    cfg = load_config("default")
+    w = workloads.get(name)
+    m = w.module()
+    pipe, remarks = compile_for_accelerator(cfg, m, w.func_name)
+    got = estimate(m, cfg, func=w.func_name).cycles
+    choice = [r.message for r in remarks if r.message.startswith("producer-consumer fusion")]
+    assert len(choice) == 1, remarks
+    with_it, without = (int(x.replace(",", "")) for x in
+                        re.findall(r"([\d,]+) cycles with it, ([\d,]+) without", choice[0])[0])
+    assert got == min(with_it, without)
+    assert pipe.producer_consumer_fusion == (with_it < without)
+    assert choice[0].startswith("producer-consumer fusion kept" if with_it < without
+                                else "producer-consumer fusion not kept")
+    if name in ("layernorm", "rmsnorm", "pad2d"):  # one pass over the data instead of several
+        assert pipe.producer_consumer_fusion and 3 * with_it < 2 * without
+
+
+@pytest.mark.parametrize("spec", ["gemm:M=64,N=64,K=64", "atax"])
+def test_a_module_the_fusion_leaves_alone_gets_no_choice(spec):
+    """gemm: one nest; atax: its nests' outer loops differ (only inner fusions are tried)."""
+    cfg = load_config("default")
+    w = workloads.get(spec)
+    pipe, remarks = compile_for_accelerator(cfg, w.module(), w.func_name)
+    assert pipe.producer_consumer_fusion  # the pass stays first; it has nothing to fuse
+    assert not any(r.message.startswith(("producer-consumer fusion", "fused into")) for r in remarks)
