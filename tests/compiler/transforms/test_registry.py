@@ -15,6 +15,7 @@ TRANSFORMS = pathlib.Path(transforms.__file__).parent
 def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
     assert sorted(PASSES) == ["affine-cluster-distribute", "affine-data-copy-generate",
                               "affine-loop-tile", "affine-pipeline-data-transfer",
+                              "affine-producer-consumer-fusion",
                               "affine-scalar-replace", "affine-sibling-fusion",
                               "convert-linalg-to-affine-loops", "outline-kernels",
                               "test-affine-data-copy", "test-affine-parametric-tile"]
