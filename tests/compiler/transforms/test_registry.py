@@ -42,7 +42,8 @@ def test_flags_and_unknown_passes() -> None:
     with pytest.raises(OptionError, match=r"unknown pass '--lower-to-host' \(known passes: "
                                           r"affine-cluster-distribute, affine-data-copy-generate, "
                                           r"affine-loop-tile, "
-                                          r"affine-pipeline-data-transfer, affine-scalar-replace, "
+                                          r"affine-pipeline-data-transfer, affine-producer-consumer-fusion, "
+                                          r"affine-scalar-replace, "
                                           r"affine-sibling-fusion, convert-linalg-to-affine-loops, "
                                           r"outline-kernels, test-affine-data-copy, "
                                           r"test-affine-parametric-tile\)"):
