@@ -82,14 +82,19 @@ def test_choice_fits_and_is_no_worse_than_the_cache_model(preset, spec):
 
 def test_default_pipeline_uses_the_model_only_with_a_module():
     cfg = load_config("default")
-    plain = accelerator_pipeline(cfg).flags()[1:]  # after --affine-sibling-fusion
+    def after_fusion(flags: list[str]) -> list[str]:  # the two fusion passes come first
+        assert flags[0].startswith("--affine-producer-consumer-fusion")
+        assert flags[1] == "--affine-sibling-fusion"
+        return flags[2:]
+
+    plain = after_fusion(accelerator_pipeline(cfg).flags())
     assert plain[0].startswith("--affine-loop-tile=cache-size=")
     chosen = accelerator_pipeline(cfg, workloads.get(GEMM).module())
-    flags = chosen.flags()[1:]
+    flags = after_fusion(chosen.flags())
     assert flags[0].startswith("--affine-loop-tile=tile-sizes=")
     assert flags[1:2] != plain[1:2] or flags[1] == plain[1]  # copy pass keeps its other options
     # the pipelining pass keeps its options but the stage count (2 or 3, as the search chose)
-    restaged = AcceleratorPipeline.for_config(cfg).replace(stages=chosen.stages).flags()[1:]
+    restaged = after_fusion(AcceleratorPipeline.for_config(cfg).replace(stages=chosen.stages).flags())
     assert flags[2] == restaged[2]
     assert chosen.stages != 2 or flags[2] == plain[2]
 
@@ -98,7 +103,11 @@ def test_nests_outside_the_model_keep_the_cache_model():
     cfg = load_config("default")
     mod = workloads.get("2mm").module()           # two bands
     assert choose_tile_sizes(mod, cfg) is None
-    assert accelerator_pipeline(cfg, mod).flags() == accelerator_pipeline(cfg).flags()
+    # the same cache-model flags; producer-consumer fusion is dropped, as the estimate keeps 2mm
+    # unfused (bench/RESULTS.md: 581,625 fused vs 555,136 cycles)
+    plain = accelerator_pipeline(cfg).flags()
+    assert plain[0].startswith("--affine-producer-consumer-fusion")
+    assert accelerator_pipeline(cfg, mod).flags() == plain[1:]
 
 
 def test_conv2d_band_keeps_short_filter_loops_whole():

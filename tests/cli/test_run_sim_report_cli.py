@@ -75,8 +75,9 @@ def test_compare_default_uses_the_same_tiles_as_target_sim(capsys):
     assert status == 0, err
     c = json.loads(out)["compare"]
     want = accelerator_pipeline(load_config("default"), workloads.get(spec).module()).flags()
-    assert want[0] == "--affine-sibling-fusion"
-    assert want[1].startswith("--affine-loop-tile=tile-sizes=")
+    assert want[0].startswith("--affine-producer-consumer-fusion")
+    assert want[1] == "--affine-sibling-fusion"
+    assert want[2].startswith("--affine-loop-tile=tile-sizes=")
     assert c["B"]["pipeline"] == want
     assert c["A"]["pipeline"] == [f for f in want if "pipeline-data-transfer" not in f]
     status, out, err = _run(capsys, "run", spec, "--target", "sim", "--timing-only", "--json")
