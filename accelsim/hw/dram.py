@@ -14,7 +14,8 @@ With `dram.model = "timing"` the channels are memory controllers instead
 (`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank
 and row through the address mapping (`accelsim.cost.dram_timing`), from the DRAM addresses
 of its buffers (`allocate`: every DRAM buffer gets one, 4 KiB aligned, in allocation order),
-and each channel's controller schedules them; a piece is recorded per channel and side.
+and each channel's controller schedules them (the C fast path of the same controller when
+it builds, `accelsim.hw.dram_native`); a piece is recorded per channel and side.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
-from accelsim.hw.dram_controller import ChannelController
+from accelsim.hw.dram_native import controller
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
@@ -51,9 +52,9 @@ class Dram:
         # one channel when not interleaved), records it, and returns when its transfer ends
         self.reserve = (self._interleaved if self.policy.interleaved
                         else self._earliest if cfg.channels > 1 else self._one)
-        self.controllers: list[ChannelController] = []
+        self.controllers: list = []  # ChannelController or its C fast path (dram_native)
         if timing is not None:
-            self.controllers = [ChannelController(timing) for _ in range(cfg.channels)]
+            self.controllers = [controller(timing) for _ in range(cfg.channels)]
             self.reserve = self._timed
 
     def allocate(self, nbytes: int) -> int:
@@ -83,8 +84,7 @@ class Dram:
                 if not nbytes:
                     continue
                 ctl = ctls[c]
-                bus = ctl.bus
-                e = ctl.write(reqs, now) if write else ctl.read(reqs, now)
+                e, bus = ctl.access(reqs, now, write)
                 # the piece in accelerator cycles (rounded up): from when the channel could
                 # take it to its last data
                 x = (bus if bus > now else now) / ratio

@@ -78,7 +78,13 @@ class ChannelController:
                         t.tCCD_L, t.open_page, (t.tRTW, t.tCWL + t.tBURST, t.tWR),
                         (t.tWTR, t.tCL + t.tBURST, t.tRTP))
 
-    # ---- the two entry points ---------------------------------------------------------------
+    # ---- the entry points ---------------------------------------------------------------------
+    def access(self, reqs: tuple[Request, ...], now: float, write: bool) -> tuple[float, float]:
+        """`write` or `read`, and the bus's free time before it (as the C fast path,
+        `accelsim.hw.dram_native.NativeController.access`)."""
+        bus = self.bus
+        return (self.write(reqs, now) if write else self.read(reqs, now)), bus
+
     def read(self, reqs: tuple[Request, ...], now: float) -> float:
         """Schedule a DMA's read requests arriving at DRAM clock `now`; when its last data
         burst ends."""
