@@ -133,8 +133,12 @@ def test_killing_the_sweep_leaves_no_process_behind(tmp_path, sig, evaluator, co
            "PYTHONPATH": os.pathsep.join([str(HERE), *filter(None, [os.environ.get("PYTHONPATH")])])}
     log = tmp_path / "stderr.txt"  # a file, not a pipe: a survivor holding a pipe would block the read
     with log.open("wb") as err:
+        # SIGINT at its default, as at a terminal: a test run started in the background by a
+        # non-interactive shell (`make test &`) inherits SIGINT ignored, and the sweep would
+        # rightly keep ignoring it (as under nohup)
         proc = subprocess.Popen(run_cmd(spec, tmp_path / "k.sqlite", evaluator), env=env,
-                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=err)
+                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=err,
+                                preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 60
         while len(list(marks.iterdir())) < 2 and proc.poll() is None and time.monotonic() < deadline:
@@ -143,7 +147,7 @@ def test_killing_the_sweep_leaves_no_process_behind(tmp_path, sig, evaluator, co
         started = session_processes(proc.pid) - {proc.pid}
         assert len(started) >= 3, started  # two workers and the fork server, at least
         os.kill(proc.pid, sig)  # the sweep's process only, as a user's kill or a scheduler's would
-        proc.wait(timeout=90)  # a backstop for a hang; a loaded 2-core CI took > 30 s on SIGINT once
+        proc.wait(timeout=60)  # a backstop for a hang
         assert proc.returncode == code, log.read_text()[-2000:]
         deadline = time.monotonic() + 5
         while session_processes(proc.pid) and time.monotonic() < deadline:
@@ -153,6 +157,10 @@ def test_killing_the_sweep_leaves_no_process_behind(tmp_path, sig, evaluator, co
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def command_line(pid: int) -> str:
