@@ -14,18 +14,22 @@ With `dram.model = "timing"` the channels are memory controllers instead
 (`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank
 and row through the address mapping (`accelsim.cost.dram_timing`), from the DRAM addresses
 of its buffers (`allocate`: every DRAM buffer gets one, 4 KiB aligned, in allocation order),
-and each channel's controller schedules them (the C fast path of the same controller when
-it builds, `accelsim.hw.dram_native`); a piece is recorded per channel and side.
+and each channel's controller schedules them; a piece is recorded per channel and side.
+When the C kernel builds as an extension module (`accelsim.hw.dram_native.channels`) all of
+that, mapping included, is one C call per DMA (`_timed_native`); else each channel's
+controller is the C one through ctypes or the Python reference (`_timed`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from accelsim.config import DramConfig
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
-from accelsim.hw.dram_native import controller
+from accelsim.hw.dram_native import channels, controller
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
@@ -53,9 +57,15 @@ class Dram:
         self.reserve = (self._interleaved if self.policy.interleaved
                         else self._earliest if cfg.channels > 1 else self._one)
         self.controllers: list = []  # ChannelController or its C fast path (dram_native)
+        self._native: Any = None  # every channel in C (dram_native.channels), when it builds
         if timing is not None:
-            self.controllers = [controller(timing) for _ in range(cfg.channels)]
-            self.reserve = self._timed
+            self._native = channels(timing, tuple(self.names), self.records)
+            if self._native is not None:
+                self._native_reserve = self._native.reserve
+                self.reserve = self._timed_native
+            else:
+                self.controllers = [controller(timing) for _ in range(cfg.channels)]
+                self.reserve = self._timed
 
     def allocate(self, nbytes: int) -> int:
         """The DRAM address of a new buffer of `nbytes`."""
@@ -104,6 +114,16 @@ class Dram:
                     end = t1
             now = side_end
         return end
+
+    def _timed_native(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """`_timed` in one C call (mapping, controllers, records; `dram_native.channels`)."""
+        sides = xfer.dram_patterns()
+        if not sides:
+            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
+                                  f"{xfer.label} ({dram_bytes} DRAM bytes); this transfer has "
+                                  f"none")
+        desc = xfer.desc
+        return self._native_reserve(ready, sides, desc[4], xfer.label, desc[5])
 
     def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
         """The only channel."""
