@@ -112,7 +112,7 @@ static void reserve(Ctl *c, int64_t n) {
 
 /* bank b's first waiting hit and miss with index < wend (its list's served front skipped
  * for good) */
-static void hit_miss(Ctl *c, const Req *r, int64_t b, int64_t wend) {
+static inline __attribute__((always_inline)) void hit_miss(Ctl *c, const Req *r, int64_t b, int64_t wend) {
     int64_t o = c->open_row[b], h = -1, m = -1;
     int64_t *lst = c->plist + c->pstart[b], cnt = c->pcount[b], x = c->head[b];
     while (x < cnt && c->served[lst[x]]) x++;
@@ -127,7 +127,7 @@ static void hit_miss(Ctl *c, const Req *r, int64_t b, int64_t wend) {
     c->hit[b] = h; c->miss[b] = m;
 }
 
-static void candidate(Ctl *c, int64_t b, double now) {
+static inline __attribute__((always_inline)) void candidate(Ctl *c, int64_t b, double now) {
     double bk = INFINITY; int64_t bi = INT64_MAX;
     int64_t g = c->gof[b];
     if (c->hit[b] >= 0) {
@@ -146,7 +146,7 @@ static void candidate(Ctl *c, int64_t b, double now) {
 }
 
 /* bank group g's least candidate (readiness, then index) */
-static void group_min(Ctl *c, int64_t g) {
+static inline __attribute__((always_inline)) void group_min(Ctl *c, int64_t g) {
     int64_t b0 = g * c->bpg, b1 = b0 + c->bpg;
     double k = c->ck[b0]; int64_t i = c->ci[b0];
     for (int64_t b = b0 + 1; b < b1; b++)
