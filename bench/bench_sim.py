@@ -464,8 +464,8 @@ def dram_models(rounds: int, repeat: int = 5, sizes: tuple[int, ...] = (512,),
         best: dict[str, tuple[float, object]] = {}
         for _ in range(rounds):
             for name, c in sides:
-                cpu, _, r = cpu_best(lambda c=c: simulate(mod, c, functional=False,  # type: ignore[misc]
-                                                          options=SimOptions(keep_records=False)),
+                cpu, _, r = cpu_best(lambda c=c, mod=mod: simulate(mod, c, functional=False,  # type: ignore[misc]
+                                                                   options=SimOptions(keep_records=False)),
                                      repeat=repeat)
                 if name not in best or cpu < best[name][0]:
                     best[name] = (cpu, r)

@@ -16,8 +16,8 @@ and row through the address mapping (`accelsim.cost.dram_timing`), from the DRAM
 of its buffers (`allocate`: every DRAM buffer gets one, 4 KiB aligned, in allocation order),
 and each channel's controller schedules them; a piece is recorded per channel and side.
 When the C kernel builds as an extension module (`accelsim.hw.dram_native.channels`) all of
-that, mapping included, is one C call per DMA (`_timed_native`); else each channel's
-controller is the C one through ctypes or the Python reference (`_timed`).
+that, mapping included, is one C call per DMA (`reserve` is the C object's); else each
+channel's controller is the C one through ctypes or the Python reference (`_timed`).
 """
 
 from __future__ import annotations
@@ -59,10 +59,9 @@ class Dram:
         self.controllers: list = []  # ChannelController or its C fast path (dram_native)
         self._native: Any = None  # every channel in C (dram_native.channels), when it builds
         if timing is not None:
-            self._native = channels(timing, tuple(self.names), self.records)
-            if self._native is not None:
-                self._native_reserve = self._native.reserve
-                self.reserve = self._timed_native
+            self._native = channels(timing, tuple(self.names), self.records, self._no_addresses)
+            if self._native is not None:  # `_timed` in one C call: mapping, controllers, records
+                self.reserve = self._native.reserve
             else:
                 self.controllers = [controller(timing) for _ in range(cfg.channels)]
                 self.reserve = self._timed
@@ -86,8 +85,7 @@ class Dram:
         end = ready
         sides = xfer.dram_patterns()
         if not sides:  # never a transfer with DRAM bytes and no DRAM time
-            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
-                                  f"{label} ({dram_bytes} DRAM bytes); this transfer has none")
+            self._no_addresses(xfer, dram_bytes)
         for write, pattern in sides:
             side_end = now
             for c, (reqs, nbytes) in enumerate(split(pattern)):
@@ -115,15 +113,10 @@ class Dram:
             now = side_end
         return end
 
-    def _timed_native(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
-        """`_timed` in one C call (mapping, controllers, records; `dram_native.channels`)."""
-        sides = xfer.dram_patterns()
-        if not sides:
-            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
-                                  f"{xfer.label} ({dram_bytes} DRAM bytes); this transfer has "
-                                  f"none")
-        desc = xfer.desc
-        return self._native_reserve(ready, sides, desc[4], xfer.label, desc[5])
+    @staticmethod
+    def _no_addresses(xfer: Transfer, dram_bytes: int) -> None:
+        raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
+                              f"{xfer.label} ({dram_bytes} DRAM bytes); this transfer has none")
 
     def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
         """The only channel."""

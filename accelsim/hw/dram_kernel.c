@@ -23,6 +23,7 @@ typedef struct {
     double trp, trrd_l, trrd_s, tfaw, trcd, trc, tras, tb, tccd_l;
     double tcl, tcwl, twr, twtr, trtw, trtp, trefi, trfc;
     int64_t open_page, read_queue, write_queue, write_high, write_low;
+    int64_t tb_i, tccd_l_i;  /* tBURST and tCCD_L as the integers they are (Python's ints) */
     int64_t *open_row; double *act_ok, *cas_ok, *pre_ok, *bg_next, *last_act_bg;
     double *last_act, *faw; int64_t *nfaw; double *next_ref;
     double bus, last_read, last_wdata;
@@ -44,6 +45,7 @@ Ctl *ctl_new(const int64_t *ip, const double *dp) {
     c->write_high = ip[6]; c->write_low = ip[7];
     c->trp = dp[0]; c->trrd_l = dp[1]; c->trrd_s = dp[2]; c->tfaw = dp[3]; c->trcd = dp[4];
     c->trc = dp[5]; c->tras = dp[6]; c->tb = dp[7]; c->tccd_l = dp[8]; c->tcl = dp[9];
+    c->tb_i = (int64_t)c->tb; c->tccd_l_i = (int64_t)c->tccd_l;
     c->tcwl = dp[10]; c->twr = dp[11]; c->twtr = dp[12]; c->trtw = dp[13]; c->trtp = dp[14];
     c->trefi = dp[15]; c->trfc = dp[16];
     c->open_row = malloc(sizeof(int64_t) * c->nb);
@@ -215,8 +217,8 @@ static double batch(Ctl *c, const Req *r, int64_t n, double now, int write, int6
         if (c->bg_next[g] > first) first = c->bg_next[g];
         x = (write ? last_read : last_wdata) + turn;
         if (x > first) first = x;
-        bus = (bus > first ? bus : first) + (double)(k * (int64_t)c->tb);
-        double last = first + (double)((k - 1) * (int64_t)c->tccd_l);
+        bus = (bus > first ? bus : first) + (double)(k * c->tb_i);
+        double last = first + (double)((k - 1) * c->tccd_l_i);
         if (bus - c->tb > last) last = bus - c->tb;
         c->bg_next[g] = c->cas_ok[b] = last + c->tccd_l;
         double e = last + tail, p;
@@ -318,6 +320,7 @@ typedef struct {
     double ratio;
     Ctl **ctl;
     PyObject *names, *records, *rectype;   /* tuple of str, list, the TraceRecord class */
+    PyObject *missing;                     /* missing(xfer, dram_bytes): raises */
     /* scratch of one side: per channel its requests */
     Req **req; int64_t *nreq, *capreq, *bursts;
     /* per (channel, bank): the row (-1: none yet) and request index of its last request in
@@ -562,25 +565,25 @@ static void Channels_dealloc(Channels *s) {
     free(s->ctl); free(s->req); free(s->nreq); free(s->capreq); free(s->bursts);
     free(s->lrow); free(s->lidx); free(s->hkey); free(s->hval); free(s->hgen);
     free(s->ment); free(s->pool); free(s->slots); free(s->sreq);
-    Py_XDECREF(s->names); Py_XDECREF(s->records); Py_XDECREF(s->rectype);
+    Py_XDECREF(s->names); Py_XDECREF(s->records); Py_XDECREF(s->rectype); Py_XDECREF(s->missing);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
 /* Channels(ints[8], doubles[17], fields (codes F_*, least significant first), radices,
  *          (channels, burst_bytes, bank_groups, banks_per_group, rows), ratio, names,
- *          records, TraceRecord) */
+ *          records, TraceRecord, missing) */
 static int Channels_init(Channels *s, PyObject *args, PyObject *kw) {
     (void)kw;
-    PyObject *ints, *dbls, *fields, *radices, *org, *names, *records, *rectype;
+    PyObject *ints, *dbls, *fields, *radices, *org, *names, *records, *rectype, *missing;
     double ratio;
     if (s->ctl) { PyErr_SetString(PyExc_TypeError, "Channels: initialized once"); return -1; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!dO!O!O!", &PyTuple_Type, &ints, &PyTuple_Type, &dbls,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!dO!O!O!O", &PyTuple_Type, &ints, &PyTuple_Type, &dbls,
                           &PyTuple_Type, &fields, &PyTuple_Type, &radices, &PyTuple_Type, &org,
                           &ratio, &PyTuple_Type, &names, &PyList_Type, &records,
-                          &PyType_Type, &rectype))
+                          &PyType_Type, &rectype, &missing))
         return -1;
-    Py_INCREF(names); Py_INCREF(records); Py_INCREF(rectype);
-    s->names = names; s->records = records; s->rectype = rectype;
+    Py_INCREF(names); Py_INCREF(records); Py_INCREF(rectype); Py_INCREF(missing);
+    s->names = names; s->records = records; s->rectype = rectype; s->missing = missing;
     if (!PyType_IsSubtype((PyTypeObject *)rectype, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "Channels: the record type is a tuple type");
         return -1;
@@ -644,16 +647,9 @@ static int64_t to_cycles(double clocks, double ratio) {  /* as Dram._timed round
     return t;
 }
 
-/* reserve(ready, sides, kind, label, loc) -> the end (accelerator cycles): Dram._timed on
- * sides ((is_write, Pattern), ...), a TraceRecord per channel piece appended to records */
-static PyObject *Channels_reserve(Channels *s, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5 || !PyTuple_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "reserve(ready, sides, kind, label, loc)");
-        return NULL;
-    }
-    int64_t ready = PyLong_AsLongLong(args[0]);
-    if (ready == -1 && PyErr_Occurred()) return NULL;
-    PyObject *sides = args[1], *kind = args[2], *label = args[3], *loc = args[4];
+/* Dram._timed's work on `sides` ((is_write, Pattern), ...) */
+static PyObject *serve(Channels *s, int64_t ready, PyObject *sides, PyObject *kind,
+                       PyObject *label, PyObject *loc) {
     double ratio = s->ratio, now = (double)ready * ratio;
     int64_t end = ready;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(sides); i++) {
@@ -694,6 +690,38 @@ static PyObject *Channels_reserve(Channels *s, PyObject *const *args, Py_ssize_t
         now = side_end;
     }
     return PyLong_FromLongLong(end);
+}
+
+static PyObject *str_dram_patterns, *str_desc, *str_label;
+
+/* reserve(ready, dram_bytes, hold, xfer) -> the end (accelerator cycles): Dram._timed on
+ * xfer.dram_patterns() ((is_write, Pattern), ...), a TraceRecord per channel piece appended
+ * to records; no sides: missing(xfer, dram_bytes) raises */
+static PyObject *Channels_reserve(Channels *s, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "reserve(ready, dram_bytes, hold, xfer)");
+        return NULL;
+    }
+    int64_t ready = PyLong_AsLongLong(args[0]);
+    if (ready == -1 && PyErr_Occurred()) return NULL;
+    PyObject *xfer = args[3];
+    PyObject *sides = PyObject_CallMethodNoArgs(xfer, str_dram_patterns);
+    if (!sides) return NULL;
+    if (!PyTuple_Check(sides) || PyTuple_GET_SIZE(sides) == 0) {
+        Py_DECREF(sides);
+        PyObject *r = PyObject_CallFunctionObjArgs(s->missing, xfer, args[1], NULL);
+        if (r) { Py_DECREF(r); PyErr_SetString(PyExc_RuntimeError, "missing() returned"); }
+        return NULL;
+    }
+    PyObject *desc = PyObject_GetAttr(xfer, str_desc);
+    PyObject *label = desc ? PyObject_GetAttr(xfer, str_label) : NULL;
+    PyObject *out = NULL;
+    if (label && PyTuple_Check(desc) && PyTuple_GET_SIZE(desc) >= 6)
+        out = serve(s, ready, sides, PyTuple_GET_ITEM(desc, 4), label, PyTuple_GET_ITEM(desc, 5));
+    else if (label)
+        PyErr_SetString(PyExc_TypeError, "a transfer's desc is a tuple of 6");
+    Py_DECREF(sides); Py_XDECREF(desc); Py_XDECREF(label);
+    return out;
 }
 
 /* requests(base, chunk, stride, nchunks, last): DramTiming.split's value, from this mapping
@@ -762,6 +790,10 @@ static struct PyModuleDef kernel_module = {PyModuleDef_HEAD_INIT, "accelsim_dram
 
 PyMODINIT_FUNC PyInit_accelsim_dram_kernel(void) {
     if (PyType_Ready(&ChannelsType) < 0) return NULL;
+    str_dram_patterns = PyUnicode_InternFromString("dram_patterns");
+    str_desc = PyUnicode_InternFromString("desc");
+    str_label = PyUnicode_InternFromString("label");
+    if (!str_dram_patterns || !str_desc || !str_label) return NULL;
     PyObject *m = PyModule_Create(&kernel_module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "MEMO_ENTRIES", MEMO_ENTRIES) < 0) { Py_DECREF(m); return NULL; }

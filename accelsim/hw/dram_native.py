@@ -30,6 +30,7 @@ import sys
 import sysconfig
 import tempfile
 import weakref
+from collections.abc import Callable
 from importlib.machinery import ExtensionFileLoader
 from importlib.util import module_from_spec, spec_from_loader
 from pathlib import Path
@@ -158,10 +159,13 @@ def _params(t: DramTiming) -> tuple[tuple[int, ...], tuple[float, ...]]:
                                      t.tRTP, t.tREFI, t.tRFC)))
 
 
-def channels(timing: DramTiming, names: tuple[str, ...], records: list[Any]) -> Any:
-    """Every channel of `timing` in C (`Channels`: `reserve(ready, sides, kind, label, loc)`
-    appends a `TraceRecord` per channel piece, named by `names`, to `records` and returns the
-    transfer's end), or None when the extension is not there."""
+def channels(timing: DramTiming, names: tuple[str, ...], records: list[Any],
+             missing: Callable[[Any, int], None]) -> Any:
+    """Every channel of `timing` in C, or None when the extension is not there. `Channels`:
+    `reserve(ready, dram_bytes, hold, xfer)` is `accelsim.hw.dram.Dram`'s reserve: it appends
+    a `TraceRecord` per channel piece of `xfer.dram_patterns()`, named by `names`, to
+    `records` and returns the transfer's end; `missing(xfer, dram_bytes)` raises for a
+    transfer without DRAM sides."""
     ext = extension()
     if ext is None:
         return None
@@ -172,7 +176,7 @@ def channels(timing: DramTiming, names: tuple[str, ...], records: list[Any]) -> 
     return ext.Channels(ints, dbls, tuple(_FIELDS[f] for f, _ in t.radices),
                         tuple(r for _, r in t.radices),
                         (t.channels, t.burst_bytes, t.bank_groups, t.banks_per_group, t.rows),
-                        t.ratio, tuple(names), records, TraceRecord)
+                        t.ratio, tuple(names), records, TraceRecord, missing)
 
 
 # requests (one DMA side's on one channel) as packed int64 arrays, by the identity of the

@@ -160,7 +160,7 @@ def random_pattern(rng: random.Random, t: DramTiming) -> Pattern:
 
 def channels_of(t: DramTiming, records: list | None = None):  # type: ignore[no-untyped-def]
     return dram_native.channels(t, tuple(f"dram.ch{c}" for c in range(t.channels)),
-                                [] if records is None else records)
+                                [] if records is None else records, Dram._no_addresses)
 
 
 @needs_ext
@@ -249,6 +249,19 @@ def test_reserve_equals_the_reference_dram_for_random_transfers(
         assert (bus, pending, hits, misses, conflicts, refreshes) == (
             ctl.bus, ctl.pending, ctl.hits, ctl.misses, ctl.conflicts, ctl.refreshes)
         assert (last_read, last_wdata) == (ctl.last_read, ctl.last_wdata)
+
+
+@needs_ext
+def test_a_transfer_without_addresses_is_the_same_error_through_c() -> None:
+    from accelsim.errors import SimulationError
+
+    cfg = cfg_timing("HBM2e")
+    dram = Dram(cfg.dram, Trace(), DramTiming.for_config(cfg))
+    assert dram._native is not None and dram.reserve == dram._native.reserve
+    xfer = Transfer(SimEnv(), 10, 640, 640, "read", "A->a", "loc")
+    with pytest.raises(SimulationError, match="needs the DRAM addresses of transfer A->a "
+                                              r"\(640 DRAM bytes\)"):
+        dram.reserve(0, 640, 10, xfer)
 
 
 @needs_cc
