@@ -16,10 +16,12 @@
 
 #define NEVER (-1.0e18)
 
-typedef struct { int64_t b, rank, g, row, k; } Req;
+/* one request, packed (16 bytes: a run streams millions of them); its rank is its bank
+ * group's (rank_of). The ctypes entry takes the Python reference's 5 int64s per request. */
+typedef struct { int32_t b, g, row, k; } Req;
 
 typedef struct {
-    int64_t nb, ng, ranks, per_rank, bpg;
+    int64_t nb, ng, ranks, per_rank, bpg, *rank_of;
     double trp, trrd_l, trrd_s, tfaw, trcd, trc, tras, tb, tccd_l;
     double tcl, tcwl, twr, twtr, trtw, trtp, trefi, trfc;
     int64_t open_page, read_queue, write_queue, write_high, write_low;
@@ -35,12 +37,17 @@ typedef struct {
     double *gk; int64_t *gi;   /* per bank group: its banks' least candidate */
     int64_t *gof;              /* per bank: its bank group */
     Req *tmp; int64_t captmp;
+    /* the write queue's (bank, row) -> position, rebuilt per write call (generation stamps) */
+    int64_t *wkey, *wval; uint64_t *wgen, wg; int64_t wcap;
+    Req *in; int64_t capin;  /* the ctypes entry's requests, packed */
 } Ctl;
 
 Ctl *ctl_new(const int64_t *ip, const double *dp) {
     Ctl *c = calloc(1, sizeof(Ctl));
     c->ranks = ip[0]; c->bpg = ip[2]; c->ng = ip[0] * ip[1]; c->nb = c->ng * ip[2];
     c->per_rank = ip[1] * ip[2];
+    c->rank_of = malloc(sizeof(int64_t) * c->ng);
+    for (int64_t g = 0; g < c->ng; g++) c->rank_of[g] = g / ip[1];
     c->open_page = ip[3]; c->read_queue = ip[4]; c->write_queue = ip[5];
     c->write_high = ip[6]; c->write_low = ip[7];
     c->trp = dp[0]; c->trrd_l = dp[1]; c->trrd_s = dp[2]; c->tfaw = dp[3]; c->trcd = dp[4];
@@ -72,7 +79,8 @@ void ctl_free(Ctl *c) {
     free(c->last_act_bg); free(c->last_act); free(c->faw); free(c->nfaw); free(c->next_ref);
     free(c->wq); free(c->served); free(c->plist); free(c->pstart); free(c->pcount);
     free(c->hit); free(c->miss); free(c->ck); free(c->ci); free(c->tmp); free(c->head);
-    free(c->gof); free(c->gk); free(c->gi); free(c);
+    free(c->gof); free(c->gk); free(c->gi); free(c->wkey); free(c->wval); free(c->wgen);
+    free(c->rank_of); free(c->in); free(c);
 }
 
 /* bus, last_read, last_wdata, pending, hits, misses, conflicts, refreshes */
@@ -142,7 +150,8 @@ static inline __attribute__((always_inline)) void candidate(Ctl *c, int64_t b, d
         if (c->open_row[b] >= 0 && c->pre_ok[b] + c->trp > x) x = c->pre_ok[b] + c->trp;
         if (c->last_act_bg[g] + c->trrd_l > x) x = c->last_act_bg[g] + c->trrd_l;
         double k = x > now ? x : now;
-        if (k < bk || (k == bk && c->miss[b] < bi)) { bk = k; bi = c->miss[b]; }
+        int lt = (k < bk) | ((k == bk) & (c->miss[b] < bi));
+        bk = lt ? k : bk; bi = lt ? c->miss[b] : bi;
     }
     c->ck[b] = bk; c->ci[b] = bi;
 }
@@ -151,8 +160,11 @@ static inline __attribute__((always_inline)) void candidate(Ctl *c, int64_t b, d
 static inline __attribute__((always_inline)) void group_min(Ctl *c, int64_t g) {
     int64_t b0 = g * c->bpg, b1 = b0 + c->bpg;
     double k = c->ck[b0]; int64_t i = c->ci[b0];
-    for (int64_t b = b0 + 1; b < b1; b++)
-        if (c->ck[b] < k || (c->ck[b] == k && c->ci[b] < i)) { k = c->ck[b]; i = c->ci[b]; }
+    for (int64_t b = b0 + 1; b < b1; b++) {  /* branch-free: which bank wins is random */
+        double kb = c->ck[b]; int64_t ib = c->ci[b];
+        int lt = (kb < k) | ((kb == k) & (ib < i));
+        k = lt ? kb : k; i = lt ? ib : i;
+    }
     c->gk[g] = k; c->gi[g] = i;
 }
 
@@ -184,10 +196,13 @@ static double batch(Ctl *c, const Req *r, int64_t n, double now, int write, int6
     while (waiting && (stop < 0 || left > stop)) {
         /* the least candidate: the least of the groups' (the same (readiness, index)) */
         double bk = c->gk[0]; int64_t i = c->gi[0];
-        for (int64_t gg = 1; gg < ng; gg++)
-            if (c->gk[gg] < bk || (c->gk[gg] == bk && c->gi[gg] < i)) { bk = c->gk[gg]; i = c->gi[gg]; }
+        for (int64_t gg = 1; gg < ng; gg++) {
+            double kg = c->gk[gg]; int64_t ig = c->gi[gg];
+            int lt = (kg < bk) | ((kg == bk) & (ig < i));
+            bk = lt ? kg : bk; i = lt ? ig : i;
+        }
         const Req *q = r + i;
-        int64_t b = q->b, rank = q->rank, g = q->g, row = q->row, k = q->k;
+        int64_t b = q->b, g = q->g, rank = c->rank_of[g], row = q->row, k = q->k;
         c->served[i] = 1;
         waiting--; left -= k;
         double start = now > bus ? now : bus;
@@ -273,24 +288,50 @@ static void drain_idle(Ctl *c, double until) {
     for (int64_t j = 0; j < m; j++) c->pending += c->wq[j].k;
 }
 
-/* ChannelController.read / .write on n requests (5 int64 each); *bus_before: the bus before */
-double ctl_access(Ctl *c, const int64_t *reqs, int64_t n, double now, int64_t write,
-                  double *bus_before) {
-    const Req *r = (const Req *)reqs;
+/* the slot of write-queue key `key` in the index (found: wgen == wg and wkey == key) */
+static int64_t wq_slot(const Ctl *c, int64_t key) {
+    int64_t x = (int64_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 24) & (c->wcap - 1);
+    while (c->wgen[x] == c->wg && c->wkey[x] != key) x = (x + 1) & (c->wcap - 1);
+    return x;
+}
+
+/* index the write queue for `more` requests to come (at most half full) */
+static void wq_index(Ctl *c, int64_t more) {
+    int64_t want = 2 * (c->nwq + more) + 16;
+    if (c->wcap < want) {
+        int64_t cap = 64;
+        while (cap < want) cap *= 2;
+        free(c->wkey); free(c->wval); free(c->wgen);
+        c->wkey = malloc(sizeof(int64_t) * cap); c->wval = malloc(sizeof(int64_t) * cap);
+        c->wgen = calloc(cap, sizeof(uint64_t));
+        c->wcap = cap;
+    }
+    c->wg++;
+    for (int64_t x = 0; x < c->nwq; x++) {
+        int64_t key = ((int64_t)c->wq[x].b << 32) | (uint32_t)c->wq[x].row, slot = wq_slot(c, key);
+        c->wgen[slot] = c->wg; c->wkey[slot] = key; c->wval[slot] = x;
+    }
+}
+
+/* ChannelController.read / .write on n packed requests; *bus_before: the bus before */
+static double access_packed(Ctl *c, const Req *r, int64_t n, double now, int64_t write,
+                            double *bus_before) {
     *bus_before = c->bus;
     if (!write) {
         if (c->pending && c->bus < now) drain_idle(c, now);
         return batch(c, r, n, now, 0, c->read_queue, -1, NULL);
     }
     int64_t room = c->write_queue - c->pending, nbursts = 0;
+    wq_index(c, n);
     for (int64_t j = 0; j < n; j++) {
-        int64_t x = 0;
-        for (; x < c->nwq; x++)
-            if (c->wq[x].b == r[j].b && c->wq[x].rank == r[j].rank && c->wq[x].g == r[j].g
-                && c->wq[x].row == r[j].row) break;
-        if (x == c->nwq) {
+        /* merged with the waiting write to its row (rank and bank group follow the bank) */
+        int64_t key = ((int64_t)r[j].b << 32) | (uint32_t)r[j].row, slot = wq_slot(c, key), x;
+        if (c->wgen[slot] == c->wg) x = c->wval[slot];
+        else {
             if (c->nwq == c->capwq) { c->capwq = c->capwq * 2 + 16; c->wq = realloc(c->wq, sizeof(Req) * c->capwq); }
-            c->wq[c->nwq] = r[j]; c->wq[c->nwq].k = 0; c->nwq++;
+            x = c->nwq++;
+            c->wq[x] = r[j]; c->wq[x].k = 0;
+            c->wgen[slot] = c->wg; c->wkey[slot] = key; c->wval[slot] = x;
         }
         c->wq[x].k += r[j].k;
         nbursts += r[j].k;
@@ -301,6 +342,19 @@ double ctl_access(Ctl *c, const int64_t *reqs, int64_t n, double now, int64_t wr
     double end = batch(c, c->wq, c->nwq, now, 1, c->write_queue, c->write_low, &m);
     requeue_from_tmp(c, m);
     return nbursts > room ? end : now;
+}
+
+/* the ctypes entry (accelsim/hw/dram_native.py NativeController): ChannelController.read /
+ * .write on n requests of 5 int64 each (bank, rank, bank group, row, bursts) */
+double ctl_access(Ctl *c, const int64_t *reqs, int64_t n, double now, int64_t write,
+                  double *bus_before) {
+    if (c->capin < n) { c->capin = 2 * n; c->in = realloc(c->in, sizeof(Req) * c->capin); }
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t *q = reqs + 5 * j;
+        c->in[j].b = (int32_t)q[0]; c->in[j].g = (int32_t)q[2];
+        c->in[j].row = (int32_t)q[3]; c->in[j].k = (int32_t)q[4];
+    }
+    return access_packed(c, c->in, n, now, write, bus_before);
 }
 
 #ifdef ACCELSIM_PYEXT
@@ -376,7 +430,8 @@ static int64_t hash_find(Channels *s, int64_t key, int64_t *val) {
     return x;
 }
 
-/* one DMA side (a Pattern) as requests per channel into s->req / s->nreq / s->bursts */
+/* one DMA side (a Pattern) as requests per channel into s->req / s->nreq / s->bursts; -1: no
+ * memory, -2: a request of 2^31 bursts (more than a packed request holds) */
 static int map_side(Channels *s, int64_t base, int64_t chunk, int64_t stride, int64_t n,
                     int64_t last) {
     for (int64_t c = 0; c < s->nch; c++) { s->nreq[c] = 0; s->bursts[c] = 0; }
@@ -445,7 +500,10 @@ static int map_side(Channels *s, int64_t base, int64_t chunk, int64_t stride, in
             }
             int64_t ch = d[pch], ro = d[pro];
             s->bursts[ch]++;
-            if (s->lrow[cb] == ro) { s->req[ch][s->lidx[cb]].k++; continue; }
+            if (s->lrow[cb] == ro) {
+                if (++s->req[ch][s->lidx[cb]].k == INT32_MAX) return -2;
+                continue;
+            }
             int64_t b = cb - ch * s->banks, g = b / s->bpg;
             int64_t key = cb * s->rows + ro, idx;
             int64_t slot = hash_find(s, key, &idx);
@@ -458,11 +516,11 @@ static int map_side(Channels *s, int64_t base, int64_t chunk, int64_t stride, in
                 }
                 idx = s->nreq[ch]++;
                 Req *q = s->req[ch] + idx;
-                q->b = b; q->rank = g / s->bank_groups; q->g = g; q->row = ro; q->k = 0;
+                q->b = (int32_t)b; q->g = (int32_t)g; q->row = (int32_t)ro; q->k = 0;
                 s->hgen[slot] = s->gen; s->hkey[slot] = key; s->hval[slot] = idx;
                 if (++s->hused * 2 > s->hcap && grow_hash(s, s->hused) < 0) return -1;
             }
-            s->req[ch][idx].k++;
+            if (++s->req[ch][idx].k == INT32_MAX) return -2;
             s->lrow[cb] = ro; s->lidx[cb] = idx;
         }
     }
@@ -530,7 +588,8 @@ static int side_requests(Channels *s, const int64_t v[5], Req **reqs, int64_t *n
                          int64_t *bursts) {
     int64_t stride = 5 + 3 * s->nch, slot, e = memo_find(s, v, &slot);
     if (e < 0) {
-        if (map_side(s, v[0], v[1], v[2], v[3], v[4]) < 0) return -1;
+        int err = map_side(s, v[0], v[1], v[2], v[3], v[4]);
+        if (err < 0) return err;
         int64_t total = 0;
         for (int64_t c = 0; c < s->nch; c++) total += s->nreq[c];
         if (total > MEMO_REQS) {  /* too big to keep: served from the scratch */
@@ -557,6 +616,16 @@ static int side_requests(Channels *s, const int64_t v[5], Req **reqs, int64_t *n
         reqs[c] = s->pool + k[5 + 3 * c]; nreq[c] = k[6 + 3 * c]; bursts[c] = k[7 + 3 * c];
     }
     return 0;
+}
+
+static int side_requests_or_error(Channels *s, const int64_t v[5], Req **reqs, int64_t *nreq,
+                                  int64_t *bursts) {
+    int err = side_requests(s, v, reqs, nreq, bursts);
+    if (err == -2)
+        PyErr_SetString(PyExc_OverflowError, "a DMA side with 2^31 bursts to one DRAM row");
+    else if (err < 0)
+        PyErr_NoMemory();
+    return err;
 }
 
 static void Channels_dealloc(Channels *s) {
@@ -662,12 +731,12 @@ static PyObject *serve(Channels *s, int64_t ready, PyObject *sides, PyObject *ki
         int64_t p[5];
         if (write < 0 || side_pattern(PyTuple_GET_ITEM(side, 1), p) < 0) return NULL;
         Req **rq = s->sreq; int64_t *nrq = s->sn, *nbu = s->sn + s->nch;
-        if (side_requests(s, p, rq, nrq, nbu) < 0) return PyErr_NoMemory();
+        if (side_requests_or_error(s, p, rq, nrq, nbu) < 0) return NULL;
         double side_end = now;
         for (int64_t c = 0; c < s->nch; c++) {
             if (!nbu[c]) continue;
             double bus;
-            double e = ctl_access(s->ctl[c], (const int64_t *)rq[c], nrq[c], now, write, &bus);
+            double e = access_packed(s->ctl[c], rq[c], nrq[c], now, write, &bus);
             int64_t t0 = to_cycles(bus > now ? bus : now, ratio), t1 = to_cycles(e, ratio);
             if (t1 < t0) t1 = t0;
             PyObject *name = PyTuple_GET_ITEM(s->names, c);
@@ -732,7 +801,7 @@ static PyObject *Channels_requests(Channels *s, PyObject *const *args, Py_ssize_
     for (int i = 0; i < 5; i++) v[i] = PyLong_AsLongLong(args[i]);
     if (PyErr_Occurred()) return NULL;
     Req **rq = s->sreq; int64_t *nrq = s->sn, *nbu = s->sn + s->nch;
-    if (side_requests(s, v, rq, nrq, nbu) < 0) return PyErr_NoMemory();
+    if (side_requests_or_error(s, v, rq, nrq, nbu) < 0) return NULL;
     PyObject *out = PyTuple_New(s->nch);
     if (!out) return NULL;
     for (int64_t c = 0; c < s->nch; c++) {
@@ -740,7 +809,8 @@ static PyObject *Channels_requests(Channels *s, PyObject *const *args, Py_ssize_
         if (!rs) { Py_DECREF(out); return NULL; }
         for (int64_t j = 0; j < nrq[c]; j++) {
             Req *q = rq[c] + j;
-            PyTuple_SET_ITEM(rs, j, Py_BuildValue("(LLLLL)", (long long)q->b, (long long)q->rank,
+            PyTuple_SET_ITEM(rs, j, Py_BuildValue("(LLLLL)", (long long)q->b,
+                                                  (long long)(q->g / s->bank_groups),
                                                   (long long)q->g, (long long)q->row,
                                                   (long long)q->k));
         }
