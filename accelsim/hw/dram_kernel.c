@@ -3,8 +3,12 @@
  * policy). Same state, same FR-FCFS choice, same float arithmetic in the same order, so the
  * results are bit-identical (tests/accelsim/hw/test_dram_native.py compares the two).
  * The FR-FCFS choice keeps one candidate per bank (the least (readiness, index) of its first
- * row hit and first miss inside the window, which share their bank's readiness): the same
- * request the reference's least key picks. Built by accelsim/hw/dram_native.py. */
+ * row hit and first miss inside the window, which share their bank's readiness) and the least
+ * of them per bank group (only the served group's, and the group of the request entering the
+ * window, change): the same request the reference's least key picks. Compiled with no
+ * floating-point contraction (-ffp-contract=off). Built by accelsim/hw/dram_native.py: a
+ * plain library (the ctypes entry ctl_*), and with -DACCELSIM_PYEXT also an extension module
+ * (`Channels`, at the end: a DMA's whole DRAM side per call). */
 #ifdef ACCELSIM_PYEXT
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>  /* first, as the C API asks */
