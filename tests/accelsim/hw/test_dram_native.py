@@ -220,6 +220,8 @@ def test_reserve_equals_the_reference_dram_for_random_transfers(
     rng = random.Random(1000 + seed)
     over: dict[str, object] = {"channels": rng.choice((1, 2, 4)),
                                "address_mapping": MAPPINGS[seed % len(MAPPINGS)]}
+    if seed % 3 == 1:
+        over["ranks"] = 2  # eight bank groups: the choice over groups in a loop, refresh per rank
     if seed % 5 == 0:
         over["page_policy"] = "closed"
     if seed % 7 == 0:
