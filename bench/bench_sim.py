@@ -21,11 +21,13 @@
    `records` (every trace record kept). `--baseline DIR` (repeatable) runs the same MLIR text
    on another tree (e.g. /work/base at d701a4c with the old module paths), which keeps records.
    `--sizes 128,256` picks sizes, `--rounds R` runs each point R times (best CPU kept).
-5. DRAM model (`--only 5`): the gemm 512^3 program compiled once for `default`, simulated
-   timing-only in this process with `dram.model = "bandwidth"` and with the timing model
-   (DDR4-3200, LPDDR5-6400, HBM2e), interleaved round by round (best CPU of `--rounds`): DMA +
-   kernel ops per CPU second and the timing/bandwidth cost ratio; then the timing model's
-   closed-form errors (docs/dram_timing.md) on one channel per technology.
+5. DRAM model (`--only 5`): the gemm 512^3 program (`--dram-sizes 512,1024`: each size)
+   compiled once for `default`, simulated timing-only in this process with
+   `dram.model = "bandwidth"` and with the timing model (DDR4-3200, LPDDR5-6400, HBM2e),
+   interleaved round by round, `--repeat` runs per model and round (best CPU of
+   `--rounds` x `--repeat`): DMA + kernel ops per CPU second and the timing/bandwidth cost
+   ratio, and which DRAM path ran (`dram_native`: "extension", "ctypes" or "python"); then
+   the timing model's closed-form errors (docs/dram_timing.md) on one channel per technology.
 """
 
 from __future__ import annotations
@@ -426,7 +428,19 @@ def _sweep_child(path: str, mode: str) -> None:
                       "rss_peak": peak, "growth": max(0, peak - rss_before)}))
 
 
-def dram_models(rounds: int) -> None:
+def _dram_path() -> str:
+    """Which DRAM timing-model path this tree runs."""
+    try:
+        from accelsim.hw import dram_native
+    except ImportError:
+        return "python"
+    if getattr(dram_native, "extension", lambda: None)() is not None:
+        return "extension"
+    return "ctypes" if dram_native.library() is not None else "python"
+
+
+def dram_models(rounds: int, repeat: int = 5, sizes: tuple[int, ...] = (512,),
+                closed_forms: bool = True) -> None:
     """Section 5 (module docstring)."""
     import random
 
@@ -438,29 +452,33 @@ def dram_models(rounds: int) -> None:
     from accelsim.sim.options import SimOptions
 
     cfg = load_config("default")
-    mod = workloads.get("gemm:M=512,N=512,K=512").module()
-    compile_for_accelerator(cfg, mod, None)
     sides = [("bandwidth", cfg)] + [
         (f"timing {tech}", cfg.with_overrides({"dram.model": "timing", "dram.technology": tech}))
         for tech in ("DDR4-3200", "LPDDR5-6400", "HBM2e")]
-    print(f"\n== 5. DRAM model: gemm 512^3 on default, timing-only, trace summary (best CPU of "
-          f"{rounds} interleaved rounds, in this process) ==")
-    best: dict[str, tuple[float, object]] = {}
-    for _ in range(rounds):
-        for name, c in sides:
-            cpu, _, r = cpu_best(lambda c=c: simulate(mod, c, functional=False,
-                                                      options=SimOptions(keep_records=False)),
-                                 repeat=1)
-            if name not in best or cpu < best[name][0]:
-                best[name] = (cpu, r)
-    base = best["bandwidth"][0]
-    print(f"{'DRAM model':24s} {'cycles':>9s} {'ops':>6s} {'CPU ms':>8s} {'ops/s (CPU)':>12s} "
-          f"{'CPU vs bandwidth':>16s}")
-    for name, _ in sides:
-        cpu, r = best[name]
-        ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
-        print(f"{name:24s} {r.cycles:9,d} {ops:6d} {cpu * 1e3:8.2f} {ops / cpu:12,.0f} "  # type: ignore[attr-defined]
-              f"{cpu / base:15.2f}x")
+    for n in sizes:
+        mod = workloads.get(f"gemm:M={n},N={n},K={n}").module()
+        compile_for_accelerator(cfg, mod, None)
+        print(f"\n== 5. DRAM model: gemm {n}^3 on default, timing-only, trace summary (best CPU of "
+              f"{rounds} interleaved rounds x {repeat} runs, in this process; DRAM path: "
+              f"{_dram_path()}) ==")
+        best: dict[str, tuple[float, object]] = {}
+        for _ in range(rounds):
+            for name, c in sides:
+                cpu, _, r = cpu_best(lambda c=c, mod=mod: simulate(mod, c, functional=False,  # type: ignore[misc]
+                                                                   options=SimOptions(keep_records=False)),
+                                     repeat=repeat)
+                if name not in best or cpu < best[name][0]:
+                    best[name] = (cpu, r)
+        base = best["bandwidth"][0]
+        print(f"{'DRAM model':24s} {'cycles':>10s} {'ops':>6s} {'CPU ms':>8s} {'ops/s (CPU)':>12s} "
+              f"{'CPU vs bandwidth':>16s}")
+        for name, _ in sides:
+            cpu, r = best[name]
+            ops = r.stats.dma_ops + r.stats.kernel_calls  # type: ignore[attr-defined]
+            print(f"{name:24s} {r.cycles:10,d} {ops:6d} {cpu * 1e3:8.2f} {ops / cpu:12,.0f} "  # type: ignore[attr-defined]
+                  f"{cpu / base:15.2f}x")
+    if not closed_forms:
+        return
     print("\nclosed forms (one channel, DRAM clocks): model / closed form - 1")
     print(f"{'technology':12s} {'sequential':>11s} {'(% of peak)':>11s} {'random 64 B':>12s} "
           f"{'one bank':>9s}")
@@ -494,10 +512,14 @@ def main() -> int:
     ap.add_argument("--sizes", default=None, help="section 4: gemm sizes, e.g. 128,256,512")
     ap.add_argument("--sweep-child", nargs=2, metavar=("MLIR", "MODE"), help=argparse.SUPPRESS)
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds for --baseline")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="section 5: runs per DRAM model and round (best CPU kept)")
+    ap.add_argument("--dram-sizes", default="512", help="section 5: gemm sizes, e.g. 512,1024")
     ap.add_argument("--cases-json", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--speed-only", action="store_true",
                     help="section 3 without event runs: analytic cold/warm CPU per point, best of "
-                         "--rounds (PYTHONPATH=DIR: another tree, for before/after)")
+                         "--rounds (PYTHONPATH=DIR: another tree, for before/after); section 5 "
+                         "without the closed forms")
     ap.add_argument("--opcodes", action="store_true",
                     help="only: Python bytecodes per simulated op (load-independent)")
     a = ap.parse_args()
@@ -527,7 +549,8 @@ def main() -> int:
                  else [k for k in SWEEP_SIZES if not a.quick or k <= 1024])
         size_sweep(sizes, a.baseline or [], 1 if a.only is None else a.rounds)
     if a.only in (None, "5"):
-        dram_models(a.rounds)
+        dram_models(a.rounds, a.repeat, tuple(int(x) for x in a.dram_sizes.split(",")),
+                    closed_forms=not a.speed_only)
     return 0
 
 

@@ -20,6 +20,8 @@ A DMA side (`Pattern`: a base address and chunks of bytes `stride` apart) become
 channel, its requests: one per (rank, bank, row) it touches, with the number of bursts it
 moves there, in order of first touch (`DramTiming.requests`). That is the unit the
 controllers schedule: the model works per DMA burst group, never per byte or per cycle.
+This mapping is the reference; the event machine's C fast path maps the same way
+(`accelsim/hw/dram_kernel.c` `map_side`, held to `split` by tests/accelsim/hw/test_dram_native.py).
 """
 
 from __future__ import annotations

@@ -14,18 +14,22 @@ With `dram.model = "timing"` the channels are memory controllers instead
 (`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank
 and row through the address mapping (`accelsim.cost.dram_timing`), from the DRAM addresses
 of its buffers (`allocate`: every DRAM buffer gets one, 4 KiB aligned, in allocation order),
-and each channel's controller schedules them (the C fast path of the same controller when
-it builds, `accelsim.hw.dram_native`); a piece is recorded per channel and side.
+and each channel's controller schedules them; a piece is recorded per channel and side.
+When the C kernel builds as an extension module (`accelsim.hw.dram_native.channels`) all of
+that, mapping included, is one C call per DMA (`reserve` is the C object's); else each
+channel's controller is the C one through ctypes or the Python reference (`_timed`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from accelsim.config import DramConfig
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
-from accelsim.hw.dram_native import controller
+from accelsim.hw.dram_native import channels, controller
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
@@ -53,9 +57,14 @@ class Dram:
         self.reserve = (self._interleaved if self.policy.interleaved
                         else self._earliest if cfg.channels > 1 else self._one)
         self.controllers: list = []  # ChannelController or its C fast path (dram_native)
+        self._native: Any = None  # every channel in C (dram_native.channels), when it builds
         if timing is not None:
-            self.controllers = [controller(timing) for _ in range(cfg.channels)]
-            self.reserve = self._timed
+            self._native = channels(timing, tuple(self.names), self.records, self._no_addresses)
+            if self._native is not None:  # `_timed` in one C call: mapping, controllers, records
+                self.reserve = self._native.reserve
+            else:
+                self.controllers = [controller(timing) for _ in range(cfg.channels)]
+                self.reserve = self._timed
 
     def allocate(self, nbytes: int) -> int:
         """The DRAM address of a new buffer of `nbytes`."""
@@ -76,8 +85,7 @@ class Dram:
         end = ready
         sides = xfer.dram_patterns()
         if not sides:  # never a transfer with DRAM bytes and no DRAM time
-            raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
-                                  f"{label} ({dram_bytes} DRAM bytes); this transfer has none")
+            self._no_addresses(xfer, dram_bytes)
         for write, pattern in sides:
             side_end = now
             for c, (reqs, nbytes) in enumerate(split(pattern)):
@@ -104,6 +112,11 @@ class Dram:
                     end = t1
             now = side_end
         return end
+
+    @staticmethod
+    def _no_addresses(xfer: Transfer, dram_bytes: int) -> None:
+        raise SimulationError(f"the DRAM timing model needs the DRAM addresses of transfer "
+                              f"{xfer.label} ({dram_bytes} DRAM bytes); this transfer has none")
 
     def _one(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
         """The only channel."""
