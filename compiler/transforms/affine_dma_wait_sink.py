@@ -29,8 +29,9 @@ merely still in flight while ops that do not touch its memory run.
 
 from __future__ import annotations
 
+from compiler.analysis.dependence import dependence_list
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, CallOp, ModuleOp
+from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, CallOp, FuncOp, ModuleOp
 from compiler.ir.ops.opaque import OpaqueOp
 from compiler.transforms.pass_base import Pass
 
@@ -40,15 +41,18 @@ class AffineDmaWaitSinkPass(Pass):
     summary = "move each dma_wait down to the first op that touches its transfer's memory"
 
     def run(self, module: ModuleOp) -> None:
-        blocks: list[Block] = []
+        blocks: list[tuple[Block, bool]] = []
         for op in module.walk():
-            blocks.extend(op.blocks)
-        for block in blocks:
-            sink_waits(block)
+            top = isinstance(op, FuncOp)
+            blocks.extend((b, top) for b in op.blocks)
+        for block, top in blocks:
+            sink_waits(block, distribute=top)
 
 
-def sink_waits(block: Block) -> int:
-    """Sink every wait of `block` (not of nested blocks); the number of waits moved."""
+def sink_waits(block: Block, distribute: bool = False) -> int:
+    """Sink every wait of `block` (not of nested blocks); the number of waits moved. With
+    `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
+    stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
     moved = 0
     for wait in [op for op in block.ops if isinstance(op, AffineDmaWaitOp)]:
         start = _start_of(block, wait)
@@ -60,6 +64,8 @@ def sink_waits(block: Block) -> int:
         j = i + 1
         while j < len(ops) and not _sees(ops[j], seen):
             j += 1
+        if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
+            j += 1  # the first part, which does not see the transfer
         if j > i + 1:
             anchor = ops[j] if j < len(ops) else None
             wait.detach()
@@ -81,6 +87,60 @@ def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:
         if _sees(op, {id(tag)}):
             return None
     return None
+
+
+def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
+    """Split `nest` in two after the leading ops of its first body with more than one op
+    that do not see the transfer (`_sees`), the rest in a copy of the loops placed after it,
+    where that is legal; True when split.
+
+        for c { fill(c); copy(c) }    ->    for c { fill(c) }  for c { copy(c) }
+
+    The loops down to that body must hold nothing else and carry no values; no value of
+    the first part may be used by the second; and no dependence may run from an access of
+    the second part to one of the first part in a later iteration of the split loops (after
+    the split every instance of the first part runs before every one of the second: isl,
+    `analysis.dependence`). Each op keeps its operands and order within its part."""
+    chain = [nest]
+    while True:
+        loop = chain[-1]
+        if loop.results or loop.region_iter_args:
+            return False
+        body = [o for o in loop.body.ops if not o.IS_TERMINATOR]
+        if len(body) == 1 and isinstance(body[0], AffineForOp):
+            chain.append(body[0])
+            continue
+        break
+    p = 0
+    while p < len(body) and not _sees(body[p], seen):
+        p += 1
+    if p == 0 or p == len(body):
+        return False
+    first, second = body[:p], body[p:]
+    defined = {id(r) for o in first for x in o.walk() for r in x.results}
+    if any(id(v) in defined for o in second for x in o.walk() for v in x.operands):
+        return False
+    n = len(chain)
+    for b in (x for o in second for x in o.walk()):
+        for a in (x for o in first for x in o.walk()):
+            for d in range(1, n + 1):
+                if dependence_list(b, a, d, include_input=False):
+                    return False
+    mapping: dict[Value, Value] = {}
+    twin = nest.clone(mapping)
+    inner = twin
+    for _ in range(n - 1):
+        inner = next(o for o in inner.body.ops if isinstance(o, AffineForOp))  # type: ignore[assignment]
+    in_first = {id(o) for o in first}
+    for o, c in zip(body, [o for o in inner.body.ops if not o.IS_TERMINATOR], strict=True):
+        if id(o) in in_first:
+            c.detach()
+    for o in second:
+        o.detach()
+    parent = nest.parent_block
+    assert parent is not None
+    parent.insert_after(nest, twin)
+    return True
 
 
 def _sees(op: Operation, memrefs: set[int]) -> bool:
