@@ -16,7 +16,8 @@ only: the copies above a tile loop (a row vector every tile reads, the first til
 pipeline) are waited for one after the other before any of them overlaps anything. Not an
 upstream mlir-opt pass; this project runs it last in the accelerator pipeline.
 
-An op can see a transfer when it, or any op nested in it, uses the transfer's source or
+A wait does not pass another wait (the waits keep their order, and a second run moves
+nothing). An op can see a transfer when it, or any op nested in it, uses the transfer's source or
 destination memref or its tag memref (another DMA on the tag, a load or store of the
 buffer, a dealloc), is a call or an op of a dialect we do not model (its memory effects are
 unknown: `OpaqueOp`), or is the block's terminator. Distinct memref values are taken not to
@@ -54,7 +55,8 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
     `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
     stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
     moved = 0
-    for wait in [op for op in block.ops if isinstance(op, AffineDmaWaitOp)]:
+    # the last wait first: each one then sinks down to the waits already below it
+    for wait in reversed([op for op in block.ops if isinstance(op, AffineDmaWaitOp)]):
         start = _start_of(block, wait)
         if start is None:
             continue
@@ -62,7 +64,7 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         ops = block.ops
         i = block.index_of(wait)
         j = i + 1
-        while j < len(ops) and not _sees(ops[j], seen):
+        while j < len(ops) and not isinstance(ops[j], AffineDmaWaitOp) and not _sees(ops[j], seen):
             j += 1
         if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
