@@ -4,11 +4,15 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
 - matrix unit, matmul-like nest (a `acc + a*b` reduction at depth >= 3): MACs go to the
   `rows x cols` array; its operands stream once per kernel, so SRAM traffic is the footprint
   (bounding boxes of the accessed elements), not one access per MAC. The array's cycles
-  depend on `compute.dataflow`: "fixed", MACs / (rows*cols) plus `fill_cycles` +
-  `drain_cycles`; "os" / "ws" / "is", the kernel's loops mapped onto the array
-  (`accelsim.cost.kernel_map`: which loop is m, n, k) and SCALE-Sim's folds with their fill,
-  stream and drain (`accelsim.cost.systolic`). A kernel the mapping cannot read (not
-  rectangular, no single `out += a*b`) keeps the fixed rule (`KernelCost.array` is None).
+  depend on `compute.dataflow`: "fixed", the kernel's m x n outputs on the PEs and the
+  reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k (= MACs / (rows*cols) when m
+  and n fill the array; a row reduction or a mat-vec, n = 1, gets `rows` MACs a cycle),
+  plus `fill_cycles` + `drain_cycles`; "os" / "ws" / "is", SCALE-Sim's folds with their
+  fill, stream and drain (`accelsim.cost.systolic`); both from the kernel's loops mapped
+  onto the array (`accelsim.cost.kernel_map`: which loop is m, n, k). A kernel the mapping
+  cannot read (not rectangular, no single `out += a*b`) keeps MACs / (rows*cols)
+  (`KernelCost.array` is None). The kernel runs on the faster unit: where the lanes (the
+  rule below) take fewer cycles than the array, on the lanes (`CostModel._best`).
 - SRAM bound: bytes / the banks' total bandwidth; under `sram.bank_model = "conflicts"` the
   busiest bank's cycles for the kernel's access streams and their strides
   (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
