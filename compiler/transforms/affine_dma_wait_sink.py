@@ -119,6 +119,8 @@ def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
     if p == 0 or p == len(body):
         return False
     first, second = body[:p], body[p:]
+    if any(isinstance(x, CallOp | OpaqueOp) for o in second for x in o.walk()):
+        return False  # memory effects the dependence analysis cannot see
     defined = {id(r) for o in first for x in o.walk() for r in x.results}
     if any(id(v) in defined for o in second for x in o.walk() for v in x.operands):
         return False
