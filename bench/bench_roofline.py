@@ -2,9 +2,10 @@
 (`default`), the default accelerator pipeline (`--target sim` without flags), event fidelity,
 timing only.
 
-For each workload: the simulated cycles; the honest roofline (the larger of the run's ops at the
-machine's peak and the *compulsory* DRAM bytes, each input element read once and each output
-written once, over the peak DRAM bandwidth) and the ratio to it; `traffic_ratio` (DRAM bytes
+For each workload: the simulated cycles; the honest roofline (the larger of the compute roof,
+per loop nest its ops at the best rate any unit reaches on it by the kernel cost model
+(`accelsim.cost.peak`), and the *compulsory* DRAM bytes, each input element read once and each
+output written once, over the peak DRAM bandwidth) and the ratio to it; `traffic_ratio` (DRAM bytes
 moved / compulsory bytes); which roof binds; the ratio to the old moved-bytes ("schedule")
 roofline for comparison; the latency floor (the dependent DRAM read -> write chain,
 `report.roofline.latency_floor`) and the ratio to the larger of it and the roofline; the

@@ -1,7 +1,8 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
 copies, keep the kernels' loop-invariant accesses in values
 (`affine-producer-consumer-fusion` -> `affine-sibling-fusion` -> `affine-loop-tile` ->
-`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace`).
+`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace` ->
+`affine-dma-wait-sink`).
 Whether the producer-consumer fusion runs is chosen per module by the analytic estimate of
 the program compiled with and without it (`accelerator.py`).
 
@@ -38,6 +39,7 @@ from compiler.transforms.pass_base import Pass
 TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-pipeline-data-transfer"
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
+WAIT_SINK = "affine-dma-wait-sink"
 
 
 def copy_share_kib(sram_kib: int, stages: int) -> int:
@@ -86,7 +88,9 @@ class AcceleratorPipeline:
     none. `copies=False` drops the copy pass and the pipelining after it; `stages=1` keeps the
     copies and drops the pipelining; `scalar_replace=False` drops the last pass,
     `sibling_fusion=False` the sibling fusion, `producer_consumer_fusion=False` the first pass
-    (its private buffers go to the fast memory space).
+    (its private buffers go to the fast memory space), `wait_sink=False` the
+    `affine-dma-wait-sink` after the copies (each wait sunk to the first op touching its
+    transfer's memory).
     """
 
     copy_capacity_kib: int                       # fast-mem-capacity of the copy pass
@@ -103,6 +107,7 @@ class AcceleratorPipeline:
     scalar_replace: bool = True                  # last: loop-invariant accesses kept in values
     sibling_fusion: bool = True                  # adjacent nests reading one memref fused
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
+    wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
 
     def __post_init__(self) -> None:
@@ -193,6 +198,8 @@ class AcceleratorPipeline:
             self._copy_steps(out)
         if self.scalar_replace:
             out.append((SCALAR, ""))
+        if self.copies and self.wait_sink:
+            out.append((WAIT_SINK, ""))
         return out
 
     def _copy_steps(self, out: list[tuple[str, str]]) -> None:

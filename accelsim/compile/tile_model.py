@@ -298,15 +298,18 @@ class TileModel:
         assert unit is not None
         counts = unit.counts
         special = counts.special * cc.special_op_cycles
-        if unit.on_matrix:
-            compute = (counts.mac * volume // (cc.rows * cc.cols)
-                       + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
-        else:  # each call is busy for its compute or its SRAM accesses, whichever is longer
-            # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
-            sram = (self._point_sram * volume // cfg.sram.bytes_per_cycle
-                    if cfg.sram.bank_model == "bandwidth" else 0)
-            compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
-        compute += calls * (call_overhead(cc, unit.on_matrix) + cfg.control.issue_cycles)
+        # each call is busy for its compute or its SRAM accesses, whichever is longer
+        # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
+        sram = (self._point_sram * volume // cfg.sram.bytes_per_cycle
+                if cfg.sram.bank_model == "bandwidth" else 0)
+        compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
+        # a matmul-like kernel may run on the array (at its full rate at best) or the lanes,
+        # whichever the cost model finds faster for the tile (`CostModel._best`)
+        matrix = cc.kind == "matrix" and counts.matmul_like
+        if matrix:
+            compute = min(compute, counts.mac * volume // (cc.rows * cc.cols)
+                          + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
+        compute += calls * (call_overhead(cc, matrix) + cfg.control.issue_cycles)
         dram = engine = dram_in = 0
         for ci, c in enumerate(pl.copies):
             for outgoing in (False, True):

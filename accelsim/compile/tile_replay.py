@@ -40,6 +40,7 @@ class _Replay:
     def __init__(self, model: TileModel, sch: Schedule):
         self.model, self.sch = model, sch
         self.m = ClosedFormMachine(model.config)
+        self.top_waits: list[int] = []
         nt = sch.ntiles
         n = sch.inner + 1
         self.per = [math.prod(nt[k + 1:n]) for k in range(n)]     # steps per iteration of level k
@@ -128,6 +129,7 @@ class _Replay:
                 m.wait((*base, di, j))  # type: ignore[arg-type]
 
     def call(self, g: int) -> None:
+        self.flush_top()  # no loop holds copies: the waits stop at the first kernel
         sch = self.sch
         nt = sch.ntiles
         last = []
@@ -145,10 +147,13 @@ class _Replay:
     def run(self) -> int:
         sch, m = self.sch, self.m
         top = [k for k, c in enumerate(sch.copies) if c.level < 0]
+        # the hoisted copy-ins all start at once; `affine-dma-wait-sink` moves their waits
+        # down to the first tile's (after a pipelined loop's prologue starts) or, without
+        # pipelining, to the tile loop: `flush_top`
         for k in top:
             if sch.copies[k].incoming:
                 self.start(k, False, 0)
-                self.wait(k, False, 0)
+        self.top_waits = [k for k in top if sch.copies[k].incoming]
         steps = sch.steps
         loops = range(sch.inner + 1)
         seen: dict[int, dict[int, _Seen]] = {lv: {} for lv in loops}
@@ -183,9 +188,15 @@ class _Replay:
                 self.wait(k, True, 0)
         return m.end()
 
+    def flush_top(self) -> None:
+        for k in self.top_waits:
+            self.wait(k, False, 0)
+        self.top_waits = []
+
     def begin(self, lv: int, h: int) -> None:
         stages = self.stages[lv]
         if stages < 2:
+            self.flush_top()
             for k in self.ins[lv]:
                 self.start(k, False, h)
                 self.wait(k, False, h)
@@ -196,6 +207,7 @@ class _Replay:
                 self.start(k, False, it)
         if ahead > self.issued[lv]:
             self.issued[lv] = ahead
+        self.flush_top()
         for k in self.ins[lv]:
             self.wait(k, False, h)
 

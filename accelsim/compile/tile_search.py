@@ -6,8 +6,8 @@ reloads B once per row tile. Here the tiles of a perfect, rectangular band with 
 counts are chosen for a `HardwareConfig`:
 
 1. Candidates: power-of-two tile sizes per loop (and the full extent) whose two buffers fit
-   the SRAM, each with copies sized for its tile, at 2 stages and at 3 where three buffers
-   fit; and the cache model's pipeline.
+   the SRAM, each with copies sized for its tile, at 2 stages and at 3 (4) where three (four)
+   buffers fit; and the cache model's pipeline.
 2. Each is scored from the one cost model without building its IR (`accelsim.compile.
    tile_model`): a lower bound for all, and the replay of its schedule on the analytic
    machine state for those whose bound is below the best replay so far (the cache model's
@@ -185,9 +185,10 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
         if pl is None:
             continue
         bound = model.lower_bound(pl)
-        # 3 stages where three sets of tiles fit: deeper prefetch absorbs the accumulator
-        # tile's large transfers in the DMA queue
-        for stages in (2, 3) if 3 * fp <= cap else (2,):
+        # 3 (4) stages where three (four) sets of tiles fit: deeper prefetch absorbs the
+        # accumulator tile's large transfers in the DMA queue, and on a short pipeline (four
+        # row tiles of rmsnorm) starts every copy-in before the first kernel
+        for stages in [s for s in (2, 3, 4) if s == 2 or s * fp <= cap]:
             out.append(_Candidate(_Tiled(sizes, kib, stages), model, pl, stages, pipe_cap, bound))
     return out
 

@@ -4,11 +4,15 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
 - matrix unit, matmul-like nest (a `acc + a*b` reduction at depth >= 3): MACs go to the
   `rows x cols` array; its operands stream once per kernel, so SRAM traffic is the footprint
   (bounding boxes of the accessed elements), not one access per MAC. The array's cycles
-  depend on `compute.dataflow`: "fixed", MACs / (rows*cols) plus `fill_cycles` +
-  `drain_cycles`; "os" / "ws" / "is", the kernel's loops mapped onto the array
-  (`accelsim.cost.kernel_map`: which loop is m, n, k) and SCALE-Sim's folds with their fill,
-  stream and drain (`accelsim.cost.systolic`). A kernel the mapping cannot read (not
-  rectangular, no single `out += a*b`) keeps the fixed rule (`KernelCost.array` is None).
+  depend on `compute.dataflow`: "fixed", the kernel's m x n outputs on the PEs and the
+  reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k (= MACs / (rows*cols) when m
+  and n fill the array; a row reduction or a mat-vec, n = 1, gets `rows` MACs a cycle),
+  plus `fill_cycles` + `drain_cycles`; "os" / "ws" / "is", SCALE-Sim's folds with their
+  fill, stream and drain (`accelsim.cost.systolic`); both from the kernel's loops mapped
+  onto the array (`accelsim.cost.kernel_map`: which loop is m, n, k). A kernel the mapping
+  cannot read (not rectangular, no single `out += a*b`) keeps MACs / (rows*cols)
+  (`KernelCost.array` is None). The kernel runs on the faster unit: where the lanes (the
+  rule below) take fewer cycles than the array, on the lanes (`CostModel._best`).
 - SRAM bound: bytes / the banks' total bandwidth; under `sram.bank_model = "conflicts"` the
   busiest bank's cycles for the kernel's access streams and their strides
   (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 from accelsim.config import HardwareConfig
 from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks
 from accelsim.cost.kernel_shape import KernelShape
-from accelsim.cost.systolic import ArrayCost, array_cost
+from accelsim.cost.systolic import ArrayCost, GemmView, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
@@ -119,8 +123,7 @@ class CostModel:
                     cost = chit[1]
                 else:
                     counts, footprint = _figures(func, args, skey)
-                    cost = self._cost_from(counts, footprint, self._array(func, counts, trips),
-                                           self._banks(func, args, counts, trips))
+                    cost = self._best(func, args, counts, footprint, trips)
                 self._by_shape[skey] = cost
             self._cache[key] = (func, cost)
             return cost
@@ -146,22 +149,42 @@ class CostModel:
         on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
         if on_matrix and d[2] is None:
             d[2] = _footprint_by_space(func, args)
-        array = banks = None
-        if on_matrix and self.config.compute.dataflow != "fixed":
-            array = self._array(func, counts, _shape(func)[2].key(args))
-        if self.config.sram.bank_model == "conflicts":
-            banks = self._banks(func, args, counts, _shape(func)[2].key(args))
-        return self._cost_from(counts, d[2] if on_matrix else {}, array, banks)
+        trips = _shape(func)[2].key(args) if on_matrix or self.config.sram.bank_model == "conflicts" else None
+        return self._best(func, args, counts, d[2] if on_matrix else {}, trips)
+
+    def _best(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
+              footprint: dict[int, int], trips: tuple[int, ...] | None) -> KernelCost:
+        """The kernel on the faster unit that can run it: a matmul-like kernel on the matrix
+        array at its mapping (`_array`, `_mapped_cycles`), or on the lanes when they are
+        faster (a row reduction or a mat-vec maps one column of the array's outputs: ~1/cols
+        of its PEs, no faster than the lanes)."""
+        cfg = self.config
+        banks = self._banks(func, args, counts, trips)
+        if not (cfg.compute.kind == "matrix" and counts.matmul_like):
+            return self._cost_from(counts, footprint, None, banks)
+        view = self._view(func, counts, trips)
+        array = mapped = None
+        if view is not None:
+            if cfg.compute.dataflow == "fixed":
+                os_ = array_cost("os", view, cfg.compute.rows, cfg.compute.cols)
+                mapped = os_.folds * os_.t
+            else:
+                array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols)
+        cost = self._cost_from(counts, footprint, array, banks, mapped)
+        lane_banks = self._banks(func, args, counts, trips, on_matrix=False)
+        lanes = self._cost_from(counts, {}, None, lane_banks, on_matrix=False)
+        return lanes if lanes.cycles < cost.cycles else cost
 
     def _banks(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
-               trips: tuple[int, ...] | None) -> int | None:
+               trips: tuple[int, ...] | None, on_matrix: bool = True) -> int | None:
         """The busiest SRAM bank's cycles under `sram.bank_model = "conflicts"` (None: the
-        bandwidth model, or a vector kernel that is not rectangular)."""
+        bandwidth model, or a vector kernel that is not rectangular); `on_matrix=False`: a
+        matmul-like kernel's streams on the lanes."""
         cfg = self.config
         if cfg.sram.bank_model != "conflicts":
             return None
         sp = cfg.spaces.sram
-        if cfg.compute.kind == "matrix" and counts.matmul_like:
+        if on_matrix and cfg.compute.kind == "matrix" and counts.matmul_like:
             streams = kernel_streams.box_streams(func, args, sp)
         elif trips is None:
             return None
@@ -172,12 +195,12 @@ class CostModel:
             streams = found
         return sram_banks.bank_cycles(streams, cfg.sram.banks, cfg.sram.bank_bytes_per_cycle)
 
-    def _array(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None
-               ) -> ArrayCost | None:
-        """The kernel's folds under a systolic dataflow, or None (fixed rule, vector unit,
-        a kernel whose loops cannot be mapped)."""
+    def _view(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None
+              ) -> GemmView | None:
+        """The matmul-like kernel as a GEMM (`kernel_map`), or None (vector unit, a kernel
+        whose loops cannot be mapped: the fixed rule at the array's full rate)."""
         cc = self.config.compute
-        if cc.dataflow == "fixed" or cc.kind != "matrix" or not counts.matmul_like or trips is None:
+        if cc.kind != "matrix" or not counts.matmul_like or trips is None:
             return None
         roles = kernel_map.loop_roles(func)
         if roles is None or len(roles) != len(trips):
@@ -185,20 +208,27 @@ class CostModel:
         view = kernel_map.gemm_view(roles, trips)
         if view.macs != counts.mac:  # the view must account for every MAC the count saw
             return None
-        return array_cost(cc.dataflow, view, cc.rows, cc.cols)
+        return view
 
     def _cost_from(self, counts: OpCounts, footprint: dict[int, int],
-                   array: ArrayCost | None = None, bank_cycles: int | None = None) -> KernelCost:
+                   array: ArrayCost | None = None, bank_cycles: int | None = None,
+                   mapped_cycles: int | None = None, on_matrix: bool = True) -> KernelCost:
         """Cycles from op counts, (on the matrix unit) the bytes of the accessed boxes per
         memory space, the folds under a systolic dataflow and the busiest SRAM bank's cycles
-        under the bank-conflict model."""
+        under the bank-conflict model. Under the fixed rule the array's MAC cycles are
+        `mapped_cycles` where the kernel maps (`_best`: its outputs on the array's PEs, the
+        reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k; = MACs / (rows*cols)
+        when m and n fill the array), MACs / (rows*cols) where it does not;
+        `on_matrix=False` costs a matmul-like kernel on the lanes."""
         cfg = self.config
         cc = cfg.compute
-        on_matrix = cc.kind == "matrix" and counts.matmul_like
+        on_matrix = on_matrix and cc.kind == "matrix" and counts.matmul_like
         special = counts.special * cc.special_op_cycles
         if on_matrix:
             lane_cycles = math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes)
-            compute = math.ceil(counts.mac / (cc.rows * cc.cols)) + lane_cycles
+            mac_cycles = (math.ceil(counts.mac / (cc.rows * cc.cols)) if mapped_cycles is None
+                          else mapped_cycles)
+            compute = mac_cycles + lane_cycles
         else:
             lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
 

@@ -28,6 +28,7 @@ efficiency is SCALE-Sim's: the mean over folds of the share of the array's PEs m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from accelsim.config import ComputeConfig
 
@@ -135,3 +136,22 @@ def conv_view(n: int, p: int, q: int, k: int, r: int, s: int, c: int) -> GemmVie
     """SCALE-Sim's im2col view of a convolution: ofmap pixels x filters, reduction R*S*C."""
     return GemmView(n * p * q, k, r * s * c)
 
+
+
+def peak_macs_per_cycle(cc: ComputeConfig, view: GemmView) -> Fraction:
+    """The most MACs per cycle the array reaches on any call whose GEMM is a sub-box of
+    `view` (m' <= m, n' <= n, k' <= k; a tiling of the nest), by the cost model's own rule:
+    a fold maps at most min(Sr, rows) x min(Sc, cols) PEs and streams T operand vectors
+    with its fill, skew and drain, so (m'/ceil(m'/rows) <= min(m', rows), and T/(T + c)
+    grows with T) the rate is at most min(Sr, rows) * min(Sc, cols) * T / (T + overhead);
+    under the fixed rule (`CostModel._cost_from`: batch x ceil(m/rows) x ceil(n/cols) x k
+    cycles, fill and drain once per call) min(m, rows) * min(n, cols). A row reduction or a
+    mat-vec (n = 1) reaches at most `rows` MACs a cycle: one column of outputs."""
+    r, c = cc.rows, cc.cols
+    if cc.dataflow == "fixed":
+        return Fraction(min(view.m, r) * min(view.n, c))
+    sr, sc, t = roles(cc.dataflow, view)
+    overhead = min_call_overhead(cc.dataflow, r, c)
+    if not t:
+        return Fraction(0)
+    return Fraction(min(sr, r) * min(sc, c) * t, t + overhead)

@@ -28,7 +28,7 @@ The program is compiled once (`Program`) into closures over a flat slot environm
 compiled form does not depend on the hardware config and is cached by the module's structure
 (`compiled_program`, `accelsim.estimate.cache`), so a sweep over hardware reuses it. Loop
 nests still in the control program are costed in place as the kernels `outline-kernels`
-would make of them (`accelsim.estimate.nest_kernel`), so the module is not rewritten.
+would make of them (`compiler.analysis.nest_kernel`), so the module is not rewritten.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.levels import closed_form_machine
-from accelsim.estimate.nest_kernel import NestKernel, inline_kernel
 from accelsim.estimate.state import ClosedFormMachine, Counters, Signature, wait_step
+from compiler.analysis.nest_kernel import NestKernel, inline_kernel
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
@@ -106,7 +106,7 @@ class Program:
 
     def __init__(self, module: O.ModuleOp, func: O.FuncOp, inline_nests: bool = False):
         """`inline_nests`: cost DMA-free loop nests in place as the kernels `outline-kernels`
-        would make of them (`accelsim.estimate.nest_kernel`); raises `NeedsOutlining` when one cannot
+        would make of them (`compiler.analysis.nest_kernel`); raises `NeedsOutlining` when one cannot
         be. Otherwise the module must be outlined already."""
         self.func = func
         self.inline_nests = inline_nests
@@ -722,7 +722,7 @@ def clear_caches() -> None:
 
 def compiled_program(module: O.ModuleOp, func: str | None = None) -> Program:
     """The compiled walk of `module`'s entry function (or `func`), cached by structure.
-    Loop nests left in the control program are costed in place (`accelsim.estimate.nest_kernel`);
+    Loop nests left in the control program are costed in place (`compiler.analysis.nest_kernel`);
     only when one cannot be is the module outlined (in place) first."""
     key, refs = analytic_cache.structure_key(module)
     prog = analytic_cache.lookup((key, func))

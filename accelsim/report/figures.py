@@ -216,7 +216,8 @@ class Report:
         if compulsory is not None:
             io = io_lower_bound(compulsory, config.sram.capacity_bytes)
             if compulsory.known:
-                honest = honest_roofline(config, ops, peak_compute_cycles(config, macs, alu, special),
+                peak = peak_compute_cycles(config, macs, alu, special, compulsory.nests)
+                honest = honest_roofline(config, ops, peak,
                                          compulsory.bytes, compulsory.read_bytes,
                                          compulsory.input_derived_written_bytes)
 

@@ -1,7 +1,9 @@
 """Rooflines and I/O bounds: what a run is measured against.
 
-- the **honest roofline** (`Report.roofline`): the compute roof is the run's ops at the
-  machine's peak (MACs on the matrix array or the lanes, every other op on the lanes), the
+- the **honest roofline** (`Report.roofline`): the compute roof is, per loop nest of the
+  program, its ops at the best rate any compute unit reaches on that nest by the kernel cost
+  model (`peak_compute_cycles`, `accelsim.cost.peak`: MACs of a reduction on the matrix array
+  at its mapped rate or on the lanes, every other op on the lanes), the
   bandwidth roof is the program's *compulsory* DRAM traffic (each input element read once,
   each output element written once: `compiler.analysis.compulsory`, on the program before
   tiling and copies) over the peak DRAM bandwidth; the bound is the larger, ratio = cycles / it.
@@ -18,10 +20,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.peak import program_peak_cycles
 from compiler.analysis.compulsory import CompulsoryTraffic, compulsory_traffic
+from compiler.analysis.nest_kernel import NestFigures
 from compiler.diagnostics import DiagnosticError
 from compiler.ir.ops import FuncOp, ModuleOp
 
@@ -102,10 +107,17 @@ def compute_unit_name(config: HardwareConfig) -> str:
     return f"matrix {cc.rows}x{cc.cols}" if cc.kind == "matrix" else f"vector {cc.lanes} lanes"
 
 
-def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special_ops: int) -> int:
-    """The fewest cycles the machine's compute can do these ops in: MACs on the matrix array
-    (or the lanes, if faster), everything else on the lanes (special ops at their issue cost),
-    as the kernel cost model charges them but with no per-kernel rounding or unit choice."""
+def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special_ops: int,
+                        nests: Sequence[NestFigures] | None = None) -> int:
+    """The fewest cycles the machine's compute can do the program's ops in. With the input
+    program's top-level `nests` (`CompulsoryTraffic.nests`): per nest, its MACs at the best
+    rate any unit reaches on that nest by the kernel cost model (a row reduction or a mat-vec
+    maps one column of the array: `rows` MACs a cycle), the rest on the lanes
+    (`accelsim.cost.peak`). Without them (work outside top-level nests): the run's MACs on the
+    matrix array at its full rate (or the lanes, if faster), everything else on the lanes
+    (special ops at their issue cost), with no per-kernel rounding or unit choice."""
+    if nests is not None:
+        return program_peak_cycles(config, nests)
     cc = config.compute
     rest = alu_ops + special_ops * cc.special_op_cycles
     on_lanes = -(-(macs + rest) // cc.lanes)

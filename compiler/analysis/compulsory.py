@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import islpy as isl
+
+if TYPE_CHECKING:
+    from compiler.analysis.nest_kernel import NestFigures
 
 from compiler.analysis.access import access_relation, is_exact_side
 from compiler.analysis.contraction import ContractionMatch, find_contraction
@@ -83,6 +87,10 @@ class CompulsoryTraffic:
     # bytes of outputs written only from values computed from an input load
     # (`analysis/input_derived.py`): they cannot leave before an input arrives
     input_derived_written_bytes: int = 0
+    # the entry function's top-level loop nests' op counts and GEMM roles
+    # (`nest_kernel.top_nests`), for the roofline's compute roof; None: work outside such nests
+    nests: tuple[NestFigures, ...] | None = field(
+        default=None, compare=False, repr=False)
 
     @staticmethod
     def unknown(func: str, memory_space: int, reason: str) -> CompulsoryTraffic:
@@ -149,9 +157,11 @@ def _compulsory_traffic(module: ModuleOp | FuncOp, func: str | None, memory_spac
                                     _count(inputs, name, "read"), _count(w_at.domain(), name, "written"),
                                     exact))
     from compiler.analysis.input_derived import input_derived_written_bytes
+    from compiler.analysis.nest_kernel import top_nests
 
     return CompulsoryTraffic(f.sym_name, memory_space, tuple(rows), find_contraction(f),
-                             input_derived_written_bytes=input_derived_written_bytes(f, memory_space))
+                             input_derived_written_bytes=input_derived_written_bytes(f, memory_space),
+                             nests=top_nests(f))
 
 
 def _module_of(f: FuncOp) -> ModuleOp | None:

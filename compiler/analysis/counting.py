@@ -71,6 +71,7 @@ class OpCounts:
     accesses_by_space: tuple[tuple[int, int], ...] = ()
     matmul_like: bool = False
     max_depth: int = 0
+    reduction: bool = False  # an `acc + a*b` reduction, at any depth (matmul_like: at depth >= 3)
 
     def bytes_in(self, space: int) -> int:
         return dict(self.bytes_by_space).get(space, 0)
@@ -91,6 +92,7 @@ class _Static:
     iterate: set[int] = field(default_factory=set)           # id(for op) walked value by value
     matmul_like: bool = False
     max_depth: int = 0
+    reduction: bool = False
     control_args: tuple[int, ...] = ()  # argument positions the op counts can depend on
 
 
@@ -111,7 +113,7 @@ def _static(func: FuncOp) -> _Static:
                     paired.add(id(d))
                     st.op_class[id(op)] = "mac"
                     if _is_reduction(op, v):
-                        st.matmul_like = True
+                        st.matmul_like = st.reduction = True
                     break
             else:
                 st.op_class[id(op)] = "add"
@@ -251,7 +253,7 @@ def _count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
     _count_block(func.body, env, 1, st, acc, space_bytes, space_acc)
     return OpCounts(**acc, bytes_by_space=tuple(sorted(space_bytes.items())),
                     accesses_by_space=tuple(sorted(space_acc.items())),
-                    matmul_like=st.matmul_like, max_depth=st.max_depth)
+                    matmul_like=st.matmul_like, max_depth=st.max_depth, reduction=st.reduction)
 
 
 def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, acc: dict[str, int],

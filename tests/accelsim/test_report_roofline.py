@@ -210,3 +210,37 @@ def test_write_chain_closed_form_and_what_it_explains(capsys):
     assert "no schedule comes within 1.5x of max(roofline, floor)" in text
     assert main(["run", "permute", "--target", "sim", "--timing-only"]) == 0
     assert "within 1.5x" not in capsys.readouterr().out  # permute's chain (304) is 1.12x the floor
+
+
+# the shipped workloads issue 14 brought within 1.5x of max(roofline, latency floor) on default
+WITHIN_1_5 = {"layernorm": "compute", "rmsnorm": "bandwidth", "pad2d": "latency"}
+
+
+@pytest.mark.parametrize("name", workloads.names())
+def test_every_workload_runs_at_or_above_its_roofline_on_default(name: str) -> None:
+    """The honest roofline is a lower bound: no run of the default pipeline beats its compute
+    roof (per nest, the best rate any unit reaches by the kernel cost model), its compulsory
+    bytes at the peak bandwidth, or the latency floor. layernorm, rmsnorm and pad2d come
+    within 1.5x of the larger bound (the cycles the simulator reports)."""
+    cfg = load_config("default")
+    rep, _ = compiled_report(name, cfg)
+    roof = rep.roofline
+    assert roof is not None
+    assert rep.cycles >= roof.compute_cycles and rep.cycles >= roof.bandwidth_cycles
+    assert rep.cycles >= roof.latency_floor_cycles
+    if name in WITHIN_1_5:
+        bound = "latency" if roof.latency_bound else roof.bound
+        assert bound == WITHIN_1_5[name]
+        assert rep.cycles <= 1.5 * roof.floor_cycles, (rep.cycles, roof.floor_cycles)
+
+
+def test_layernorm_s_compute_roof_counts_its_macs_at_the_lanes_rate() -> None:
+    """layernorm's multiply-adds are a sum of squares of computed values and an elementwise
+    scale-and-shift: no kernel of it can run them faster than the 16 lanes, so its compute
+    roof is every op on the lanes (the special ops at 4 slots), 1,576 cycles; the old roof put
+    its 8,256 MACs on the 16 x 16 array (1,093 cycles) and the run could never reach it."""
+    cfg = load_config("default")
+    rep, _ = compiled_report("layernorm", cfg)
+    lanes = -(-(rep.macs + rep.alu_ops + 4 * rep.special_ops) // 16)
+    assert rep.roofline.compute_cycles == lanes == 1576
+    assert peak_compute_cycles(cfg, rep.macs, rep.alu_ops, rep.special_ops) == 1093  # without nests

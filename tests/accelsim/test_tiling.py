@@ -52,11 +52,14 @@ def test_fewer_dram_bytes_estimate_fewer_cycles_when_bandwidth_bound():
     small = modelled(cfg, (8, 96, 8))
     large = modelled(cfg, (128, 96, 8))
     assert large < small
-    # and the model's cycles are the analytic estimate of the compiled tilings
+    # and the model's cycles are the analytic estimate of the compiled tilings as the
+    # pipelining pass leaves them; `affine-dma-wait-sink` only moves waits later (here the
+    # accumulator prologue's: 120 cycles fewer on the small tiles)
     for sizes, cycles in (((8, 96, 8), small), ((128, 96, 8), large)):
         kib = max(1, -(-gemm_band().footprint(sizes) // 1024))
         pipe = AcceleratorPipeline.for_config(cfg).with_tiles(sizes, kib)
-        assert estimate(compiled(GEMM, pipe.flags()), cfg).cycles == cycles
+        assert estimate(compiled(GEMM, pipe.replace(wait_sink=False).flags()), cfg).cycles == cycles
+        assert estimate(compiled(GEMM, pipe.flags()), cfg).cycles <= cycles
 
 
 def compiled(spec, flags):

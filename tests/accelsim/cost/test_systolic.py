@@ -133,13 +133,18 @@ def test_tiled_run_charges_each_tile_its_folds(df):
     assert Report.from_result(sim).compute_busy_cycles == want
 
 
-def test_fixed_rule_is_the_default_and_unchanged():
+def test_fixed_rule_is_the_default_and_maps_outputs_onto_the_array():
+    """The fixed rule: the kernel's m x n outputs on the array, the reduction in time, PEs
+    with no output idle: ceil(m/rows) x ceil(n/cols) x k (100x37x50: 7 x 3 x 50, not
+    MACs / 256 = 723, which the array cannot reach with 37 columns of outputs)."""
     for name in ("default", "edge", "server"):
         assert load_config(name).compute.dataflow == "fixed"
     cfg = load_config("ideal").with_overrides({"compute.dataflow": "fixed"})
     _, sim, _ = _run("gemm:M=100,N=37,K=50", cfg)
-    assert sim.cycles == math.ceil(100 * 37 * 50 / (R * C))  # ideal: no fill/drain cycles
+    assert sim.cycles == math.ceil(100 / R) * math.ceil(37 / C) * 50  # ideal: no fill/drain
     assert Report.from_result(sim).mapping_efficiency is None
+    _, sim, _ = _run("gemm:M=96,N=32,K=50", cfg)  # m and n fill the array: MACs / 256
+    assert sim.cycles == 96 * 32 * 50 // (R * C)
 
 
 def test_bad_dataflow_values_are_config_errors():

@@ -16,10 +16,12 @@ computed outside would change the multiply-add pairing the cost model sees).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from compiler.analysis import counting
+from compiler.analysis.loop_roles import loop_roles
 from compiler.ir.core import Operation, OpResult, Value
-from compiler.ir.ops import AffineForOp, ConstantOp
+from compiler.ir.ops import AffineForOp, CallOp, ConstantOp, FuncOp
 from compiler.ir.types import INDEX, MemRefType
 
 
@@ -120,3 +122,50 @@ def _max_depth(op: Operation) -> int:
     if isinstance(op, AffineForOp) and counting.static_trip_count(op) != 1:
         return inner + 1  # a loop of one trip adds no depth (as in the counting module)
     return inner
+
+
+@dataclass(frozen=True, slots=True)
+class NestFigures:
+    """One top-level nest of a program, taken before any pass: its op counts, the GEMM role
+    of each of its loops in walk order (`loop_roles`, None without one mappable reduction)
+    and each loop's trip count (None where not constant)."""
+
+    counts: counting.OpCounts
+    roles: tuple[str, ...] | None
+    trips: tuple[int | None, ...]
+
+
+def top_nests(func: FuncOp) -> tuple[NestFigures, ...] | None:
+    """The figures of every top-level `affine.for` of `func` (called with the integer
+    constants it captures), or None when the body holds work that is not in such a nest (a
+    call, an `affine.if` or `affine.parallel` at the top, a nest whose loop bounds read a
+    value that is not a constant)."""
+    out: list[NestFigures] = []
+    for op in func.body.ops:
+        if not op.blocks:
+            if isinstance(op, CallOp):
+                return None
+            continue
+        if not isinstance(op, AffineForOp):
+            return None
+        ops = preorder(op)
+        if any(isinstance(o, CallOp) for o in ops):
+            return None
+        args = captured(op, ops)
+        vals: list[int | None] = []
+        for v in args:
+            owner = v.owner if isinstance(v, OpResult) else None
+            if isinstance(owner, ConstantOp) and type(owner.value) is int:
+                vals.append(owner.value)
+            elif isinstance(v.type, MemRefType) or v.type != INDEX:
+                vals.append(None)
+            else:
+                return None  # an index value from outside the nest: its trip counts are unknown
+        k = NestKernel(op, args, ops)
+        try:
+            counts = counting.count_ops(k, vals)  # type: ignore[arg-type]
+        except Exception:  # a nest the counting cannot walk: the roof falls back to the run's ops
+            return None
+        trips = tuple(counting.static_trip_count(o) for o in ops if isinstance(o, AffineForOp))
+        out.append(NestFigures(counts, loop_roles(k), trips))  # type: ignore[arg-type]
+    return tuple(out)
