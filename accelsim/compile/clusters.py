@@ -165,22 +165,27 @@ def _iterations(m: ModuleOp) -> int:
     return total
 
 
-def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> ClusterPrograms:
-    """Every candidate distribution compiled for every cluster; the one the barrier-aware
-    estimate finishes first (one cluster: `block`)."""
-    if config.clusters == 1:
-        return _compile(config, module, func, "block")
+def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None
+          ) -> dict[str, tuple[ClusterPrograms, int]]:
+    """Every candidate distribution (`CANDIDATES`) compiled for every cluster, with the
+    barrier-aware analytic cycles of its programs (the block search shared with cyclic)."""
     from accelsim.estimate.clusters import estimate_clusters
 
     found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] = {}
-    best: tuple[int, ClusterPrograms] | None = None
-    weighed: dict[str, int] = {}
+    out: dict[str, tuple[ClusterPrograms, int]] = {}
     for d in CANDIDATES:
         progs = _compile(config, module, func, d, found)
-        cycles = estimate_clusters(progs.modules, config, func).cycles
-        weighed[d] = cycles
-        if best is None or cycles < best[0]:
-            best = (cycles, progs)
-    assert best is not None
-    best[1].weighed = weighed
-    return best[1]
+        out[d] = (progs, estimate_clusters(progs.modules, config, func).cycles)
+    return out
+
+
+def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> ClusterPrograms:
+    """The candidate the barrier-aware estimate finishes first (ties: `CANDIDATES` order;
+    one cluster: `block`)."""
+    if config.clusters == 1:
+        return _compile(config, module, func, "block")
+    weighed = weigh(config, module, func)
+    best = min(CANDIDATES, key=lambda d: (weighed[d][1], CANDIDATES.index(d)))
+    progs = weighed[best][0]
+    progs.weighed = {d: c for d, (_, c) in weighed.items()}
+    return progs
