@@ -8,8 +8,9 @@ own copies, pipelining and kernels).
 
 `cyclic` deals the tile search's row tiles round-robin: the search runs on the largest
 `block` share (a rectangular band of about the rows a cyclic share has), and the chunk is
-its tile along the distributed loop (`CYCLIC_CHUNK` where the search does not apply, a
-multiple of the tile where a cluster would get more than `MAX_CHUNKS` chunks); every chunk is
+its tile along the distributed loop (where the search does not apply `CYCLIC_CHUNK`, or
+fewer rows where a cluster would get none; a multiple of the tile where a cluster would get
+more than `MAX_CHUNKS` chunks); every chunk is
 a nest of its own, so no tile and no copy spans two chunks (a copy's box over them would
 hold the rows of other clusters in between: a race).
 
@@ -143,7 +144,10 @@ def cyclic_chunk(config: HardwareConfig, module: ModuleOp, func: str | None,
             continue
         depth, lo, hi = found
         tiles = pipe.tile_sizes
-        tile = tiles[depth] if tiles is not None and depth < len(tiles) else CYCLIC_CHUNK
+        if tiles is not None and depth < len(tiles):
+            tile = tiles[depth]
+        else:  # no tile along it: CYCLIC_CHUNK, smaller where a cluster would get no chunk
+            tile = max(1, min(CYCLIC_CHUNK, (hi - lo) // config.clusters))
         per_cluster = math.ceil(math.ceil((hi - lo) / tile) / config.clusters)
         return tile * math.ceil(per_cluster / MAX_CHUNKS)
     return CYCLIC_CHUNK
@@ -174,9 +178,28 @@ def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None
     found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] = {}
     out: dict[str, tuple[ClusterPrograms, int]] = {}
     for d in CANDIDATES:
+        chunk = 1
+        if d == "cyclic":
+            chunk = cyclic_chunk(config, module, func, _searched(config, module, func, "block", found)[0])
+        if _same_shares(config, module, d, chunk):
+            progs, cycles = out["block"]  # one parallel loop, or chunks as large as blocks
+            out[d] = (ClusterPrograms([clone_module(m) for m in progs.modules], d, progs.flags,
+                                      progs.remarks, progs.serial), cycles)
+            continue
         progs = _compile(config, module, func, d, found)
         out[d] = (progs, estimate_clusters(progs.modules, config, func).cycles)
     return out
+
+
+def _same_shares(config: HardwareConfig, module: ModuleOp, d: str, chunk: int) -> bool:
+    """Does distribution `d` give every cluster the share `block` gives it (as text)?"""
+    from compiler.text import print_module
+
+    if d == "block":
+        return False
+    return all(print_module(distribute(module, config, k, d, chunk=chunk))
+               == print_module(distribute(module, config, k, "block"))
+               for k in range(config.clusters))
 
 
 def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> ClusterPrograms:
