@@ -68,8 +68,11 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
         fabric = ic.link_bytes_per_cycle / max(users.values(), default=1)
         extra = round(sum(model.latency) / n)
     per_cluster = min(d.channels * d.bandwidth_bytes_per_cycle / n, fabric)
-    # the share over as many channels as keep a whole number of bytes per cycle on each
-    channels = min(d.channels, max(1, int(per_cluster)))
+    # the share over as few channels as carry it at no more than a channel's own bandwidth: a
+    # transfer of a burst or two sees a channel's speed, as in the event run where the
+    # clusters' few bursts spread over every channel (spread over all the channels, the share
+    # made each burst `channels` times slower than any channel ever is)
+    channels = min(d.channels, max(1, -(-int(per_cluster) // d.bandwidth_bytes_per_cycle)))
     per_channel = max(1, round(per_cluster / channels))
     return config.with_overrides({
         "clusters": 1,
