@@ -4,8 +4,9 @@ fidelity) whose shared resources are its fair share of the machine's:
 
 - DRAM: each channel's bandwidth divided by the clusters, capped by the cluster's share of
   the interconnect (bus: `bandwidth_bytes_per_cycle` / clusters; mesh: `link_bytes_per_cycle`
-  over the number of clusters whose XY route crosses the most used link), spread over the
-  channels;
+  over the number of clusters whose XY route crosses the most used link), on as few channels
+  as carry it at no more than a channel's own bandwidth (a burst is never slower than on a
+  channel of the machine);
 - the access latency plus the interconnect's (bus: `latency_cycles`; mesh: the mean hop
   count times `hop_latency_cycles`).
 
