@@ -4,23 +4,40 @@ Each cluster's program is the module with `affine-cluster-distribute` keeping th
 cluster's share of every parallel nest, then the accelerator pipeline of one cluster
 (`compile_for_accelerator`: the tile search on the largest share, on one cluster's fair share
 of DRAM and the interconnect (`accelsim.estimate.clusters.share_config`), then every cluster's
-own copies, pipelining and kernels). `distribution="auto"` tries `block` and `block2d` and keeps the one whose
-largest share the analytic estimate (the one cost model) scores fastest.
+own copies, pipelining and kernels).
+
+`cyclic` deals the tile search's row tiles round-robin: the search runs on the largest
+`block` share (a rectangular band of about the rows a cyclic share has), and the chunk is
+its tile along the distributed loop (where the search does not apply `CYCLIC_CHUNK`, or
+fewer rows where a cluster would get none; a multiple of the tile where a cluster would get
+more than `MAX_CHUNKS` chunks); every chunk is
+a nest of its own, so no tile and no copy spans two chunks (a copy's box over them would
+hold the rows of other clusters in between: a race).
+
+`distribution="auto"` compiles every cluster's program for `block`, `block2d` and `cyclic`
+and keeps the one the barrier-aware analytic estimate
+(`accelsim.estimate.clusters.estimate_clusters`, the cost model of every fidelity) finishes
+first (ties: that order).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from accelsim.compile.accelerator import check_input_program, compile_for_accelerator
 from accelsim.compile.clone import clone_module
+from accelsim.compile.frontend import lower_linalg
+from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
 from accelsim.estimate.clusters import share_config
 from compiler.diagnostics import Remark
 from compiler.ir.ops import ModuleOp
 
 CHOICES = ("auto", "block", "cyclic", "block2d")
-CYCLIC_CHUNK = 16
+CANDIDATES = ("block", "block2d", "cyclic")  # what `auto` weighs, in the order ties keep
+CYCLIC_CHUNK = 16   # cyclic's chunk where the tile search gives no tile along the loop
+MAX_CHUNKS = 16     # at most this many chunks (nests) per cluster and nest
 
 
 @dataclass
@@ -31,18 +48,19 @@ class ClusterPrograms:
     remarks: list[Remark] = field(default_factory=list)
     # the nests that are not parallel: each runs whole on cluster 0 (located messages)
     serial: list[str] = field(default_factory=list)
+    # `auto`: the analytic cycles of every distribution it weighed
+    weighed: dict[str, int] = field(default_factory=dict)
 
 
 def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str,
-               remarks: list[Remark] | None = None) -> ModuleOp:
+               remarks: list[Remark] | None = None, chunk: int = 1) -> ModuleOp:
     """Cluster k's share of `module` (uncompiled, a copy); the pass's remarks (a nest that
-    is not parallel runs whole on cluster 0) appended to `remarks`."""
+    is not parallel runs whole on cluster 0) appended to `remarks`. `chunk`: cyclic's."""
     from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 
     m = clone_module(module)
-    # cyclic deals chunks of a tile's height: a copy's bounding box stays within the chunk
     p = AffineClusterDistributePass(clusters=config.clusters, cluster=k, distribution=distribution,
-                                    chunk=CYCLIC_CHUNK if distribution == "cyclic" else 1)
+                                    chunk=chunk if distribution == "cyclic" else 1)
     p.run(m)
     if remarks is not None:
         remarks.extend(p.remarks)
@@ -53,23 +71,90 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
                          distribution: str = "auto") -> ClusterPrograms:
     """The tile search runs once, on the largest cluster's share (the tile sizes, copy
     capacity and stages it picks fit every smaller share); every cluster's program is its
-    share through that pipeline."""
+    share through that pipeline. `auto`: see the module docstring."""
+    if distribution == "auto":
+        return _choose(config, module, func)
+    return _compile(config, module, func, distribution)
+
+
+def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
+             searched: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] | None = None
+             ) -> ClusterPrograms:
+    """`searched` keeps the block search for cyclic (auto runs both)."""
     from compiler.transforms.registry import PassManager
 
-    if distribution == "auto":
-        distribution = _choose(config, module, func)
-    serial: list[Remark] = []
-    shares = [distribute(module, config, k, distribution, serial if k == 0 else None)
-              for k in range(config.clusters)]
-    largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
-    # the search sees one cluster on its fair share of DRAM and the interconnect
-    pipe, remarks = compile_for_accelerator(share_config(config), shares[largest], func)
-    for k, m in enumerate(shares):
-        if k != largest:
+    lower_linalg(module)
+    found = {} if searched is None else searched
+    if distribution == "cyclic":
+        pipe, _, remarks = _searched(config, module, func, "block", found)
+        chunk = cyclic_chunk(config, module, func, pipe)
+        serial: list[Remark] = []
+        shares = [distribute(module, config, k, "cyclic", serial if k == 0 else None, chunk)
+                  for k in range(config.clusters)]
+        for k, m in enumerate(shares):
             check_input_program(m)
-            PassManager(pipe.passes()).run(m)
+            pm = PassManager(pipe.passes())
+            pm.run(m)
+            if k == 0:
+                remarks = pm.remarks
+    else:
+        serial = []
+        shares = [distribute(module, config, k, distribution, serial if k == 0 else None)
+                  for k in range(config.clusters)]
+        largest = _largest(shares)
+        pipe, compiled, remarks = _searched(config, module, func, distribution, found, shares)
+        shares[largest] = compiled
+        for k, m in enumerate(shares):
+            if k != largest:
+                check_input_program(m)
+                PassManager(pipe.passes()).run(m)
     return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
                            [f"{r.loc}: {r.message}" for r in serial])
+
+
+def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
+              found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]],
+              shares: list[ModuleOp] | None = None
+              ) -> tuple[AcceleratorPipeline, ModuleOp, list[Remark]]:
+    """The tile search on the largest share of `distribution` (on one cluster's fair share of
+    the machine): its pipeline, that share compiled (a copy, each caller its own) and the
+    passes' remarks; memoized in `found`."""
+    if distribution not in found:
+        if shares is None:
+            shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
+        m = clone_module(shares[_largest(shares)])
+        pipe, remarks = compile_for_accelerator(share_config(config), m, func)
+        found[distribution] = (pipe, m, remarks)
+    pipe, m, remarks = found[distribution]
+    return pipe, clone_module(m), list(remarks)
+
+
+def cyclic_chunk(config: HardwareConfig, module: ModuleOp, func: str | None,
+                 pipe: AcceleratorPipeline) -> int:
+    """Cyclic's chunk: the tile size of `pipe` along the distributed loop of the module's
+    first distributed nest (`CYCLIC_CHUNK` without one), grown by whole tiles until no
+    cluster gets more than `MAX_CHUNKS` chunks of it."""
+    from compiler.ir.entry import entry_function
+    from compiler.transforms.affine_cluster_distribute import distributed_loop
+
+    f = entry_function(module, func)
+    for nest in f.body.ops:
+        found = distributed_loop(nest)
+        if found is None:
+            continue
+        depth, lo, hi = found
+        tiles = pipe.tile_sizes
+        if tiles is not None and depth < len(tiles):
+            tile = tiles[depth]
+        else:  # no tile along it: CYCLIC_CHUNK, smaller where a cluster would get no chunk
+            tile = max(1, min(CYCLIC_CHUNK, (hi - lo) // config.clusters))
+        per_cluster = math.ceil(math.ceil((hi - lo) / tile) / config.clusters)
+        return tile * math.ceil(per_cluster / MAX_CHUNKS)
+    return CYCLIC_CHUNK
+
+
+def _largest(shares: list[ModuleOp]) -> int:
+    return max(range(len(shares)), key=lambda k: (_iterations(shares[k]), -k))
 
 
 def _iterations(m: ModuleOp) -> int:
@@ -84,21 +169,46 @@ def _iterations(m: ModuleOp) -> int:
     return total
 
 
-def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> str:
-    """`block` or `block2d`: the one whose largest share the analytic estimate (the cost
-    model of every fidelity and of the tile search) finishes first."""
-    if config.clusters == 1:
-        return "block"
-    from accelsim.estimate.analytic import estimate
+def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None
+          ) -> dict[str, tuple[ClusterPrograms, int]]:
+    """Every candidate distribution (`CANDIDATES`) compiled for every cluster, with the
+    barrier-aware analytic cycles of its programs (the block search shared with cyclic)."""
+    from accelsim.estimate.clusters import estimate_clusters
 
-    share = share_config(config)
-    best: tuple[int, str] | None = None
-    for d in ("block", "block2d"):
-        shares = [distribute(module, config, k, d) for k in range(config.clusters)]
-        m = max(shares, key=_iterations)
-        compile_for_accelerator(share, m, func)
-        cycles = estimate(m, share, func=func).cycles
-        if best is None or cycles < best[0]:
-            best = (cycles, d)
-    assert best is not None
-    return best[1]
+    found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] = {}
+    out: dict[str, tuple[ClusterPrograms, int]] = {}
+    for d in CANDIDATES:
+        chunk = 1
+        if d == "cyclic":
+            chunk = cyclic_chunk(config, module, func, _searched(config, module, func, "block", found)[0])
+        if _same_shares(config, module, d, chunk):
+            progs, cycles = out["block"]  # one parallel loop, or chunks as large as blocks
+            out[d] = (ClusterPrograms([clone_module(m) for m in progs.modules], d, progs.flags,
+                                      progs.remarks, progs.serial), cycles)
+            continue
+        progs = _compile(config, module, func, d, found)
+        out[d] = (progs, estimate_clusters(progs.modules, config, func).cycles)
+    return out
+
+
+def _same_shares(config: HardwareConfig, module: ModuleOp, d: str, chunk: int) -> bool:
+    """Does distribution `d` give every cluster the share `block` gives it (as text)?"""
+    from compiler.text import print_module
+
+    if d == "block":
+        return False
+    return all(print_module(distribute(module, config, k, d, chunk=chunk))
+               == print_module(distribute(module, config, k, "block"))
+               for k in range(config.clusters))
+
+
+def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> ClusterPrograms:
+    """The candidate the barrier-aware estimate finishes first (ties: `CANDIDATES` order;
+    one cluster: `block`)."""
+    if config.clusters == 1:
+        return _compile(config, module, func, "block")
+    weighed = weigh(config, module, func)
+    best = min(CANDIDATES, key=lambda d: (weighed[d][1], CANDIDATES.index(d)))
+    progs = weighed[best][0]
+    progs.weighed = {d: c for d, (_, c) in weighed.items()}
+    return progs

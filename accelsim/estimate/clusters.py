@@ -4,8 +4,9 @@ fidelity) whose shared resources are its fair share of the machine's:
 
 - DRAM: each channel's bandwidth divided by the clusters, capped by the cluster's share of
   the interconnect (bus: `bandwidth_bytes_per_cycle` / clusters; mesh: `link_bytes_per_cycle`
-  over the number of clusters whose XY route crosses the most used link), spread over the
-  channels;
+  over the number of clusters whose XY route crosses the most used link), on as few channels
+  as carry it at no more than a channel's own bandwidth (a burst is never slower than on a
+  channel of the machine);
 - the access latency plus the interconnect's (bus: `latency_cycles`; mesh: the mean hop
   count times `hop_latency_cycles`).
 
@@ -68,8 +69,11 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
         fabric = ic.link_bytes_per_cycle / max(users.values(), default=1)
         extra = round(sum(model.latency) / n)
     per_cluster = min(d.channels * d.bandwidth_bytes_per_cycle / n, fabric)
-    # the share over as many channels as keep a whole number of bytes per cycle on each
-    channels = min(d.channels, max(1, int(per_cluster)))
+    # the share over as few channels as carry it at no more than a channel's own bandwidth: a
+    # transfer of a burst or two sees a channel's speed, as in the event run where the
+    # clusters' few bursts spread over every channel (spread over all the channels, the share
+    # made each burst `channels` times slower than any channel ever is)
+    channels = min(d.channels, max(1, -(-int(per_cluster) // d.bandwidth_bytes_per_cycle)))
     per_channel = max(1, round(per_cluster / channels))
     return config.with_overrides({
         "clusters": 1,

@@ -11,7 +11,9 @@ Distributions (`distribution=`), of chunks of `chunk` iterations (a tile's worth
 accelerator pipeline passes its tile size) of the outermost parallel loop, or of the two
 outermost for `block2d`:
 - `block`: chunks [k*C/N, (k+1)*C/N) of the C chunks (uneven splits differ by one chunk);
-- `cyclic`: chunks k, k+N, k+2N, ...;
+- `cyclic`: chunks k, k+N, k+2N, ..., each chunk of more than one iteration a nest of its
+  own (a copy of the nest over that chunk: the tiles and copies of the passes downstream stay
+  within a chunk, so no copy's box reaches the rows of another cluster in between);
 - `block2d`: an R x S grid of clusters (R*S = N, R the largest divisor <= sqrt N), cluster k
   at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
   second. With one parallel loop it is `block`.
@@ -34,7 +36,6 @@ from dataclasses import dataclass
 
 from compiler.analysis.legality import is_parallel
 from compiler.diagnostics import OptionError
-from compiler.ir.affine_expr import Const, Dim
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Operation
 from compiler.ir.ops import AffineForOp, AffineYieldOp, FuncOp, ModuleOp
@@ -108,7 +109,7 @@ class AffineClusterDistributePass(Pass):
                 keep = _block(loops[0], rows, o.cluster // cols, o.chunk) \
                     and _block(loops[1], cols, o.cluster % cols, o.chunk)
             elif o.distribution == "cyclic":
-                keep = _cyclic(loops[0], o.clusters, o.cluster, o.chunk)
+                keep = _cyclic(nest, loops[0], o.clusters, o.cluster, o.chunk)
             else:
                 keep = _block(loops[0], o.clusters, o.cluster, o.chunk)
             if not keep:
@@ -143,6 +144,24 @@ def _parallel_loops(nest: AffineForOp) -> list[AffineForOp]:
     return out or single[:1]
 
 
+def distributed_loop(nest: Operation) -> tuple[int, int, int] | None:
+    """The loop of the top-level `nest` that `block` and `cyclic` split: its depth in the
+    nest's band and its constant bounds; None for a nest that is not distributed (or an
+    `affine.parallel`, which the pass first turns into loops)."""
+    if not isinstance(nest, AffineForOp):
+        return None
+    loops = _parallel_loops(nest)
+    if not loops:
+        return None
+    depth, lp = 0, loops[0]
+    parent = lp.parent_op
+    while parent is not None and parent is not nest.parent_op:
+        depth += 1
+        parent = parent.parent_op
+    lo, hi = _bounds(lp)
+    return depth, lo, hi
+
+
 def _bounds(lp: AffineForOp) -> tuple[int, int]:
     lo, hi = lp.constant_lower, lp.constant_upper
     assert lo is not None and hi is not None
@@ -162,27 +181,33 @@ def _block(lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
     return True
 
 
-def _cyclic(lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
-    """Keep chunks k, k + parts, ... of `lp`: with chunk 1 the loop's step becomes `parts`;
-    else a chunk loop of step parts*chunk around `lp` running over one chunk."""
+def _cyclic(nest: AffineForOp, lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
+    """Keep chunks k, k + parts, ... of `lp` (a loop of the top-level `nest`); False when
+    none is left. With chunk 1 the loop's step becomes `parts`. Else every chunk is a nest of
+    its own, a copy of `nest` whose `lp` runs over that chunk alone (constant bounds): a
+    tile or a copy of the passes downstream then never spans two chunks, so its box (a
+    copy's bounding box) holds no row of another cluster between them. (One loop over the
+    chunks would let the tiler tile across chunks and the copy pass hoist a copy above it,
+    a box over the rows in between: a copy-out writing back what other clusters wrote.)"""
     lo, hi = _bounds(lp)
-    start = lo + k * chunk
-    if start >= hi:
+    starts = range(lo + k * chunk, hi, parts * chunk)
+    if not starts:
         return False
     if chunk == 1:
-        lp.set_lower_bound(AffineMap.constant(start), [])
+        lp.set_lower_bound(AffineMap.constant(starts[0]), [])
         lp.step = parts
         return True
-    block = lp.parent_block
+    block = nest.parent_block
     assert block is not None
-    outer = AffineForOp(AffineMap.constant(start), [], AffineMap.constant(hi), [],
-                        step=parts * chunk, loc=lp.loc, iv_name="chunk")
-    block.insert_before(lp, outer)
-    lp.detach()
-    outer.body.append(lp)
-    outer.body.append(AffineYieldOp(loc=lp.loc))
-    lp.set_lower_bound(AffineMap.single_dim(), [outer.iv])
-    lp.set_upper_bound(AffineMap(1, 0, (Dim(0) + Const(chunk), Const(hi))), [outer.iv])
+    at = next(n for n, op in enumerate(nest.walk()) if op is lp)
+    for start in starts:
+        copy = nest.clone()
+        block.insert_before(nest, copy)
+        inner = next(op for n, op in enumerate(copy.walk()) if n == at)
+        assert isinstance(inner, AffineForOp)
+        inner.set_lower_bound(AffineMap.constant(start), [])
+        inner.set_upper_bound(AffineMap.constant(min(start + chunk, hi)), [])
+    nest.erase()
     return True
 
 
