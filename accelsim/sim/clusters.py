@@ -28,9 +28,12 @@ from accelsim.sim.cluster_races import ClusterRaces
 from accelsim.sim.executor import Executor
 from accelsim.sim.native import backend_runner
 from accelsim.sim.options import SimOptions
+from accelsim.sim.plans import Plan
+from accelsim.sim.program_match import parameter_ops, parameter_plan
 from accelsim.sim.simulate import SimResult
 from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
+from compiler.ir.core import Operation
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
 
@@ -53,14 +56,27 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     bufs0: dict[str, Any] = {}
     shared_spaces = {lv.space for lv in config.shared_levels()}
     fname = ""
+    # each distinct program: (the outlined module, its entry, kernel runner, shared plans)
+    programs: list[_Program] = []
     for k, mod in enumerate(modules):
         mod = ensure_outlined(mod) if opts.outline else mod
         f = entry_function(mod, func, InputError)
         fname = f.sym_name
-        runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
-        if isinstance(runner, str):
-            runner = None
-        ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared, cluster=k)
+        own: dict[Operation, Plan] = {}
+        found = _same_program(programs, mod) if opts.share_programs else None
+        if found is None:
+            runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
+            if isinstance(runner, str):
+                runner = None
+            prog: _Program = (mod, f, runner, {})
+            programs.append(prog)
+        else:  # run the earlier cluster's IR, with this cluster's own maps where they differ
+            prog, params = found
+            own = {op: parameter_plan(op, mine) for op, mine in params.items()}
+        mod, f, runner, plans = prog
+        ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared,
+                      cluster=k, shared_plans=plans)
+        ex.plans.update(own)
         bufs, vals = ex.arguments(f, inputs, given)
         if given is None:
             bufs0 = bufs
@@ -100,6 +116,19 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     res.extra["executors"] = executors
     res.extra["interconnect"] = shared.interconnect
     return res
+
+
+_Program = tuple[ModuleOp, Any, Any, dict[Operation, Plan]]
+
+
+def _same_program(programs: list[_Program], mod: ModuleOp
+                  ) -> tuple[_Program, dict[Operation, Operation]] | None:
+    """The first of `programs` that `mod` is up to affine parameters, with its parameter ops."""
+    for prog in programs:
+        params = parameter_ops(prog[0], mod)
+        if params is not None:
+            return prog, params
+    return None
 
 
 def _body(ex: Executor, f: Any, vals: Any) -> Any:
