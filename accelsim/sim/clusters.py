@@ -115,6 +115,7 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     res = SimResult(trace, outputs, cycles, config, stats, sram_peak, fname, level_peaks=peaks)
     res.extra["executors"] = executors
     res.extra["interconnect"] = shared.interconnect
+    res.extra["programs"] = len(programs)  # distinct programs generated (the rest shared one)
     return res
 
 

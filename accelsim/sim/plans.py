@@ -10,8 +10,8 @@ linearization in one function), the transfer shape and cost per element count / 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import NamedTuple, TypeVar
 
 from accelsim.config import HardwareConfig, SpacesConfig
 from accelsim.cost.dma import DmaCostModel, LevelCostModel, chunking
@@ -377,10 +377,26 @@ def fresh_plan(plan: Plan) -> Plan:
     per run is its own (a call's entries, a DMA's last label); the rest, and the transfer
     shapes (a function of the op and the config), are shared."""
     if isinstance(plan, DmaStartPlan):
-        return replace(plan, label_src=None, label_dst=None, label="")
+        new = _copy(plan)
+        new.label_src = new.label_dst = None
+        new.label = ""
+        return new
     if isinstance(plan, CallPlan):
-        return replace(plan, entries={})
+        new = _copy(plan)
+        new.entries = {}
+        return new
     return plan  # immutable
+
+
+_T = TypeVar("_T", DmaStartPlan, CallPlan)
+
+
+def _copy(plan: _T) -> _T:
+    """A shallow copy of a slots dataclass (`dataclasses.replace` runs `__init__`: slower)."""
+    new = object.__new__(type(plan))
+    for name in type(plan).__slots__:
+        object.__setattr__(new, name, getattr(plan, name))
+    return new
 
 
 def make_plan(op: Operation, context: PlanContext) -> Plan:

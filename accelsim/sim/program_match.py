@@ -41,8 +41,9 @@ def parameter_ops(template: O.ModuleOp, other: O.ModuleOp) -> dict[Operation, Op
 
 def _same(a: Operation, b: Operation, numbers: tuple[dict[Value, int], dict[Value, int]],
           params: dict[Operation, Operation]) -> bool:
-    if type(a) is not type(b) or a.loc != b.loc or len(a.operands) != len(b.operands) \
-            or len(a.results) != len(b.results) or len(a.blocks) != len(b.blocks):
+    if type(a) is not type(b) or (a.loc is not b.loc and a.loc != b.loc) \
+            or len(a.operands) != len(b.operands) or len(a.results) != len(b.results) \
+            or len(a.blocks) != len(b.blocks):
         return False
     na, nb = numbers
     for x, y in zip(a.operands, b.operands):
@@ -52,7 +53,7 @@ def _same(a: Operation, b: Operation, numbers: tuple[dict[Value, int], dict[Valu
     differs = False
     for attr in a.ATTRS:
         u, v = getattr(a, attr), getattr(b, attr)
-        if u == v and type(u) is type(v):
+        if u is v or (type(u) is type(v) and u == v):  # (clones share their attributes)
             continue
         if attr not in free:
             return False
@@ -78,7 +79,7 @@ def _same(a: Operation, b: Operation, numbers: tuple[dict[Value, int], dict[Valu
 
 
 def _same_value(x: Value, y: Value, numbers: tuple[dict[Value, int], dict[Value, int]]) -> bool:
-    if x.type != y.type or x.name_hint != y.name_hint:
+    if (x.type is not y.type and x.type != y.type) or x.name_hint != y.name_hint:
         return False
     na, nb = numbers
     na[x] = nb[y] = len(na)
