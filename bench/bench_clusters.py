@@ -123,8 +123,9 @@ def throughput(n: int) -> None:
     first = _first_run_cpu(n)
     cfg = load_config("cluster16")
     progs = compile_for_clusters(cfg, build_gemm(n, n, n), None, "block2d")
-    best = None
+    best, r = None, None
     for _ in range(3):
+        r = None  # (the last run's records are freed here, not inside the next timing)
         t = time.process_time()
         r = simulate_clusters(progs.modules, cfg, options=TIMING)
         cpu = time.process_time() - t
