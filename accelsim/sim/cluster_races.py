@@ -91,7 +91,12 @@ class ClusterRaces:
                 lo, hi = xfer.s0, xfer.s_end
                 if kinds[1].entries:  # a read races only with other clusters' writes
                     check(cluster, xfer, src, False, lo, hi, kinds[1], False)
-                kinds[0].add(lo, hi, cluster, next(seq), xfer)
+                sp = kinds[0]  # `_Spans.add`, inline
+                at = bisect_left(sp.starts, lo)
+                sp.starts.insert(at, lo)
+                sp.entries.insert(at, [lo, hi, cluster, next(seq), xfer, None])
+                if hi - lo > sp.longest:
+                    sp.longest = hi - lo
             dst = xfer.dst
             if id(dst) in shared:
                 kinds = index.get(id(dst))
