@@ -61,22 +61,28 @@ class Interconnect:
     def path_reserve(self, cluster: int, parent: Reserve) -> Reserve:
         """`reserve_for` over the links of each direction's path (any interconnect)."""
         model, free, names, records, nb = self.model, self.free_at, self.model.names, self.records, self.bytes
-        latency = model.latency[cluster]
-        reads, writes = model.path(cluster, "read"), model.path(cluster, "write")
-        grant, hold_of = model.grant, model.hold
+        latency, bpc = model.latency[cluster], model.bytes_per_cycle
+        # per direction: the path's links with their names (routes fixed per cluster)
+        reads = tuple((k, names[k]) for k in model.path(cluster, "read"))
+        writes = tuple((k, names[k]) for k in model.path(cluster, "write"))
 
         def reserve(ready: int, nbytes: int, hold: int, xfer: Transfer) -> int:
             end = parent(ready, nbytes, hold, xfer)
             desc = xfer.desc
             kind = desc[4]
             path = reads if kind == "read" else writes
-            h = hold_of(nbytes)
-            t0 = grant(free, path, ready, h)
-            for k in path:
+            h = -(-nbytes // bpc)  # InterconnectModel.hold
+            t0 = ready  # InterconnectModel.grant: the first cycle every link is free
+            for k, _ in path:
+                if free[k] > t0:
+                    t0 = free[k]
+            t1 = t0 + h
+            label, loc = xfer.label, desc[5]
+            for k, name in path:
+                free[k] = t1
                 nb[k] += nbytes
-                records.append(_tnew(TraceRecord, (names[k], t0, t0 + h, kind, nbytes,
-                                                   xfer.label, desc[5])))
-            t1 = t0 + h + latency
+                records.append(_tnew(TraceRecord, (name, t0, t1, kind, nbytes, label, loc)))
+            t1 += latency
             return t1 if t1 > end else end
 
         return reserve
