@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,8 +43,6 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                       inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
                       *, options: SimOptions | None = None) -> SimResult:
     """Run `modules[k]` on cluster k of `config` (len(modules) == config.clusters)."""
-    from compiler.transforms.outline_kernels import ensure_outlined
-
     if len(modules) != config.clusters:
         raise InputError(f"{len(modules)} cluster programs for clusters = {config.clusters}")
     opts = (options or SimOptions()).updated(keep_records=True)
@@ -56,24 +55,20 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     bufs0: dict[str, Any] = {}
     shared_spaces = {lv.space for lv in config.shared_levels()}
     fname = ""
-    # each distinct program: (the outlined module, its entry, kernel runner, shared plans)
+    # each distinct program (with sharing on, the clusters' modules are matched as given and
+    # only one of each program is outlined, on a copy: the inputs are left as they are)
     programs: list[_Program] = []
-    for k, mod in enumerate(modules):
-        mod = ensure_outlined(mod) if opts.outline else mod
-        f = entry_function(mod, func, InputError)
-        fname = f.sym_name
+    for k, given_mod in enumerate(modules):
         own: dict[Operation, Plan] = {}
-        found = _same_program(programs, mod) if opts.share_programs else None
+        found = _same_program(programs, given_mod) if opts.share_programs else None
         if found is None:
-            runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
-            if isinstance(runner, str):
-                runner = None
-            prog: _Program = (mod, f, runner, {})
+            prog = _new_program(given_mod, opts, func)
             programs.append(prog)
         else:  # run the earlier cluster's IR, with this cluster's own maps where they differ
             prog, params = found
             own = {op: parameter_plan(op, mine) for op, mine in params.items()}
-        mod, f, runner, plans = prog
+        mod, f, runner, plans = prog.module, prog.func, prog.runner, prog.plans
+        fname = f.sym_name
         ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared,
                       cluster=k, shared_plans=plans)
         ex.plans.update(own)
@@ -131,16 +126,54 @@ def _promote_young_objects() -> None:
         gc.unfreeze()
 
 
-_Program = tuple[ModuleOp, Any, Any, dict[Operation, Plan]]
+@dataclass
+class _Program:
+    """A distinct program: the module the clusters run (outlined), the module as given that
+    others are matched against, and for an outlined copy each op of the given module that
+    is still in the copy's control program (None: the two are one module)."""
+
+    module: ModuleOp
+    given: ModuleOp
+    kept: dict[Operation, Operation] | None
+    func: Any
+    runner: Any
+    plans: dict[Operation, Plan] = field(default_factory=dict)
+
+
+def _new_program(mod: ModuleOp, opts: SimOptions, func: str | None) -> _Program:
+    from compiler.transforms.outline_kernels import needs_outlining, outline_if_needed
+
+    given, kept = mod, None
+    if opts.outline and needs_outlining(mod):
+        if opts.share_programs:  # outline a copy, remembering where the given ops went
+            mod = mod.clone()  # type: ignore[assignment]
+            pairs = list(zip(given.walk(), mod.walk(), strict=True))
+            outline_if_needed(mod)
+            left = {id(op) for op in mod.walk()}
+            kept = {a: b for a, b in pairs if id(b) in left}
+        else:
+            outline_if_needed(mod)  # in place, as every cluster's module was
+    f = entry_function(mod, func, InputError)
+    runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
+    if isinstance(runner, str):
+        runner = None
+    return _Program(mod, given, kept, f, runner)
 
 
 def _same_program(programs: list[_Program], mod: ModuleOp
                   ) -> tuple[_Program, dict[Operation, Operation]] | None:
-    """The first of `programs` that `mod` is up to affine parameters, with its parameter ops."""
+    """The first of `programs` that `mod` is up to affine parameters, with its parameter ops
+    (as ops of the program's module); not one whose parameter op outlining moved into a
+    kernel."""
     for prog in programs:
-        params = parameter_ops(prog[0], mod)
-        if params is not None:
+        params = parameter_ops(prog.given, mod)
+        if params is None:
+            continue
+        if prog.kept is None:
             return prog, params
+        mapped = {prog.kept.get(op): mine for op, mine in params.items()}
+        if None not in mapped:
+            return prog, mapped  # type: ignore[return-value]
     return None
 
 

@@ -18,8 +18,9 @@ class SimOptions:
     (`accelsim.trace.summary`: the same figures, memory that does not grow with the run);
     `share_programs`: in a many-cluster run, clusters whose programs differ only in affine
     parameters run one IR with their own maps, its plans and generated code made once
-    (`accelsim.sim.program_match`), or each cluster its own (same results; for
-    cross-checking)."""
+    (`accelsim.sim.program_match`; the modules are matched as given and one copy of each
+    distinct program outlined, the inputs left as they are), or each cluster its own, its
+    module outlined in place (same results; for cross-checking)."""
 
     functional: bool = True
     outline: bool = True
