@@ -144,8 +144,10 @@ class Dram:
         return end
 
     def _interleaved(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
-        """Its pieces on the channels of the policy's rotation; it ends with the last."""
-        free, records = self.free_at, self.records
+        """Its pieces on the channels of the policy's rotation; it ends with the last. (A
+        record per piece: at 32 channels most of a transfer's cost is making them, so the
+        loop keeps everything it touches in locals.)"""
+        free, append, tnew, rec = self.free_at, self.records.append, _tnew, TraceRecord
         table = self._named.get(dram_bytes)
         if table is None:
             table = self._name(dram_bytes)
@@ -158,7 +160,7 @@ class Dram:
             if ready > t0:
                 t0 = ready
             free[c] = t1 = t0 + dur
-            records.append(_tnew(TraceRecord, (name, t0, t1, kind, b, label, loc)))
+            append(tnew(rec, (name, t0, t1, kind, b, label, loc)))
             if t1 > end:
                 end = t1
         return end

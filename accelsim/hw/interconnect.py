@@ -27,23 +27,62 @@ class Interconnect:
         self.bytes = [0] * len(model.names)
 
     def reserve_for(self, cluster: int, parent: Reserve) -> Reserve:
+        reads, writes = self.model.path(cluster, "read"), self.model.path(cluster, "write")
+        if len(reads) == len(writes) == 1 and reads == writes:
+            return self.link_reserve(cluster, parent)
+        return self.path_reserve(cluster, parent)
+
+    def link_reserve(self, cluster: int, parent: Reserve) -> Reserve:
+        """`reserve_for` when the cluster's transfers cross one link both ways (the bus):
+        the grant in closed form (`InterconnectModel.grant` over a path of one link), the
+        link's name and byte counter bound once."""
+        model, free, records, nb = self.model, self.free_at, self.records, self.bytes
+        latency, bpc = model.latency[cluster], model.bytes_per_cycle
+        (k,) = model.path(cluster, "read")
+        assert model.path(cluster, "write") == (k,)
+        name = model.names[k]
+
+        def reserve_one(ready: int, nbytes: int, hold: int, xfer: Transfer) -> int:
+            end = parent(ready, nbytes, hold, xfer)
+            desc = xfer.desc
+            h = -(-nbytes // bpc)  # InterconnectModel.hold
+            t0 = free[k]
+            if ready > t0:
+                t0 = ready
+            free[k] = t1 = t0 + h
+            nb[k] += nbytes
+            records.append(_tnew(TraceRecord, (name, t0, t1, desc[4], nbytes, xfer.label,
+                                               desc[5])))
+            t1 += latency
+            return t1 if t1 > end else end
+
+        return reserve_one
+
+    def path_reserve(self, cluster: int, parent: Reserve) -> Reserve:
+        """`reserve_for` over the links of each direction's path (any interconnect)."""
         model, free, names, records, nb = self.model, self.free_at, self.model.names, self.records, self.bytes
-        latency = model.latency[cluster]
-        grant, hold_of = model.grant, model.hold
-        reads, writes = model.path(cluster, "read"), model.path(cluster, "write")
+        latency, bpc = model.latency[cluster], model.bytes_per_cycle
+        # per direction: the path's links with their names (routes fixed per cluster)
+        reads = tuple((k, names[k]) for k in model.path(cluster, "read"))
+        writes = tuple((k, names[k]) for k in model.path(cluster, "write"))
 
         def reserve(ready: int, nbytes: int, hold: int, xfer: Transfer) -> int:
             end = parent(ready, nbytes, hold, xfer)
             desc = xfer.desc
             kind = desc[4]
             path = reads if kind == "read" else writes
-            h = hold_of(nbytes)
-            t0 = grant(free, path, ready, h)
-            for k in path:
+            h = -(-nbytes // bpc)  # InterconnectModel.hold
+            t0 = ready  # InterconnectModel.grant: the first cycle every link is free
+            for k, _ in path:
+                if free[k] > t0:
+                    t0 = free[k]
+            t1 = t0 + h
+            label, loc = xfer.label, desc[5]
+            for k, name in path:
+                free[k] = t1
                 nb[k] += nbytes
-                records.append(_tnew(TraceRecord, (names[k], t0, t0 + h, kind, nbytes,
-                                                   xfer.label, desc[5])))
-            t1 = t0 + h + latency
+                records.append(_tnew(TraceRecord, (name, t0, t1, kind, nbytes, label, loc)))
+            t1 += latency
             return t1 if t1 > end else end
 
         return reserve

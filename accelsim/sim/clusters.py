@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,9 +29,12 @@ from accelsim.sim.cluster_races import ClusterRaces
 from accelsim.sim.executor import Executor
 from accelsim.sim.native import backend_runner
 from accelsim.sim.options import SimOptions
+from accelsim.sim.plans import Plan
+from accelsim.sim.program_match import parameter_ops, parameter_plan
 from accelsim.sim.simulate import SimResult
 from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
+from compiler.ir.core import Operation
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
 
@@ -39,8 +43,6 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                       inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
                       *, options: SimOptions | None = None) -> SimResult:
     """Run `modules[k]` on cluster k of `config` (len(modules) == config.clusters)."""
-    from compiler.transforms.outline_kernels import ensure_outlined
-
     if len(modules) != config.clusters:
         raise InputError(f"{len(modules)} cluster programs for clusters = {config.clusters}")
     opts = (options or SimOptions()).updated(keep_records=True)
@@ -53,14 +55,23 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     bufs0: dict[str, Any] = {}
     shared_spaces = {lv.space for lv in config.shared_levels()}
     fname = ""
-    for k, mod in enumerate(modules):
-        mod = ensure_outlined(mod) if opts.outline else mod
-        f = entry_function(mod, func, InputError)
+    # each distinct program (with sharing on, the clusters' modules are matched as given and
+    # only one of each program is outlined, on a copy: the inputs are left as they are)
+    programs: list[_Program] = []
+    for k, given_mod in enumerate(modules):
+        own: dict[Operation, Plan] = {}
+        found = _same_program(programs, given_mod) if opts.share_programs else None
+        if found is None:
+            prog = _new_program(given_mod, opts, func)
+            programs.append(prog)
+        else:  # run the earlier cluster's IR, with this cluster's own maps where they differ
+            prog, params = found
+            own = {op: parameter_plan(op, mine) for op, mine in params.items()}
+        mod, f, runner, plans = prog.module, prog.func, prog.runner, prog.plans
         fname = f.sym_name
-        runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
-        if isinstance(runner, str):
-            runner = None
-        ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared, cluster=k)
+        ex = Executor(mod, config, options=opts, kernel_runner=runner, shared=shared,
+                      cluster=k, shared_plans=plans)
+        ex.plans.update(own)
         bufs, vals = ex.arguments(f, inputs, given)
         if given is None:
             bufs0 = bufs
@@ -79,6 +90,7 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         for ex in executors:
             ex.kernel_calls.fold_stats()
         if gc_was_on:
+            _promote_young_objects()
             gc.enable()
     stats = RunStats()
     for ex in executors:
@@ -99,7 +111,70 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     res = SimResult(trace, outputs, cycles, config, stats, sram_peak, fname, level_peaks=peaks)
     res.extra["executors"] = executors
     res.extra["interconnect"] = shared.interconnect
+    res.extra["programs"] = len(programs)  # distinct programs generated (the rest shared one)
     return res
+
+
+def _promote_young_objects() -> None:
+    """Move the objects made while the collector was off (the run's trace records, most of
+    them: the result) to the oldest generation, as surviving two young collections would:
+    re-enabled, the collector would otherwise scan every one of them at once in a young
+    collection (~15% of a 16-cluster run's CPU), and again in the next. Skipped when the
+    caller keeps frozen objects of its own (`gc.unfreeze` would release them)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+
+
+@dataclass
+class _Program:
+    """A distinct program: the module the clusters run (outlined), the module as given that
+    others are matched against, and for an outlined copy each op of the given module that
+    is still in the copy's control program (None: the two are one module)."""
+
+    module: ModuleOp
+    given: ModuleOp
+    kept: dict[Operation, Operation] | None
+    func: Any
+    runner: Any
+    plans: dict[Operation, Plan] = field(default_factory=dict)
+
+
+def _new_program(mod: ModuleOp, opts: SimOptions, func: str | None) -> _Program:
+    from compiler.transforms.outline_kernels import needs_outlining, outline_if_needed
+
+    given, kept = mod, None
+    if opts.outline and needs_outlining(mod):
+        if opts.share_programs:  # outline a copy, remembering where the given ops went
+            mod = mod.clone()  # type: ignore[assignment]
+            pairs = list(zip(given.walk(), mod.walk(), strict=True))
+            outline_if_needed(mod)
+            left = {id(op) for op in mod.walk()}
+            kept = {a: b for a, b in pairs if id(b) in left}
+        else:
+            outline_if_needed(mod)  # in place, as every cluster's module was
+    f = entry_function(mod, func, InputError)
+    runner = backend_runner(mod) if opts.functional and not opts.interpret_kernels else None
+    if isinstance(runner, str):
+        runner = None
+    return _Program(mod, given, kept, f, runner)
+
+
+def _same_program(programs: list[_Program], mod: ModuleOp
+                  ) -> tuple[_Program, dict[Operation, Operation]] | None:
+    """The first of `programs` that `mod` is up to affine parameters, with its parameter ops
+    (as ops of the program's module); not one whose parameter op outlining moved into a
+    kernel."""
+    for prog in programs:
+        params = parameter_ops(prog.given, mod)
+        if params is None:
+            continue
+        if prog.kept is None:
+            return prog, params
+        mapped = {prog.kept.get(op): mine for op, mine in params.items()}
+        if None not in mapped:
+            return prog, mapped  # type: ignore[return-value]
+    return None
 
 
 def _body(ex: Executor, f: Any, vals: Any) -> Any:

@@ -32,12 +32,18 @@ def compile_cached(source: str, filename: str) -> CodeType:
     return code
 
 
-def lins_fn(sides: Sequence[IndexSide]) -> Callable[[Vals], int | tuple[int, ...]] | None:
+IndexCode = tuple[list[Value], list[str], list[str], list[bool]]  # what `index_code` returns
+
+
+def lins_fn(sides: Sequence[IndexSide], code: IndexCode | None = None
+            ) -> Callable[[Vals], int | tuple[int, ...]] | None:
     """`fn(vals) -> linear index per side` (a tuple for several sides), -1 for a side whose
     indices leave the memref: each side's map, bounds check and row-major linearization in
-    one generated function reading its operands from `vals` (`index_code`). None unless
-    every side's memref has a static shape and the map one result per dimension."""
-    code = index_code(sides)
+    one generated function reading its operands from `vals` (`index_code`, or `code`, its
+    result for `sides`). None unless every side's memref has a static shape and the map one
+    result per dimension."""
+    if code is None:
+        code = index_code(sides)
     if code is None:
         return None
     keys, lines, outs, _ = code
@@ -49,8 +55,7 @@ def lins_fn(sides: Sequence[IndexSide]) -> Callable[[Vals], int | tuple[int, ...
 
 
 def index_code(sides: Sequence[IndexSide],
-               outs: Sequence[str] | None = None
-               ) -> tuple[list[Value], list[str], list[str], list[bool]] | None:
+               outs: Sequence[str] | None = None) -> IndexCode | None:
     """Python statements (indented once) computing each side's linear index into `outs[j]`
     (default `x<j>`), -1 if its indices leave the memref; they read operand `k` as
     `vals[_k<k>]` (`keys[k]`) and use the local names `v<k>`, `e<k>` and the outputs.

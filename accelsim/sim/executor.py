@@ -58,6 +58,7 @@ from accelsim.sim.plans import (
     ForPlan,
     Plan,
     PlanContext,
+    fresh_plan,
     make_plan,
 )
 from accelsim.sim.scalar import SCALAR_OPS, zero_of
@@ -90,7 +91,8 @@ class Executor:
     def __init__(self, module: O.ModuleOp, config: HardwareConfig, *,
                  options: SimOptions | None = None, kernel_runner: KernelRunner | None = None,
                  functional: bool | None = None, compiled: bool | None = None,
-                 shared: SharedParts | None = None, cluster: int = 0):
+                 shared: SharedParts | None = None, cluster: int = 0,
+                 shared_plans: dict[Operation, Plan] | None = None):
         opts = (options or SimOptions()).updated(functional=functional, compiled=compiled)
         self.module = module
         self.config = config
@@ -120,6 +122,10 @@ class Executor:
         self.compute = m.compute
         self.dma_class: type[InFlightDma] = InFlightCopy if self.functional else InFlightDma
         self.plans: dict[Operation, Plan] = {}
+        # the plans of executors running the same IR (a many-cluster run's clusters with one
+        # program, `accelsim.sim.program_match`): made once, each executor its own copy of
+        # what a plan counts or caches per run (`fresh_plan`)
+        self._shared_plans = shared_plans
         self._plan_context = PlanContext(sp, {f.sym_name: f for f in module.funcs},
                                          DmaCostModel.for_config(config), config)
         self._levels = m.levels  # memory space -> its capacity accounting
@@ -240,7 +246,14 @@ class Executor:
         """The op's plan (made once per run)."""
         p = self.plans.get(op)
         if p is None:
-            p = self.plans[op] = make_plan(op, self._plan_context)
+            shared = self._shared_plans
+            if shared is None:
+                p = self.plans[op] = make_plan(op, self._plan_context)
+            else:
+                t = shared.get(op)
+                if t is None:
+                    t = shared[op] = make_plan(op, self._plan_context)
+                p = self.plans[op] = fresh_plan(t)
         return p
 
     def step(self, op: Operation) -> Step:

@@ -36,7 +36,7 @@ from accelsim.hw.compute import ComputeUnit
 from accelsim.hw.control import ControlProcessor
 from accelsim.hw.dma import Transfer
 from accelsim.hw.env import SimEnv
-from accelsim.sim.codegen import compile_cached, index_code, index_constant
+from accelsim.sim.codegen import compile_cached, index_constant
 from accelsim.sim.hazards import Hazards
 from accelsim.sim.kernel_calls import KernelCalls
 from accelsim.sim.memory import InFlightDma, RuntimeValue, TransferShape, Vals
@@ -266,10 +266,15 @@ def _constant_shape(p: DmaStartPlan, src: MemRefType, dst: MemRefType) -> Transf
         key = None if n is None or stride is None or per is None else (n, stride, per)
     if n is None or key is None:
         return None
-    try:
-        return p.transfer_shape(n, key, tuple(src.shape), tuple(dst.shape))  # type: ignore[arg-type]
-    except AccelsimError:
-        return None
+    sh = p.shapes.get(key)  # (the plans of clusters running one program share `shapes`)
+    if sh is None:
+        try:
+            sh = p.transfer_shape(n, key, tuple(src.shape), tuple(dst.shape))  # type: ignore[arg-type]
+        except AccelsimError:
+            return None
+        p.shapes[key] = sh
+    p.const_shape = sh
+    return sh
 
 
 def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
@@ -278,8 +283,7 @@ def specialize_dma_start(ex: HandlerHost, p: DmaStartPlan) -> Handler | None:
     per are constants the transfer shape and cost too. None for other ops."""
     op = p.op
     st, dt = op.src.type, op.dst.type
-    code = index_code([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
-                       (op.tag_map, op.tag_indices, op.tag.type)], ("s0", "d0", "t0"))
+    code = p.code
     if code is None:
         return None
     assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
@@ -334,8 +338,7 @@ if t0 < 0:
 def specialize_dma_wait(ex: HandlerHost, p: DmaWaitPlan) -> Handler | None:
     """The dma_wait handler for an op on a static-shaped tag memref: the tag index code
     inlined. None for other ops."""
-    op = p.op
-    code = index_code([(op.tag_map, op.tag_indices, p.tag.type)], ("t0",))
+    code = p.code
     if code is None:
         return None
     keys, idx_lines, _, (may_fail,) = code

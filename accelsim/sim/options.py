@@ -15,13 +15,19 @@ class SimOptions:
     with per-op specialized handlers, or op by op through the generic handlers (same
     results; for cross-checking); `keep_records`: keep every trace record (for timelines,
     trace files, record-level figures) or only the streaming summary the report needs
-    (`accelsim.trace.summary`: the same figures, memory that does not grow with the run)."""
+    (`accelsim.trace.summary`: the same figures, memory that does not grow with the run);
+    `share_programs`: in a many-cluster run, clusters whose programs differ only in affine
+    parameters run one IR with their own maps, its plans and generated code made once
+    (`accelsim.sim.program_match`; the modules are matched as given and one copy of each
+    distinct program outlined, the inputs left as they are), or each cluster its own, its
+    module outlined in place (same results; for cross-checking)."""
 
     functional: bool = True
     outline: bool = True
     interpret_kernels: bool = False
     compiled: bool = True
     keep_records: bool = True
+    share_programs: bool = True
 
     def updated(self, **flags: bool | None) -> SimOptions:
         """These options with the flags given (not None) replaced: what the keyword

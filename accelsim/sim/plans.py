@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from accelsim.config import HardwareConfig, SpacesConfig
 from accelsim.cost.dma import DmaCostModel, LevelCostModel, chunking
 from accelsim.cost.kernel import KernelCost
 from accelsim.errors import ConfigError, HazardError
-from accelsim.sim.codegen import call_reader, lins_fn
+from accelsim.sim.codegen import IndexCode, call_reader, index_code, lins_fn
 from accelsim.sim.hazards import Hazards
 from accelsim.sim.kernel_boxes import BoxKey, kernel_box_key
 from accelsim.sim.memory import Buffer, RuntimeValue, TransferShape, Vals, linear_index
@@ -84,6 +84,7 @@ class DmaStartPlan:
     label_dst: Buffer | None = None
     label: str = ""
     levels: LevelCostModel | None = None  # memory levels: the hops of each transfer
+    code: IndexCode | None = None  # `lins` as index code (`codegen.index_code`), to inline
 
     def tag_index(self, vals: Vals) -> tuple[int, ...]:
         return self.tag_fn([vals[v] for v in self.tag_ops])  # type: ignore[misc]
@@ -187,6 +188,7 @@ class DmaWaitPlan:
     lin: Callable[[Vals], int] | None  # vals -> linear tag index, -1 if out of bounds; None: dynamic
     loc: str
     num: Value  # the element count waited for
+    code: IndexCode | None = None  # `lin` as index code (`codegen.index_code`), to inline
 
     def tag_index(self, vals: Vals) -> tuple[int, ...]:
         return self.fn([vals[v] for v in self.ops])  # type: ignore[misc]
@@ -311,8 +313,10 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
         a, b = chain.index(sl), chain.index(dl)  # type: ignore[arg-type]
         kind = "read" if a < b else "write" if a > b else "copy"
         sram_sides = (a > 0) + (b > 0)  # its bytes through on-chip ports, for the energy
-    lins = lins_fn([(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
-                    (op.tag_map, op.tag_indices, op.tag.type)])
+    sides = [(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
+             (op.tag_map, op.tag_indices, op.tag.type)]
+    code = index_code(sides, ("s0", "d0", "t0"))
+    lins = lins_fn(sides, code)
     constant = all(_is_constant(v) for v in (op.num_elements, op.stride, op.elements_per_stride)
                    if v is not None)
     return DmaStartPlan(
@@ -320,7 +324,7 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
         op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices, op.num_elements,
         op.stride, op.elements_per_stride, lins, st.element.byte_width,
         st.memory_space <= dt.memory_space, sd, dd, sram_sides, kind, str(op.loc),
-        constant, cx.dma_cost, levels=levels)
+        constant, cx.dma_cost, levels=levels, code=code)
 
 
 def _level_name(level: object, space: int) -> str:
@@ -330,9 +334,10 @@ def _level_name(level: object, space: int) -> str:
 
 def _dma_wait_plan(op: O.AffineDmaWaitOp, cx: PlanContext) -> DmaWaitPlan:
     tag = op.operands[0]
-    return DmaWaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices,
-                       lins_fn([(op.tag_map, op.tag_indices, tag.type)]), str(op.loc),
-                       op.num_elements)
+    sides = [(op.tag_map, op.tag_indices, tag.type)]
+    code = index_code(sides, ("t0",))
+    return DmaWaitPlan(op, tag, compile_map(op.tag_map), op.tag_indices, lins_fn(sides, code),
+                       str(op.loc), op.num_elements, code)
 
 
 def _call_plan(op: O.CallOp, cx: PlanContext) -> CallPlan:
@@ -365,6 +370,33 @@ _PLANNERS: dict[type[Operation], Callable[[Operation, PlanContext], Plan]] = {
     O.AffineDmaStartOp: _dma_start_plan, O.AffineDmaWaitOp: _dma_wait_plan,  # type: ignore[dict-item]
     O.CallOp: _call_plan, O.ConstantOp: _constant_plan,  # type: ignore[dict-item]
 }
+
+
+def fresh_plan(plan: Plan) -> Plan:
+    """Another executor's copy of `plan` (made for the same op): what it counts or remembers
+    per run is its own (a call's entries, a DMA's last label); the rest, and the transfer
+    shapes (a function of the op and the config), are shared."""
+    if isinstance(plan, DmaStartPlan):
+        new = _copy(plan)
+        new.label_src = new.label_dst = None
+        new.label = ""
+        return new
+    if isinstance(plan, CallPlan):
+        new = _copy(plan)
+        new.entries = {}
+        return new
+    return plan  # immutable
+
+
+_T = TypeVar("_T", DmaStartPlan, CallPlan)
+
+
+def _copy(plan: _T) -> _T:
+    """A shallow copy of a slots dataclass (`dataclasses.replace` runs `__init__`: slower)."""
+    new = object.__new__(type(plan))
+    for name in type(plan).__slots__:
+        object.__setattr__(new, name, getattr(plan, name))
+    return new
 
 
 def make_plan(op: Operation, context: PlanContext) -> Plan:

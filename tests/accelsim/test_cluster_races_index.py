@@ -1,6 +1,7 @@
 """The indexed race check (`ClusterRaces`) against the plain scan of every earlier access in
 the interval: on random strided regions of one shared buffer from several clusters, both raise
-on the same transfer with the same message, or neither raises."""
+on the same transfer with the same message, or neither raises. The regions of the second test
+share a few row lengths, so most candidates are decided as boxes (rows x columns)."""
 
 from __future__ import annotations
 
@@ -63,10 +64,29 @@ regions = st.builds(
     st.integers(0, 200), st.integers(1, 40), st.integers(1, 12), st.integers(1, 6))
 
 
+# boxes of rows of 8 or 16 elements (some wrapping a row, some with a short last chunk)
+boxes = st.builds(
+    lambda start, stride, per, count, short: Region(start, stride, min(per, stride), count,
+                                                    max(1, min(per, stride) - short)),
+    st.integers(0, 120), st.sampled_from([8, 16]), st.integers(1, 16), st.integers(1, 6),
+    st.sampled_from([0, 0, 0, 1]))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), regions, regions), min_size=1,
                 max_size=24))
 def test_indexed_check_equals_the_plain_scan(accesses: list) -> None:  # type: ignore[type-arg]
+    _check_against_scan(accesses)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), boxes, boxes), min_size=1,
+                max_size=24))
+def test_box_decisions_equal_the_plain_scan(accesses: list) -> None:  # type: ignore[type-arg]
+    _check_against_scan(accesses)
+
+
+def _check_against_scan(accesses: list) -> None:  # type: ignore[type-arg]
     shared = FakeBuffer("S", (16, 32))
     local = [FakeBuffer(f"L{k}", (512,)) for k in range(4)]
     races = ClusterRaces({id(shared)})
