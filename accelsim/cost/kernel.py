@@ -14,7 +14,9 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
   (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
   rectangular keeps the bandwidth bound.
 - otherwise: every arithmetic op is one lane-op on `lanes` lanes; exp/div/sqrt cost
-  `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store.
+  `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store, or with a
+  register file (`compute.vector_registers` > 0, a rectangular kernel) what the registers
+  leave: held across loops, broadcast per vector op (`accelsim.cost.vector_reuse`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks
+from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks, vector_reuse
 from accelsim.cost.kernel_shape import KernelShape
 from accelsim.cost.systolic import ArrayCost, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
@@ -120,7 +122,8 @@ class CostModel:
                 else:
                     counts, footprint = _figures(func, args, skey)
                     cost = self._cost_from(counts, footprint, self._array(func, counts, trips),
-                                           self._banks(func, args, counts, trips))
+                                           self._banks(func, args, counts, trips),
+                                           self._reuse(func, counts, trips))
                 self._by_shape[skey] = cost
             self._cache[key] = (func, cost)
             return cost
@@ -151,7 +154,18 @@ class CostModel:
             array = self._array(func, counts, _shape(func)[2].key(args))
         if self.config.sram.bank_model == "conflicts":
             banks = self._banks(func, args, counts, _shape(func)[2].key(args))
-        return self._cost_from(counts, d[2] if on_matrix else {}, array, banks)
+        reuse = self._reuse(func, counts, _shape(func)[2].key(args))
+        return self._cost_from(counts, d[2] if on_matrix else {}, array, banks, reuse)
+
+    def _reuse(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None
+               ) -> dict[int, int] | None:
+        """Bytes per memory space of a vector-lane kernel under `compute.vector_registers`
+        (`accelsim.cost.vector_reuse`); None: one access per load/store executed (no
+        register file, the matrix array, a kernel that is not rectangular)."""
+        cc = self.config.compute
+        if cc.vector_registers == 0 or trips is None or (cc.kind == "matrix" and counts.matmul_like):
+            return None
+        return vector_reuse.bytes_by_space(func, trips, cc.lanes, cc.vector_registers)
 
     def _banks(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
                trips: tuple[int, ...] | None) -> int | None:
@@ -166,7 +180,8 @@ class CostModel:
         elif trips is None:
             return None
         else:
-            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes)
+            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes,
+                                                  cfg.compute.vector_registers)
             if found is None:
                 return None
             streams = found
@@ -188,10 +203,12 @@ class CostModel:
         return array_cost(cc.dataflow, view, cc.rows, cc.cols)
 
     def _cost_from(self, counts: OpCounts, footprint: dict[int, int],
-                   array: ArrayCost | None = None, bank_cycles: int | None = None) -> KernelCost:
+                   array: ArrayCost | None = None, bank_cycles: int | None = None,
+                   reuse: dict[int, int] | None = None) -> KernelCost:
         """Cycles from op counts, (on the matrix unit) the bytes of the accessed boxes per
-        memory space, the folds under a systolic dataflow and the busiest SRAM bank's cycles
-        under the bank-conflict model."""
+        memory space, the folds under a systolic dataflow, the busiest SRAM bank's cycles
+        under the bank-conflict model and (on the lanes, with a register file) the bytes the
+        registers leave per memory space."""
         cfg = self.config
         cc = cfg.compute
         on_matrix = cc.kind == "matrix" and counts.matmul_like
@@ -203,7 +220,9 @@ class CostModel:
             lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
 
         def bytes_in(space: int) -> int:
-            return footprint.get(space, 0) if on_matrix else counts.bytes_in(space)
+            if on_matrix:
+                return footprint.get(space, 0)
+            return counts.bytes_in(space) if reuse is None else reuse.get(space, 0)
 
         level_bytes: tuple[tuple[int, int], ...] = ()
         if cfg.multi_level:
