@@ -187,6 +187,11 @@ class ComputeConfig:
     "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
     fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
     default): MACs / (rows x cols) plus `fill_cycles` + `drain_cycles` per call.
+
+    `vector_registers` is the lanes' register file: that many registers of `lanes` elements.
+    Loads and stores a register can hold across a loop, or a vector op can broadcast, cost
+    fewer SRAM accesses (`accelsim.cost.vector_reuse`); 0 (the default): no register file,
+    one SRAM access per load/store executed.
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -199,6 +204,7 @@ class ComputeConfig:
         "drain_cycles": (int, 0, 100_000),
         "special_op_cycles": (int, 1, 1000),
         "dataflow": (str, ("fixed", "ws", "os", "is")),
+        "vector_registers": (int, 0, 4096),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -208,6 +214,7 @@ class ComputeConfig:
     drain_cycles: int = 16
     special_op_cycles: int = 4
     dataflow: str = "fixed"
+    vector_registers: int = 0
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from accelsim.compile.band import Band, BandRef
 from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
+from accelsim.cost import vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.systolic import call_overhead
 from compiler.analysis.exposed import copy_in_needed, exposed_reads
@@ -125,7 +126,13 @@ class TileModel:
         # SRAM bytes per band point: one more innermost iteration's bytes (accesses kept in a
         # value by the scalar replacement happen once per innermost loop, not per point)
         self._point_sram = 0
-        if self._unit is not None:
+        if self._unit is not None and config.compute.vector_registers:
+            # a register file holds or broadcasts what does not move along every band loop
+            # (`accelsim.cost.vector_reuse`): only the rest is per point whatever the tiles
+            assert self.kernel.func is not None
+            self._point_sram = vector_reuse.streamed_bytes_per_point(
+                self.kernel.func, self.fast, len(band.trips)) or 0
+        elif self._unit is not None:
             two = self.kernel.cost((1,) * (len(band.trips) - 1) + (2,))
             self._point_sram = (two.counts.bytes_in(self.fast)
                                 - self._unit.counts.bytes_in(self.fast))

@@ -18,7 +18,9 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
   (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
   rectangular keeps the bandwidth bound.
 - otherwise: every arithmetic op is one lane-op on `lanes` lanes; exp/div/sqrt cost
-  `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store.
+  `special_op_cycles` lane-slots each; SRAM traffic is one access per load/store, or with a
+  register file (`compute.vector_registers` > 0, a rectangular kernel) what the registers
+  leave: held across loops, broadcast per vector op (`accelsim.cost.vector_reuse`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks
+from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks, vector_reuse
 from accelsim.cost.kernel_shape import KernelShape
 from accelsim.cost.systolic import ArrayCost, GemmView, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
@@ -149,7 +151,8 @@ class CostModel:
         on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
         if on_matrix and d[2] is None:
             d[2] = _footprint_by_space(func, args)
-        trips = _shape(func)[2].key(args) if on_matrix or self.config.sram.bank_model == "conflicts" else None
+        trips = (_shape(func)[2].key(args) if on_matrix or self.config.sram.bank_model == "conflicts"
+                 or self.config.compute.vector_registers else None)
         return self._best(func, args, counts, d[2] if on_matrix else {}, trips)
 
     def _best(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
@@ -161,7 +164,8 @@ class CostModel:
         cfg = self.config
         banks = self._banks(func, args, counts, trips)
         if not (cfg.compute.kind == "matrix" and counts.matmul_like):
-            return self._cost_from(counts, footprint, None, banks)
+            return self._cost_from(counts, footprint, None, banks,
+                                   reuse=self._reuse(func, counts, trips))
         view = self._view(func, counts, trips)
         array = mapped = None
         if view is not None:
@@ -172,8 +176,22 @@ class CostModel:
                 array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols)
         cost = self._cost_from(counts, footprint, array, banks, mapped)
         lane_banks = self._banks(func, args, counts, trips, on_matrix=False)
-        lanes = self._cost_from(counts, {}, None, lane_banks, on_matrix=False)
+        lanes = self._cost_from(counts, {}, None, lane_banks, on_matrix=False,
+                                reuse=self._reuse(func, counts, trips, on_matrix=False))
         return lanes if lanes.cycles < cost.cycles else cost
+
+    def _reuse(self, func: FuncOp, counts: OpCounts, trips: tuple[int, ...] | None,
+               on_matrix: bool = True) -> dict[int, int] | None:
+        """Bytes per memory space of a vector-lane kernel under `compute.vector_registers`
+        (`accelsim.cost.vector_reuse`); None: one access per load/store executed (no
+        register file, the matrix array, a kernel that is not rectangular); `on_matrix=False`:
+        a matmul-like kernel costed on the lanes."""
+        cc = self.config.compute
+        if cc.vector_registers == 0 or trips is None:
+            return None
+        if on_matrix and cc.kind == "matrix" and counts.matmul_like:
+            return None
+        return vector_reuse.bytes_by_space(func, trips, cc.lanes, cc.vector_registers)
 
     def _banks(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
                trips: tuple[int, ...] | None, on_matrix: bool = True) -> int | None:
@@ -189,7 +207,8 @@ class CostModel:
         elif trips is None:
             return None
         else:
-            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes)
+            found = kernel_streams.vector_streams(func, trips, sp, cfg.compute.lanes,
+                                                  cfg.compute.vector_registers)
             if found is None:
                 return None
             streams = found
@@ -212,14 +231,16 @@ class CostModel:
 
     def _cost_from(self, counts: OpCounts, footprint: dict[int, int],
                    array: ArrayCost | None = None, bank_cycles: int | None = None,
-                   mapped_cycles: int | None = None, on_matrix: bool = True) -> KernelCost:
+                   mapped_cycles: int | None = None, on_matrix: bool = True,
+                   reuse: dict[int, int] | None = None) -> KernelCost:
         """Cycles from op counts, (on the matrix unit) the bytes of the accessed boxes per
         memory space, the folds under a systolic dataflow and the busiest SRAM bank's cycles
         under the bank-conflict model. Under the fixed rule the array's MAC cycles are
         `mapped_cycles` where the kernel maps (`_best`: its outputs on the array's PEs, the
         reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k; = MACs / (rows*cols)
         when m and n fill the array), MACs / (rows*cols) where it does not;
-        `on_matrix=False` costs a matmul-like kernel on the lanes."""
+        `on_matrix=False` costs a matmul-like kernel on the lanes; `reuse` (on the lanes, with
+        a register file): the bytes the registers leave per memory space."""
         cfg = self.config
         cc = cfg.compute
         on_matrix = on_matrix and cc.kind == "matrix" and counts.matmul_like
@@ -233,7 +254,9 @@ class CostModel:
             lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
 
         def bytes_in(space: int) -> int:
-            return footprint.get(space, 0) if on_matrix else counts.bytes_in(space)
+            if on_matrix:
+                return footprint.get(space, 0)
+            return counts.bytes_in(space) if reuse is None else reuse.get(space, 0)
 
         level_bytes: tuple[tuple[int, int], ...] = ()
         if cfg.multi_level:

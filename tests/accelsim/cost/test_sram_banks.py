@@ -79,7 +79,8 @@ def _kernel(rows, cols, by_column):
 
 
 def test_vector_kernel_column_walk_hits_one_bank():
-    cfg = load_config("edge").with_overrides({"sram.bank_model": "conflicts"})  # vector, 4 x 8 B
+    cfg = load_config("edge").with_overrides({"sram.bank_model": "conflicts",
+                                                "compute.vector_registers": 0})  # vector, 4 x 8 B
     banks, word, lanes = cfg.sram.banks, cfg.sram.bank_bytes_per_cycle, cfg.compute.lanes
     cols = banks * word // 4  # a row pitch of one bank rotation: a column is in one bank
     rows = 64
@@ -95,7 +96,7 @@ def test_vector_kernel_column_walk_hits_one_bank():
     assert row.sram_cycles == bank_cycles(
         [(cols, 4, 4, lanes, rows, cols * 4), (cols, 4, 0, lanes, rows, 4),
          (cols, 4, 0, lanes, rows, 4)], banks, word)
-    bw = load_config("edge")
+    bw = load_config("edge").with_overrides({"compute.vector_registers": 0})
     assert CostModel(bw).kernel(_kernel(rows, cols, True), (None, None)).sram_cycles == \
         CostModel(bw).kernel(_kernel(rows, cols, False), (None, None)).sram_cycles  # blind to strides
     assert col.sram_cycles > row.sram_cycles
@@ -103,7 +104,8 @@ def test_vector_kernel_column_walk_hits_one_bank():
 
 def test_vector_kernel_one_bank_closed_form():
     """A single column walk, no other SRAM stream: exactly n cycles on one bank."""
-    cfg = load_config("edge").with_overrides({"sram.bank_model": "conflicts"})
+    cfg = load_config("edge").with_overrides({"sram.bank_model": "conflicts",
+                                                "compute.vector_registers": 0})
     banks, word = cfg.sram.banks, cfg.sram.bank_bytes_per_cycle
     cols, rows = banks * word // 4, 96
     b = Builder()
@@ -112,7 +114,8 @@ def test_vector_kernel_one_bank_closed_form():
             out[0] = out[0] + A[i, 3]
     c = CostModel(cfg).kernel(b.module.funcs[0], (None, None))
     assert c.sram_cycles == rows  # every read in the bank of column 3
-    c_bw = CostModel(load_config("edge")).kernel(b.module.funcs[0], (None, None))
+    c_bw = CostModel(load_config("edge").with_overrides({"compute.vector_registers": 0})).kernel(
+        b.module.funcs[0], (None, None))
     assert c_bw.sram_cycles == math.ceil(rows * 4 / cfg.sram.bytes_per_cycle)
 
 
