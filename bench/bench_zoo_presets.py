@@ -47,8 +47,9 @@ def run_pair(network: str, preset: str, timeout: float, workers: int | None) -> 
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
-        row.update(status="failed", error=tail[:300])
+        lines = proc.stderr.strip().splitlines() or ["?"]
+        why = next((ln for ln in lines if "error" in ln), lines[-1])
+        row.update(status="failed", error=why[:400])
         return row
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     row.update(status="ok", cycles=out["cycles"], roofline_ratio=out.get("roofline_ratio"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from accelsim.compile.accelerator import check_input_program, compile_for_accelerator
 from accelsim.compile.clone import clone_module
+from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
 from accelsim.estimate.clusters import share_config
 from compiler.diagnostics import Remark
@@ -51,25 +52,43 @@ def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: s
 
 def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | None = None,
                          distribution: str = "auto") -> ClusterPrograms:
-    """The tile search runs once, on the largest cluster's share (the tile sizes, copy
-    capacity and stages it picks fit every smaller share); every cluster's program is its
-    share through that pipeline."""
+    """The tile search runs once per distribution tried, on the largest cluster's share (the
+    tile sizes, copy capacity and stages it picks fit every smaller share); every cluster's
+    program is its share through that pipeline."""
     from compiler.transforms.registry import PassManager
 
     if distribution == "auto":
-        distribution = _choose(config, module, func)
+        plan = _choose(config, module, func)
+    else:
+        plan = _plan(config, module, func, distribution)
+    for k, m in enumerate(plan.shares):
+        if k != plan.largest:
+            check_input_program(m)
+            PassManager(plan.pipe.passes()).run(m)
+    return ClusterPrograms(plan.shares, plan.distribution, plan.pipe.flags(),
+                           [*plan.serial, *plan.remarks],
+                           [f"{r.loc}: {r.message}" for r in plan.serial])
+
+
+@dataclass
+class _Plan:
+    distribution: str
+    shares: list[ModuleOp]      # the largest compiled, the others as distributed
+    largest: int
+    pipe: AcceleratorPipeline
+    remarks: list[Remark]       # the search's and the passes' on the largest share
+    serial: list[Remark]        # the distribution's: nests run whole on cluster 0
+
+
+def _plan(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str) -> _Plan:
+    """The shares of `distribution` and the largest compiled (its tile search on one
+    cluster's fair share of DRAM and the interconnect)."""
     serial: list[Remark] = []
     shares = [distribute(module, config, k, distribution, serial if k == 0 else None)
               for k in range(config.clusters)]
     largest = max(range(config.clusters), key=lambda k: (_iterations(shares[k]), -k))
-    # the search sees one cluster on its fair share of DRAM and the interconnect
     pipe, remarks = compile_for_accelerator(share_config(config), shares[largest], func)
-    for k, m in enumerate(shares):
-        if k != largest:
-            check_input_program(m)
-            PassManager(pipe.passes()).run(m)
-    return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
-                           [f"{r.loc}: {r.message}" for r in serial])
+    return _Plan(distribution, shares, largest, pipe, list(remarks), serial)
 
 
 def _iterations(m: ModuleOp) -> int:
@@ -84,21 +103,20 @@ def _iterations(m: ModuleOp) -> int:
     return total
 
 
-def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> str:
+def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> _Plan:
     """`block` or `block2d`: the one whose largest share the analytic estimate (the cost
-    model of every fidelity and of the tile search) finishes first."""
+    model of every fidelity and of the tile search) finishes first; its plan is kept, so
+    the chosen distribution is not searched again."""
     if config.clusters == 1:
-        return "block"
+        return _plan(config, module, func, "block")
     from accelsim.estimate.analytic import estimate
 
     share = share_config(config)
-    best: tuple[int, str] | None = None
+    best: tuple[int, _Plan] | None = None
     for d in ("block", "block2d"):
-        shares = [distribute(module, config, k, d) for k in range(config.clusters)]
-        m = max(shares, key=_iterations)
-        compile_for_accelerator(share, m, func)
-        cycles = estimate(m, share, func=func).cycles
+        plan = _plan(config, module, func, d)
+        cycles = estimate(plan.shares[plan.largest], share, func=func).cycles
         if best is None or cycles < best[0]:
-            best = (cycles, d)
+            best = (cycles, plan)
     assert best is not None
     return best[1]

@@ -5,7 +5,9 @@ Costs, paths and the grant are `accelsim.cost.interconnect.InterconnectModel`'s.
 `reserve_for(cluster, parent_reserve)` wraps the reserve of the link into a cluster's local
 level: the transfer streams through the shared level's ports or DRAM channels and the
 interconnect at once (cut-through) and ends when both have carried it, plus the path's
-latency."""
+latency.
+Each cluster's DRAM bytes by kind (`dram_bytes[kind][cluster]`, kind "read", "write" or
+"copy") are counted there when the link into its local level is the one from DRAM."""
 
 from __future__ import annotations
 
@@ -25,9 +27,14 @@ class Interconnect:
         self.records = trace.records
         self.free_at = [0] * len(model.names)
         self.bytes = [0] * len(model.names)
+        n = len(model.latency)
+        self.dram_bytes: dict[str, list[int]] = {k: [0] * n for k in ("read", "write", "copy")}
 
-    def reserve_for(self, cluster: int, parent: Reserve) -> Reserve:
+    def reserve_for(self, cluster: int, parent: Reserve, from_dram: bool = True) -> Reserve:
+        """`from_dram`: `parent` is DRAM's reserve (not a shared on-chip level's), so the bytes
+        count as the cluster's DRAM bytes."""
         model, free, names, records, nb = self.model, self.free_at, self.model.names, self.records, self.bytes
+        counts = self.dram_bytes if from_dram else None
         latency = model.latency[cluster]
         grant, hold_of = model.grant, model.hold
         reads, writes = model.path(cluster, "read"), model.path(cluster, "write")
@@ -37,6 +44,8 @@ class Interconnect:
             desc = xfer.desc
             kind = desc[4]
             path = reads if kind == "read" else writes
+            if counts is not None and kind in counts:
+                counts[kind][cluster] += nbytes
             h = hold_of(nbytes)
             t0 = grant(free, path, ready, h)
             for k in path:
