@@ -66,3 +66,23 @@ def test_small_network_runs_on_every_preset(network: Path, preset: str) -> None:
         assert ratio >= 0.999 if row["roofline_cycles"] else ratio is None, (preset, row["name"])
     for key in ("cycles", "dram_bytes_read", "dram_bytes_written", "energy_pj"):
         assert d[key] == pytest.approx(sum(row[key] for row in d["layers"])), (preset, key)
+
+
+def test_kernels_have_no_wall_clock_limit_unless_asked(network: Path, capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """A network run does not cut its kernels at a sweep's 600 s wall-clock limit (on a loaded
+    machine that failed gpt2's lm_head on three_level); `--kernel-time-limit S` asks for one,
+    and a kernel past it fails the run with the layer named; a bad S is a clear error."""
+    import inspect
+
+    from accelsim.cli import main
+    from accelsim.network.timing import run_timing
+
+    assert inspect.signature(run_timing).parameters["time_limit_s"].default is None
+    argv = ["run", str(network), "--target", "sim", "--timing-only", "--workers", "0"]
+    assert main([*argv, "--kernel-time-limit", "1e-6"]) != 0
+    err = capsys.readouterr().err
+    assert "time limit" in err and "conv1" in err and "Traceback" not in err
+    assert main([*argv, "--kernel-time-limit", "-1"]) != 0
+    err = capsys.readouterr().err
+    assert "--kernel-time-limit" in err and "-1" in err and "Traceback" not in err
