@@ -95,8 +95,16 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     if timing:
         from accelsim.network.timing import run_timing
 
+        limit = getattr(args, "kernel_time_limit", None)
+        if limit is not None:
+            from accelsim.dse.time_limit import check_time_limit
+
+            try:
+                limit = check_time_limit(limit, "--kernel-time-limit")
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
-                            workers=args.workers, progress=not args.json)
+                            workers=args.workers, progress=not args.json, time_limit_s=limit)
         report = result.to_dict()
         status = 0
     else:
@@ -179,6 +187,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--csv", metavar="OUT.csv", default=None, help="write the per-layer table as CSV")
     g.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes simulating layers (default: one per core; 0: this process)")
+    g.add_argument("--kernel-time-limit", type=float, default=None, metavar="S",
+                   help="timing only: wall seconds one kernel may take before the run fails "
+                        "(default: no limit)")
     g.add_argument("--layer", metavar="NAME", default=None,
                    help="with --timeline OUT.png: also draw layer NAME's engine timeline (OUT.NAME.png)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",

@@ -164,9 +164,19 @@ def cluster_point_figures(point: Point, config: HardwareConfig) -> dict[str, Sca
             if isinstance(getattr(st, name, None), int):
                 figures[name] = getattr(st, name)
         roof = rep.get("cluster_roofline") or {}
-        if isinstance(roof, dict):
-            figures["roofline_cycles"] = roof.get("roofline_cycles")
-            figures["roofline_bound"] = roof.get("bound")
+        if isinstance(roof, dict):  # of the schedule: the DRAM bytes it moved
+            figures["cluster_roofline_cycles"] = roof.get("roofline_cycles")
+            figures["cluster_roofline_bound"] = roof.get("bound")
+        from accelsim.report.clusters import cluster_honest_roofline
+
+        # honest, as a one-cluster point's: compulsory traffic of the workload as built
+        compulsory = workload_traffic(point.workload, config)
+        honest = cluster_honest_roofline(config, st, compulsory)
+        figures["roofline_cycles"], figures["roofline_bound"] = honest if honest else (None, None)
+        if honest and run.result.cycles:
+            figures["roofline_ratio"] = run.result.cycles / honest[0]
+        if compulsory.known:
+            figures["compulsory_bytes"] = int(compulsory.bytes)
         figures["load_imbalance"] = rep.get("load_imbalance")
     if point.fidelity == "both":
         figures["confirmed"] = False

@@ -95,8 +95,8 @@ class Machine:
             self.cp.name = pre + "cp"
             ic = shared.interconnect
             if ic is not None:  # the link into the cluster's level crosses the interconnect
-                if isinstance(own, LinkEngines):
-                    own.reserve = ic.reserve_for(cluster, own.reserve)
+                if isinstance(own, LinkEngines):  # from DRAM when it is the only link
+                    own.reserve = ic.reserve_for(cluster, own.reserve, len(self.links) == 1)
                 else:
                     self.cp._reserve = ic.reserve_for(cluster, self.cp._reserve)
 

@@ -48,8 +48,12 @@ class LayerResult:
 
 def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]:
     """Sum the kernel figures of one layer (an empty list: a view, no kernel, zero cycles). A
-    figure some kernel's run does not give (a many-cluster run has no DRAM read/write split,
-    energy or compute busy time) is None for the layer, never a flattering 0."""
+    figure some kernel's run does not give (a many-cluster run on a machine of memory levels
+    has no energy; no many-cluster run has DMA busy time) is None for the layer, never a
+    flattering 0. On a many-cluster machine a kernel's DRAM bytes are all clusters' together,
+    its energy the whole machine's, and its `compute_busy_cycles` the clusters' mean, so the
+    layer's `compute_utilization` is the clusters' mean utilization
+    (`accelsim.report.clusters.cluster_figures`)."""
     out: dict[str, Any] = {k: 0 for k in SUMMED}
     for f in per_kernel:
         for k in SUMMED:

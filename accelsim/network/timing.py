@@ -34,13 +34,17 @@ def kernel_points(network: Network, config: str, hardware: Mapping[str, Scalar] 
 
 def run_timing(network: Network, config: str = "default", hardware: Mapping[str, Scalar] | None = None,
                fidelity: str = "event", workers: int | None = None,
-               progress: bool | TextIO = True) -> NetworkResult:
+               progress: bool | TextIO = True, time_limit_s: float | None = None) -> NetworkResult:
     """Simulate every distinct kernel once (timing only) and assemble the per-layer report.
-    `workers`: processes (default: one per core, at most one per kernel; 0 = this process)."""
+    `workers`: processes (default: one per core, at most one per kernel; 0 = this process).
+    `time_limit_s`: wall seconds a kernel may take before it fails the run (default: no limit,
+    unlike a sweep's points: a wall-clock cut fails a whole network on a loaded machine, where
+    its kernels' work is the same)."""
     from accelsim.config import load_config
     from accelsim.dse.evaluate import evaluate_point
     from accelsim.dse.runners import local_outcomes
     from accelsim.dse.store import STATUS_OK
+    from accelsim.dse.time_limit import MAX_TIME_LIMIT_S
 
     cfg = load_config(config).with_overrides(dict(hardware or {}))
     points = kernel_points(network, config, hardware, fidelity)
@@ -51,7 +55,8 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
     failures: list[tuple[str, str]] = []
     kernel_cpu = 0.0
     bar = _bar(len(points), progress, network.name)
-    outcomes = local_outcomes(evaluate_point, points, n)
+    outcomes = local_outcomes(evaluate_point, points, n,
+                              time_limit_s=MAX_TIME_LIMIT_S if time_limit_s is None else time_limit_s)
     try:
         for outcome in outcomes:
             kernel_cpu += outcome.cpu_s or 0.0

@@ -6,7 +6,16 @@ roofline of the whole machine — the slowest of the clusters' MAC arrays, the D
 and the hottest link — naming the bound.
 
 `--json` gets `clusters` (one object per cluster: `busy_cycles`, `stall_cycles`,
-`barrier_cycles`, `utilization`), `interconnect` and `cluster_roofline`.
+`barrier_cycles`, `utilization`, and `dram_bytes_read` / `dram_bytes_written` when the link into
+the cluster's level is DRAM's: counted by `accelsim.hw.interconnect.Interconnect`),
+`interconnect` and `cluster_roofline`.
+
+`cluster_figures` also gives the run's totals as a one-cluster report names them:
+`dram_bytes_read`, `dram_bytes_written`, `dram_bytes_copied` (the DRAM channels' records by
+kind), `compute_busy_cycles` (the clusters' mean) and `compute_utilization` (the clusters' mean
+utilization), and `energy_pj` (`cluster_energy`: every cluster's SRAM bytes and arithmetic, the
+DRAM bytes, the machine's static power; None on a machine of memory levels, whose per-level
+bytes a many-cluster run does not split yet).
 """
 
 from __future__ import annotations
@@ -25,11 +34,14 @@ class ClusterRow:
     stall_cycles: int
     barrier_cycles: int
     utilization: float
+    dram_bytes_read: int | None = None      # None: its link is not the one from DRAM
+    dram_bytes_written: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "busy_cycles": self.busy_cycles,
                 "stall_cycles": self.stall_cycles, "barrier_cycles": self.barrier_cycles,
-                "utilization": self.utilization}
+                "utilization": self.utilization, "dram_bytes_read": self.dram_bytes_read,
+                "dram_bytes_written": self.dram_bytes_written}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +58,9 @@ class ClusterReport:
     bound: str
     # a shared on-chip level (a global buffer) -> (bytes per cycle through its ports, peak)
     shared_levels: dict[str, tuple[float, int]]
+    dram_read: int = 0               # the DRAM channels' bytes by kind
+    dram_written: int = 0
+    dram_copied: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {"clusters": [r.as_json() for r in self.rows],
@@ -56,7 +71,9 @@ class ClusterReport:
                 "shared_levels": {k: {"bytes_per_cycle": v[0], "peak_bytes_per_cycle": v[1]}
                                   for k, v in self.shared_levels.items()},
                 "cluster_roofline": {"bounds": self.bounds, "bound": self.bound,
-                                     "roofline_cycles": max(self.bounds.values())}}
+                                     "roofline_cycles": max(self.bounds.values())},
+                "dram_bytes_read": self.dram_read, "dram_bytes_written": self.dram_written,
+                "dram_bytes_copied": self.dram_copied}
 
     def text(self) -> str:
         out = [f"clusters: {len(self.rows)}, {self.cycles} cycles; load imbalance "
@@ -66,7 +83,8 @@ class ClusterReport:
         for r in self.rows:
             out.append(f"  c{r.cluster:<7} {r.busy_cycles:>11} {r.stall_cycles:>13} "
                        f"{r.barrier_cycles:>15} {r.utilization:>11.1%}")
-        out.append(f"  DRAM: {self.dram_bytes} B, {self.dram_bytes_per_cycle:.1f} of "
+        out.append(f"  DRAM: {self.dram_bytes} B ({self.dram_read} read, {self.dram_written} "
+                   f"written), {self.dram_bytes_per_cycle:.1f} of "
                    f"{self.dram_peak_bytes_per_cycle} B/cycle")
         for name, (bw, peak) in self.shared_levels.items():
             out.append(f"  {name} (shared): {bw:.1f} of {peak} B/cycle")
@@ -77,13 +95,16 @@ class ClusterReport:
 
 
 def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_compute: int,
-                   link_bytes: dict[str, int] | None = None) -> ClusterReport:
+                   link_bytes: dict[str, int] | None = None,
+                   cluster_dram: dict[str, list[int]] | None = None) -> ClusterReport:
     """`ideal_compute`: the MAC-array cycles of all clusters' kernels together (the stats'
-    `ideal_compute_cycles`)."""
+    `ideal_compute_cycles`); `cluster_dram`: each cluster's DRAM bytes by kind (the
+    interconnect's `dram_bytes`; None: not counted)."""
     n = config.clusters
     busy, stall, barrier = [0] * n, [0] * n, [0] * n
     links: dict[str, int] = {}
     dram_bytes = 0
+    by_kind = {"read": 0, "write": 0, "copy": 0}
     shared = {lv.name: lv for lv in config.shared_levels()[1:]}
     level_bytes = dict.fromkeys(shared, 0)
     for r in trace:
@@ -102,10 +123,16 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
             links[u] = links.get(u, 0) + r.end - r.start
         elif u.startswith("dram"):
             dram_bytes += r.bytes
+            if r.kind in by_kind:
+                by_kind[r.kind] += r.bytes
         elif u.startswith("port.") and u.split(".")[1] in level_bytes:
             level_bytes[u.split(".")[1]] += r.bytes
     span = max(cycles, 1)
-    rows = tuple(ClusterRow(k, busy[k], stall[k], barrier[k], busy[k] / span) for k in range(n))
+    # the interconnect counts a cluster's DRAM bytes when its one link is the one from DRAM
+    own = cluster_dram if not config.multi_level or len(config.links()) == 1 else None
+    rows = tuple(ClusterRow(k, busy[k], stall[k], barrier[k], busy[k] / span,
+                            own["read"][k] if own else None, own["write"][k] if own else None)
+                 for k in range(n))
     mean = sum(busy) / n
     imbalance = max(busy) / mean - 1.0 if mean else 0.0
     util = {k: v / span for k, v in sorted(links.items())}
@@ -122,7 +149,8 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
     levels = {name: (level_bytes[name] / span, lv.ports * lv.read_bytes_per_cycle)
               for name, lv in shared.items()}
     return ClusterReport(cycles, rows, imbalance, util, hottest, dram_bytes, dram_bytes / span,
-                         peak, bounds, bound, levels)
+                         peak, bounds, bound, levels, by_kind["read"], by_kind["write"],
+                         by_kind["copy"])
 
 
 def run_cluster_report(result: Any, config: HardwareConfig) -> ClusterReport:
@@ -130,7 +158,22 @@ def run_cluster_report(result: Any, config: HardwareConfig) -> ClusterReport:
     ic = result.extra.get("interconnect")
     link_bytes = dict(zip(ic.model.names, ic.bytes, strict=True)) if ic is not None else {}
     return cluster_report(result.trace, config, result.cycles, result.stats.ideal_compute_cycles,
-                          link_bytes)
+                          link_bytes, ic.dram_bytes if ic is not None else None)
+
+
+def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, seconds: float
+                   ) -> float | None:
+    """pJ of a many-cluster run, as `Report.build` counts one cluster's: DRAM bytes moved,
+    SRAM bytes through every cluster's ports, every cluster's arithmetic, and the configured
+    static power over the run (`energy.static_mw`: the machine's). None with memory levels."""
+    if config.multi_level:
+        return None
+    e = config.energy
+    moved = rep.dram_read + rep.dram_written + rep.dram_copied
+    return (moved * e.dram_pj_per_byte
+            + (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
+            + int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
+            + int(stats.special_ops) * e.special_pj + e.static_mw * 1e-3 * seconds * 1e12)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,
@@ -138,12 +181,39 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
     """The figures of a many-cluster event run (`result`: `simulate_clusters`' SimResult), with
     its cluster report and the analytic estimate's cycles beside the event ones."""
     rep = run_cluster_report(result, config)
+    n = max(len(rep.rows), 1)
+    busy = sum(r.busy_cycles for r in rep.rows) / n
+    totals = {"compute_busy_cycles": busy,
+              "compute_utilization": busy / result.cycles if result.cycles else 0.0,
+              "energy_pj": cluster_energy(rep, result.stats, config, result.seconds)}
     return {"fidelity": "event", "cycles": result.cycles, "seconds": result.seconds,
             "config": config.name, "config_hash": config.hash(), "distribution": distribution,
             "dma_ops": result.stats.dma_ops, "kernel_calls": result.stats.kernel_calls,
             "flags": result.flags, "pipeline": pipeline, "analytic_cycles": analytic_cycles,
             "analytic_error": (analytic_cycles - result.cycles) / result.cycles
-            if result.cycles else 0.0, **rep.as_json()}
+            if result.cycles else 0.0, **rep.as_json(), **totals}
+
+
+def cluster_honest_roofline(config: HardwareConfig, stats: Any, compulsory: Any
+                            ) -> tuple[int, str] | None:
+    """The honest roofline of a many-cluster run, (cycles, bound): the program's ops at every
+    cluster's peak compute together (`peak_compute_cycles` over the clusters), its compulsory
+    DRAM bytes (`compulsory`, the input program's `CompulsoryTraffic`) at DRAM's peak and,
+    on a bus, at the bus's; None when the compulsory traffic is unknown."""
+    from accelsim.report.roofline import peak_compute_cycles, peak_dram_bytes_per_cycle
+
+    if compulsory is None or not compulsory.known:
+        return None
+    n = config.clusters
+    one = peak_compute_cycles(config, int(stats.macs), int(stats.alu_ops), int(stats.special_ops))
+    nbytes = int(compulsory.bytes)
+    # named as a one-cluster roofline's bounds: compute, bandwidth (DRAM's), interconnect
+    bounds = {"compute": -(-one // n), "bandwidth": -(-nbytes // peak_dram_bytes_per_cycle(config))}
+    ic = config.interconnect
+    if ic.kind == "bus":
+        bounds["interconnect"] = -(-nbytes // ic.bandwidth_bytes_per_cycle)
+    bound = max(bounds, key=lambda k: bounds[k])
+    return bounds[bound], bound
 
 
 def cluster_analytic_figures(cycles: int, per_cluster: tuple[int, ...], config: HardwareConfig,

@@ -205,13 +205,17 @@ def _pointwise_nest(spec: CopySpec, buf: Value, outgoing: bool) -> AffineForOp:
 
 
 def stride_levels(extents: Sequence[int], shape: Sequence[int]) -> list[tuple[int, int, int]]:
-    """MLIR's getMultiLevelStrides: (dim, stride, elements per stride), innermost first."""
+    """MLIR's getMultiLevelStrides: (dim, stride, elements per stride), innermost first.
+
+    A dim needs a stride where the box is shorter than the memref along it and holds more than
+    one element along the dims outside it. (Upstream looks at the next outer dim only, so a
+    box 8x1x256 of a 32x1x513 memref came out as one contiguous run of 2048 elements.)"""
     out = []
     stride, per = 1, 1
     for d in range(len(extents) - 1, 0, -1):
         stride *= shape[d]
         per *= extents[d]
-        if extents[d] < shape[d] and extents[d - 1] > 1:
+        if extents[d] < shape[d] and math.prod(extents[:d]) > 1:
             out.append((d, stride, per))
     return out
 

@@ -331,3 +331,30 @@ def test_workloads_without_their_dead_copy_ins_compute_the_same_bits(name: str) 
             and op.dst.type.memory_space == cfg.spaces.dram}
     assert outs and not outs & ins  # every output is written back, none copied in
     assert cs.same_results(orig, m, cs.inputs_for(orig, seed=5))
+
+
+def test_stride_levels_see_past_unit_dims() -> None:
+    """A box 8x1x256 of a 32x1x513 memref is 8 rows of 256 at a stride of 513, not one run of
+    2048 elements (upstream's rule looks at the next outer dim only, here of extent 1)."""
+    from compiler.transforms.data_copy.emit import stride_levels
+
+    assert stride_levels([8, 1, 256], [32, 1, 513]) == [(2, 513, 256)]
+    assert stride_levels([1, 8, 1, 257], [1, 32, 1, 513]) == [(3, 513, 257)]
+    assert stride_levels([8, 1, 513], [32, 4, 513]) == [(1, 2052, 513)]
+    assert stride_levels([1, 1, 256], [32, 1, 513]) == []
+    assert stride_levels([8, 1, 513], [32, 1, 513]) == []
+
+
+def test_tile_with_a_unit_dim_between_copies_the_right_elements() -> None:
+    """batched_gemm with M = 1 tiled 2 x 1 x 16 x 8: the C tiles (2x1x16 of 4x1x48) have a unit dim between
+    a clipped inner dim and the batch dim; the copies move what the tile reads and writes."""
+    import workloads
+    from compiler.transforms.registry import PassManager
+
+    orig = workloads.get("batched_gemm:batch=4,M=1,N=48,K=8").module()
+    m = workloads.get("batched_gemm:batch=4,M=1,N=48,K=8").module()
+    PassManager([parse_pass_flag("--affine-loop-tile=tile-sizes=2,1,16,8")]).run(m)
+    copy(m, "generate-dma fast-mem-capacity=2")
+    assert any(s.is_strided for s in dma_starts(m))
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=5))
