@@ -234,6 +234,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
     estimated cycles. `module` is already fused (the pipeline's fusion passes)."""
     from accelsim.estimate.analytic import estimate
+    from compiler.ir.verifier import verify
     from compiler.transforms.registry import PassManager
 
     copied: dict[tuple[tuple[int, ...] | None, int | None, int], tuple[O.ModuleOp, list[Remark]] | None] = {}
@@ -249,15 +250,16 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if key not in copied:   # tile + copy once per tiling, for every stage count
                 copied[key] = None
                 mod = clone_module(module)
-                pm = PassManager(head)
+                pm = PassManager(head, verify_each=False)
                 pm.run(mod)
                 copied[key] = (mod, list(pm.remarks))
             done = copied[key]
             if done is None:
                 continue
             mod = clone_module(done[0])
-            pm = PassManager(tail)
+            pm = PassManager(tail, verify_each=False)
             pm.run(mod)
+            verify(mod)  # once per finalist, not after every pass: a broken one is still skipped
             cycles = estimate(mod, config, func=func).cycles
         except Exception:  # a candidate the passes or SRAM refuse is skipped
             continue
