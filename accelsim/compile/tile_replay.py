@@ -20,6 +20,7 @@ have equal signatures.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from accelsim.compile.tile_model import Schedule, TileModel
@@ -29,11 +30,16 @@ from accelsim.estimate.state import ClosedFormMachine
 Desc = list[tuple[TransferCost, int]]
 _Seen = tuple[object, int, tuple[int, ...]]  # at an iteration's start: signature, clock, counters
 MAX_WALKED = 1024  # kernel calls walked one by one; past that, the rest at the recent rate
+MAX_PARTIAL = 4    # `cheapest_call` costs at most 2**MAX_PARTIAL kernel shapes
 
 
-def replay(model: TileModel, sch: Schedule) -> int:
-    """The schedule's end cycle on the analytic machine state."""
-    return _Replay(model, sch).run()
+def replay(model: TileModel, sch: Schedule, cutoff: float | None = None) -> int | None:
+    """The schedule's end cycle on the analytic machine state; with `cutoff`, None as soon as
+    the end cycle is known to be above it (the search's use: a candidate that can no longer be
+    a finalist). Known from the clock: it never goes back, and each kernel call still to come
+    holds the control processor for the issue cycles and at least the cheapest call's cycles
+    (skipped and extrapolated iterations too: their clock moves at a walked window's rate)."""
+    return _Replay(model, sch).run(cutoff)
 
 
 class _Replay:
@@ -142,8 +148,25 @@ class _Replay:
         self.m.busy_for(self.issue + c)  # the control processor waits for the kernel
 
     # ---- the program ----------------------------------------------------------------------
-    def run(self) -> int:
+    def cheapest_call(self) -> int:
+        """The fewest cycles of any kernel call of the schedule: its trips are the tile size
+        or, in the last tile of a loop the tile does not divide, the remainder
+        (`TileModel.kernel_trips`); 0 (no bound) past 2**MAX_PARTIAL such combinations."""
+        pl, trips = self.sch.placement, self.model.band.trips
+        choices = []
+        for k, (t, tc) in enumerate(zip(pl.sizes, trips, strict=True)):
+            if k > pl.inner:
+                choices.append((tc,))
+            else:
+                choices.append((t, tc - (pl.ntiles[k] - 1) * t) if tc % t else (t,))
+        if math.prod(len(c) for c in choices) > 2 ** MAX_PARTIAL:
+            return 0
+        return min(self.model.kernel.cost(tuple(tr)).cycles for tr in itertools.product(*choices))
+
+    def run(self, cutoff: float | None = None) -> int | None:
         sch, m = self.sch, self.m
+        over = math.inf if cutoff is None else cutoff
+        per_call = 0 if cutoff is None else self.issue + self.cheapest_call()
         top = [k for k, c in enumerate(sch.copies) if c.level < 0]
         for k in top:
             if sch.copies[k].incoming:
@@ -155,6 +178,8 @@ class _Replay:
         g = walked = 0
         half = (0, 0)
         while g < steps:
+            if m.t + (steps - g) * per_call > over:
+                return None
             if walked == MAX_WALKED // 2:
                 half = (g, m.t)
             elif walked == MAX_WALKED:

@@ -40,6 +40,7 @@ MIN_TILE = 8
 MARGIN = 0.02     # finalists: scores within 2% of the best (the replay's error near the top)
 FINALISTS = 3     # at most this many finalists are compiled and estimated
 MAX_REPLAYS = 48  # at most this many candidates are replayed (where bounds are all close)
+PRUNE_REPLAYS = True  # stop replays that can no longer give a finalist (`_score`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,7 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None,
     cands = _candidates(band, model, base, config)
     if len(cands) < 2:
         return None
-    ranked = _score(model, cands)
+    ranked = _score(model, cands, prune=True)
     finalists = _finalists(ranked)
     found = _evaluate(module, config, func, base, finalists, len(cands))
     if found is None or not fused:
@@ -193,16 +194,34 @@ def _candidates(band: Band, model: TileModel, base: AcceleratorPipeline,
     return out
 
 
-def _score(model: TileModel, cands: list[_Candidate], max_replays: int = MAX_REPLAYS) -> list[_Candidate]:
+def _score(model: TileModel, cands: list[_Candidate], max_replays: int = MAX_REPLAYS,
+           prune: bool = False) -> list[_Candidate]:
     """Replay the cache model's pipeline, then candidates in the order of their bounds until a
     bound reaches the best replay (no later candidate can beat it) or `max_replays` are
-    done; the rest keep no score. Best scores first."""
+    done; the rest keep no score. Best scores first.
+
+    `prune` (the two-level search, whose finalists are `_finalists(ranked)`): a replay stops,
+    its candidate unscored, once its end is known to be above the best score so far times
+    1 + MARGIN or above the FINALISTS-th distinct score so far (`replay`'s cutoff). Such a
+    candidate could never be a finalist (its score would be above either, and the best only
+    falls), and it never lowers the best, so the loop and the finalists are those of every
+    replay finished (`PRUNE_REPLAYS = False`, the test's reference)."""
     best: int | None = None
+    distinct: list[int] = []  # the FINALISTS lowest distinct scores so far
     order = sorted(cands, key=lambda c: (isinstance(c.what, _Tiled), c.bound))
     for n, c in enumerate(order):
         if best is not None and (c.bound >= best or n == max_replays):
             break
-        c.score = replay(model, c.schedule)
+        cutoff = None
+        if prune and PRUNE_REPLAYS and best is not None:
+            cutoff = best * (1 + MARGIN)
+            if len(distinct) == FINALISTS:
+                cutoff = min(cutoff, distinct[-1])
+        c.score = replay(model, c.schedule, cutoff)
+        if c.score is None:
+            continue
+        if c.score not in distinct:
+            distinct = sorted([*distinct, c.score])[:FINALISTS]
         if best is None or c.score < best:
             best = c.score
     scored = [c for c in cands if c.score is not None]

@@ -1,13 +1,13 @@
 """The tile search's compile cost against its reference path (issue 18).
 
-The search's shortcuts — each finalist verified once after its passes instead of after every
-pass, `copy_in_needed`'s first-access test before the isl dataflow, the copy pass reusing the
-regions `exceeds_capacity` computed for the loop it then copies — must not change what it
-chooses or what it compiles. Differential: on a few workloads (ResNet convolutions, gemms)
-the search with them and with each switched off (the code before them) gives the same
-pipeline, the same estimate and the same compiled module text; and it compiles no more than
-it must: tile + copy once per distinct tiling among the finalists, the rest of the pipeline
-once per finalist, the verifier once per finalist.
+The search's shortcuts must not change what it chooses or what it compiles: replays stopped
+once they cannot give a finalist, each finalist verified once after its passes instead of
+after every pass, `copy_in_needed`'s first-access test before the isl dataflow, the copy pass
+reusing the regions `exceeds_capacity` computed for the loop it then copies. Differential: on
+a few workloads (ResNet convolutions, gemms) the search with them and with all switched off
+(the code before them) gives the same pipeline, estimate, finalist count and compiled module
+text; and it compiles no more than it must: tile + copy once per distinct tiling among the
+finalists, the rest of the pipeline once per finalist, the verifier once per finalist.
 """
 
 from __future__ import annotations
@@ -69,10 +69,12 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Count]:
 def _reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """The path before the shortcuts: verify after every pass, the full dataflow for every
     copy-in question, regions computed anew for every range."""
+    import accelsim.compile.tile_search as tile_search
     import compiler.analysis.exposed as exposed
     import compiler.transforms.registry as registry
     from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 
+    monkeypatch.setattr(tile_search, "PRUNE_REPLAYS", False)
     monkeypatch.setattr(exposed, "_first_access_reads", lambda *_: False)
     real_init = registry.PassManager.__init__
 
@@ -90,11 +92,12 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(AffineDataCopyGeneratePass, "exceeds_capacity", exceeds)
 
 
-def _found(spec: str) -> tuple[Any, int | None, str]:
+def _found(spec: str) -> tuple[Any, tuple[int, int] | None, str]:
     found = search(workloads.get(spec).module(), load_config("default"))
     assert found is not None and found.compiled is not None
-    cycles = None if found.choice is None else found.choice.estimated_cycles
-    return found.pipeline, cycles, print_module(found.compiled)
+    c = found.choice
+    return found.pipeline, None if c is None else (c.estimated_cycles, c.evaluated), \
+        print_module(found.compiled)
 
 
 @pytest.mark.parametrize("spec", WORKLOADS)
@@ -116,5 +119,31 @@ def test_search_chooses_and_compiles_as_the_reference_path(monkeypatch: pytest.M
         _reference(m)
         ref = _found(spec)
     assert fast[0] == ref[0]  # the pipeline: tiles, copy capacity, stages
-    assert fast[1] == ref[1]  # the winner's analytic estimate
+    assert fast[1] == ref[1]  # the winner's analytic estimate, the finalists compiled
     assert fast[2] == ref[2]  # the compiled module, op for op
+
+
+@pytest.mark.parametrize("spec", WORKLOADS[:2])
+def test_a_replay_stopped_at_a_cutoff_would_have_ended_above_it(spec: str) -> None:
+    """`replay(..., cutoff)` is the full replay, or None only where the full one ends above
+    the cutoff; and it does stop early where the cutoff is well below the end."""
+    from accelsim.compile.band import band_of
+    from accelsim.compile.pipeline import AcceleratorPipeline
+    from accelsim.compile.tile_model import TileModel
+    from accelsim.compile.tile_replay import replay
+    from accelsim.compile.tile_search import _candidates
+
+    cfg = load_config("default")
+    band = band_of(workloads.get(spec).module().funcs[0])
+    assert band is not None
+    model = TileModel(band, cfg.bandwidth_view())
+    cands = _candidates(band, model, AcceleratorPipeline.for_config(cfg), cfg)[:12]
+    stopped = 0
+    for c in cands:
+        full = replay(model, c.schedule)
+        assert full is not None
+        for cutoff in (full // 2, full - 1, full, full * 1.02):
+            got = replay(model, c.schedule, cutoff)
+            assert got == full or (got is None and full > cutoff), (cutoff, full, got)
+            stopped += got is None
+    assert stopped >= len(cands)  # at least the cutoff at half the end stops every one
