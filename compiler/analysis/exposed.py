@@ -49,6 +49,19 @@ def exposed_reads(memref: Value, ops: Sequence[Operation],
     return _one_set(info.compute_flow().get_may_no_source().range(), reads.range())
 
 
+def any_read_exposed(memref: Value, ops: Sequence[Operation]) -> bool:
+    """`exposed_reads(memref, ops)` is None or not empty (for some value of the parameters),
+    without the dataflow where the first access of one execution is a load."""
+    found = _accesses(memref, ops, {})
+    if found is None:
+        return True
+    reads, writes, sched, ctx = found
+    if reads.is_empty() or writes.is_empty() or _first_access_reads(reads, sched, ctx):
+        return True
+    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
+    return not _one_set(info.compute_flow().get_may_no_source().range(), reads.range()).is_empty()
+
+
 def copy_in_needed(memref: Value, ops: Sequence[Operation],
                    tiles: Mapping[AffineForOp, int] | None = None) -> bool:
     """Does a fast buffer of `memref` for `ops` need its copy-in? False only when no read is

@@ -161,7 +161,8 @@ def test_first_access_shortcut_agrees_with_the_dataflow(monkeypatch, name: str) 
     """`copy_in_needed`'s cheap test (the first access of an execution is a load) only ever
     answers True where the full dataflow finds an exposed read: with and without it the
     answers are the same, for every memref, range and tiling here; and it does fire on the
-    accumulator (the convolutions' and gemms' output), where it saves the dataflow."""
+    accumulator (the convolutions' and gemms' output), where it saves the dataflow. The same
+    for `any_read_exposed` (the tile model's question) against `exposed_reads`."""
     import compiler.analysis.exposed as ex
 
     f = parse_module(ACCUMULATE if name == "accumulate" else PROGRAMS[name]).funcs[0]
@@ -176,7 +177,15 @@ def test_first_access_shortcut_agrees_with_the_dataflow(monkeypatch, name: str) 
         found = ex._accesses(m, ops, tiles)
         if found is not None and not found[0].is_empty() and not found[1].is_empty():
             fired.append(ex._first_access_reads(found[0], found[2], found[3]))
+    def some_exposed(m, ops):  # type: ignore[no-untyped-def]
+        got = exposed_reads(m, ops)
+        return got is None or not got.is_empty()
+
+    plain = [(m, ops) for m, ops, tiles in cases if not tiles]
+    anywhere = [ex.any_read_exposed(m, ops) for m, ops in plain]
+    assert anywhere == [some_exposed(m, ops) for m, ops in plain]
     monkeypatch.setattr(ex, "_first_access_reads", lambda *_: False)
     assert fast == [copy_in_needed(m, ops, tiles) for m, ops, tiles in cases]
+    assert anywhere == [ex.any_read_exposed(m, ops) for m, ops in plain]
     if name == "accumulate":
         assert any(fired)
