@@ -11,11 +11,15 @@ counts are chosen for a `HardwareConfig`:
 2. Each is scored from the one cost model without building its IR (`accelsim.compile.
    tile_model`): a lower bound for all, and the replay of its schedule on the analytic
    machine state for those whose bound is below the best replay so far (the cache model's
-   first, then by bound, at most `MAX_REPLAYS`).
+   first, then by bound, at most `MAX_REPLAYS`); a replay stops once its end is known to be
+   above what a finalist may score (`_score`), which leaves the finalists as they are.
 3. The few best scores (within `MARGIN` of the best, at most `FINALISTS`) are compiled (on
    IR clones of the module) and estimated by `accelsim.estimate.analytic`, which models the
    machine exactly; the fewest cycles wins, so the choice is never worse than a finalist's
-   (ties: the cache model, then the better score).
+   (ties: the cache model, then the better score). Tile + copy run once per tiling, the
+   passes unverified in between; each finalist is verified once, after all its passes (a
+   broken one is skipped). The replay's order is not the estimate's (within the margin the
+   two disagree by a few hundred cycles), so ranking by score alone would change choices.
 
 Anything else (several bands, unknown trip counts, non-affine accesses) keeps the cache model.
 """

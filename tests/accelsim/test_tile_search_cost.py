@@ -123,7 +123,7 @@ def test_search_chooses_and_compiles_as_the_reference_path(monkeypatch: pytest.M
     assert fast[2] == ref[2]  # the compiled module, op for op
 
 
-@pytest.mark.parametrize("spec", WORKLOADS[:2])
+@pytest.mark.parametrize("spec", [*WORKLOADS[:2], "gemm:M=128,N=784,K=512"])
 def test_a_replay_stopped_at_a_cutoff_would_have_ended_above_it(spec: str) -> None:
     """`replay(..., cutoff)` is the full replay, or None only where the full one ends above
     the cutoff; and it does stop early where the cutoff is well below the end."""
