@@ -99,7 +99,7 @@ def _time_v(log: Path) -> tuple[float, float, str] | None:
     """(wall s, user + system s, command) from GNU time's `-v` report, or None when incomplete."""
     fields: dict[str, str] = {}
     for line in log.read_text(errors="replace").splitlines():
-        key, sep, value = line.strip().rpartition(": ")
+        key, sep, value = line.strip().partition(": ")
         if sep:
             fields[key] = value
     try:
