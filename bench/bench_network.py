@@ -90,7 +90,9 @@ def recorded_scalesim(path: Path, time_log: Path | None) -> tuple[dict[str, Any]
     if timed is not None:
         wall, cpu, command = timed
     how = f"`/usr/bin/time -v` in {log}" if timed is not None else "the driver's run_scale times"
-    label = (f"recorded earlier the same day: {path} (written {stamp}); process times from {how}; "
+    when = ("earlier the same day" if time.gmtime(path.stat().st_mtime)[:3] == time.gmtime()[:3]
+            else "on an earlier day")
+    label = (f"recorded {when}: {path} (written {stamp}); process times from {how}; "
              f"command: `{command}`")
     return theirs, wall, cpu, label
 
@@ -168,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     recorded = ""
     if a.scalesim_result is not None:
         theirs, peer_wall, peer_cpu, recorded = recorded_scalesim(a.scalesim_result, a.scalesim_time_log)
-        if Path(theirs["topology"]).name != topo.name:
+        if {layer["name"] for layer in theirs["layers"]} != {layer["name"] for layer in mine["layers"]}:
             raise SystemExit(f"--scalesim-result {a.scalesim_result}: a run of {theirs['topology']}, "
-                             f"not of {topo.name}")
+                             f"whose layers are not those of {topo.name}")
+        if Path(theirs["topology"]).name != topo.name:
+            recorded += f" (its topology file: {theirs['topology']}, the same layers)"
     else:
         peer = scalesim(topo)
         if peer is None:
