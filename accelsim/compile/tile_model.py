@@ -35,7 +35,7 @@ from accelsim.config import HardwareConfig
 from accelsim.cost import vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.systolic import call_overhead
-from compiler.analysis.exposed import copy_in_needed, exposed_reads
+from compiler.analysis.exposed import any_read_exposed, copy_in_needed
 from compiler.transforms.data_copy.emit import stride_levels
 
 Descriptor = tuple[TransferCost, int]  # cost of one DMA, how many of them
@@ -175,8 +175,7 @@ class TileModel:
         if i not in self._read_first:
             # a read no earlier store of the whole band covers is exposed in its tile too
             # (a tile has fewer earlier stores): the copy-in then stays for every tiling
-            exposed = exposed_reads(r.memref, [self.band.loops[0]])
-            self._read_first[i] = exposed is None or not exposed.is_empty()
+            self._read_first[i] = any_read_exposed(r.memref, [self.band.loops[0]])
         if self._read_first[i]:
             return True
         key = (i, level, tuple(sizes[: level + 1]))

@@ -20,6 +20,7 @@ have equal signatures.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from accelsim.compile.tile_model import Schedule, TileModel
@@ -27,13 +28,21 @@ from accelsim.cost.dma import TransferCost
 from accelsim.estimate.state import ClosedFormMachine
 
 Desc = list[tuple[TransferCost, int]]
-_Seen = tuple[object, int, tuple[int, ...]]  # at an iteration's start: signature, clock, counters
+# at an iteration's start: signature, clock, counters, the control processor's call cycles
+_Seen = tuple[object, int, tuple[int, ...], int]
 MAX_WALKED = 1024  # kernel calls walked one by one; past that, the rest at the recent rate
+MAX_PARTIAL = 4    # `call_bounds` costs at most 2**MAX_PARTIAL kernel shapes
 
 
-def replay(model: TileModel, sch: Schedule) -> int:
-    """The schedule's end cycle on the analytic machine state."""
-    return _Replay(model, sch).run()
+def replay(model: TileModel, sch: Schedule, cutoff: float | None = None) -> int | None:
+    """The schedule's end cycle on the analytic machine state; with `cutoff`, None as soon as
+    the end cycle is known to be above it (the search's use: a candidate that can no longer be
+    a finalist). Known from the clock: it never goes back, and each kernel call still to come
+    holds the control processor for the issue cycles and at least the cheapest call's cycles
+    (skipped and extrapolated iterations too: their clock moves at a walked window's rate);
+    where no extrapolation can follow, for exactly the cycles of the calls not yet made
+    (skipped windows hold the calls of the window they repeat)."""
+    return _Replay(model, sch).run(cutoff)
 
 
 class _Replay:
@@ -91,6 +100,7 @@ class _Replay:
                                   else model.descriptors(sch.placement, ci, out, tile))
         self.kernel: dict[tuple[int, ...], int] = {}
         self.issue = model.config.control.issue_cycles
+        self.spent = 0  # cycles the calls so far held the control processor
 
     # ---- one copy -------------------------------------------------------------------------
     def descriptors(self, ci: int, out: bool, h: int) -> Desc:
@@ -142,10 +152,36 @@ class _Replay:
             tile = [nt[k] - 1 if last[sch.inner - k] else 0 for k in range(sch.inner + 1)]
             c = self.kernel[key] = self.model.kernel.cost(self.model.kernel_trips(sch.placement, tile)).cycles
         self.m.busy_for(self.issue + c)  # the control processor waits for the kernel
+        self.spent += self.issue + c
 
     # ---- the program ----------------------------------------------------------------------
-    def run(self) -> int:
+    def call_bounds(self) -> tuple[int, int]:
+        """(the cycles of the cheapest call, of all calls), issue cycles included, from the
+        calls' shapes: per loop up to `inner` the tile size, or in the last tile of a loop the
+        tile does not divide the remainder (`TileModel.kernel_trips`), each shape as many
+        times as it occurs; (issue cycles, 0) past 2**MAX_PARTIAL shapes."""
+        pl, trips = self.sch.placement, self.model.band.trips
+        choices: list[tuple[tuple[int, int], ...]] = []  # per loop: (trips, calls per shape)
+        for k, (t, tc) in enumerate(zip(pl.sizes, trips, strict=True)):
+            if k > pl.inner:
+                choices.append(((tc, 1),))
+            elif tc % t:
+                choices.append(((t, pl.ntiles[k] - 1), (tc - (pl.ntiles[k] - 1) * t, 1)))
+            else:
+                choices.append(((t, pl.ntiles[k]),))
+        if math.prod(len(c) for c in choices) > 2 ** MAX_PARTIAL:
+            return self.issue, 0
+        cheapest, total = math.inf, 0
+        for shape in itertools.product(*choices):
+            cycles = self.issue + self.model.kernel.cost(tuple(tr for tr, _ in shape)).cycles
+            cheapest = min(cheapest, cycles)
+            total += math.prod(n for _, n in shape) * cycles
+        return int(cheapest), total
+
+    def run(self, cutoff: float | None = None) -> int | None:
         sch, m = self.sch, self.m
+        over = math.inf if cutoff is None else cutoff
+        per_call, all_calls = (0, 0) if cutoff is None else self.call_bounds()
         top = [k for k, c in enumerate(sch.copies) if c.level < 0]
         # the hoisted copy-ins all start at once; `affine-dma-wait-sink` moves their waits
         # down to the first tile's (after a pipelined loop's prologue starts) or, without
@@ -160,6 +196,11 @@ class _Replay:
         g = walked = 0
         half = (0, 0)
         while g < steps:
+            if m.t + (steps - g) * per_call > over:
+                return None
+            # every call still to come, where no extrapolation (at the walked rate) can follow
+            if steps - g < MAX_WALKED - walked and m.t + all_calls - self.spent > over:
+                return None
             if walked == MAX_WALKED // 2:
                 half = (g, m.t)
             elif walked == MAX_WALKED:
@@ -241,7 +282,7 @@ class _Replay:
             return None  # states are compared q0 iterations apart, from iteration 1 on
         sig = self.m.signature()
         hist = seen[lv]
-        hist[j] = (sig, self.m.t, self.m.counters())
+        hist[j] = (sig, self.m.t, self.m.counters(), self.spent)
         for mult in range(1, 17):
             q = mult * q0
             # the window compared starts after the parent's first iteration (whose step also
@@ -258,7 +299,8 @@ class _Replay:
         iterations takes as long as the one before); returns the next step."""
         q, k = found
         j = h % self.sch.ntiles[lv]
-        _, t0, c0 = seen[lv][j - q]
+        _, t0, c0, s0 = seen[lv][j - q]
+        self.spent += k // q * (self.spent - s0)  # the windows skipped hold the calls of this one
         m = self.m
         m.advance(k // q, m.t - t0, tuple(a - b for a, b in zip(m.counters(), c0, strict=True)))  # type: ignore[arg-type]
         seen[lv] = {}

@@ -49,6 +49,19 @@ def exposed_reads(memref: Value, ops: Sequence[Operation],
     return _one_set(info.compute_flow().get_may_no_source().range(), reads.range())
 
 
+def any_read_exposed(memref: Value, ops: Sequence[Operation]) -> bool:
+    """`exposed_reads(memref, ops)` is None or not empty (for some value of the parameters),
+    without the dataflow where the first access of one execution is a load."""
+    found = _accesses(memref, ops, {})
+    if found is None:
+        return True
+    reads, writes, sched, ctx = found
+    if reads.is_empty() or writes.is_empty() or _first_access_reads(reads, sched, ctx):
+        return True
+    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
+    return not _one_set(info.compute_flow().get_may_no_source().range(), reads.range()).is_empty()
+
+
 def copy_in_needed(memref: Value, ops: Sequence[Operation],
                    tiles: Mapping[AffineForOp, int] | None = None) -> bool:
     """Does a fast buffer of `memref` for `ops` need its copy-in? False only when no read is
@@ -60,7 +73,7 @@ def copy_in_needed(memref: Value, ops: Sequence[Operation],
     reads, writes, sched, ctx = found
     if reads.is_empty():
         return False
-    if writes.is_empty():
+    if writes.is_empty() or _first_access_reads(reads, sched, ctx):
         return True
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
     exposed = info.compute_flow().get_may_no_source().range()
@@ -69,6 +82,21 @@ def copy_in_needed(memref: Value, ops: Sequence[Operation],
     touched = _one_set(reads.range().union(writes.range())).intersect_params(ctx)
     written = _one_set(writes.range()).intersect_params(ctx)
     return not _box(touched).intersect_params(ctx).is_subset(written)
+
+
+def _first_access_reads(reads: isl.UnionMap, sched: isl.UnionMap, ctx: isl.Set) -> bool:
+    """A cheap sufficient test that some read is exposed (the dataflow is not needed then): in
+    one execution (the parameters fixed at one point of `ctx`), the first access instance in
+    program order is a load, so no store precedes it. Schedule vectors of distinct statement
+    instances differ (the block positions tell statements apart), so the first one is a read's
+    exactly when it is in the reads' schedule image. False says nothing."""
+    point = ctx.sample_point()
+    if point.is_void():
+        return False
+    fixed = isl.Set.from_point(point)
+    first = _one_set(sched.range()).intersect_params(fixed).lexmin()
+    read_at = _one_set(sched.intersect_domain(reads.domain()).range()).intersect_params(fixed)
+    return not first.intersect(read_at).is_empty()
 
 
 def _accesses(memref: Value, ops: Sequence[Operation], tiles: Mapping[AffineForOp, int]

@@ -127,6 +127,7 @@ class AffineDataCopyGeneratePass(Pass):
                 else:
                     recurse = self.exceeds_capacity(op)
                 if recurse:
+                    self._regions_of = None  # the body changes below
                     self.run_on_block(op.body)
                 else:
                     self.generate([op])
@@ -149,7 +150,9 @@ class AffineDataCopyGeneratePass(Pass):
             return False
         from compiler.analysis import memref_regions
 
-        regions = [(m, r) for m, r in memref_regions([loop]).items()
+        found = memref_regions([loop])
+        self._regions_of = (loop, found)  # `generate([loop])` next when it fits: not again
+        regions = [(m, r) for m, r in found.items()
                    if m.type.memory_space == self.options.slow_mem_space  # type: ignore[attr-defined]
                    and not defined_inside(m, loop)]
         sizes = [r.size_bytes() for _, r in regions]
@@ -167,6 +170,9 @@ class AffineDataCopyGeneratePass(Pass):
         """Copy into `func` one range at a time (upstream's test pass drives `generate`)."""
         self._func = func
         self._copy_nests: set[int] = set()
+        # the regions `exceeds_capacity` computed for a loop, which `generate` takes when it is
+        # asked for that loop next (nothing changes the IR in between); None once taken
+        self._regions_of: tuple[Operation, dict[Value, MemRefRegion]] | None = None
         self.copy_roots: list[Operation] = []   # the roots of every copy emitted, in order
 
     def generate(self, range_ops: Sequence[Operation], only_memref: Value | None = None,
@@ -185,7 +191,9 @@ class AffineDataCopyGeneratePass(Pass):
             self.remark(par.loc, "no copies around an affine.parallel band (the analysis does not "
                                  "model it)")
             return
-        regions = memref_regions(range_ops)
+        kept, self._regions_of = self._regions_of, None
+        regions = kept[1] if kept is not None and len(range_ops) == 1 and range_ops[0] is kept[0] \
+            else memref_regions(range_ops)
         opts = self.options
         total = 0
         loc = range_ops[0].loc
