@@ -8,7 +8,7 @@ import json
 import math
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import workloads
@@ -171,6 +171,7 @@ def small_specs(draw):  # type: ignore[no-untyped-def]
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(small_specs())
+@example("2mm:NI=32,NJ=3,NK=19,NL=6")  # the per-nest roof (170) above the tiled kernels' (153)
 def test_no_schedule_moves_less_than_the_program_needs(spec):
     cfg = load_config("default")
     try:
