@@ -76,7 +76,9 @@ def _figures_ok(f: dict[str, Any], clusters: int, what: str) -> None:
     assert isinstance(f["analytic_cycles"], int) and f["analytic_cycles"] > 0, what
 
 
-def _matrix(name: str, size: int, every_candidate: tuple[int, ...] = (4,)) -> None:
+def _matrix(name: str, size: int, every_candidate: tuple[int, ...] = (4,)) -> set[tuple[int, str]]:
+    """Checks every run against numpy and its figures; returns the (clusters, interconnect)
+    pairs that ran."""
     b = workloads.lookup(name).bind(_params(name, size))
     inputs = b.random_inputs(0)
     one = load_config("cluster4", {"clusters": 1})
@@ -84,6 +86,7 @@ def _matrix(name: str, size: int, every_candidate: tuple[int, ...] = (4,)) -> No
     compile_for_accelerator(one, m, b.func_name)
     r = simulate(m, one, inputs=inputs, func=b.func_name)
     _outputs_ok(b, inputs, r.outputs, f"{name} on 1 cluster")  # type: ignore[arg-type]
+    ran = {(1, "none")}
     for clusters in (4, 16):
         bus = _config(clusters, "bus")
         weighed = weigh(bus, b.module(), b.func_name)
@@ -104,6 +107,11 @@ def _matrix(name: str, size: int, every_candidate: tuple[int, ...] = (4,)) -> No
             f = cluster_figures(res, cfg, analytic, d, progs.flags)
             f["serial_nests"] = progs.serial
             _figures_ok(f, clusters, what)
+            ran.add((clusters, kind))
+    return ran
+
+
+EVERY_MACHINE = {(1, "none"), (4, "bus"), (4, "mesh"), (16, "bus"), (16, "mesh")}
 
 
 def _same(a: list[Any], b: list[Any]) -> bool:
@@ -114,7 +122,7 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 
 @pytest.mark.parametrize("name", workloads.names())
 def test_every_workload_on_clusters(name: str) -> None:
-    _matrix(name, SMALL)
+    assert _matrix(name, SMALL) == EVERY_MACHINE
 
 
 @pytest.mark.parametrize("name,clusters,kind", [("gemm", 16, "mesh"), ("2mm", 4, "bus"),
@@ -144,4 +152,4 @@ def test_one_cluster_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.slow
 @pytest.mark.parametrize("name", workloads.names())
 def test_every_workload_on_clusters_larger(name: str) -> None:
-    _matrix(name, LARGE, (4, 16))
+    assert _matrix(name, LARGE, (4, 16)) == EVERY_MACHINE
