@@ -186,7 +186,9 @@ class ComputeConfig:
     `dataflow` is how a matmul-like kernel maps onto the array (`accelsim.cost.systolic`):
     "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
     fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
-    default): MACs / (rows x cols) plus `fill_cycles` + `drain_cycles` per call.
+    default): the outputs on the PEs and the reduction in time, batch x ceil(m/rows) x
+    ceil(n/cols) x k cycles (MACs / (rows x cols) for a kernel whose loops do not map), plus
+    `fill_cycles` + `drain_cycles` per call (`accelsim.cost.kernel`).
 
     `vector_registers` is the lanes' register file: that many registers of `lanes` elements.
     Loads and stores a register can hold across a loop, or a vector op can broadcast, cost
