@@ -194,6 +194,10 @@ class ComputeConfig:
     Loads and stores a register can hold across a loop, or a vector op can broadcast, cost
     fewer SRAM accesses (`accelsim.cost.vector_reuse`); 0 (the default): no register file,
     one SRAM access per load/store executed.
+
+    `matmul_unit` is where a matmul-like kernel runs: "faster" (the default): on the array or,
+    where they take fewer cycles (a mat-vec maps ~1/cols of the array's PEs), on the lanes;
+    "array": always on the array, as in SCALE-Sim, which has no lanes (the `ideal` preset).
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -207,6 +211,7 @@ class ComputeConfig:
         "special_op_cycles": (int, 1, 1000),
         "dataflow": (str, ("fixed", "ws", "os", "is")),
         "vector_registers": (int, 0, 4096),
+        "matmul_unit": (str, ("faster", "array")),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -217,6 +222,7 @@ class ComputeConfig:
     special_op_cycles: int = 4
     dataflow: str = "fixed"
     vector_registers: int = 0
+    matmul_unit: str = "faster"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -34,6 +34,7 @@ from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
 from accelsim.cost import vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
+from accelsim.cost.kernel import on_array
 from accelsim.cost.systolic import call_overhead
 from compiler.analysis.exposed import any_read_exposed, copy_in_needed
 from compiler.transforms.data_copy.emit import stride_levels
@@ -310,11 +311,14 @@ class TileModel:
                 if cfg.sram.bank_model == "bandwidth" else 0)
         compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
         # a matmul-like kernel may run on the array (at its full rate at best) or the lanes,
-        # whichever the cost model finds faster for the tile (`CostModel._best`)
-        matrix = cc.kind == "matrix" and counts.matmul_like
+        # whichever the cost model finds faster for the tile (`CostModel._best`); on the array
+        # only under `compute.matmul_unit = "array"`
+        matrix = on_array(cc, counts)
         if matrix:
-            compute = min(compute, counts.mac * volume // (cc.rows * cc.cols)
-                          + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
+            on_matrix = (counts.mac * volume // (cc.rows * cc.cols)
+                         + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
+            compute = (max(on_matrix, sram) if cc.matmul_unit == "array"
+                       else min(compute, on_matrix))
         compute += calls * (call_overhead(cc, matrix) + cfg.control.issue_cycles)
         dram = engine = dram_in = 0
         for ci, c in enumerate(pl.copies):

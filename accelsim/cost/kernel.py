@@ -12,7 +12,9 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
   onto the array (`accelsim.cost.kernel_map`: which loop is m, n, k). A kernel the mapping
   cannot read (not rectangular, no single `out += a*b`) keeps MACs / (rows*cols)
   (`KernelCost.array` is None). The kernel runs on the faster unit: where the lanes (the
-  rule below) take fewer cycles than the array, on the lanes (`CostModel._best`).
+  rule below) take fewer cycles than the array, on the lanes (`CostModel._best`); under
+  `compute.matmul_unit = "array"` (the `ideal` preset: SCALE-Sim has no lanes) always on
+  the array.
 - SRAM bound: bytes / the banks' total bandwidth; under `sram.bank_model = "conflicts"` the
   busiest bank's cycles for the kernel's access streams and their strides
   (`accelsim.cost.kernel_streams`, `accelsim.cost.sram_banks`); a vector kernel that is not
@@ -29,6 +31,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from accelsim.config import HardwareConfig
 from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks, vector_reuse
@@ -37,6 +40,9 @@ from accelsim.cost.systolic import ArrayCost, GemmView, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
+
+if TYPE_CHECKING:
+    from accelsim.config import ComputeConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,15 @@ class KernelCost:
     @property
     def touches_dram(self) -> bool:
         return self.dram_direct_cycles > 0
+
+
+def on_array(cc: ComputeConfig, counts: OpCounts) -> bool:
+    """Whether the kernel is costed on the matrix array: a matrix unit and a matmul-like kernel
+    (a reduction `acc + a*b` three loops deep, one-trip loops not counted) or, under
+    `compute.matmul_unit = "array"` (SCALE-Sim, which maps a mat-vec or a dot product onto
+    its array too), any such reduction."""
+    return cc.kind == "matrix" and (counts.matmul_like
+                                    or (cc.matmul_unit == "array" and counts.reduction))
 
 
 class CostModel:
@@ -148,7 +163,7 @@ class CostModel:
                 _DIRECT.clear()
             d = _DIRECT[dkey] = [func, count_ops(func, args), None]
         counts = d[1]
-        on_matrix = self.config.compute.kind == "matrix" and counts.matmul_like
+        on_matrix = on_array(self.config.compute, counts)
         if on_matrix and d[2] is None:
             d[2] = _footprint_by_space(func, args)
         trips = (_shape(func)[2].key(args) if on_matrix or self.config.sram.bank_model == "conflicts"
@@ -160,10 +175,11 @@ class CostModel:
         """The kernel on the faster unit that can run it: a matmul-like kernel on the matrix
         array at its mapping (`_array`, `_mapped_cycles`), or on the lanes when they are
         faster (a row reduction or a mat-vec maps one column of the array's outputs: ~1/cols
-        of its PEs, no faster than the lanes)."""
+        of its PEs, no faster than the lanes); always on the array under
+        `compute.matmul_unit = "array"`."""
         cfg = self.config
         banks = self._banks(func, args, counts, trips)
-        if not (cfg.compute.kind == "matrix" and counts.matmul_like):
+        if not on_array(cfg.compute, counts):
             return self._cost_from(counts, footprint, None, banks,
                                    reuse=self._reuse(func, counts, trips))
         view = self._view(func, counts, trips)
@@ -175,6 +191,8 @@ class CostModel:
             else:
                 array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols)
         cost = self._cost_from(counts, footprint, array, banks, mapped)
+        if cfg.compute.matmul_unit == "array":
+            return cost
         lane_banks = self._banks(func, args, counts, trips, on_matrix=False)
         lanes = self._cost_from(counts, {}, None, lane_banks, on_matrix=False,
                                 reuse=self._reuse(func, counts, trips, on_matrix=False))
@@ -189,7 +207,7 @@ class CostModel:
         cc = self.config.compute
         if cc.vector_registers == 0 or trips is None:
             return None
-        if on_matrix and cc.kind == "matrix" and counts.matmul_like:
+        if on_matrix and on_array(cc, counts):
             return None
         return vector_reuse.bytes_by_space(func, trips, cc.lanes, cc.vector_registers)
 
@@ -202,7 +220,7 @@ class CostModel:
         if cfg.sram.bank_model != "conflicts":
             return None
         sp = cfg.spaces.sram
-        if on_matrix and cfg.compute.kind == "matrix" and counts.matmul_like:
+        if on_matrix and on_array(cfg.compute, counts):
             streams = kernel_streams.box_streams(func, args, sp)
         elif trips is None:
             return None
@@ -219,7 +237,7 @@ class CostModel:
         """The matmul-like kernel as a GEMM (`kernel_map`), or None (vector unit, a kernel
         whose loops cannot be mapped: the fixed rule at the array's full rate)."""
         cc = self.config.compute
-        if cc.kind != "matrix" or not counts.matmul_like or trips is None:
+        if not on_array(cc, counts) or trips is None:
             return None
         roles = kernel_map.loop_roles(func)
         if roles is None or len(roles) != len(trips):
@@ -243,7 +261,7 @@ class CostModel:
         a register file): the bytes the registers leave per memory space."""
         cfg = self.config
         cc = cfg.compute
-        on_matrix = on_matrix and cc.kind == "matrix" and counts.matmul_like
+        on_matrix = on_matrix and on_array(cc, counts)
         special = counts.special * cc.special_op_cycles
         if on_matrix:
             lane_cycles = math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes)

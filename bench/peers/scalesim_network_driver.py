@@ -7,7 +7,9 @@ Runs inside bench/peers/.venv-scalesim (see setup.sh), started by bench/bench_ne
         [--dataflow os] [--sram-kb 24,24,16] [--bw 3,3,2]
 
 The config is scalesim_driver.py's (the same array, SRAMs and bandwidths as its GEMM runs);
-only `scalesim.run_scale` is timed (the caller also times the whole child process).
+only `scalesim.run_scale` is timed (the caller also times the whole child process). A
+topology whose header's fields 2-4 are `M, N, K` is a GEMM topology (as accelsim's reader
+decides, `accelsim/network/topology.py`); SCALE-Sim takes that from its `input_type_gemm`.
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ def main() -> int:
                                   ofmap_bw=ofmap_bw, dataflow=a.dataflow))
         with open(layout, "w") as f:
             f.write("Layer,\n")
+        with open(a.topology) as f:
+            header = [field.strip().upper() for field in f.readline().split(",")]
         sim = scalesim(save_disk_space=True, verbose=False, config=cfg, topology=a.topology,
-                       layout=layout, input_type_gemm=False)
+                       layout=layout, input_type_gemm=header[1:4] == ["M", "N", "K"])
         w0, c0 = time.perf_counter(), time.process_time()
         sim.run_scale(top_path=os.path.join(tmp, "out"))
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
