@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
-import islpy as isl
-
 from compiler.analysis.access import op_accesses
 from compiler.analysis.dependence import (
     Dependence,
@@ -21,7 +19,9 @@ from compiler.analysis.dependence import (
     loop_depth,
     precedes,
 )
-from compiler.ir.core import Operation
+from compiler.analysis.isl_bridge import AnalysisError
+from compiler.analysis.tiling_order import TiledStatement, TileGrid, reversed_dependence
+from compiler.ir.core import BlockArgument, Operation, OpResult, Value
 from compiler.ir.ops import AffineForOp, AffineParallelOp, CallOp, OpaqueOp
 from compiler.ir.types import MemRefType
 
@@ -151,51 +151,37 @@ def is_valid_shift(loop: AffineForOp, shifts: Sequence[int]) -> bool:
 def tiling_violation(loops: Sequence[AffineForOp], sizes: Sequence[int]) -> Dependence | None:
     """A dependence that rectangular tiling of the band with `sizes` would reverse, or None.
 
-    Exact (isl): the tiled order is lexicographic on (tile indices, band IVs); a dependence
-    is broken when its destination comes first in that order. Unlike permutability this
-    accepts e.g. a reduction loop whose single tile spans its whole range. Bands whose lower
-    bounds are not constants are judged by permutability alone.
+    Exact (isl): the tiled order is lexicographic on (tile indices, band IVs), the tile index
+    of IV `i` being `floor((i - lb) / (step * size))` with `lb` the loop's lower bound (the max
+    of its results), an affine function of the loops around the band and of symbols (e.g. the
+    tile IVs of an outer level of tiling); a dependence is broken when its destination comes
+    first in that order. Unlike permutability this accepts e.g. a reduction loop whose single
+    tile spans its whole range. Where the tile index cannot be modelled (a lower bound using
+    an IV of the band itself, a semi-affine bound) the band is judged by permutability alone.
     """
     first = band_violation(loops)
     if first is None:
         return None
     if len(sizes) != len(loops):
         raise ValueError(f"expected {len(loops)} tile sizes, got {len(sizes)}")
-    lbs = [lp.constant_lower for lp in loops]
-    if any(lb is None for lb in lbs):
+    root = loops[0]
+    if any(_defined_in(v, root) for lp in loops for v in lp.lower_operands):
         return first
-    start = loop_depth(loops[0]) - 1
+    start = loop_depth(root) - 1
     n = len(loops)
-    for dep in all_dependences(loops[0], min_depth=start + 1):
-        if all(lo is not None and lo >= 0 for lo, _ in dep.components[start:start + n]):
-            continue
-        rel = dep.relation
-        n_src = rel.dim(isl.dim_type.in_)
-        # [symbols] -> { [src ivs, dst ivs] }
-        pairs = rel.wrap()
-        ls = isl.LocalSpace.from_space(pairs.get_space())
+    # a dependence non-negative on every band loop keeps its order under any rectangular tiling
+    suspects = [dep for dep in all_dependences(root, min_depth=start + 1)
+                if not all(lo is not None and lo >= 0 for lo, _ in dep.components[start:start + n])]
+    body = tuple(op for op in loops[-1].body.ops if not op.IS_TERMINATOR)
+    grid = tuple(TileGrid(lp, t, aligned=False) for lp, t in zip(loops, sizes, strict=True))
+    try:
+        return reversed_dependence(suspects, [TiledStatement(body, grid, (0,) * n)])
+    except AnalysisError:
+        return first
 
-        def var(pos: int, ls: isl.LocalSpace = ls) -> isl.PwAff:
-            return isl.PwAff.var_on_domain(ls, isl.dim_type.set, pos)
 
-        src_key, dst_key = [], []
-        for side, key in ((0, src_key), (n_src, dst_key)):
-            for k, lp in enumerate(loops):
-                x = var(side + start + k)
-                tile = x.add_constant_val(isl.Val.int_from_si(x.get_ctx(), -int(lbs[k])))  # type: ignore[arg-type]
-                key.append(tile.scale_down_val(isl.Val.int_from_si(x.get_ctx(), lp.step * sizes[k])).floor())
-            for k in range(n):
-                key.append(var(side + start + k))
-        same_band = pairs
-        for k in range(n):
-            same_band = same_band.intersect(var(start + k).eq_set(var(n_src + start + k)))
-        broken = pairs.subtract(same_band)
-        # dst strictly before src in (tile indices, band IVs) order
-        before = pairs.intersect(dst_key[0].lt_set(src_key[0]))
-        prefix = pairs
-        for m in range(1, len(src_key)):
-            prefix = prefix.intersect(dst_key[m - 1].eq_set(src_key[m - 1]))
-            before = before.union(prefix.intersect(dst_key[m].lt_set(src_key[m])))
-        if not broken.intersect(before).is_empty():
-            return dep
-    return None
+def _defined_in(v: Value, root: Operation) -> bool:
+    """`v` is defined inside `root` (an IV of it or of a loop in it, or an op result there)."""
+    owner = v.owner if isinstance(v, OpResult) else (
+        v.block.parent_op if isinstance(v, BlockArgument) else None)
+    return owner is not None and (owner is root or root.is_ancestor_of(owner))

@@ -22,7 +22,7 @@ mvt's second nest fused interchanged), with tile size 1 for loops fused but not 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -101,6 +101,21 @@ def tiled_order_violation(roots: AffineForOp | Sequence[AffineForOp],
     Every access op in `roots` must belong to one statement (be one of its ops or nested in
     one). Raises AnalysisError where the accesses cannot be modelled.
     """
+    return reversed_dependence(
+        all_dependences(roots if isinstance(roots, AffineForOp) else list(roots)), statements)
+
+
+def reversed_dependence(deps: Iterable[Dependence],
+                        statements: Sequence[TiledStatement]) -> Dependence | None:
+    """The first of `deps` whose destination the tiled order puts strictly before its source.
+
+    The keys cover the statements' path loops only: loops around them must be equal on both
+    ends of each dependence (deps carried inside them), as they are for every dependence of
+    `all_dependences(roots)` when the paths start at the outermost loop of `roots`, or of
+    `all_dependences(band, min_depth=loop_depth(band))` for a band nested in other loops.
+    Every access op of `deps` must belong to one statement. Raises AnalysisError where a
+    bound or an access cannot be modelled.
+    """
     owner: dict[int, TiledStatement] = {}
     for st in statements:
         for top in st.ops:
@@ -118,7 +133,7 @@ def tiled_order_violation(roots: AffineForOp | Sequence[AffineForOp],
             m = scheds[id(op)] = _schedule(op, st, length)
         return m
 
-    for dep in all_dependences(roots if isinstance(roots, AffineForOp) else list(roots)):
+    for dep in deps:
         s_src, s_dst = sched(dep.src), sched(dep.dst)
         s_src = s_src.align_params(s_dst.get_space())
         s_dst = s_dst.align_params(s_src.get_space())
