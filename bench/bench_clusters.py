@@ -18,7 +18,10 @@ simulator throughput with 16 clusters.
    in a fresh process that has just compiled the programs (what `accelsim run --target sim`
    pays: Python's compile of the generated code too); "best of 3": the runs after it in the
    same process (a sweep's or a network's later points: the compiled code is memoized by
-   source text, the source is generated again each run).
+   source text, the source is generated again each run). The runs keep what
+   `accelsim run --target sim` keeps without --trace/--timeline: the per-unit sums the
+   cluster report reads (`SimOptions(keep_records=False)`, `accelsim.trace.tally`); the
+   best of 3 keeping every record is shown beside it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from bench_sim import bare_simpy_events_per_second
 
 TIMING = SimOptions(functional=False)
+TALLY = SimOptions(functional=False, keep_records=False)  # what the CLI keeps (section 4)
 
 
 def run(cfg, n: int, m: int | None = None, k: int | None = None, dist: str = "auto"):  # type: ignore[no-untyped-def]
@@ -123,13 +127,17 @@ def throughput(n: int) -> None:
     first = _first_run_cpu(n)
     cfg = load_config("cluster16")
     progs = compile_for_clusters(cfg, build_gemm(n, n, n), None, "block2d")
-    best, r = None, None
+    best, best_rec, r = None, None, None
     for _ in range(3):
-        r = None  # (the last run's records are freed here, not inside the next timing)
-        t = time.process_time()
-        r = simulate_clusters(progs.modules, cfg, options=TIMING)
-        cpu = time.process_time() - t
-        best = cpu if best is None else min(best, cpu)
+        for opts in (TALLY, TIMING):
+            r = None  # (the last run's records are freed here, not inside the next timing)
+            t = time.process_time()
+            r = simulate_clusters(progs.modules, cfg, options=opts)
+            cpu = time.process_time() - t
+            if opts is TALLY:
+                best = cpu if best is None else min(best, cpu)
+            else:
+                best_rec = cpu if best_rec is None else min(best_rec, cpu)
     ops = r.stats.dma_ops * 2 + r.stats.kernel_calls  # each DMA: its start and its wait
     simpy_rate = bare_simpy_events_per_second()
     rate, rate_first = ops / best, ops / first
@@ -145,7 +153,8 @@ def throughput(n: int) -> None:
     rate1 = (r1.stats.dma_ops * 2 + r1.stats.kernel_calls) / best1
     print(f"{ops} ops (DMA start + wait + kernel calls), {r.cycles} cycles; best of 3: "
           f"{best:.3f} s CPU -> {rate:,.0f} ops/s (goal >= 100k: "
-          f"{'met' if rate >= 1e5 else 'NOT met'}); first run of a fresh process: {first:.3f} s "
+          f"{'met' if rate >= 1e5 else 'NOT met'}); keeping every record {best_rec:.3f} s -> "
+          f"{ops / best_rec:,.0f} ops/s; first run of a fresh process: {first:.3f} s "
           f"CPU -> {rate_first:,.0f} ops/s; bare SimPy {simpy_rate:,.0f} events/s in this run "
           f"-> {simpy_rate / rate:.1f} bare events per op; the same gemm on one cluster "
           f"(simulate, no hub): {rate1:,.0f} ops/s (16 clusters at {rate / rate1:.2f}x of it)")
@@ -156,7 +165,7 @@ def first_run(n: int) -> None:
     cfg = load_config("cluster16")
     progs = compile_for_clusters(cfg, build_gemm(n, n, n), None, "block2d")
     t = time.process_time()
-    simulate_clusters(progs.modules, cfg, options=TIMING)
+    simulate_clusters(progs.modules, cfg, options=TALLY)
     print(f"{time.process_time() - t:.6f}")
 
 

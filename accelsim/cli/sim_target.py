@@ -173,11 +173,14 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
             raise InputError("--trace needs the event fidelity")
         if args.check:
             raise InputError("--check needs output data: drop --fidelity analytic")
+    from accelsim.cli.sim_report import records_wanted
+
     functional = not args.timing_only and args.fidelity != "analytic"
     run = run_clusters(req.program.module, config, req.program.func_name,
                        distribution=getattr(args, "distribution", "auto"),
                        fidelity="analytic" if args.fidelity == "analytic" else "event",
-                       inputs=req.inputs, functional=functional)
+                       inputs=req.inputs, functional=functional,
+                       keep_records=records_wanted(args))
     progs, est, extra = run.programs, run.estimate, run.figures
     if run.result is None:
         if not args.json:

@@ -35,8 +35,10 @@ class ClusterRun:
 def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
                  distribution: str = "auto", fidelity: str = "event",
                  inputs: Mapping[str, np.ndarray] | None = None,
-                 functional: bool = False) -> ClusterRun:
-    """Compile `module` for the clusters, estimate it and (fidelity "event") simulate it."""
+                 functional: bool = False, keep_records: bool = False) -> ClusterRun:
+    """Compile `module` for the clusters, estimate it and (fidelity "event") simulate it;
+    `keep_records`: the run's trace keeps every record (for a trace file or a timeline), else
+    only the per-unit sums the figures need (`accelsim.trace.tally`)."""
     from accelsim.compile.clusters import compile_for_clusters
     from accelsim.estimate.clusters import estimate_clusters
     from accelsim.report.clusters import cluster_analytic_figures, cluster_figures
@@ -55,7 +57,8 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
 
     t1 = time.perf_counter()
     result = simulate_clusters(progs.modules, config, inputs if functional else None, func,
-                               options=SimOptions(functional=functional))
+                               options=SimOptions(functional=functional,
+                                                  keep_records=keep_records))
     sim_seconds = time.perf_counter() - t1
     figures = cluster_figures(result, config, est.cycles, progs.distribution, progs.flags)
     figures["serial_nests"] = progs.serial

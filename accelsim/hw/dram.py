@@ -18,6 +18,12 @@ and each channel's controller schedules them; a piece is recorded per channel an
 When the C kernel builds as an extension module (`accelsim.hw.dram_native.channels`) all of
 that, mapping included, is one C call per DMA (`reserve` is the C object's); else each
 channel's controller is the C one through ctypes or the Python reference (`_timed`).
+
+A trace that keeps a `UnitTally` instead of records (a many-cluster run without trace
+output) gets no record per piece of an interleaved transfer: the channels count the
+transfers per rotation (size, first channel, kind) and `fold_counts` adds what those records
+would have been to the tally at the end (the same sums; the same `free_at`, so the same
+cycles).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from accelsim.errors import SimulationError
 from accelsim.hw.dma import Transfer
 from accelsim.hw.dram_native import channels, controller
 from accelsim.trace import Trace, TraceRecord
+from accelsim.trace.tally import UnitTally
 
 _tnew = tuple.__new__  # NamedTuple records without the generated __new__'s extra frame
 # per first channel: (the next first channel, pieces as (channel, its name, bytes, cycles))
@@ -56,6 +63,10 @@ class Dram:
         # one channel when not interleaved), records it, and returns when its transfer ends
         self.reserve = (self._interleaved if self.policy.interleaved
                         else self._earliest if cfg.channels > 1 else self._one)
+        # transfers per (size, first channel, kind) when the tally counts instead of records
+        self._counts: dict[tuple[int, int, str], int] = {}
+        if trace.tally is not None and self.policy.interleaved and timing is None:
+            self.reserve = self._interleaved_counted
         self.controllers: list = []  # ChannelController or its C fast path (dram_native)
         self._native: Any = None  # every channel in C (dram_native.channels), when it builds
         if timing is not None:
@@ -164,6 +175,35 @@ class Dram:
             if t1 > end:
                 end = t1
         return end
+
+    def _interleaved_counted(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """`_interleaved` counting the transfer by rotation instead of recording its pieces."""
+        free = self.free_at
+        table = self._named.get(dram_bytes)
+        if table is None:
+            table = self._name(dram_bytes)
+        first = self.next_channel
+        self.next_channel, pieces = table[first]
+        key = (dram_bytes, first, xfer.desc[4])
+        counts = self._counts
+        counts[key] = counts.get(key, 0) + 1
+        end = ready
+        for c, _, _, dur in pieces:
+            t0 = free[c]
+            if ready > t0:
+                t0 = ready
+            free[c] = t1 = t0 + dur
+            if t1 > end:
+                end = t1
+        return end
+
+    def fold_counts(self, tally: UnitTally) -> None:
+        """Add the records `_interleaved_counted` did not make to `tally` (each channel's
+        last piece ends at its `free_at`)."""
+        for (dram_bytes, first, kind), n in self._counts.items():
+            for c, name, b, dur in self._named[dram_bytes][first][1]:
+                tally.add(name, kind, n, n * b, n * dur, self.free_at[c])
+        self._counts = {}
 
     def _name(self, dram_bytes: int) -> _Named:
         """The policy's rotations of a transfer size, with the channels' record names."""

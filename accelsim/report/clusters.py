@@ -16,6 +16,9 @@ kind), `compute_busy_cycles` (the clusters' mean) and `compute_utilization` (the
 utilization), and `energy_pj` (`cluster_energy`: every cluster's SRAM bytes and arithmetic, the
 DRAM bytes, the machine's static power; None on a machine of memory levels, whose per-level
 bytes a many-cluster run does not split yet).
+
+Every figure is a sum over the records per (unit, kind), so a run that kept only its
+`UnitTally` (`accelsim.trace.tally`) has the same report as one that kept every record.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from accelsim.config import HardwareConfig
 from accelsim.trace import Trace
+from accelsim.trace.tally import sums_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,26 +111,27 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
     by_kind = {"read": 0, "write": 0, "copy": 0}
     shared = {lv.name: lv for lv in config.shared_levels()[1:]}
     level_bytes = dict.fromkeys(shared, 0)
-    for r in trace:
-        u = r.unit
+    # every figure is a sum per (unit, kind): of the records, or the run's tally of them
+    sums = trace.tally.sums() if trace.tally is not None else sums_of(trace.kept_records())
+    for (u, kind), (_, nbytes, dur) in sums.items():
         if u[0] == "c" and "." in u and u[1].isdigit():
             k_text, _, unit = u.partition(".")
             k = int(k_text[1:])
             if unit.startswith("compute"):
-                busy[k] += r.end - r.start
+                busy[k] += dur
             elif unit == "cp":
-                if r.kind == "barrier":
-                    barrier[k] += r.end - r.start
-                elif r.kind == "stall":
-                    stall[k] += r.end - r.start
+                if kind == "barrier":
+                    barrier[k] += dur
+                elif kind == "stall":
+                    stall[k] += dur
         elif u.startswith("noc."):
-            links[u] = links.get(u, 0) + r.end - r.start
+            links[u] = links.get(u, 0) + dur
         elif u.startswith("dram"):
-            dram_bytes += r.bytes
-            if r.kind in by_kind:
-                by_kind[r.kind] += r.bytes
+            dram_bytes += nbytes
+            if kind in by_kind:
+                by_kind[kind] += nbytes
         elif u.startswith("port.") and u.split(".")[1] in level_bytes:
-            level_bytes[u.split(".")[1]] += r.bytes
+            level_bytes[u.split(".")[1]] += nbytes
     span = max(cycles, 1)
     # the interconnect counts a cluster's DRAM bytes when its one link is the one from DRAM
     own = cluster_dram if not config.multi_level or len(config.links()) == 1 else None

@@ -10,6 +10,10 @@ another's in flight is the hazard error it is within one cluster, naming both op
 Across clusters, `ClusterRaces` also catches what is ordered by nothing: two clusters
 writing the same DRAM elements, or one reading what another wrote, between the same two
 barriers.
+
+With `SimOptions(keep_records=False)` the trace keeps a `UnitTally` (`accelsim.trace.tally`:
+per unit and kind the records, bytes and cycles) instead of the records: every figure of the
+cluster report, the same, without a record per DRAM channel per transfer.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from accelsim.sim.program_match import parameter_ops, parameter_plan
 from accelsim.sim.simulate import SimResult
 from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
+from accelsim.trace.tally import UnitTally
 from compiler.ir.core import Operation
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
@@ -45,9 +50,11 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     """Run `modules[k]` on cluster k of `config` (len(modules) == config.clusters)."""
     if len(modules) != config.clusters:
         raise InputError(f"{len(modules)} cluster programs for clusters = {config.clusters}")
-    opts = (options or SimOptions()).updated(keep_records=True)
+    opts = options or SimOptions()
     env = ClusterEnv(config.clusters)
-    trace = Trace()
+    # every record, or (keep_records off) the per-unit sums the cluster report reads
+    tally = None if opts.keep_records else UnitTally()
+    trace = Trace() if tally is None else Trace.tallied(tally)
     shared = SharedParts(config, env, trace)
     executors: list[Executor] = []
     bodies = []
@@ -92,6 +99,9 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         if gc_was_on:
             _promote_young_objects()
             gc.enable()
+    if tally is not None:
+        shared.dram.fold_counts(tally)
+        tally.finish()
     stats = RunStats()
     for ex in executors:
         ex.check_unwaited()

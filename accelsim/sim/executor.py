@@ -65,6 +65,7 @@ from accelsim.sim.scalar import SCALAR_OPS, zero_of
 from accelsim.sim.stats import RunStats
 from accelsim.trace import Trace
 from accelsim.trace.summary import TraceSummary
+from accelsim.trace.tally import UnitTally
 from compiler.diagnostics import Location
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import MapFn, SetFn
@@ -101,9 +102,15 @@ class Executor:
         self.compiled = opts.compiled  # specialized handlers and the compiled control program
         # the trace: every record, or only the summary the report needs (folded as it goes)
         # (a machine with memory levels keeps its records: the per-link figures read them)
-        self.summary = (TraceSummary() if not opts.keep_records and not config.multi_level
-                        and shared is None else None)
-        self.machine = m = Machine(config, Trace.summarized(self.summary) if self.summary else None,
+        # (a many-cluster run's trace is the shared parts': its `UnitTally`, if it keeps one,
+        # is folded by every cluster's executor as a summary is)
+        self.summary: TraceSummary | UnitTally | None = None
+        if shared is not None:
+            self.summary = shared.trace.tally
+        elif not opts.keep_records and not config.multi_level:
+            self.summary = TraceSummary()
+        self.machine = m = Machine(config, Trace.summarized(self.summary)
+                                   if isinstance(self.summary, TraceSummary) else None,
                                    shared=shared, cluster=cluster)
         self.env = m.env
         self.trace = m.trace

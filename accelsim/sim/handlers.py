@@ -44,6 +44,7 @@ from accelsim.sim.plans import CallPlan, DmaStartPlan, DmaWaitPlan, ShapeKey
 from accelsim.sim.stats import RunStats
 from accelsim.trace import TraceRecord
 from accelsim.trace.summary import TraceSummary
+from accelsim.trace.tally import UnitTally
 from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
 from compiler.ir.types import MemRefType
@@ -65,7 +66,7 @@ class HandlerHost(Protocol):
     kernel_calls: KernelCalls
     dma_class: type[InFlightDma]
     functional: bool
-    summary: TraceSummary | None  # the trace summary kept instead of the records, if any
+    summary: TraceSummary | UnitTally | None  # the summary kept instead of the records, if any
 
     def run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue]) -> None: ...
 

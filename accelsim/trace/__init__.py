@@ -7,7 +7,9 @@ for a DMA), `kernel` (a compute unit), `stall` (the control processor waiting on
 full descriptor queue), `issue` (the control processor issuing a descriptor or a call).
 
 A run that asks for no record keeps a `TraceSummary` instead (`accelsim.trace.summary`: the
-report's figures, folded while the run goes on); such a trace has no records to read.
+report's figures, folded while the run goes on); a many-cluster one a `UnitTally`
+(`accelsim.trace.tally`: per unit and kind the records, bytes and cycles, all the cluster
+report reads). Such a trace has no records to read.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from accelsim.errors import InputError
 
 if TYPE_CHECKING:
     from accelsim.trace.summary import TraceSummary
+    from accelsim.trace.tally import UnitTally
 
 
 class TraceRecord(NamedTuple):
@@ -42,17 +45,24 @@ class TraceRecord(NamedTuple):
 @dataclass(slots=True)
 class Trace:
     """Records in the order they were appended, plus run metadata (config name, hash...).
-    With a `summary`, `records` is only the batch the machine is appending to (the summary
-    folds and empties it): the records are not kept, and reading them is an error."""
+    With a `summary` or a `tally`, `records` is only the batch the machine is appending to
+    (the summary or tally folds and empties it): the records are not kept, and reading them
+    is an error."""
 
     records: list[TraceRecord] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     summary: TraceSummary | None = None
+    tally: UnitTally | None = None
 
     @staticmethod
     def summarized(summary: TraceSummary) -> Trace:
         """A trace that keeps `summary` instead of its records."""
         return Trace(summary.records, summary=summary)
+
+    @staticmethod
+    def tallied(tally: UnitTally) -> Trace:
+        """A trace that keeps `tally` instead of its records."""
+        return Trace(tally.records, tally=tally)
 
     def add(self, unit: str, start: int, end: int, kind: str, nbytes: int = 0, label: str = "",
             loc: str = "") -> None:
@@ -60,7 +70,7 @@ class Trace:
 
     def kept_records(self) -> list[TraceRecord]:
         """Every record; an error when the run kept only the summary."""
-        if self.summary is not None:
+        if self.summary is not None or self.tally is not None:
             raise InputError("this run kept no trace records, only the summary the report needs "
                              "(simulate with SimOptions(keep_records=True) for a timeline, a "
                              "trace file or record-level figures)")
@@ -71,8 +81,9 @@ class Trace:
 
     def __len__(self) -> int:
         """Records made (also when only the summary was kept)."""
-        if self.summary is not None:
-            return self.summary.seen + len(self.records)
+        kept = self.summary if self.summary is not None else self.tally
+        if kept is not None:
+            return kept.seen + len(self.records)
         return len(self.records)
 
     def units(self) -> list[str]:
@@ -94,8 +105,9 @@ class Trace:
 
     @property
     def end(self) -> int:
-        if self.summary is not None:
-            return max(self.summary.end, max((r.end for r in self.records), default=0))
+        kept = self.summary if self.summary is not None else self.tally
+        if kept is not None:
+            return max(kept.end, max((r.end for r in self.records), default=0))
         return max((r.end for r in self.records), default=0)
 
 
