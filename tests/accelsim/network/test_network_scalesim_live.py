@@ -40,7 +40,7 @@ def test_matvec_layers_on_the_array_under_ideal() -> None:
     res = run_timing(net, "ideal", {"compute.dataflow": "os"}, workers=0, progress=False)
     got = {layer.layer.name: layer.cycles for layer in res.layers}
     # c_s2 at 13x13: 6x6 outputs; c_s1: 6x6; c_1x1out and fc: 1 pixel (fc: 4 folds of 70 =
-    # 280 cycles on the array, where the lanes, the faster unit by default, take 2·2,000/16 = 250)
+    # 280 cycles on the array, where the lanes, the faster unit by default, take 2,000/16 = 125)
     assert got == {"c_s2": os_cycles(36, 20, 36), "c_s1": os_cycles(36, 24, 180),
                    "c_1x1out": os_cycles(1, 40, 216), "fc": os_cycles(1, 50, 40)}
 
