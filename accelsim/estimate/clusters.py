@@ -12,10 +12,14 @@ fidelity) whose shared resources are its fair share of the machine's:
 
 Barrier-aware: the programs are cut at their `accel.barrier`s into phases, and the phases
 run one after the other, each as long as its slowest cluster. Every phase starts with every
-cluster issuing its first transfers at once: the shared level serves them in issue order
-(cluster 0's first), so cluster k's first kernel waits for the start-up transfers of
-clusters 0 .. k-1 (`startup_hold`: the DMAs it issues before it first waits, walked on the
-same closed-form machine and cost model). Cluster k's phase ends at the later of its
+cluster issuing its first transfers at once: the shared level grants them in issue order
+(cluster 0's first; `DramPolicy` and `InterconnectModel.grant` on one `SharedStart` state),
+and a descriptor reserves its channels and links when it is accepted, at its future ready
+cycle, so cluster k's start-up is granted after every channel reservation of clusters
+0 .. k-1, up to their last start-up DMA (the busiest engine's chain of setups and port
+cycles, not the bytes at DRAM's peak). `first_wait` walks each cluster's start-up on the
+same closed-form machine and cost model, on that shared state and alone; the difference is
+the delay of its first kernel. Cluster k's phase ends at the later of its
 fair-share cycles and the start-ups ahead of it plus its cycles alone on the whole machine
 (one cluster, all of DRAM and the interconnect): a cluster that waited at start-up then runs
 at the full machine's speed while the others finish, until the fair share bounds it.
@@ -91,21 +95,27 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     phased = [phases_of(m, func) for m in modules]
     count = max(len(p) for p in phased)
     whole = config.with_overrides({"clusters": 1})
+    model = InterconnectModel.for_config(config)
+    assert model is not None
+    collide = not config.multi_level  # a hierarchy reaches its shared level over more links
     total = startup = 0
     per = [0] * len(modules)
     for p in range(count):
-        ahead = 0
+        shared = SharedStart.fresh(whole, model)
         ends, waits = [], []
-        for ph in phased:
+        for k, ph in enumerate(phased):
             if p >= len(ph):  # the event run names the mismatch; here the cluster is idle
                 ends.append(0)
                 waits.append(0)
                 continue
             fair = estimate(ph[p], share, func=func).cycles
             alone = estimate(ph[p], whole, func=func).cycles
+            ahead = 0
+            if collide:  # its first kernel's delay behind the start-ups issued before its own
+                own = first_wait(ph[p], whole, func, SharedStart.fresh(whole, model), model, k)
+                ahead = max(0, first_wait(ph[p], whole, func, shared, model, k) - own)
             ends.append(max(fair, ahead + alone))
             waits.append(ahead if ahead + alone > fair else 0)
-            ahead += startup_hold(ph[p], whole, func)
         slowest = max(ends)
         startup += waits[ends.index(slowest)]
         total += slowest
@@ -148,18 +158,53 @@ class _FirstKernel(Exception):
     pass
 
 
+@dataclass(slots=True)
+class SharedStart:
+    """The shared level's state while the clusters' start-ups are issued, cluster 0's first:
+    when each DRAM channel and interconnect link is free, the interleave rotation's next
+    first channel (the event run's in-order request queues, read and advanced as
+    `DramPolicy` and `InterconnectModel.grant` say)."""
+
+    free_at: list[int]
+    next_channel: int
+    links: list[int]
+
+    @staticmethod
+    def fresh(config: HardwareConfig, model: InterconnectModel) -> SharedStart:
+        """Every channel of `config`'s DRAM and every link of `model` free at cycle 0."""
+        return SharedStart([0] * config.bandwidth_view().dram.channels, 0,
+                           [0] * len(model.names))
+
+
 class _StartupMachine(ClosedFormMachine):
     """The closed-form machine stopped where the control processor first waits: at its first
-    kernel, or at the first DMA after a wait for a transfer still in flight. Until then it
-    sums the DRAM bytes and the port cycles of the DMAs it issues (its start-up)."""
+    kernel, or at the first DMA after a wait for a transfer still in flight. With `shared`,
+    its DRAM channels are the shared ones and every transfer also holds the cluster's read
+    path through the interconnect (a start-up's transfers are loads: nothing has been
+    computed yet), cut-through as in the event run (`accelsim.hw.interconnect`)."""
 
-    __slots__ = ("bytes", "port")
+    __slots__ = ()
+
+    def __init__(self, config: HardwareConfig, shared: SharedStart | None,
+                 model: InterconnectModel | None, cluster: int):
+        super().__init__(config)
+        if shared is None or model is None:
+            return
+        self.free_at, self.next_channel = shared.free_at, shared.next_channel
+        dram, links = self._reserve, shared.links
+        path, latency = model.path(cluster, "read"), model.latency[cluster]
+
+        def reserve(ready: int, nbytes: int, hold: int, token: None) -> int:
+            end = dram(ready, nbytes, hold, token)
+            h = model.hold(nbytes)
+            t1 = model.grant(links, path, ready, h) + h + latency
+            return t1 if t1 > end else end
+
+        self._reserve = reserve
 
     def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...]) -> None:
         if self.t > self.issue * (self.dma_ops + 1):  # it waited (the walk's waits are inline)
             raise _FirstKernel
-        self.bytes += dram_bytes
-        self.port += port
         super().dma(dram_bytes, port, T, tag)
 
     def busy_for(self, cycles: int) -> None:
@@ -168,25 +213,25 @@ class _StartupMachine(ClosedFormMachine):
         super().busy_for(cycles)
 
 
-def startup_hold(module: ModuleOp, whole: HardwareConfig, func: str | None = None) -> int:
-    """Cycles the shared DRAM is busy with a cluster's start-up (the DMAs it issues before it
-    first waits), on the whole machine `whole` (one cluster): its bytes at DRAM's peak, or
-    its port cycles (`DmaCostModel.transfer`) carried by its DMA engines in parallel, the
-    slower. 0 for a program that waits before any DMA, and for a memory hierarchy (its
-    shared level is reached over more than one link)."""
-    if whole.multi_level:
-        return 0
+def first_wait(module: ModuleOp, config: HardwareConfig, func: str | None = None,
+               shared: SharedStart | None = None, model: InterconnectModel | None = None,
+               cluster: int = 0) -> int:
+    """The cycle the control processor of `module` first waits (its first kernel, or its
+    first DMA after waiting for one in flight), on `config` (one cluster, the closed form).
+    With `shared` (the machine's `SharedStart`, advanced here), its start-up DMAs are granted
+    after those already issued on the shared channels and the links of `model` (cluster
+    `cluster`'s read path).
+    0 for a walk that needs the inputs (symbolic sizes)."""
     prog = compiled_program(module, func)
-    m = _StartupMachine(whole.bandwidth_view())
-    m.bytes = m.port = 0
+    m = _StartupMachine(config.bandwidth_view(), shared, model, cluster)
     env: list[object] = [None] * len(prog.slots)
     try:
         for step in prog.body:
             step(env, m)
     except _FirstKernel:
         pass
-    except InputError:  # a walk that needs the inputs (symbolic sizes): no start-up term
+    except InputError:
         return 0
-    d = whole.dram
-    return max(-(-m.bytes // (d.channels * d.bandwidth_bytes_per_cycle)),
-               -(-m.port // whole.dma.engines))
+    if shared is not None:
+        shared.next_channel = m.next_channel
+    return m.t
