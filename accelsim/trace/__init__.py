@@ -16,30 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from accelsim.errors import InputError
+from accelsim.trace.record import TraceRecord
 
 if TYPE_CHECKING:
     from accelsim.trace.summary import TraceSummary
     from accelsim.trace.tally import UnitTally
 
-
-class TraceRecord(NamedTuple):
-    """One busy interval. A NamedTuple: immutable, and ~5x cheaper to create than a frozen
-    dataclass, which matters at one record per DMA, transfer and kernel."""
-
-    unit: str
-    start: int
-    end: int
-    kind: str
-    bytes: int = 0
-    label: str = ""
-    loc: str = ""
-
-    @property
-    def duration(self) -> int:
-        return self.end - self.start
+__all__ = ["Trace", "TraceRecord", "intersection_length", "union_length"]
 
 
 @dataclass(slots=True)

@@ -35,7 +35,7 @@ import numpy as np
 from accelsim.trace.coverage import Coverage
 
 if TYPE_CHECKING:
-    from accelsim.trace import TraceRecord
+    from accelsim.trace.record import TraceRecord
 
 _END = np.iinfo(np.int64).max  # the watermark at the end of the run: everything is final
 _EMPTY = np.empty(0, dtype=np.int64)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from accelsim.trace import TraceRecord
+    from accelsim.trace.record import TraceRecord
 
 # per (unit, kind): [records, bytes, cycles]
 Sums = dict[tuple[str, str], list[int]]
