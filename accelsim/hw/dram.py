@@ -159,10 +159,7 @@ class Dram:
         record per piece: at 32 channels most of a transfer's cost is making them, so the
         loop keeps everything it touches in locals.)"""
         free, append, tnew, rec = self.free_at, self.records.append, _tnew, TraceRecord
-        table = self._named.get(dram_bytes)
-        if table is None:
-            table = self._name(dram_bytes)
-        self.next_channel, pieces = table[self.next_channel]
+        pieces = self._rotate(dram_bytes)[1]
         desc = xfer.desc
         kind, label, loc = desc[4], xfer.label, desc[5]
         end = ready
@@ -179,11 +176,7 @@ class Dram:
     def _interleaved_counted(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
         """`_interleaved` counting the transfer by rotation instead of recording its pieces."""
         free = self.free_at
-        table = self._named.get(dram_bytes)
-        if table is None:
-            table = self._name(dram_bytes)
-        first = self.next_channel
-        self.next_channel, pieces = table[first]
+        first, pieces = self._rotate(dram_bytes)
         key = (dram_bytes, first, xfer.desc[4])
         counts = self._counts
         counts[key] = counts.get(key, 0) + 1
@@ -204,6 +197,16 @@ class Dram:
             for c, name, b, dur in self._named[dram_bytes][first][1]:
                 tally.add(name, kind, n, n * b, n * dur, self.free_at[c])
         self._counts = {}
+
+    def _rotate(self, dram_bytes: int) -> tuple[int, tuple[tuple[int, str, int, int], ...]]:
+        """The first channel of the next transfer of `dram_bytes` and its pieces (channel,
+        record name, bytes, cycles); the rotation advances to the one after it."""
+        table = self._named.get(dram_bytes)
+        if table is None:
+            table = self._name(dram_bytes)
+        first = self.next_channel
+        self.next_channel, pieces = table[first]
+        return first, pieces
 
     def _name(self, dram_bytes: int) -> _Named:
         """The policy's rotations of a transfer size, with the channels' record names."""
