@@ -17,7 +17,8 @@ hold the rows of other clusters in between: a race).
 `distribution="auto"` compiles every cluster's program for `block`, `block2d` and `cyclic`
 and keeps the one the barrier-aware analytic estimate
 (`accelsim.estimate.clusters.estimate_clusters`, the cost model of every fidelity) finishes
-first (ties: that order).
+first (ties: that order); the estimates after block's stop as soon as they pass the best
+so far (their cycles then None), since only the winner matters.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ class ClusterPrograms:
     remarks: list[Remark] = field(default_factory=list)
     # the nests that are not parallel: each runs whole on cluster 0 (located messages)
     serial: list[str] = field(default_factory=list)
-    # `auto`: the analytic cycles of every distribution it weighed
-    weighed: dict[str, int] = field(default_factory=dict)
+    # `auto`: the analytic cycles of every distribution it weighed (None: its estimate stopped
+    # once slower than the best before it)
+    weighed: dict[str, int | None] = field(default_factory=dict)
 
 
 def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str,
@@ -169,14 +171,19 @@ def _iterations(m: ModuleOp) -> int:
     return total
 
 
-def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None
-          ) -> dict[str, tuple[ClusterPrograms, int]]:
+def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None,
+          prune: bool = False) -> dict[str, tuple[ClusterPrograms, int | None]]:
     """Every candidate distribution (`CANDIDATES`) compiled for every cluster, with the
-    barrier-aware analytic cycles of its programs (the block search shared with cyclic)."""
+    barrier-aware analytic cycles of its programs (the block search shared with cyclic).
+    `prune`: a candidate's estimate stops as soon as it is slower than the fastest before it
+    (its cycles None: it cannot win, and a bad candidate's walk can cost minutes, as
+    cyclic's one-element DMAs on gemm 1x4096x11008 over 16 clusters)."""
     from accelsim.estimate.clusters import estimate_clusters
+    from accelsim.estimate.state import OverLimit
 
     found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] = {}
-    out: dict[str, tuple[ClusterPrograms, int]] = {}
+    out: dict[str, tuple[ClusterPrograms, int | None]] = {}
+    best: int | None = None
     for d in CANDIDATES:
         chunk = 1
         if d == "cyclic":
@@ -187,7 +194,14 @@ def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None
                                       progs.remarks, progs.serial), cycles)
             continue
         progs = _compile(config, module, func, d, found)
-        out[d] = (progs, estimate_clusters(progs.modules, config, func).cycles)
+        try:
+            cycles: int | None = estimate_clusters(progs.modules, config, func,
+                                                   best if prune else None).cycles
+        except OverLimit:
+            cycles = None
+        out[d] = (progs, cycles)
+        if cycles is not None and (best is None or cycles < best):
+            best = cycles
     return out
 
 
@@ -207,8 +221,9 @@ def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> Clust
     one cluster: `block`)."""
     if config.clusters == 1:
         return _compile(config, module, func, "block")
-    weighed = weigh(config, module, func)
-    best = min(CANDIDATES, key=lambda d: (weighed[d][1], CANDIDATES.index(d)))
+    weighed = weigh(config, module, func, prune=True)
+    done = [d for d in CANDIDATES if weighed[d][1] is not None]  # block's always is
+    best = min(done, key=lambda d: (weighed[d][1], CANDIDATES.index(d)))
     progs = weighed[best][0]
     progs.weighed = {d: c for d, (_, c) in weighed.items()}
     return progs

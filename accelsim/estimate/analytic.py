@@ -49,7 +49,7 @@ from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.levels import closed_form_machine
-from accelsim.estimate.state import ClosedFormMachine, Counters, Signature, wait_step
+from accelsim.estimate.state import ClosedFormMachine, Counters, OverLimit, Signature, wait_step
 from compiler.analysis.nest_kernel import NestKernel, inline_kernel
 from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
@@ -126,10 +126,14 @@ class Program:
         self.body = self._block(func.body).steps
 
     def run(self, config: HardwareConfig, cost: CostModel | None = None,
-            inputs: Mapping[str, Any] | None = None) -> ClosedFormMachine:
+            inputs: Mapping[str, Any] | None = None, limit: int | None = None) -> ClosedFormMachine:
         """`inputs`: the scalar arguments' values by name (or `argN`), as the event run gets
-        them; an index argument the walk reads (a symbolic bound) must be given."""
+        them; an index argument the walk reads (a symbolic bound) must be given. `limit`:
+        raise `OverLimit` as soon as the walk is past that cycle (checked per loop
+        iteration and at the end: the run would take longer)."""
         m = closed_form_machine(config, cost)
+        if limit is not None:
+            m.limit = limit
         env: Env = [None] * len(self.slots)
         names = self.func.arg_names()
         for k, a in enumerate(self.func.args):
@@ -146,6 +150,8 @@ class Program:
         for step in self.body:
             step(env, m)
         m.t = m.end()
+        if m.t > m.limit:
+            raise OverLimit(m.t)
         return m
 
     # ---- operands ------------------------------------------------------------------------
@@ -467,9 +473,13 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
             # iterations (where periods are found), a loop whose work changes every iteration
             # skips the state signature until it does
             if len(deltas) >= 2 * _MAX_PERIOD and d not in deltas[-_MAX_PERIOD:]:
+                if m.t > m.limit:
+                    raise OverLimit(m.t)
                 deltas.append(d)
                 sigs.append(None)
                 continue
+            if m.t > m.limit:
+                raise OverLimit(m.t)
             deltas.append(d)
             sig = m.signature()
             sigs.append(sig)
@@ -498,6 +508,8 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
         for s in steps:
             s(e, m)
         k += 1
+        if m.t > m.limit:
+            raise OverLimit(m.t)
 
 
 @functools.cache
@@ -696,12 +708,14 @@ def _period(sigs: list[Signature | None], deltas: list[tuple[int, ...]]) -> int:
 
 
 def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func: str | None = None,
-             cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None) -> AnalyticResult:
+             cost: CostModel | None = None, inputs: Mapping[str, Any] | None = None,
+             limit: int | None = None) -> AnalyticResult:
     """Analytic cycles of `module` on `config` (`fidelity="analytic"`; with `dram.model =
     "timing"`, on `config.bandwidth_view()`: the estimate stays a bandwidth/latency model). Loop nests left in
     the control program are costed as the kernels `outline-kernels` would make of them,
     without outlining; a structurally equal module estimated before reuses its compiled
-    program (`accelsim.estimate.cache`)."""
+    program (`accelsim.estimate.cache`). `limit`: raise `OverLimit` once the walk passes that
+    cycle (a candidate that cannot beat the best found so far stops early)."""
     cfg = load_config(config) if isinstance(config, str) else config
     if cfg.clusters > 1:
         raise InputError(f"estimate() walks one cluster's program; config {cfg.name!r} has "
@@ -709,7 +723,7 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
                          "estimate_clusters (or --set clusters=1)")
     t0 = time.perf_counter()
     # a bandwidth/latency model: with the DRAM timing model, its figures in those terms
-    m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs)
+    m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs, limit)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg)
 

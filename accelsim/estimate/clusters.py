@@ -39,7 +39,7 @@ from accelsim.config import HardwareConfig
 from accelsim.cost.interconnect import InterconnectModel
 from accelsim.errors import InputError
 from accelsim.estimate.analytic import compiled_program, estimate
-from accelsim.estimate.state import ClosedFormMachine
+from accelsim.estimate.state import ClosedFormMachine, OverLimit
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
 from compiler.ir.ops.opaque import BARRIER_OP, OpaqueOp
@@ -87,10 +87,13 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
 
 
 def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
-                      func: str | None = None) -> ClusterEstimate:
+                      func: str | None = None, limit: int | None = None) -> ClusterEstimate:
+    """`limit`: raise `OverLimit` as soon as the estimate is known to exceed that many cycles
+    (a phase's cluster walk past what is left of it: `auto` stops weighing a candidate that
+    cannot beat the best so far)."""
     share = share_config(config)
     if config.clusters == 1:
-        per = tuple(estimate(m, share, func=func).cycles for m in modules)
+        per = tuple(estimate(m, share, func=func, limit=limit).cycles for m in modules)
         return ClusterEstimate(max(per), per, share)
     phased = [phases_of(m, func) for m in modules]
     count = max(len(p) for p in phased)
@@ -101,6 +104,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     total = startup = 0
     per = [0] * len(modules)
     for p in range(count):
+        left = None if limit is None else limit - total  # what this phase may take
         shared = SharedStart.fresh(whole, model)
         ends, waits = [], []
         for k, ph in enumerate(phased):
@@ -108,8 +112,8 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                 ends.append(0)
                 waits.append(0)
                 continue
-            fair = estimate(ph[p], share, func=func).cycles
-            alone = estimate(ph[p], whole, func=func).cycles
+            fair = estimate(ph[p], share, func=func, limit=left).cycles
+            alone = estimate(ph[p], whole, func=func, limit=left).cycles
             ahead = 0
             if collide:  # its first kernel's delay behind the start-ups issued before its own
                 own = first_wait(ph[p], whole, func, SharedStart.fresh(whole, model), model, k)
@@ -117,6 +121,8 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
             ends.append(max(fair, ahead + alone))
             waits.append(ahead if ahead + alone > fair else 0)
         slowest = max(ends)
+        if left is not None and slowest > left:
+            raise OverLimit(total + slowest)
         startup += waits[ends.index(slowest)]
         total += slowest
         per = [a + b for a, b in zip(per, ends, strict=True)]

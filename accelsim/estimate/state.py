@@ -41,6 +41,14 @@ SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 
 ALL = 1 << 120  # later than any completion
 
 
+class OverLimit(Exception):
+    """The walk passed its machine's `limit` (at `cycle`): the estimate would be larger."""
+
+    def __init__(self, cycle: int):
+        super().__init__(f"the walk passed its limit at cycle {cycle}")
+        self.cycle = cycle
+
+
 class ClosedFormMachine:
     """The event machine's state as numbers: per engine its completions not yet processed
     (`pending`, their count its load), when it is free (`busy`), its recent completion cycles
@@ -49,7 +57,7 @@ class ClosedFormMachine:
 
     __slots__ = ("_accept", "_reserve", "busy", "calls", "compute", "cost", "dma_cost", "dma_ops",
                  "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front", "issue",
-                 "loads", "max_out", "memo", "next_channel", "pending", "queued", "recent",
+                 "limit", "loads", "max_out", "memo", "next_channel", "pending", "queued", "recent",
                  "sizes", "sram_space", "t", "tags")
 
     def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
@@ -59,6 +67,8 @@ class ClosedFormMachine:
         self.issue, self.max_out = fixed.issue, fixed.max_out
         self.dram_space, self.sram_space = fixed.dram_space, fixed.sram_space
         self.t = 0
+        # a walk past this cycle stops (`OverLimit`): a candidate already slower than the best
+        self.limit = ALL
         self.front = -1  # the last completion processed: none yet
         n = fixed.engines
         # per engine: its completions not processed, ascending (their count is its load);

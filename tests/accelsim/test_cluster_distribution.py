@@ -72,7 +72,15 @@ def test_auto_is_never_worse_than_the_best_by_more_than_the_estimates_error(
     weighed = weigh(cfg, b.module(), b.func_name)
     assert set(weighed) == set(CANDIDATES)
     auto = compile_for_clusters(cfg, b.module(), b.func_name, "auto")
-    assert auto.weighed == {d: c for d, (_, c) in weighed.items()}
+    # auto prunes exactly: a candidate's estimate stops (None) only when it is slower than
+    # a candidate before it, and every estimate it finishes is the full one
+    for k, d in enumerate(CANDIDATES):
+        full = weighed[d][1]
+        assert full is not None
+        if auto.weighed[d] is None:
+            assert full > min(weighed[e][1] or 0 for e in CANDIDATES[:k]), (d, weighed)
+        else:
+            assert auto.weighed[d] == full, (d, auto.weighed, full)
     pick = auto.distribution
     assert weighed[pick][1] == min(c for _, c in weighed.values())
     event: dict[str, int] = {}
