@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accelsim.config import HardwareConfig
+from accelsim.config import DramConfig, HardwareConfig
 from accelsim.cost.interconnect import InterconnectModel
-from accelsim.errors import InputError
+from accelsim.errors import ConfigError, InputError
 from accelsim.estimate.analytic import compiled_program, estimate
 from accelsim.estimate.state import ClosedFormMachine, OverLimit
 from compiler.ir.entry import entry_function
@@ -72,18 +72,64 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
                 users[k] = users.get(k, 0) + 1
         fabric = ic.link_bytes_per_cycle / max(users.values(), default=1)
         extra = round(sum(model.latency) / n)
-    per_cluster = min(d.channels * d.bandwidth_bytes_per_cycle / n, fabric)
+    if config.multi_level:  # the interconnect is on the link into the cluster's own level
+        return config.with_overrides({"clusters": 1, **_dram_share(d, n, None),
+                                      **_levels_share(config, fabric, extra)})
+    return config.with_overrides({"clusters": 1, **_dram_share(d, n, fabric),
+                                  "dram.latency_cycles": d.latency_cycles + extra})
+
+
+def _dram_share(d: DramConfig, n: int, fabric: float | None) -> dict[str, int]:
+    """DRAM's channels and per-channel bandwidth for one of `n` clusters, capped by the
+    interconnect's `fabric` bytes per cycle when DRAM is reached over it."""
+    per_cluster = d.channels * d.bandwidth_bytes_per_cycle / n
+    if fabric is not None:
+        per_cluster = min(per_cluster, fabric)
     # the share over as few channels as carry it at no more than a channel's own bandwidth: a
     # transfer of a burst or two sees a channel's speed, as in the event run where the
     # clusters' few bursts spread over every channel (spread over all the channels, the share
     # made each burst `channels` times slower than any channel ever is)
     channels = min(d.channels, max(1, -(-int(per_cluster) // d.bandwidth_bytes_per_cycle)))
-    per_channel = max(1, round(per_cluster / channels))
-    return config.with_overrides({
-        "clusters": 1,
-        "dram.channels": channels,
-        "dram.bandwidth_bytes_per_cycle": per_channel,
-        "dram.latency_cycles": d.latency_cycles + extra})
+    return {"dram.channels": channels,
+            "dram.bandwidth_bytes_per_cycle": max(1, round(per_cluster / channels))}
+
+
+def _levels_share(config: HardwareConfig, fabric: float, extra: int) -> dict[str, int]:
+    """Every shared on-chip level's share (`HardwareConfig.shared_levels`, the root aside):
+    its capacity / clusters (whole KiB, rounded down) and its ports' bandwidth / clusters, as
+    few ports as carry it at no more than a port's own (`_dram_share`'s rule); the last
+    shared level's, the parent of the cluster's own level, also capped by the interconnect
+    share `fabric`, its latency plus the interconnect's `extra` (the event run's
+    `Interconnect.reserve_for` on the link into the cluster's level)."""
+    n = config.clusters
+    shared = config.shared_levels()[1:]
+    out: dict[str, int] = {}
+    for lv in shared:
+        key = f"memory.{lv.name}"
+        kib = lv.capacity_kib // n
+        if kib < 1:
+            raise ConfigError(f"{key}.capacity_kib = {lv.capacity_kib} shared by {n} clusters: "
+                              "a cluster's share is less than 1 KiB")
+        out[f"{key}.capacity_kib"] = kib
+        cap = fabric if lv is shared[-1] else None
+        reads = _ports_share(lv.ports, lv.read_bytes_per_cycle, n, cap)
+        writes = _ports_share(lv.ports, lv.write_bytes_per_cycle, n, cap)
+        out[f"{key}.ports"] = ports = max(reads[0], writes[0])
+        out[f"{key}.read_bytes_per_cycle"] = max(1, round(reads[0] * reads[1] / ports))
+        out[f"{key}.write_bytes_per_cycle"] = max(1, round(writes[0] * writes[1] / ports))
+        if lv is shared[-1]:
+            out[f"{key}.latency_cycles"] = lv.latency_cycles + extra
+    return out
+
+
+def _ports_share(ports: int, per_port: int, n: int, cap: float | None) -> tuple[int, float]:
+    """(ports, bytes per cycle per port) of one of `n` clusters' share of `ports` ports of
+    `per_port` bytes per cycle each, at most `cap` bytes per cycle in all."""
+    total = ports * per_port / n
+    if cap is not None:
+        total = min(total, cap)
+    k = min(ports, max(1, -(-int(total) // per_port)))
+    return k, total / k
 
 
 def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,

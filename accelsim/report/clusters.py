@@ -13,9 +13,11 @@ the cluster's level is DRAM's: counted by `accelsim.hw.interconnect.Interconnect
 `cluster_figures` also gives the run's totals as a one-cluster report names them:
 `dram_bytes_read`, `dram_bytes_written`, `dram_bytes_copied` (the DRAM channels' records by
 kind), `compute_busy_cycles` (the clusters' mean) and `compute_utilization` (the clusters' mean
-utilization), and `energy_pj` (`cluster_energy`: every cluster's SRAM bytes and arithmetic, the
-DRAM bytes, the machine's static power; None on a machine of memory levels, whose per-level
-bytes a many-cluster run does not split yet).
+utilization), `energy_pj` and its parts `energy_dram_pj`, `energy_sram_pj`,
+`energy_compute_pj`, `energy_static_pj` (`cluster_energy`: every cluster's SRAM bytes and
+arithmetic, the DRAM bytes, the machine's static power) and, with memory levels, `levels`
+(`cluster_levels`: a row per level as a one-cluster report has, its energy the level's bytes
+at its own pJ per byte, the SRAM part their sum over the on-chip levels).
 
 Every figure is a sum over the records per (unit, kind), so a run that kept only its
 `UnitTally` (`accelsim.trace.tally`) has the same report as one that kept every record.
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.report.figures import Energy
+from accelsim.report.levels import LevelRow, level_traffic, rows_of
 from accelsim.trace import Trace
 from accelsim.trace.tally import sums_of
 
@@ -166,19 +170,33 @@ def run_cluster_report(result: Any, config: HardwareConfig) -> ClusterReport:
                           link_bytes, ic.dram_bytes if ic is not None else None)
 
 
-def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, seconds: float
-                   ) -> float | None:
-    """pJ of a many-cluster run, as `Report.build` counts one cluster's: DRAM bytes moved,
-    SRAM bytes through every cluster's ports, every cluster's arithmetic, and the configured
-    static power over the run (`energy.static_mw`: the machine's). None with memory levels."""
-    if config.multi_level:
-        return None
+def cluster_levels(rep: ClusterReport, stats: Any, config: HardwareConfig,
+                   peaks: dict[str, int]) -> tuple[LevelRow, ...]:
+    """A row per memory level of a many-cluster run of a machine with memory levels, counted
+    as one cluster's (`accelsim.report.levels`): DRAM's bytes from its channels, every other
+    level's from every cluster's DMAs and kernels (`stats`: `simulate_clusters`' sums); a
+    cluster's own level (the last) its bytes over all clusters, its peak the largest
+    cluster's."""
+    copied = rep.dram_copied
+    dram = (rep.dram_read + copied // 2, rep.dram_written + copied - copied // 2)
+    return rows_of(config, level_traffic(config, dram, stats), peaks)
+
+
+def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, seconds: float,
+                   levels: tuple[LevelRow, ...] = ()) -> Energy:
+    """The energy of a many-cluster run, as `Report.build` counts one cluster's: DRAM bytes
+    moved, SRAM bytes through every cluster's ports (with memory levels: every level's bytes
+    at its own energies, `levels` from `cluster_levels`), every cluster's arithmetic, and the
+    configured static power over the run (`energy.static_mw`: the machine's)."""
     e = config.energy
-    moved = rep.dram_read + rep.dram_written + rep.dram_copied
-    return (moved * e.dram_pj_per_byte
-            + (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-            + int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-            + int(stats.special_ops) * e.special_pj + e.static_mw * 1e-3 * seconds * 1e12)
+    if config.multi_level:
+        dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
+    else:
+        dram_pj = (rep.dram_read + rep.dram_written + rep.dram_copied) * e.dram_pj_per_byte
+        sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
+    return Energy(dram_pj, sram_pj,
+                  int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
+                  + int(stats.special_ops) * e.special_pj, e.static_mw * 1e-3 * seconds * 1e12)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,
@@ -188,9 +206,17 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
     rep = run_cluster_report(result, config)
     n = max(len(rep.rows), 1)
     busy = sum(r.busy_cycles for r in rep.rows) / n
-    totals = {"compute_busy_cycles": busy,
-              "compute_utilization": busy / result.cycles if result.cycles else 0.0,
-              "energy_pj": cluster_energy(rep, result.stats, config, result.seconds)}
+    levels = cluster_levels(rep, result.stats, config, result.level_peaks or {}) \
+        if config.multi_level else ()
+    energy = cluster_energy(rep, result.stats, config, result.seconds, levels)
+    totals: dict[str, Any] = {
+        "compute_busy_cycles": busy,
+        "compute_utilization": busy / result.cycles if result.cycles else 0.0,
+        "energy_pj": energy.total_pj, "energy_dram_pj": energy.dram_pj,
+        "energy_sram_pj": energy.sram_pj, "energy_compute_pj": energy.compute_pj,
+        "energy_static_pj": energy.static_pj}
+    if levels:
+        totals["levels"] = [lv.to_dict() for lv in levels]
     return {"fidelity": "event", "cycles": result.cycles, "seconds": result.seconds,
             "config": config.name, "config_hash": config.hash(), "distribution": distribution,
             "dma_ops": result.stats.dma_ops, "kernel_calls": result.stats.kernel_calls,

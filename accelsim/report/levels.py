@@ -94,9 +94,20 @@ def port_units(config: HardwareConfig) -> list[str]:
 
 def level_rows(config: HardwareConfig, tf: SummaryFigures, stats: Any,
                peaks: Mapping[str, int], sram_peak: int, buffers: Sequence[Any]) -> tuple[LevelRow, ...]:
-    chain = config.memory_chain()
     copied = tf.dram_copied
     dram = (tf.dram_read + copied // 2, tf.dram_written + copied - copied // 2)
+    chain = config.memory_chain()
+    peak = {lv.name: peaks.get(lv.name, 0) for lv in chain}
+    peak[chain[-1].name] = sram_peak
+    return rows_of(config, level_traffic(config, dram, stats, buffers), peak)
+
+
+def level_traffic(config: HardwareConfig, dram: tuple[int, int], stats: Any,
+                  buffers: Sequence[Any] = ()) -> list[tuple[int, int]]:
+    """(bytes read, bytes written) of every level in chain order (module docstring): DRAM's
+    `dram` (a copy within it counted half each way), the rest from `stats` (and, on the
+    two-level machine, the `buffers`' directions)."""
+    chain = config.memory_chain()
     rw: list[tuple[int, int]] = [dram]
     if not config.multi_level:
         into = sum(b.bytes for b in buffers if b.direction == "in")
@@ -108,12 +119,16 @@ def level_rows(config: HardwareConfig, tf: SummaryFigures, stats: Any,
         kernel = stats.kernel_level_bytes
         for k, lv in enumerate(chain[1:], start=1):
             rw.append((dma[k][0] + kernel.get(lv.space, 0), dma[k][1]))
-    rows = []
-    for k, (lv, (r, w)) in enumerate(zip(chain, rw, strict=True)):
-        peak = sram_peak if k == len(chain) - 1 else peaks.get(lv.name, 0)
-        rows.append(LevelRow(lv.name, lv.space, lv.capacity_bytes, int(peak), int(r), int(w),
-                             r * lv.read_pj_per_byte + w * lv.write_pj_per_byte))
-    return tuple(rows)
+    return rw
+
+
+def rows_of(config: HardwareConfig, rw: Sequence[tuple[int, int]], peaks: Mapping[str, int]
+            ) -> tuple[LevelRow, ...]:
+    """A `LevelRow` per level of `config` from its `level_traffic` and its peak (by name):
+    the energy is its bytes at the level's own read / write pJ per byte."""
+    return tuple(LevelRow(lv.name, lv.space, lv.capacity_bytes, int(peaks.get(lv.name, 0)),
+                          int(r), int(w), r * lv.read_pj_per_byte + w * lv.write_pj_per_byte)
+                 for lv, (r, w) in zip(config.memory_chain(), rw, strict=True))
 
 
 def link_rows(config: HardwareConfig, trace: Trace, tf: SummaryFigures, total: int

@@ -110,6 +110,15 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         for key in ("dma_ops", "kernel_calls", "macs", "alu_ops", "special_ops",
                     "kernel_sram_bytes", "dma_sram_bytes", "ideal_compute_cycles"):
             setattr(stats, key, getattr(stats, key) + getattr(ex.stats, key))
+        if config.multi_level:  # every cluster's per-level bytes (the report's level rows)
+            for space, nbytes in ex.stats.kernel_level_bytes.items():
+                stats.kernel_level_bytes[space] = stats.kernel_level_bytes.get(space, 0) + nbytes
+            mine = ex.machine.cp.level_bytes
+            if not stats.level_dma_bytes:
+                stats.level_dma_bytes = [[0, 0] for _ in mine]
+            for tot, (r, w) in zip(stats.level_dma_bytes, mine, strict=True):
+                tot[0] += r
+                tot[1] += w
     outputs = {n: b.array for n, b in bufs0.items()} if opts.functional else None
     cycles = int(env.now)
     sram_peak = max(ex.machine.sram.peak for ex in executors)
