@@ -469,17 +469,15 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
             d = (m.t - before[0], m.dma_ops - before[1], m.calls - before[2],
                  m.dram_bytes - before[3], m.compute - before[4])
             k += 1
+            if m.t > m.limit:
+                raise OverLimit(m.t)
             # a period needs this iteration's work to equal one up to 6 back: past the first
             # iterations (where periods are found), a loop whose work changes every iteration
             # skips the state signature until it does
             if len(deltas) >= 2 * _MAX_PERIOD and d not in deltas[-_MAX_PERIOD:]:
-                if m.t > m.limit:
-                    raise OverLimit(m.t)
                 deltas.append(d)
                 sigs.append(None)
                 continue
-            if m.t > m.limit:
-                raise OverLimit(m.t)
             deltas.append(d)
             sig = m.signature()
             sigs.append(sig)

@@ -82,16 +82,12 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
 def _dram_share(d: DramConfig, n: int, fabric: float | None) -> dict[str, int]:
     """DRAM's channels and per-channel bandwidth for one of `n` clusters, capped by the
     interconnect's `fabric` bytes per cycle when DRAM is reached over it."""
-    per_cluster = d.channels * d.bandwidth_bytes_per_cycle / n
-    if fabric is not None:
-        per_cluster = min(per_cluster, fabric)
     # the share over as few channels as carry it at no more than a channel's own bandwidth: a
     # transfer of a burst or two sees a channel's speed, as in the event run where the
     # clusters' few bursts spread over every channel (spread over all the channels, the share
     # made each burst `channels` times slower than any channel ever is)
-    channels = min(d.channels, max(1, -(-int(per_cluster) // d.bandwidth_bytes_per_cycle)))
-    return {"dram.channels": channels,
-            "dram.bandwidth_bytes_per_cycle": max(1, round(per_cluster / channels))}
+    channels, per_channel = _ports_share(d.channels, d.bandwidth_bytes_per_cycle, n, fabric)
+    return {"dram.channels": channels, "dram.bandwidth_bytes_per_cycle": max(1, round(per_channel))}
 
 
 def _levels_share(config: HardwareConfig, fabric: float, extra: int) -> dict[str, int]:
@@ -123,8 +119,9 @@ def _levels_share(config: HardwareConfig, fabric: float, extra: int) -> dict[str
 
 
 def _ports_share(ports: int, per_port: int, n: int, cap: float | None) -> tuple[int, float]:
-    """(ports, bytes per cycle per port) of one of `n` clusters' share of `ports` ports of
-    `per_port` bytes per cycle each, at most `cap` bytes per cycle in all."""
+    """(ports, bytes per cycle per port) of one of `n` clusters' share of `ports` ports (or
+    DRAM channels) of `per_port` bytes per cycle each, at most `cap` bytes per cycle in all,
+    on as few of them as carry it at no more than one's own bandwidth."""
     total = ports * per_port / n
     if cap is not None:
         total = min(total, cap)

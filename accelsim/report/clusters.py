@@ -177,8 +177,7 @@ def cluster_levels(rep: ClusterReport, stats: Any, config: HardwareConfig,
     level's from every cluster's DMAs and kernels (`stats`: `simulate_clusters`' sums); a
     cluster's own level (the last) its bytes over all clusters, its peak the largest
     cluster's."""
-    copied = rep.dram_copied
-    dram = (rep.dram_read + copied // 2, rep.dram_written + copied - copied // 2)
+    dram = (rep.dram_read, rep.dram_written, rep.dram_copied)
     return rows_of(config, level_traffic(config, dram, stats), peaks)
 
 

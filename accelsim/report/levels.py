@@ -94,21 +94,21 @@ def port_units(config: HardwareConfig) -> list[str]:
 
 def level_rows(config: HardwareConfig, tf: SummaryFigures, stats: Any,
                peaks: Mapping[str, int], sram_peak: int, buffers: Sequence[Any]) -> tuple[LevelRow, ...]:
-    copied = tf.dram_copied
-    dram = (tf.dram_read + copied // 2, tf.dram_written + copied - copied // 2)
     chain = config.memory_chain()
     peak = {lv.name: peaks.get(lv.name, 0) for lv in chain}
     peak[chain[-1].name] = sram_peak
+    dram = (tf.dram_read, tf.dram_written, tf.dram_copied)
     return rows_of(config, level_traffic(config, dram, stats, buffers), peak)
 
 
-def level_traffic(config: HardwareConfig, dram: tuple[int, int], stats: Any,
+def level_traffic(config: HardwareConfig, dram: tuple[int, int, int], stats: Any,
                   buffers: Sequence[Any] = ()) -> list[tuple[int, int]]:
     """(bytes read, bytes written) of every level in chain order (module docstring): DRAM's
-    `dram` (a copy within it counted half each way), the rest from `stats` (and, on the
-    two-level machine, the `buffers`' directions)."""
+    from `dram` (bytes read, written, copied within it: a copy counted half each way), the
+    rest from `stats` (and, on the two-level machine, the `buffers`' directions)."""
     chain = config.memory_chain()
-    rw: list[tuple[int, int]] = [dram]
+    read, written, copied = dram
+    rw: list[tuple[int, int]] = [(read + copied // 2, written + copied - copied // 2)]
     if not config.multi_level:
         into = sum(b.bytes for b in buffers if b.direction == "in")
         out = sum(b.bytes for b in buffers if b.direction == "out")
