@@ -184,11 +184,16 @@ class ComputeConfig:
     `special_op_cycles` is the issue cost of exp/div/sqrt per lane.
 
     `dataflow` is how a matmul-like kernel maps onto the array (`accelsim.cost.systolic`):
-    "ws", "os", "is" (weight, output, input stationary): SCALE-Sim 3.0's folds, each with its
-    fill, stream and drain (`fill_cycles` / `drain_cycles` are then unused); "fixed" (the
-    default): the outputs on the PEs and the reduction in time, batch x ceil(m/rows) x
-    ceil(n/cols) x k cycles (MACs / (rows x cols) for a kernel whose loops do not map), plus
-    `fill_cycles` + `drain_cycles` per call (`accelsim.cost.kernel`).
+    "ws", "os", "is" (weight, output, input stationary): folds, each with its fill, stream
+    and drain (`fill_cycles` / `drain_cycles` are then unused), counted under
+    `array_convention`: "accelsim" (ours, the default: os folds with the drain SCALE-Sim's
+    code leaves out; ws / is pipelined as a double-buffered array runs them, each role's
+    innermost loop on the array, the stream in blocks of at most `rows` rows of at least
+    `min_block_cycles` cycles each) or "scalesim-v3" (SCALE-Sim 3.0's code, for comparing with
+    it; docs/dataflows.md); "fixed" (the default): the outputs on the PEs and the reduction
+    in time, batch x ceil(m/rows) x ceil(n/cols) x k cycles (MACs / (rows x cols) for a kernel
+    whose loops do not map), plus `fill_cycles` + `drain_cycles` per call
+    (`accelsim.cost.kernel`).
 
     `vector_registers` is the lanes' register file: that many registers of `lanes` elements.
     Loads and stores a register can hold across a loop, or a vector op can broadcast, cost
@@ -212,6 +217,8 @@ class ComputeConfig:
         "dataflow": (str, ("fixed", "ws", "os", "is")),
         "vector_registers": (int, 0, 4096),
         "matmul_unit": (str, ("faster", "array")),
+        "array_convention": (str, ("accelsim", "scalesim-v3")),
+        "min_block_cycles": (int, 1, 4096),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -223,6 +230,8 @@ class ComputeConfig:
     dataflow: str = "fixed"
     vector_registers: int = 0
     matmul_unit: str = "faster"
+    array_convention: str = "accelsim"
+    min_block_cycles: int = 1
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -7,8 +7,9 @@ plus fill/drain; direct slow-memory accesses pay the DRAM latency each and are f
   depend on `compute.dataflow`: "fixed", the kernel's m x n outputs on the PEs and the
   reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k (= MACs / (rows*cols) when m
   and n fill the array; a row reduction or a mat-vec, n = 1, gets `rows` MACs a cycle),
-  plus `fill_cycles` + `drain_cycles`; "os" / "ws" / "is", SCALE-Sim's folds with their
-  fill, stream and drain (`accelsim.cost.systolic`); both from the kernel's loops mapped
+  plus `fill_cycles` + `drain_cycles`; "os" / "ws" / "is", folds with their fill, stream
+  and drain under `compute.array_convention` (ours, or SCALE-Sim's; `accelsim.cost.systolic`);
+  both from the kernel's loops mapped
   onto the array (`accelsim.cost.kernel_map`: which loop is m, n, k). A kernel the mapping
   cannot read (not rectangular, no single `out += a*b`) keeps MACs / (rows*cols)
   (`KernelCost.array` is None). The kernel runs on the faster unit: where the lanes (the
@@ -189,7 +190,8 @@ class CostModel:
                 os_ = array_cost("os", view, cfg.compute.rows, cfg.compute.cols)
                 mapped = os_.folds * os_.t
             else:
-                array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols)
+                array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols,
+                                   cfg.compute.array_convention, cfg.compute.min_block_cycles)
         cost = self._cost_from(counts, footprint, array, banks, mapped)
         if cfg.compute.matmul_unit == "array":
             return cost

@@ -14,11 +14,16 @@ from compiler.analysis.loop_roles import clear_caches, loop_roles
 
 
 def gemm_view(roles: Sequence[str], trips: Sequence[int]) -> GemmView:
-    """The GEMM of one call from the loops' roles and trip counts (both in walk order)."""
+    """The GEMM of one call from the loops' roles and trip counts (both in walk order, outer
+    loops first), with the trip count of each role's innermost loop of more than one trip
+    (`GemmView.m_run` ...: the loop our ws / is dataflows map onto the array)."""
     ext = {"m": 1, "n": 1, "k": 1, "batch": 1, "": 1}
+    run = {"m": 0, "n": 0, "k": 0, "batch": 0, "": 0}
     for role, trip in zip(roles, trips, strict=True):
         ext[role] *= trip
-    return GemmView(ext["m"], ext["n"], ext["k"], ext["batch"])
+        if trip > 1:
+            run[role] = trip
+    return GemmView(ext["m"], ext["n"], ext["k"], ext["batch"], run["m"], run["n"], run["k"])
 
 
 __all__ = ["clear_caches", "gemm_view", "loop_roles"]

@@ -118,6 +118,13 @@ class OutlineKernelsPass(Pass):
         nest.erase()
 
 
+def outline_nest(module: ModuleOp, func: FuncOp, nest: AffineForOp) -> None:
+    """Outline one given loop nest of `func` into a private kernel (the pass outlines the
+    maximal DMA-free nests; this one a nest inside them, e.g. the intra-tile loops of a
+    tiled nest with no copies, one kernel call per tile)."""
+    OutlineKernelsPass()._outline(module, func, nest, {f.sym_name for f in module.funcs}, [0])
+
+
 def _promote(m: AffineMap, operands: list[Value]) -> tuple[AffineMap, list[Value]]:
     """Dims whose operand is now a valid symbol (a kernel argument) become symbols, as MLIR's
     parser would classify them; keeps print -> parse -> print stable."""
