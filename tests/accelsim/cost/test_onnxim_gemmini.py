@@ -198,7 +198,7 @@ def test_conv_within_2_percent_of_gemmini_rtl(case: Conv):
     hp = case.h + 2 * case.pad
     e = (hp - case.k) // case.stride + 1
     module = build_conv_nhwc(case.c, case.m, case.k, case.stride, hp)
-    span = lambda o: (o - 1) * case.stride + case.k  # noqa: E731  input rows of o output rows
+    span = lambda o: (o - 1) * case.stride + case.k  # input rows of o output rows
     tile_bytes = 4 * (span(orows) * span(ocols) * kchs + case.k * case.k * kchs * ochs
                       + orows * ocols * ochs)
     cycles, rep = simulate_tiled(module, (1, orows, ocols, ochs, case.k, case.k, kchs), tile_bytes)

@@ -18,8 +18,9 @@ from compiler.analysis.nest_kernel import top_nests
 from compiler.ir import F32, Builder, memref
 
 
-def _cc(dataflow: str) -> ComputeConfig:
-    return load_config("default").with_overrides({"compute.dataflow": dataflow}).compute
+def _cc(dataflow: str, convention: str = "accelsim") -> ComputeConfig:
+    return load_config("default").with_overrides({"compute.dataflow": dataflow,
+                                                  "compute.array_convention": convention}).compute
 
 
 @pytest.mark.parametrize(("dataflow", "view", "want"), [
@@ -27,12 +28,22 @@ def _cc(dataflow: str) -> ComputeConfig:
     ("fixed", GemmView(64, 1, 64), Fraction(16)),         # mat-vec: one column of outputs
     ("fixed", GemmView(1, 1, 64, batch=8), Fraction(1)),  # sum of squares per row
     ("fixed", GemmView(8, 37, 5), Fraction(8 * 16)),
+    ("os", GemmView(64, 1, 64), Fraction(16 * 1 * 64, 64 + 46)),  # ours: 2R + C - 2 per fold
+    ("ws", GemmView(64, 1, 64), Fraction(16 * 1 * 64, 64)),       # ours: a fold max(T, R) cycles
+    ("is", GemmView(64, 1, 64), Fraction(16 * 16 * 1, 16)),
+])
+def test_peak_rate_closed_forms(dataflow: str, view: GemmView, want: Fraction) -> None:
+    assert peak_macs_per_cycle(_cc(dataflow), view) == want
+
+
+@pytest.mark.parametrize(("dataflow", "view", "want"), [
     ("os", GemmView(64, 1, 64), Fraction(16 * 1 * 64, 64 + 30)),
     ("ws", GemmView(64, 1, 64), Fraction(16 * 1 * 64, 64 + 46)),
     ("is", GemmView(64, 1, 64), Fraction(16 * 16 * 1, 1 + 46)),
 ])
-def test_peak_rate_closed_forms(dataflow: str, view: GemmView, want: Fraction) -> None:
-    assert peak_macs_per_cycle(_cc(dataflow), view) == want
+def test_peak_rate_closed_forms_scalesim_convention(dataflow: str, view: GemmView,
+                                                    want: Fraction) -> None:
+    assert peak_macs_per_cycle(_cc(dataflow, "scalesim-v3"), view) == want
 
 
 def _matvec(tiles: int, rows: int, cols: int):  # type: ignore[no-untyped-def]

@@ -1,6 +1,8 @@
-"""Systolic dataflows: the closed forms (issue #17) against SCALE-Sim 3.0's figures recorded
-from its own runs, the kernel cost model against the closed forms on whole programs (event and
-analytic), the loop roles of gemm / conv / batched gemm, and the fixed rule left as it was."""
+"""Systolic dataflows: SCALE-Sim's closed forms (issue #17, `compute.array_convention =
+"scalesim-v3"`) against SCALE-Sim 3.0's figures recorded from its own runs, ours (issue #30: the
+os drain, R cycles per fold more; ws / is pipelined) against closed forms written out here,
+the kernel cost model against them on whole programs (event and analytic), the loop roles of
+gemm / conv / batched gemm, and the fixed rule left as it was."""
 
 from __future__ import annotations
 
@@ -34,8 +36,9 @@ SCALESIM = {
 }
 
 
-def issue_formula(df: str, m: int, n: int, k: int, r: int, c: int) -> int:
-    """The issue's closed forms, written out independently of accelsim.cost.systolic."""
+def scalesim_formula(df: str, m: int, n: int, k: int, r: int, c: int) -> int:
+    """SCALE-Sim's closed forms (issue #17), written out independently of
+    accelsim.cost.systolic."""
     if df == "os":
         return math.ceil(m / r) * math.ceil(n / c) * (k + r + c - 2)
     if df == "ws":
@@ -43,32 +46,62 @@ def issue_formula(df: str, m: int, n: int, k: int, r: int, c: int) -> int:
     return math.ceil(k / r) * math.ceil(m / c) * (2 * r + c + n - 2)
 
 
+def our_formula(df: str, m: int, n: int, k: int, r: int, c: int) -> int:
+    """Ours for a GEMM with one loop per role (docs/dataflows.md): os SCALE-Sim's folds of
+    2R + C + K - 2 (its paper's count, scale-sim-v3 issue #4); ws one fill, skew and drain
+    (2R + C - 2) and ceil(K/R)ceil(N/C) folds, each streaming M rows in blocks of R (a partial
+    last block takes R cycles: the next fold's weights shift in meanwhile); is the same with M
+    and N exchanged."""
+    if df == "os":
+        return math.ceil(m / r) * math.ceil(n / c) * (k + 2 * r + c - 2)
+    if df == "ws":
+        return 2 * r + c - 2 + math.ceil(k / r) * math.ceil(n / c) * math.ceil(m / r) * r
+    return 2 * r + c - 2 + math.ceil(k / r) * math.ceil(m / c) * math.ceil(n / r) * r
+
+
 @pytest.mark.parametrize(("df", "m", "n", "k"), sorted(SCALESIM))
 def test_closed_forms_match_recorded_scalesim_runs(df, m, n, k):
     theirs, eff = SCALESIM[(df, m, n, k)]
-    a = array_cost(df, GemmView(m, n, k), R, C)
-    assert a.cycles == theirs + 1 == issue_formula(df, m, n, k, R, C) == gemm_cycles(df, m, n, k, R, C)
+    a = array_cost(df, GemmView(m, n, k), R, C, "scalesim-v3")
+    assert a.cycles == theirs + 1 == scalesim_formula(df, m, n, k, R, C) == gemm_cycles(
+        df, m, n, k, R, C, "scalesim-v3")
     assert a.mapping_efficiency * 100 == pytest.approx(eff, rel=1e-12)
+    ours = array_cost(df, GemmView(m, n, k), R, C)
+    assert ours.cycles == our_formula(df, m, n, k, R, C) == gemm_cycles(df, m, n, k, R, C)
+    assert ours.mapping_efficiency == a.mapping_efficiency and ours.folds == a.folds
+    if df == "os":  # the drain correction: R cycles per fold, exactly
+        assert ours.cycles - (theirs + 1) == R * a.folds
 
 
 @settings(max_examples=200, deadline=None)
 @given(df=st.sampled_from(["os", "ws", "is"]), m=st.integers(1, 300), n=st.integers(1, 300),
        k=st.integers(1, 300), r=st.integers(1, 40), c=st.integers(1, 40))
-def test_phases_add_up_to_the_issue_formula(df, m, n, k, r, c):
-    a = array_cost(df, GemmView(m, n, k), r, c)
-    assert a.cycles == issue_formula(df, m, n, k, r, c)
+def test_phases_add_up_to_the_closed_forms(df, m, n, k, r, c):
+    a = array_cost(df, GemmView(m, n, k), r, c, "scalesim-v3")
+    assert a.cycles == scalesim_formula(df, m, n, k, r, c)
     assert a.fill == (0 if df == "os" else r) and a.drain == c - 1 and a.stream == a.t + r - 1
+    ours = array_cost(df, GemmView(m, n, k), r, c)
+    assert ours.cycles == our_formula(df, m, n, k, r, c)
+    if df == "os":
+        assert ours.fill == 0 and ours.drain == r + c - 1 and ours.stream == ours.t + r - 1
+        assert ours.cycles - a.cycles == r * a.folds
+    else:
+        assert ours.fill == ours.drain == 0 and ours.once == 2 * r + c - 2
+        assert ours.stream >= max(ours.t, r)
     # mapping efficiency: mean over the folds of the mapped share of the array, by brute force
     shares = [min(r, a.sr - i * r) * min(c, a.sc - j * c) / (r * c)
               for i in range(a.row_folds) for j in range(a.col_folds)]
     assert a.mapping_efficiency == pytest.approx(sum(shares) / len(shares))
-    # the tile search's per-call overhead is a lower bound of every call
-    cc = load_config("default").compute.__class__(rows=r, cols=c, dataflow=df)
-    assert a.cycles >= math.ceil(m * n * k / (r * c)) + call_overhead(cc, True)
+    # the tile search's per-call overhead is a lower bound of every call, in both conventions
+    for conv, cost in (("scalesim-v3", a), ("accelsim", ours)):
+        cc = load_config("default").compute.__class__(rows=r, cols=c, dataflow=df,
+                                                      array_convention=conv)
+        assert cost.cycles >= math.ceil(m * n * k / (r * c)) + call_overhead(cc, True)
 
 
-def _ideal(df):
-    return load_config("ideal").with_overrides({"compute.dataflow": df})
+def _ideal(df, convention="accelsim"):
+    return load_config("ideal").with_overrides({"compute.dataflow": df,
+                                               "compute.array_convention": convention})
 
 
 def _run(spec, cfg):
@@ -79,11 +112,13 @@ def _run(spec, cfg):
     return pipe, sim, estimate(mod, cfg)
 
 
+@pytest.mark.parametrize("convention", ["accelsim", "scalesim-v3"])
 @pytest.mark.parametrize("df", ["os", "ws", "is"])
 @pytest.mark.parametrize(("m", "n", "k"), [(100, 37, 50), (64, 64, 64), (17, 250, 33)])
-def test_ideal_preset_gemm_cycles_are_the_closed_form(df, m, n, k):
-    _, sim, est = _run(f"gemm:M={m},N={n},K={k}", _ideal(df))
-    assert sim.cycles == est.cycles == issue_formula(df, m, n, k, R, C)
+def test_ideal_preset_gemm_cycles_are_the_closed_form(df, m, n, k, convention):
+    _, sim, est = _run(f"gemm:M={m},N={n},K={k}", _ideal(df, convention))
+    formula = our_formula if convention == "accelsim" else scalesim_formula
+    assert sim.cycles == est.cycles == formula(df, m, n, k, R, C)
     rep = Report.from_result(sim)
     assert rep.dataflow == df and rep.kernel_calls == 1 and rep.dma_ops == 0
     assert rep.mapping_efficiency == pytest.approx(
@@ -93,15 +128,30 @@ def test_ideal_preset_gemm_cycles_are_the_closed_form(df, m, n, k):
 @pytest.mark.parametrize("df", ["os", "ws", "is"])
 def test_ideal_preset_conv_is_scalesims_im2col_view(df):
     # P = Q = 10: Sr (os) = 100 ofmap pixels, Sc = 24 filters, T = 3*3*6 = 54
-    _, sim, _ = _run("conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3", _ideal(df))
+    _, sim, _ = _run("conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3", _ideal(df, "scalesim-v3"))
     view = conv_view(1, 10, 10, 24, 3, 3, 6)
     assert (view.m, view.n, view.k) == (100, 24, 54)
-    assert sim.cycles == issue_formula(df, 100, 24, 54, R, C)
+    assert sim.cycles == scalesim_formula(df, 100, 24, 54, R, C)
+
+
+def test_our_conv_maps_the_innermost_loops():
+    """Ours on conv2d (loops n k p q c r s): os, SCALE-Sim's im2col folds and the drain; ws,
+    each fold's rows hold one run of s (3 of 16 rows: c x r x ceil(3/16) = 18 row folds, 2
+    column folds), the stream 10 runs of q (10 output columns, one block each; the last
+    block takes R while the next weights shift in): 10 x 10 - 10 + 16 = 106 a fold; is, the
+    columns hold runs of q (p x ceil(10/16) = 10 column folds), the stream 24 filters in
+    blocks of 16: 32 cycles a fold."""
+    conv = "conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3"
+    assert _run(conv, _ideal("os"))[1].cycles == our_formula("os", 100, 24, 54, R, C)
+    assert _run(conv, _ideal("ws"))[1].cycles == 2 * R + C - 2 + (6 * 3 * 1) * 2 * 106
+    assert _run(conv, _ideal("is"))[1].cycles == 2 * R + C - 2 + (6 * 3 * 1) * 10 * 32
 
 
 def test_batched_gemm_folds_per_product():
+    _, sim, _ = _run("batched_gemm:batch=3,M=20,N=40,K=24", _ideal("ws", "scalesim-v3"))
+    assert sim.cycles == 3 * scalesim_formula("ws", 20, 40, 24, R, C)
     _, sim, _ = _run("batched_gemm:batch=3,M=20,N=40,K=24", _ideal("ws"))
-    assert sim.cycles == 3 * issue_formula("ws", 20, 40, 24, R, C)
+    assert sim.cycles == 2 * R + C - 2 + 3 * (our_formula("ws", 20, 40, 24, R, C) - (2 * R + C - 2))
 
 
 def test_loop_roles_of_gemm_conv_batched():
@@ -127,7 +177,7 @@ def test_tiled_run_charges_each_tile_its_folds(df):
     def parts(total, t):
         return [min(t, total - s) for s in range(0, total, t)]
 
-    want = sum(issue_formula(df, a, b, c, R, C)
+    want = sum(our_formula(df, a, b, c, R, C)
                for a, b, c in itertools.product(parts(m, sizes[0]), parts(n, sizes[1]),
                                                 parts(k, sizes[2])))
     assert Report.from_result(sim).compute_busy_cycles == want
