@@ -244,7 +244,7 @@ class CostModel:
         roles = kernel_map.loop_roles(func)
         if roles is None or len(roles) != len(trips):
             return None
-        view = kernel_map.gemm_view(roles, trips)
+        view = kernel_map.gemm_view(roles, trips, kernel_map.one_trip_loops(func))
         if view.macs != counts.mac:  # the view must account for every MAC the count saw
             return None
         return view

@@ -11,19 +11,28 @@ from collections.abc import Sequence
 
 from accelsim.cost.systolic import GemmView
 from compiler.analysis.loop_roles import clear_caches, loop_roles
+from compiler.ir.ops import AffineForOp, FuncOp
 
 
-def gemm_view(roles: Sequence[str], trips: Sequence[int]) -> GemmView:
+def gemm_view(roles: Sequence[str], trips: Sequence[int],
+              single: Sequence[bool] | None = None) -> GemmView:
     """The GEMM of one call from the loops' roles and trip counts (both in walk order, outer
-    loops first), with the trip count of each role's innermost loop of more than one trip
-    (`GemmView.m_run` ...: the loop our ws / is dataflows map onto the array)."""
+    loops first), with the trip count of each role's innermost loop (`GemmView.m_run` ...:
+    the loop our ws / is dataflows map onto the array); a loop of one iteration by its
+    constant bounds (`single`, from `one_trip_loops`; a 1x1 kernel's r and s) is no loop
+    there, one that runs once in this call (a partial tile's last channel) is."""
     ext = {"m": 1, "n": 1, "k": 1, "batch": 1, "": 1}
     run = {"m": 0, "n": 0, "k": 0, "batch": 0, "": 0}
-    for role, trip in zip(roles, trips, strict=True):
+    for i, (role, trip) in enumerate(zip(roles, trips, strict=True)):
         ext[role] *= trip
-        if trip > 1:
+        if not (single[i] if single is not None else trip == 1):
             run[role] = trip
     return GemmView(ext["m"], ext["n"], ext["k"], ext["batch"], run["m"], run["n"], run["k"])
 
 
-__all__ = ["clear_caches", "gemm_view", "loop_roles"]
+def one_trip_loops(func: FuncOp) -> tuple[bool, ...]:
+    """Per `affine.for` of `func` in walk order: whether its constant bounds make it run once."""
+    return tuple(op.constant_trip_count == 1 for op in func.walk() if isinstance(op, AffineForOp))
+
+
+__all__ = ["clear_caches", "gemm_view", "loop_roles", "one_trip_loops"]

@@ -1,5 +1,7 @@
-"""`outline-kernels`: each maximal loop nest that contains no DMA op becomes a private
-`func.func` kernel, replaced by a `func.call` passing the memrefs and scalars it uses.
+"""`outline-kernels`: each maximal loop nest that contains no DMA op (and no call: a nest
+around kernel calls, e.g. tile loops whose bodies were outlined one kernel per tile, is
+control) becomes a private `func.func` kernel, replaced by a `func.call` passing the memrefs
+and scalars it uses.
 
 After this pass the control program holds only control (loops with DMA inside, ifs, index
 arithmetic, alloc/dealloc, DMA start/wait, calls), which the simulator interprets, while the
@@ -35,6 +37,7 @@ from compiler.ir.types import FunctionType
 from compiler.transforms.pass_base import Pass
 
 _DMA = (AffineDmaStartOp, AffineDmaWaitOp)
+_CONTROL = (AffineDmaStartOp, AffineDmaWaitOp, CallOp)  # a nest holding one stays control
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,10 @@ class Options:
 
 def has_dma(op: Operation) -> bool:
     return any(isinstance(o, _DMA) for o in op.walk())
+
+
+def _is_control(op: Operation) -> bool:
+    return any(isinstance(o, _CONTROL) for o in op.walk())
 
 
 def captured_values(op: Operation) -> list[Value]:
@@ -80,7 +87,7 @@ class OutlineKernelsPass(Pass):
     def _walk(self, module: ModuleOp, func: FuncOp, block: Block, taken: set[str],
               counter: list[int]) -> None:
         for op in list(block.ops):
-            if isinstance(op, AffineForOp) and not has_dma(op):
+            if isinstance(op, AffineForOp) and not _is_control(op):
                 if any(_used_after(r) for r in op.results):
                     self.remark(op.loc, "loop nest returns values (iter_args) used outside it; "
                                 "left inline")
@@ -193,7 +200,8 @@ def _arg_names(args: list[Value]) -> list[str | None]:
 # ---- for the stages downstream: outline what is left, once --------------------------------
 
 def needs_outlining(module: ModuleOp) -> bool:
-    """A loop nest with no DMA op anywhere inside it, outside any private kernel function."""
+    """A loop nest with no DMA op (nor call) anywhere inside it, outside any private kernel
+    function."""
     for f in module.funcs:
         if f.private or f.is_declaration:
             continue
@@ -203,11 +211,11 @@ def needs_outlining(module: ModuleOp) -> bool:
 
 
 def _dma_free_loop(block: Block) -> tuple[bool, bool]:
-    """(the block holds a DMA op at any depth, it holds a loop with no DMA op inside): one
-    pass, so checking a module costs one walk however deep its nests are."""
+    """(the block holds a DMA op or a call at any depth, it holds a loop with neither inside):
+    one pass, so checking a module costs one walk however deep its nests are."""
     has_dma = free_loop = False
     for op in block.ops:
-        if isinstance(op, AffineDmaStartOp | AffineDmaWaitOp):
+        if isinstance(op, _CONTROL):
             has_dma = True
             continue
         inner_dma = False

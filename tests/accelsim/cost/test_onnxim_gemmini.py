@@ -39,7 +39,8 @@ from accelsim import load_config, simulate
 from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.report import Report
 from compiler.ir import F32, Builder, ModuleOp, memref
-from compiler.transforms.outline_kernels import ensure_outlined
+from compiler.ir.ops import AffineForOp
+from compiler.transforms.outline_kernels import outline_nest
 from compiler.transforms.registry import PassManager
 from workloads.gemm import build_gemm
 
@@ -49,14 +50,11 @@ TOLERANCE = 0.02
 
 def gemmini_ideal8():
     """An 8x8 weight-stationary array with Gemmini's 4-cycle block floor, on the `ideal`
-    machine (an SRAM that never bounds a kernel, DRAM of 4 KiB a cycle and no latency, no
-    issue cost) with the operands in DRAM (space 0), so that each tile's operands are copied
-    in at its tile loops and each tile is one kernel call. The figure compared is the array's
-    busy cycles (the RTL's count is compute only), the sum of the calls' costs."""
+    machine: every operand in an SRAM that never bounds a kernel, no DMA, no issue cost, so a
+    run's cycles are its kernel calls' (the RTL's count is compute only)."""
     return load_config("ideal").with_overrides({
         "compute.rows": DIM, "compute.cols": DIM, "compute.dataflow": "ws",
-        "compute.min_block_cycles": 4, "compute.array_convention": "accelsim",
-        "spaces.dram": 0, "spaces.sram": 1})
+        "compute.min_block_cycles": 4, "compute.array_convention": "accelsim"})
 
 
 @dataclass(frozen=True)
@@ -134,43 +132,56 @@ OUTSIDE = {"resnet18_fc_1x512x1000": 0.03, "resnet50_fc_1x2048x1000": 0.05,
            "bert_512x1024x2": 0.025}
 
 
-def build_conv_nhwc(c: int, m: int, k: int, stride: int, hp: int) -> ModuleOp:
+def build_conv_tiled(c: int, m: int, k: int, stride: int, hp: int,
+                     tiles: tuple[int, int, int, int]) -> ModuleOp:
     """out[0,p,q,o] += in[0, p*stride+r, q*stride+s, ch] * w[r,s,ch,o] over a pre-padded
-    `hp` x `hp` NHWC input, loops (b, orow, ocol, och, krow, kcol, kch): Gemmini's order."""
+    `hp` x `hp` NHWC input as Gemmini's `tiled_conv` runs it: tile loops (orow, ocol, och,
+    kch tiles of `tiles`), in each tile Gemmini's loops (b, orow, ocol, och, krow, kcol, kch),
+    outlined one kernel per tile. Written tiled here: `affine-loop-tile` keeps a reduction's
+    order, and Gemmini's runs the channel tiles outside the kernel positions."""
+    orows, ocols, ochs, kchs = tiles
     e = (hp - k) // stride + 1
     b = Builder()
     with b.func("conv_nhwc", input=memref((1, hp, hp, c), F32), weights=memref((k, k, c, m), F32),
                 output=memref((1, e, e, m), F32)) as (inp, w, out):
-        for n in b.range(1):
-            for p in b.range(e):
-                for q in b.range(e):
-                    for o in b.range(m):
-                        for r in b.range(k):
-                            for s in b.range(k):
-                                for ch in b.range(c):
-                                    x = inp[n, p * stride + r, q * stride + s, ch]
-                                    out[n, p, q, o] = out[n, p, q, o] + x * w[r, s, ch, o]
-    return b.module
+        for pt in b.range(0, e, orows):
+            for qt in b.range(0, e, ocols):
+                for ot in b.range(0, m, ochs):
+                    for ct in b.range(0, c, kchs):
+                        for n in b.range(1):
+                            for p in b.range(pt, [pt + orows, e]):
+                                for q in b.range(qt, [qt + ocols, e]):
+                                    for o in b.range(ot, [ot + ochs, m]):
+                                        for r in b.range(k):
+                                            for s in b.range(k):
+                                                for ch in b.range(ct, [ct + kchs, c]):
+                                                    x = inp[n, p * stride + r, q * stride + s, ch]
+                                                    out[n, p, q, o] = out[n, p, q, o] + x * w[r, s, ch, o]
+    module = b.module
+    func = module.funcs[0]
+    intra = next(op for op in func.body.ops if isinstance(op, AffineForOp))
+    for _ in range(4):
+        intra = next(op for op in intra.body.ops if isinstance(op, AffineForOp))
+    outline_nest(module, func, intra)
+    return module
 
 
-def simulate_tiled(module: ModuleOp, tiles: tuple[int, ...], tile_bytes: int) -> tuple[int, Report]:
+def simulate_tiled(module: ModuleOp, tiles: tuple[int, ...]) -> tuple[int, Report]:
     """Tile `module` with `tiles` (no copies: every operand is in the ideal SRAM), one kernel
-    call per tile, and simulate it on the 8x8 machine: (the array's busy cycles, report)."""
-    return _simulate(module, tiles, tile_bytes, gemmini_ideal8())
+    call per tile, and simulate it on the 8x8 machine: (cycles, report)."""
+    return _simulate(module, tiles, gemmini_ideal8())
 
 
-def _simulate(module: ModuleOp, tiles: tuple[int, ...], tile_bytes: int, cfg) -> tuple[int, Report]:
-    # copies sized for one tile's operands (`tile_bytes`), so they are placed at the tile loops
-    pipe = AcceleratorPipeline.for_config(cfg).with_tiles(tiles, -(-tile_bytes // 1024) + 1)
+def _simulate(module: ModuleOp, tiles: tuple[int, ...], cfg) -> tuple[int, Report]:
+    pipe = AcceleratorPipeline.for_config(cfg).with_tiles(tiles).replace(copies=False)
     PassManager(pipe.passes()).run(module)
-    ensure_outlined(module)
-    rep = Report.from_result(simulate(module, cfg, functional=False))
-    return rep.compute_busy_cycles, rep
-
-
-def _gemm_tile_bytes(tiles: tuple[int, int, int]) -> int:
-    i, j, k = (t * DIM for t in tiles)
-    return 4 * (i * k + k * j + i * j)
+    func = module.funcs[0]
+    intra = next(op for op in func.body.ops if isinstance(op, AffineForOp))
+    while not intra.lower_operands:  # down the tile loops (an intra-tile loop starts at its tile's)
+        intra = next(op for op in intra.body.ops if isinstance(op, AffineForOp))
+    outline_nest(module, func, intra)  # the intra-tile loops: one kernel call per tile
+    sim = simulate(module, cfg, functional=False)
+    return sim.cycles, Report.from_result(sim)
 
 
 def _check(name: str, ours: int, rtl: int) -> None:
@@ -185,10 +196,9 @@ def _check(name: str, ours: int, rtl: int) -> None:
 @pytest.mark.parametrize("case", GEMMS, ids=lambda g: g.name)
 def test_gemm_within_2_percent_of_gemmini_rtl(case: Gemm):
     ti, tj, tk = case.tiles
-    cycles, rep = simulate_tiled(build_gemm(case.n, case.m, case.c), (ti * DIM, tj * DIM, tk * DIM),
-                                 _gemm_tile_bytes(case.tiles))
+    cycles, rep = simulate_tiled(build_gemm(case.n, case.m, case.c), (ti * DIM, tj * DIM, tk * DIM))
     calls = (-(-case.n // (ti * DIM))) * (-(-case.m // (tj * DIM))) * (-(-case.c // (tk * DIM)))
-    assert rep.kernel_calls == calls
+    assert rep.kernel_calls == calls and rep.dma_ops == 0
     _check(case.name, cycles, case.rtl)
 
 
@@ -197,15 +207,13 @@ def test_conv_within_2_percent_of_gemmini_rtl(case: Conv):
     orows, ocols, ochs, kchs = case.tiles
     hp = case.h + 2 * case.pad
     e = (hp - case.k) // case.stride + 1
-    module = build_conv_nhwc(case.c, case.m, case.k, case.stride, hp)
-    span = lambda o: (o - 1) * case.stride + case.k  # input rows of o output rows
-    tile_bytes = 4 * (span(orows) * span(ocols) * kchs + case.k * case.k * kchs * ochs
-                      + orows * ocols * ochs)
-    cycles, rep = simulate_tiled(module, (1, orows, ocols, ochs, case.k, case.k, kchs), tile_bytes)
+    module = build_conv_tiled(case.c, case.m, case.k, case.stride, hp, case.tiles)
+    sim = simulate(module, gemmini_ideal8(), functional=False)
+    cycles, rep = sim.cycles, Report.from_result(sim)
     calls = 1
     for extent, t in ((e, orows), (e, ocols), (case.m, ochs), (case.c, kchs)):
         calls *= -(-extent // t)
-    assert rep.kernel_calls == calls
+    assert rep.kernel_calls == calls and rep.dma_ops == 0
     _check(case.name, cycles, case.rtl)
 
 
@@ -216,7 +224,6 @@ def test_scalesim_convention_misses_what_the_rtl_shows():
     case = GEMMS[0]
     ti, tj, tk = case.tiles
     cfg = gemmini_ideal8().with_overrides({"compute.array_convention": "scalesim-v3"})
-    theirs, _ = _simulate(build_gemm(case.n, case.m, case.c), (ti * DIM, tj * DIM, tk * DIM),
-                          _gemm_tile_bytes(case.tiles), cfg)
+    theirs, _ = _simulate(build_gemm(case.n, case.m, case.c), (ti * DIM, tj * DIM, tk * DIM), cfg)
     assert theirs == 8000 * (2 * DIM + DIM + 1 - 2)  # 64 x 125 folds of 2R + C + M - 2
     assert theirs > 2.5 * case.rtl
