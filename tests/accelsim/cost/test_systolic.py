@@ -204,3 +204,27 @@ def test_bad_dataflow_values_are_config_errors():
         load_config("default").with_overrides({"compute.dataflow": "xs"})
     with pytest.raises(ConfigError, match=r"compute.dataflow = 'os': a vector unit"):
         load_config("edge").with_overrides({"compute.dataflow": "os"})
+    with pytest.raises(ConfigError, match=r"array_convention = 'scalesim'.*'accelsim', 'scalesim-v3'"):
+        load_config("ideal").with_overrides({"compute.array_convention": "scalesim"})
+    with pytest.raises(ConfigError, match=r"min_block_cycles = 0"):
+        load_config("ideal").with_overrides({"compute.min_block_cycles": 0})
+    with pytest.raises(ValueError, match=r"array_convention = 'v2'"):
+        array_cost("os", GemmView(4, 4, 4), R, C, "v2")
+
+
+def test_gemm_view_runs_of_the_innermost_loops():
+    """A role's run is its innermost loop's trip count; a loop of one iteration by its constant
+    bounds (a 1x1 conv's r and s) is passed over, one that runs once in this call is not."""
+    f3 = workloads.get("conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3").module().funcs[0]
+    roles = kernel_map.loop_roles(f3)
+    v = kernel_map.gemm_view(roles, (1, 24, 10, 10, 6, 3, 3), kernel_map.one_trip_loops(f3))
+    assert (v.m, v.n, v.k, v.m_run, v.n_run, v.k_run) == (100, 24, 54, 10, 24, 3)
+    f1 = workloads.get("conv2d:N=1,C=6,H=12,W=12,K=24,R=1,S=1").module().funcs[0]
+    assert kernel_map.one_trip_loops(f1) == (True, False, False, False, False, True, True)
+    v = kernel_map.gemm_view(roles, (1, 24, 12, 12, 6, 1, 1), kernel_map.one_trip_loops(f1))
+    assert (v.k, v.k_run) == (6, 6)
+    v = kernel_map.gemm_view(roles, (1, 24, 10, 10, 6, 3, 1), (False,) * 7)  # s runs once here
+    assert (v.k, v.k_run) == (18, 1)
+    # ours, ws: 18 x 2 folds of one row each, the stream of 10 runs of 10 rows
+    a = array_cost("ws", v, R, C)
+    assert (a.row_folds, a.col_folds, a.stream, a.once) == (18, 2, 106, 2 * R + C - 2)

@@ -107,3 +107,32 @@ def test_dma_program_results_unchanged_and_idempotent():
     outline(after)
     assert print_module(after) == text
     assert sum(isinstance(f, FuncOp) for f in after.funcs) == 2
+
+
+def test_a_nest_around_kernel_calls_stays_control():
+    """Tile loops whose body was outlined one kernel per tile (`outline_nest`) are control: the
+    pass and `needs_outlining` leave them, and the host result is unchanged."""
+    from compiler.transforms.outline_kernels import needs_outlining, outline_nest
+
+    def tiled():
+        b = Builder()
+        with b.func("scale", A=memref((4, 16), F32)) as (A,):
+            for i in b.range(0, 4, 2):
+                for ii in b.range(i, i + 2):
+                    for j in b.range(16):
+                        A[ii, j] = A[ii, j] * 2.0
+        return b.module
+
+    module = tiled()
+    func = module.funcs[0]
+    tile = next(op for op in func.body.ops if isinstance(op, AffineForOp))
+    outline_nest(module, func, next(op for op in tile.body.ops if isinstance(op, AffineForOp)))
+    verify(module)
+    assert not needs_outlining(module)
+    outline(module)
+    public = next(f for f in module.funcs if not f.private)
+    loops = [op for op in public.body.ops if isinstance(op, AffineForOp)]
+    assert len(loops) == 1 and any(isinstance(o, CallOp) for o in loops[0].body.ops)
+    inputs = random_inputs(public, seed=1)
+    ref = run_host(tiled(), inputs)
+    np.testing.assert_allclose(run_host(module, inputs)["A"], ref["A"])
