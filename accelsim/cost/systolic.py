@@ -194,8 +194,9 @@ def gemm_cycles(dataflow: str, m: int, n: int, k: int, rows: int, cols: int,
     """The closed forms of a GEMM, one loop per role. SCALE-Sim's ("scalesim-v3"): os
     ceil(M/R)ceil(N/C)(K+R+C-2); ws ceil(K/R)ceil(N/C)(2R+C+M-2); is
     ceil(K/R)ceil(M/C)(2R+C+N-2). Ours: os ceil(M/R)ceil(N/C)(2R+C+K-2); ws
-    2R+C-2 + ceil(K/R)ceil(N/C)max(M, R) (M blocked by R rows: a partial last block counts
-    its rows); is the same with M and N exchanged."""
+    2R+C-2 + ceil(K/R)ceil(N/C)ceil(M/R)R (M in blocks of R rows, the last one, partial or
+    not, R cycles: the next fold's weights shift in meanwhile); is the same with M and N
+    exchanged."""
     return array_cost(dataflow, GemmView(m, n, k), rows, cols, convention).cycles
 
 
