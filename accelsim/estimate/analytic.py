@@ -525,10 +525,11 @@ class NeedsOutlining(Exception):
 
 
 def _dma_loops(block: Block, out: set[O.AffineForOp]) -> bool:
-    """Collect the loops with a DMA op anywhere inside; whether `block` has one."""
+    """Collect the loops with a DMA op (or a kernel call: `outline-kernels`' rule, a nest
+    around calls is control) anywhere inside; whether `block` has one."""
     found = False
     for op in block.ops:
-        if isinstance(op, O.AffineDmaStartOp | O.AffineDmaWaitOp):
+        if isinstance(op, O.AffineDmaStartOp | O.AffineDmaWaitOp | O.CallOp):
             found = True
             continue
         inner = False
