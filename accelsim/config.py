@@ -187,13 +187,15 @@ class ComputeConfig:
     "ws", "os", "is" (weight, output, input stationary): folds, each with its fill, stream
     and drain (`fill_cycles` / `drain_cycles` are then unused), counted under
     `array_convention`: "accelsim" (ours, the default: os folds with the drain SCALE-Sim's
-    code leaves out; ws / is pipelined as a double-buffered array runs them, each role's
-    innermost loop on the array, the stream in blocks of at most `rows` rows of at least
-    `min_block_cycles` cycles each) or "scalesim-v3" (SCALE-Sim 3.0's code, for comparing with
-    it; docs/dataflows.md); "fixed" (the default): the outputs on the PEs and the reduction
-    in time, batch x ceil(m/rows) x ceil(n/cols) x k cycles (MACs / (rows x cols) for a kernel
-    whose loops do not map), plus `fill_cycles` + `drain_cycles` per call
-    (`accelsim.cost.kernel`).
+    code leaves out; ws / is pipelined as a double-buffered array runs them, the stream in
+    blocks of at most `rows` rows of one run of its innermost loop, at least
+    `min_block_cycles` cycles each; `array_mapping`: "im2col" (the default) the array's rows
+    and columns hold any consecutive elements of their role, "innermost" one run of the
+    role's innermost loop, as an array fed without im2col, Gemmini's) or "scalesim-v3"
+    (SCALE-Sim 3.0's code, for comparing with it; docs/dataflows.md); "fixed" (the default):
+    the outputs on the PEs and the reduction in time, batch x ceil(m/rows) x ceil(n/cols) x k
+    cycles (MACs / (rows x cols) for a kernel whose loops do not map), plus `fill_cycles` +
+    `drain_cycles` per call (`accelsim.cost.kernel`).
 
     `vector_registers` is the lanes' register file: that many registers of `lanes` elements.
     Loads and stores a register can hold across a loop, or a vector op can broadcast, cost
@@ -219,6 +221,7 @@ class ComputeConfig:
         "matmul_unit": (str, ("faster", "array")),
         "array_convention": (str, ("accelsim", "scalesim-v3")),
         "min_block_cycles": (int, 1, 4096),
+        "array_mapping": (str, ("im2col", "innermost")),
     }
     kind: str = "matrix"
     rows: int = 16
@@ -232,6 +235,7 @@ class ComputeConfig:
     matmul_unit: str = "faster"
     array_convention: str = "accelsim"
     min_block_cycles: int = 1
+    array_mapping: str = "im2col"
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -183,8 +183,8 @@ def main() -> int:
                              "ok" if ok else "MISMATCH"])
                 print(" | ".join(rows[-1]) if not a.markdown else "", end="\n" if not a.markdown else "",
                       flush=True)
-    head = ["layer", "array", "dataflow", "ours cycles", "SCALE-Sim demand lines",
-            "SCALE-Sim Total Cycles (full run)", "ours - Total Cycles", "ours map. eff. %",
+    head = ["layer", "array", "dataflow", "ours (scalesim-v3) cycles", "SCALE-Sim demand lines",
+            "SCALE-Sim Total Cycles (full run)", "ours (scalesim-v3) - Total Cycles", "ours map. eff. %",
             "SCALE-Sim map. eff. %", "folds", "conventions", "ours (accelsim)",
             "ours (accelsim) - ours (scalesim-v3)", "per fold", "ours at floor extent",
             "SCALE-Sim compute CPU s", "ours sim CPU s", "check"]

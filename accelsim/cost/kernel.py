@@ -190,8 +190,9 @@ class CostModel:
                 os_ = array_cost("os", view, cfg.compute.rows, cfg.compute.cols)
                 mapped = os_.folds * os_.t
             else:
-                array = array_cost(cfg.compute.dataflow, view, cfg.compute.rows, cfg.compute.cols,
-                                   cfg.compute.array_convention, cfg.compute.min_block_cycles)
+                cc = cfg.compute
+                array = array_cost(cc.dataflow, view, cc.rows, cc.cols, cc.array_convention,
+                                   cc.min_block_cycles, cc.array_mapping)
         cost = self._cost_from(counts, footprint, array, banks, mapped)
         if cfg.compute.matmul_unit == "array":
             return cost

@@ -34,13 +34,14 @@ Ours (`"accelsim"`):
   tests/accelsim/cost/test_onnxim_gemmini.py): the next fold's stationary operand shifts in
   (`rows` cycles) while the current fold streams, and a fold's skew and drain overlap the next
   fold's stream, so a call costs one fill, skew and drain (2*rows + cols - 2) plus, per fold,
-  its stream, at least `rows` cycles (the preload it hides). The array maps each role's
-  innermost loop (of more than one trip; `GemmView.*_run`): a fold's rows hold one run of the
-  innermost reduction loop (a convolution's input channels of one kernel position when the
-  channel loop is innermost, as Gemmini maps them; im2col is a lowering, not free), and the
-  stream is issued in blocks of at most `rows` rows of one run of the innermost streamed loop
-  (one compute instruction per block), each at least `min_block_cycles` cycles (Gemmini: 4,
-  two writes to one accumulator row at least 4 cycles apart).
+  its stream, at least `rows` cycles (the preload it hides). The stream is issued in blocks of
+  at most `rows` rows of one run of the innermost streamed loop (`GemmView.*_run`; one
+  compute instruction per block), each at least `min_block_cycles` cycles (Gemmini: 4, two
+  writes to one accumulator row at least 4 cycles apart). The array's rows and columns hold
+  any consecutive elements of their roles (`mapping = "im2col"`, the view of a convolution
+  SCALE-Sim takes), or one run of each role's innermost loop (`"innermost"`: an array fed
+  without im2col, as Gemmini's weight-stationary loop maps one kernel position's input
+  channels onto its rows).
 
 Mapping efficiency is SCALE-Sim's: the mean over folds of the share of the array's PEs mapped.
 """
@@ -54,6 +55,7 @@ from accelsim.config import ComputeConfig
 
 DATAFLOWS = ("os", "ws", "is")
 CONVENTIONS = ("accelsim", "scalesim-v3")
+MAPPINGS = ("im2col", "innermost")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,15 +163,21 @@ def stream_cycles(t: int, run: int, rows: int, min_block: int) -> int:
 
 
 def array_cost(dataflow: str, view: GemmView, rows: int, cols: int,
-               convention: str = "accelsim", min_block_cycles: int = 1) -> ArrayCost:
+               convention: str = "accelsim", min_block_cycles: int = 1,
+               mapping: str = "im2col") -> ArrayCost:
     """Folds and per-fold phases of `view` on a `rows` x `cols` array under `convention`
-    (ours, "accelsim", or SCALE-Sim's code, "scalesim-v3"); `min_block_cycles` (ours, ws /
-    is): the fewest cycles one block of streamed rows takes."""
+    (ours, "accelsim", or SCALE-Sim's code, "scalesim-v3"); ours, ws / is:
+    `min_block_cycles`, the fewest cycles one block of streamed rows takes, and `mapping`,
+    what the array's rows and columns hold ("im2col": any consecutive elements of their
+    role; "innermost": one run of the role's innermost loop)."""
     _check_convention(convention)
+    if mapping not in MAPPINGS:
+        raise ValueError(f"compute.array_mapping = {mapping!r}: must be one of "
+                         + ", ".join(repr(m) for m in MAPPINGS))
     sr, sc, t = roles(dataflow, view)
     r_sr, r_sc, r_t = role_names(dataflow)
     pipelined = convention == "accelsim" and dataflow != "os"
-    if pipelined:
+    if pipelined and mapping == "innermost":
         run_sr, run_sc = view.run(r_sr), view.run(r_sc)
     else:
         run_sr, run_sc = sr, sc

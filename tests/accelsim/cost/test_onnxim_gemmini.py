@@ -51,12 +51,14 @@ TOLERANCE = 0.02
 
 
 def gemmini_ideal8():
-    """An 8x8 weight-stationary array with Gemmini's 4-cycle block floor, on the `ideal`
-    machine: every operand in an SRAM that never bounds a kernel, no DMA, no issue cost, so a
-    run's cycles are its kernel calls' (the RTL's count is compute only)."""
+    """An 8x8 weight-stationary array with Gemmini's 4-cycle block floor, fed without im2col
+    (one kernel position's channels on the rows), on the `ideal` machine: every operand in an
+    SRAM that never bounds a kernel, no DMA, no issue cost, so a run's cycles are its kernel
+    calls' (the RTL's count is compute only)."""
     return load_config("ideal").with_overrides({
         "compute.rows": DIM, "compute.cols": DIM, "compute.dataflow": "ws",
-        "compute.min_block_cycles": 4, "compute.array_convention": "accelsim"})
+        "compute.min_block_cycles": 4, "compute.array_convention": "accelsim",
+        "compute.array_mapping": "innermost"})
 
 
 @dataclass(frozen=True)

@@ -135,16 +135,21 @@ def test_ideal_preset_conv_is_scalesims_im2col_view(df):
 
 
 def test_our_conv_maps_the_innermost_loops():
-    """Ours on conv2d (loops n k p q c r s): os, SCALE-Sim's im2col folds and the drain; ws,
-    each fold's rows hold one run of s (3 of 16 rows: c x r x ceil(3/16) = 18 row folds, 2
-    column folds), the stream 10 runs of q (10 output columns, one block each; the last
-    block takes R while the next weights shift in): 10 x 10 - 10 + 16 = 106 a fold; is, the
-    columns hold runs of q (p x ceil(10/16) = 10 column folds), the stream 24 filters in
-    blocks of 16: 32 cycles a fold."""
+    """Ours on conv2d (loops n k p q c r s): os, SCALE-Sim's im2col folds and the drain; ws, the
+    stream in blocks of one output row (10 runs of q, one block each; the fold's last block
+    takes R while the next weights shift in: 10 x 10 - 10 + 16 = 106 a fold), the array's rows
+    and columns holding the im2col view (4 x 2 folds) or, `array_mapping = "innermost"`, one
+    run of s on the rows (3 of 16 rows: c x r x ceil(3/16) = 18 row folds); is, the stream of
+    24 filters in blocks of 16 (32 cycles a fold), the columns holding 7 blocks of the 100
+    pixels or runs of q (p x ceil(10/16) = 10 column folds)."""
     conv = "conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3"
+    once = 2 * R + C - 2
     assert _run(conv, _ideal("os"))[1].cycles == our_formula("os", 100, 24, 54, R, C)
-    assert _run(conv, _ideal("ws"))[1].cycles == 2 * R + C - 2 + (6 * 3 * 1) * 2 * 106
-    assert _run(conv, _ideal("is"))[1].cycles == 2 * R + C - 2 + (6 * 3 * 1) * 10 * 32
+    assert _run(conv, _ideal("ws"))[1].cycles == once + (4 * 2) * 106
+    assert _run(conv, _ideal("is"))[1].cycles == once + (4 * 7) * 32
+    inner = {"compute.array_mapping": "innermost"}
+    assert _run(conv, _ideal("ws").with_overrides(inner))[1].cycles == once + (6 * 3 * 1) * 2 * 106
+    assert _run(conv, _ideal("is").with_overrides(inner))[1].cycles == once + (6 * 3 * 1) * 10 * 32
 
 
 def test_batched_gemm_folds_per_product():
@@ -210,6 +215,8 @@ def test_bad_dataflow_values_are_config_errors():
         load_config("ideal").with_overrides({"compute.min_block_cycles": 0})
     with pytest.raises(ValueError, match=r"array_convention = 'v2'"):
         array_cost("os", GemmView(4, 4, 4), R, C, "v2")
+    with pytest.raises(ConfigError, match=r"array_mapping = 'packed'.*'im2col', 'innermost'"):
+        load_config("ideal").with_overrides({"compute.array_mapping": "packed"})
 
 
 def test_gemm_view_runs_of_the_innermost_loops():
@@ -225,6 +232,9 @@ def test_gemm_view_runs_of_the_innermost_loops():
     assert (v.k, v.k_run) == (6, 6)
     v = kernel_map.gemm_view(roles, (1, 24, 10, 10, 6, 3, 1), (False,) * 7)  # s runs once here
     assert (v.k, v.k_run) == (18, 1)
-    # ours, ws: 18 x 2 folds of one row each, the stream of 10 runs of 10 rows
+    # ours, ws: 10 runs of 10 rows streamed; the rows hold the im2col view (18 -> 2 folds) or
+    # one run of the innermost reduction loop each (18 folds of one row)
     a = array_cost("ws", v, R, C)
+    assert (a.row_folds, a.col_folds, a.stream, a.once) == (2, 2, 106, 2 * R + C - 2)
+    a = array_cost("ws", v, R, C, mapping="innermost")
     assert (a.row_folds, a.col_folds, a.stream, a.once) == (18, 2, 106, 2 * R + C - 2)
