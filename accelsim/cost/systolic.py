@@ -34,10 +34,11 @@ Ours (`"accelsim"`):
   tests/accelsim/cost/test_onnxim_gemmini.py): the next fold's stationary operand shifts in
   (`rows` cycles) while the current fold streams, and a fold's skew and drain overlap the next
   fold's stream, so a call costs one fill, skew and drain (2*rows + cols - 2) plus, per fold,
-  its stream, at least `rows` cycles (the preload it hides). The stream is issued in blocks of
-  at most `rows` rows of one run of the innermost streamed loop (`GemmView.*_run`; one
-  compute instruction per block), each at least `min_block_cycles` cycles (Gemmini: 4, two
-  writes to one accumulator row at least 4 cycles apart). The array's rows and columns hold
+  its stream, at least `rows` cycles (the preload it hides; not after the call's last fold).
+  The stream is issued in blocks of at most `rows` rows of one run of the innermost streamed
+  loop (`GemmView.*_run`; one compute instruction per block), each at least
+  `min_block_cycles` cycles (Gemmini: 4, two writes to one accumulator row at least 4 cycles
+  apart). The array's rows and columns hold
   any consecutive elements of their roles (`mapping = "im2col"`, the view of a convolution
   SCALE-Sim takes), or one run of each role's innermost loop (`"innermost"`: an array fed
   without im2col, as Gemmini's weight-stationary loop maps one kernel position's input
@@ -99,7 +100,8 @@ class ArrayCost:
     drain: int         # cycles per fold
     pe_used: int       # sum over every fold of the PEs mapped
     pes: int           # rows * cols
-    once: int = 0      # cycles once per call (ours, ws / is: the first fill, the last skew and drain)
+    once: int = 0      # cycles once per call (ours, ws / is: the first fill, the last skew and
+    #                    drain, less the wait of the last fold's last block for a next preload)
     convention: str = "accelsim"
 
     @property
@@ -151,15 +153,16 @@ def _runs_folds(extent: int, run: int, size: int) -> int:
     return (extent // run) * -(-run // size)
 
 
-def stream_cycles(t: int, run: int, rows: int, min_block: int) -> int:
-    """Ours, ws / is: one fold streaming `t` rows as runs of `run`, each issued in blocks of at
-    most `rows` rows of at least `min_block` cycles each; the next fold's stationary operand
-    shifts in (`rows` cycles) during the last block."""
+def stream_cycles(t: int, run: int, rows: int, min_block: int) -> tuple[int, int]:
+    """Ours, ws / is: (cycles, idle) of one fold streaming `t` rows as runs of `run`, each
+    issued in blocks of at most `rows` rows of at least `min_block` cycles each; the next
+    fold's stationary operand shifts in (`rows` cycles) during the last block, which `idle`
+    of them wait for (none after a call's last fold)."""
     full, rest = divmod(run, rows)
     block = max(rows, min_block)
     per_run = full * block + (max(rest, min_block) if rest else 0)
     last = max(rest, min_block) if rest else block
-    return (t // run) * per_run - last + max(last, rows)
+    return (t // run) * per_run - last + max(last, rows), max(last, rows) - last
 
 
 def array_cost(dataflow: str, view: GemmView, rows: int, cols: int,
@@ -189,9 +192,9 @@ def array_cost(dataflow: str, view: GemmView, rows: int, cols: int,
     # mapped PEs summed over the folds: every PE of a fold maps one (Sr, Sc) element
     pe_used = view.batch * sr * sc
     if pipelined:
-        stream = stream_cycles(t, view.run(r_t), rows, min_block_cycles)
+        stream, idle = stream_cycles(t, view.run(r_t), rows, min_block_cycles)
         return ArrayCost(dataflow, sr, sc, t, rf, cf, view.batch, 0, stream, 0, pe_used,
-                         rows * cols, once=2 * rows + cols - 2, convention=convention)
+                         rows * cols, once=2 * rows + cols - 2 - idle, convention=convention)
     drain = cols - 1 + (rows if dataflow == "os" and convention == "accelsim" else 0)
     return ArrayCost(dataflow, sr, sc, t, rf, cf, view.batch, fill, t + rows - 1, drain,
                      pe_used, rows * cols, convention=convention)
@@ -202,9 +205,9 @@ def gemm_cycles(dataflow: str, m: int, n: int, k: int, rows: int, cols: int,
     """The closed forms of a GEMM, one loop per role. SCALE-Sim's ("scalesim-v3"): os
     ceil(M/R)ceil(N/C)(K+R+C-2); ws ceil(K/R)ceil(N/C)(2R+C+M-2); is
     ceil(K/R)ceil(M/C)(2R+C+N-2). Ours: os ceil(M/R)ceil(N/C)(2R+C+K-2); ws
-    2R+C-2 + ceil(K/R)ceil(N/C)ceil(M/R)R (M in blocks of R rows, the last one, partial or
-    not, R cycles: the next fold's weights shift in meanwhile); is the same with M and N
-    exchanged."""
+    2R+C-2 + ceil(K/R)ceil(N/C)ceil(M/R)R - (ceil(M/R)R - M) (M in blocks of R rows, the
+    last one, partial or not, R cycles while the next fold's weights shift in, but in the
+    call's last fold); is the same with M and N exchanged."""
     return array_cost(dataflow, GemmView(m, n, k), rows, cols, convention).cycles
 
 

@@ -50,13 +50,15 @@ def our_formula(df: str, m: int, n: int, k: int, r: int, c: int) -> int:
     """Ours for a GEMM with one loop per role (docs/dataflows.md): os SCALE-Sim's folds of
     2R + C + K - 2 (its paper's count, scale-sim-v3 issue #4); ws one fill, skew and drain
     (2R + C - 2) and ceil(K/R)ceil(N/C) folds, each streaming M rows in blocks of R (a partial
-    last block takes R cycles: the next fold's weights shift in meanwhile); is the same with M
-    and N exchanged."""
+    last block takes R cycles: the next fold's weights shift in meanwhile; not in the call's
+    last fold); is the same with M and N exchanged."""
     if df == "os":
         return math.ceil(m / r) * math.ceil(n / c) * (k + 2 * r + c - 2)
     if df == "ws":
-        return 2 * r + c - 2 + math.ceil(k / r) * math.ceil(n / c) * math.ceil(m / r) * r
-    return 2 * r + c - 2 + math.ceil(k / r) * math.ceil(m / c) * math.ceil(n / r) * r
+        return (2 * r + c - 2 + math.ceil(k / r) * math.ceil(n / c) * math.ceil(m / r) * r
+                - (math.ceil(m / r) * r - m))
+    return (2 * r + c - 2 + math.ceil(k / r) * math.ceil(m / c) * math.ceil(n / r) * r
+            - (math.ceil(n / r) * r - n))
 
 
 @pytest.mark.parametrize(("df", "m", "n", "k"), sorted(SCALESIM))
@@ -86,7 +88,7 @@ def test_phases_add_up_to_the_closed_forms(df, m, n, k, r, c):
         assert ours.fill == 0 and ours.drain == r + c - 1 and ours.stream == ours.t + r - 1
         assert ours.cycles - a.cycles == r * a.folds
     else:
-        assert ours.fill == ours.drain == 0 and ours.once == 2 * r + c - 2
+        assert ours.fill == ours.drain == 0 and ours.once <= 2 * r + c - 2
         assert ours.stream >= max(ours.t, r)
     # mapping efficiency: mean over the folds of the mapped share of the array, by brute force
     shares = [min(r, a.sr - i * r) * min(c, a.sc - j * c) / (r * c)
@@ -145,18 +147,20 @@ def test_our_conv_maps_the_innermost_loops():
     conv = "conv2d:N=1,C=6,H=12,W=12,K=24,R=3,S=3"
     once = 2 * R + C - 2
     assert _run(conv, _ideal("os"))[1].cycles == our_formula("os", 100, 24, 54, R, C)
-    assert _run(conv, _ideal("ws"))[1].cycles == once + (4 * 2) * 106
-    assert _run(conv, _ideal("is"))[1].cycles == once + (4 * 7) * 32
+    # the call's last block needs no wait for a next preload: 6 (ws: 10 rows) and 8 (is: 8)
+    assert _run(conv, _ideal("ws"))[1].cycles == once - 6 + (4 * 2) * 106
+    assert _run(conv, _ideal("is"))[1].cycles == once - 8 + (4 * 7) * 32
     inner = {"compute.array_mapping": "innermost"}
-    assert _run(conv, _ideal("ws").with_overrides(inner))[1].cycles == once + (6 * 3 * 1) * 2 * 106
-    assert _run(conv, _ideal("is").with_overrides(inner))[1].cycles == once + (6 * 3 * 1) * 10 * 32
+    assert _run(conv, _ideal("ws").with_overrides(inner))[1].cycles == once - 6 + 18 * 2 * 106
+    assert _run(conv, _ideal("is").with_overrides(inner))[1].cycles == once - 8 + 18 * 10 * 32
 
 
 def test_batched_gemm_folds_per_product():
     _, sim, _ = _run("batched_gemm:batch=3,M=20,N=40,K=24", _ideal("ws", "scalesim-v3"))
     assert sim.cycles == 3 * scalesim_formula("ws", 20, 40, 24, R, C)
     _, sim, _ = _run("batched_gemm:batch=3,M=20,N=40,K=24", _ideal("ws"))
-    assert sim.cycles == 2 * R + C - 2 + 3 * (our_formula("ws", 20, 40, 24, R, C) - (2 * R + C - 2))
+    # one fill, skew and drain (less the last block's 12-cycle wait), 3 x 2 x 3 folds of 32
+    assert sim.cycles == 2 * R + C - 2 - 12 + 3 * 2 * 3 * 32
 
 
 def test_loop_roles_of_gemm_conv_batched():
@@ -235,6 +239,6 @@ def test_gemm_view_runs_of_the_innermost_loops():
     # ours, ws: 10 runs of 10 rows streamed; the rows hold the im2col view (18 -> 2 folds) or
     # one run of the innermost reduction loop each (18 folds of one row)
     a = array_cost("ws", v, R, C)
-    assert (a.row_folds, a.col_folds, a.stream, a.once) == (2, 2, 106, 2 * R + C - 2)
+    assert (a.row_folds, a.col_folds, a.stream, a.once) == (2, 2, 106, 2 * R + C - 2 - 6)
     a = array_cost("ws", v, R, C, mapping="innermost")
-    assert (a.row_folds, a.col_folds, a.stream, a.once) == (18, 2, 106, 2 * R + C - 2)
+    assert (a.row_folds, a.col_folds, a.stream, a.once) == (18, 2, 106, 2 * R + C - 2 - 6)
