@@ -78,28 +78,13 @@ def require_trace_outputs_unused(args: argparse.Namespace) -> None:
                          "not --fidelity analytic")
 
 
-def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "",
-         compulsory: Any = None) -> Any:
-    """After one event run: print the table (unless --json), add the rows to the --json
-    figures, and write --timeline/--roofline/--trace. Returns the Report (`compulsory`: the
-    input program's `CompulsoryTraffic`, for the honest roofline)."""
-    from accelsim.report import Report
-
-    report = Report.from_result(result, compulsory)
-    d = report.to_dict()
-    figures["units"] = d["units"]
-    figures["buffers"] = d["buffers"]
-    figures["levels"] = d["levels"]  # one per memory level, DRAM first
-    figures["links"] = d["links"]    # one per link, in chain order
-    if figures.get("fidelity") == "both":
-        from accelsim.report.divergence import group_rows
-
-        figures["dma_groups"] = group_rows(report.buffers, result.config)
-    written = write_outputs(args, result, report, suffix)
-    if written:
-        figures["files"] = written
+def show(args: argparse.Namespace, run: Any) -> list[str]:
+    """After one event run (`accelsim.api.ProgramRun`): write --timeline/--roofline/--trace
+    and print the table (unless --json). Returns the files written."""
+    written = write_outputs(args, run.sim, run.report)
     if not getattr(args, "json", False):
-        print(report.format_table())
+        figures = run.figures
+        print(run.report.format_table())
         if figures.get("fidelity") == "both":
             from accelsim.report.divergence import format_divergence
 
@@ -110,7 +95,7 @@ def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix:
                   f"({figures['analytic_error']:+.2%} from this run)")
         for path in written:
             print(f"  wrote {path}")
-    return report
+    return written
 
 
 def write_outputs(args: argparse.Namespace, result: Any, report: Any, suffix: str = "") -> list[str]:
@@ -290,5 +275,6 @@ def fresh_module(program: Program) -> ModuleOp:
     return clone_module(program.module)
 
 
-__all__ = ["PRESETS", "add_arguments", "compile_side", "emit", "fresh_module", "parse_window",
-           "require_trace_outputs_unused", "run_compare", "side_flags", "side_pipeline", "write_outputs"]
+__all__ = ["PRESETS", "add_arguments", "compile_side", "fresh_module", "parse_window",
+           "require_trace_outputs_unused", "run_compare", "show", "side_flags", "side_pipeline",
+           "write_outputs"]
