@@ -215,3 +215,14 @@ def check_outputs(program: Program, inputs: Mapping[str, np.ndarray],
         worst[name] = float(np.max(np.abs(got - want), initial=0.0))
         ok &= bool(np.allclose(got, want, rtol=w.rtol, atol=w.atol))
     return {"ok": ok, "rtol": w.rtol, "atol": w.atol, "max_abs_error": worst}, ok
+
+
+def check_figure_path(option: str, path: str) -> None:
+    """A figure format matplotlib writes, known from the file's extension."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
+                         f"(formats: {', '.join(sorted(formats))})")

@@ -5,7 +5,6 @@ Python API starts there too) and is re-exported here."""
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +12,7 @@ import numpy as np
 
 from accelsim.api.program import (
     Program,
+    check_figure_path,
     check_fits_in_memory,
     describe_array,
     load_inputs,
@@ -21,7 +21,7 @@ from accelsim.api.program import (
     pick_function,
 )
 from accelsim.config import HardwareConfig, load_config, parse_sets
-from accelsim.errors import ConfigError, InputError
+from accelsim.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -51,17 +51,6 @@ def config_from_args(args: argparse.Namespace) -> HardwareConfig:
         if overrides:
             raise ConfigError(f"--set: {exc}") from None
         raise
-
-
-def check_figure_path(option: str, path: str) -> None:
-    """A figure format matplotlib writes, known from the file's extension."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower()
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if ext not in formats:
-        raise InputError(f"{option} {path}: unknown figure format {ext or '(no extension)'!r} "
-                         f"(formats: {', '.join(sorted(formats))})")
 
 
 __all__ = ["Program", "RunOutcome", "RunRequest", "check_figure_path", "check_fits_in_memory",

@@ -83,6 +83,9 @@ class ClusterReport:
                 "dram_bytes_read": self.dram_read, "dram_bytes_written": self.dram_written,
                 "dram_bytes_copied": self.dram_copied}
 
+    def __str__(self) -> str:
+        return self.text()
+
     def text(self) -> str:
         out = [f"clusters: {len(self.rows)}, {self.cycles} cycles; load imbalance "
                f"{self.imbalance:.1%}; bound: {self.bound} (roofline "

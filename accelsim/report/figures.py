@@ -519,6 +519,10 @@ class Report:
                          f"{self.cycles / s.sram_cycles:.3f}x that")
         return lines
 
+    def __str__(self) -> str:
+        """The text report (`format_table`), as `accelsim run --target sim` prints it."""
+        return self.format_table()
+
     def format_table(self, max_buffers: int = 20) -> str:
         """The readable default output of `accelsim run --target sim`; the DMA rows are the
         `max_buffers` with the most exposed cycles (all of them are in `to_dict()`)."""
