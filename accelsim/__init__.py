@@ -22,18 +22,18 @@ _LAZY = {
     "AnalyticResult": "accelsim.estimate.analytic", "analytic_estimate": "accelsim.estimate.analytic",
     "HardwareConfig": "accelsim.config", "load_config": "accelsim.config",
     "Result": "accelsim.api.result", "run": "accelsim.api.entry",
-    "SimResult": "accelsim.sim.simulate", "simulate": "accelsim.sim.simulate",
+    "SimResult": "accelsim.sim.simulate", "simulate": "accelsim.api.entry",
     "Trace": "accelsim.trace", "TraceRecord": "accelsim.trace",
 }
 _RENAMED = {"analytic_estimate": "estimate"}  # public name -> the name in its module
 
 if TYPE_CHECKING:
-    from accelsim.api.entry import run
+    from accelsim.api.entry import run, simulate
     from accelsim.api.result import Result
     from accelsim.config import HardwareConfig, load_config
     from accelsim.estimate.analytic import AnalyticResult
     from accelsim.estimate.analytic import estimate as analytic_estimate
-    from accelsim.sim.simulate import SimResult, simulate
+    from accelsim.sim.simulate import SimResult
     from accelsim.trace import Trace, TraceRecord
 
 

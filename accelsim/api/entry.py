@@ -160,4 +160,57 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
     return Result(source, network=run, check=check_result)
 
 
-__all__ = ["run"]
+class UncompiledModuleWarning(UserWarning):
+    """`accelsim.simulate` was given a module never compiled for the machine."""
+
+
+def simulate(module: ModuleOp, config: str | HardwareConfig = "default", *args: Any,
+             compile: bool = False, **kwargs: Any) -> Any:
+    """`accelsim.sim.simulate.simulate` (same arguments, a `SimResult`) on a module that is
+    already compiled for the machine: tiled, its data copied into the fast memory by DMA.
+
+    `compile=True` first compiles `module` in place with the accelerator pipeline for
+    `config` (the tile search of `accelsim run --target sim`). A module with no DMA whose
+    kernels read and write the slow memory (DRAM) directly is simulated as given, but warns
+    (`UncompiledModuleWarning`): every access then pays DRAM's latency, which is rarely what was
+    meant. `accelsim.run(module, config)` does the whole `accelsim run --target sim` (compile,
+    simulate, report)."""
+    from accelsim.config import HardwareConfig, load_config
+    from accelsim.sim.simulate import simulate as simulate_compiled
+
+    cfg = config if isinstance(config, HardwareConfig) else load_config(config)
+    func = args[1] if len(args) > 1 else kwargs.get("func")
+    if compile:
+        from accelsim.compile.accelerator import compile_for_accelerator
+
+        compile_for_accelerator(cfg, module, func)
+    elif reads_slow_memory_directly(module, cfg):
+        import warnings
+
+        warnings.warn("accelsim.simulate: the module was never compiled for the machine (no DMA; "
+                      f"its kernels access memory space {cfg.spaces.dram}, the slow memory, "
+                      "directly), so every access pays DRAM latency: use accelsim.run(module, "
+                      "config) for what `accelsim run --target sim` does, or "
+                      "accelsim.simulate(module, config, compile=True)",
+                      UncompiledModuleWarning, stacklevel=2)
+    return simulate_compiled(module, cfg, *args, **kwargs)
+
+
+def reads_slow_memory_directly(module: ModuleOp, config: HardwareConfig) -> bool:
+    """No DMA anywhere in `module`, and some load or store reaches the slow memory: a program
+    the accelerator pipeline has not compiled (it copies every accessed region into the fast
+    memory with DMA)."""
+    from compiler.ir.ops import AffineDmaStartOp, AffineLoadOp, AffineStoreOp
+    from compiler.ir.types import MemRefType
+
+    slow = False
+    for op in module.walk():
+        if isinstance(op, AffineDmaStartOp):
+            return False
+        if isinstance(op, AffineLoadOp | AffineStoreOp):
+            t = op.memref.type
+            slow = slow or (isinstance(t, MemRefType) and t.memory_space == config.spaces.dram)
+    return slow
+
+
+__all__ = ["UncompiledModuleWarning", "reads_slow_memory_directly", "run", "simulate"]
