@@ -300,8 +300,10 @@ def analytic_figures(module: Any, config: Any, func: str | None,
 def estimate_figures(est: Any, compulsory: Any = None) -> dict[str, Scalar | None]:
     """Every scalar field of an analytic estimate (`accelsim.estimate.analytic.AnalyticResult`):
     no trace, so fewer figures than an event run (cycles, DMA ops, kernel calls, DRAM bytes,
-    compute cycles), plus `compulsory_bytes` and `traffic_ratio` (DRAM bytes / the compulsory
-    ones) from `compulsory`. New fields of the estimate become columns by themselves."""
+    compute cycles, the kernels' work), its energy by the event report's formula
+    (`energy_pj` and its parts, `AnalyticResult.energy`), plus `compulsory_bytes` and
+    `traffic_ratio` (DRAM bytes / the compulsory ones) from `compulsory`. New fields of the
+    estimate become columns by themselves."""
     import dataclasses
 
     figures: dict[str, Scalar | None] = {}
@@ -310,6 +312,9 @@ def estimate_figures(est: Any, compulsory: Any = None) -> dict[str, Scalar | Non
         if f.name != "wall_seconds" and isinstance(v, int | float | str) and not isinstance(v, bool):
             figures[f.name] = v
     figures["seconds"] = float(est.seconds)
+    e = est.energy  # the event report's formula on the estimate's counts
+    figures.update(energy_pj=e.total_pj, energy_dram_pj=e.dram_pj, energy_sram_pj=e.sram_pj,
+                   energy_compute_pj=e.compute_pj, energy_static_pj=e.static_pj)
     if compulsory is not None:
         from accelsim.report.roofline import traffic_figures
 
