@@ -30,8 +30,8 @@ def point_pipeline(options: Mapping[str, Scalar], config: HardwareConfig) -> Acc
     `AcceleratorPipeline.for_config`'s capacity rule: with `stages` buffers per copied region,
     the copies get 1/stages of the SRAM and "auto" tiles (the cache model) aim at half of that,
     so the multi-buffered working set fits; the pipelining pass itself may use the whole SRAM.
-    ("auto" is not the machine-aware tile search of `--target sim`, which scores candidates
-    and compiles the best few: too dear per sweep point; sweep `tile_sizes` instead.)
+    "search" (the default, what `accelsim run --target sim` compiles) is decided per module by
+    the tile search (`compiled_module`); this pipeline then only groups points.
     """
     from accelsim.compile.pipeline import AcceleratorPipeline
 
