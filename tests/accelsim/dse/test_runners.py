@@ -12,7 +12,8 @@ FIGURES = ["cycles", "energy_pj", "sram_peak_bytes", "note"]
 
 def sweep(**kw) -> Sweep:
     hw = kw.pop("hardware", {"sram.capacity_kib": [32, 64, 128], "dma.engines": [1, 2, 3]})
-    return Sweep(workloads=["gemm:M=16,N=16,K=16"], hardware=hw, compiler={"tile_sizes": "auto", "stages": [1, 2]}, **kw)
+    return Sweep(workloads=["gemm:M=16,N=16,K=16"], hardware=hw,
+                 compiler={"tile_sizes": "auto", "stages": [1, 2]}, **kw)
 
 
 def rows(db) -> dict:
