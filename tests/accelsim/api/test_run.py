@@ -121,3 +121,18 @@ def test_public_names_survive_subpackage_imports() -> None:
     assert callable(accelsim.analytic_estimate) and callable(accelsim.run)
     assert callable(accelsim.simulate)
     assert accelsim.analytic_estimate is accelsim.estimate.analytic.estimate
+
+
+def test_mlir_path_and_config_object_equal_the_cli(capsys) -> None:
+    """An .mlir path and a HardwareConfig (with `set` overrides) run as the CLI runs them."""
+    from pathlib import Path as P
+
+    import workloads
+
+    mlir = str(P(workloads.__file__).parent / "mlir" / "atax.mlir")
+    cfg = accelsim.load_config("edge")
+    result = accelsim.run(mlir, config=cfg, set={"dma.engines": 1}, timing_only=True)
+    status, out = _cli(capsys, "run", mlir, "--target", "sim", "--config", "edge", "--set",
+                       "dma.engines=1", "--timing-only", "--json")
+    assert status == 0
+    assert _same(result.to_dict()) == _same(json.loads(out))
