@@ -47,7 +47,10 @@ class RunOptions:
     caller already compiled the module with its own pass flags (the honest roofline then reads
     a fresh copy of the program as loaded). `distribution`: how parallel loops are spread over
     clusters when the config has more than one. `keep_records`: keep every trace record (for a
-    timeline or a trace file), else only the summary the report needs."""
+    timeline or a trace file), else only the summary the report needs. `estimate`: an event
+    run also walks the analytic estimate (`analytic_cycles`, `analytic_error`) and puts the
+    report's tables (units, buffers, levels, links) among the figures, as `--json` shows them;
+    without, its figures are the report's scalars (`accelsim.report.metrics`)."""
 
     fidelity: str = "event"
     timing_only: bool = False
@@ -55,6 +58,7 @@ class RunOptions:
     passes_given: bool = False
     distribution: str = "auto"
     keep_records: bool = False
+    estimate: bool = True
 
     def __post_init__(self) -> None:
         if self.fidelity not in FIDELITIES:
@@ -238,6 +242,11 @@ def _event(program: Program, config: HardwareConfig, module: ModuleOp,
     figures["config_hash"] = result.config.hash()
     figures["fidelity"] = getattr(result, "fidelity", "event")
     figures.update(result.extra or {})
+    arrays = dict(result.outputs) if result.outputs is not None else {}
+    outputs = tuple(arrays) if functional else ()
+    if not opts.estimate:  # the report's scalars only (`--compare`'s sides)
+        return ProgramRun(program, config, opts, tuple(applied), remarks, compile_seconds, wall,
+                          figures, arrays, outputs, report, compulsory, result)
     est = estimate(module, config, func=func, inputs=inputs)
     figures["analytic_cycles"] = est.cycles
     figures["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
@@ -256,8 +265,6 @@ def _event(program: Program, config: HardwareConfig, module: ModuleOp,
 
         groups = group_rows(report.buffers, result.config)  # type: ignore[arg-type]
         figures["dma_groups"] = groups
-    arrays = dict(result.outputs) if result.outputs is not None else {}
-    outputs = tuple(arrays) if functional else ()
     return ProgramRun(program, config, opts, tuple(applied), remarks, compile_seconds, wall,
                       figures, arrays, outputs, report, compulsory, result, est,
                       dma_groups=groups)

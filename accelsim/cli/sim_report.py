@@ -198,10 +198,9 @@ def run_compare(req: RunRequest) -> RunOutcome:
     print both reports side by side with B/A ratios (and both in --json)."""
     import time
 
+    from accelsim.api.program_run import RunOptions, run_program
     from accelsim.cli.common import config_from_args
-    from accelsim.report import compare, metrics
-    from accelsim.sim.options import SimOptions
-    from accelsim.sim.simulate import simulate
+    from accelsim.report import compare
 
     args = req.args
     if getattr(args, "pass_flags", None) or getattr(args, "as_is", False):
@@ -215,8 +214,10 @@ def run_compare(req: RunRequest) -> RunOutcome:
     from accelsim.report import input_traffic
 
     compulsory = input_traffic(fresh_module(req.program), req.program.func_name, config)
+    options = RunOptions(timing_only=args.timing_only, keep_records=records_wanted(args),
+                         estimate=False)
     sides: list[dict[str, Any]] = []
-    results = []
+    runs = []
     compile_seconds = wall = 0.0
     for name in names:
         module = fresh_module(req.program)
@@ -224,25 +225,20 @@ def run_compare(req: RunRequest) -> RunOutcome:
         flags, remarks = compile_side(name, config, module, req.program.func_name)
         for r in remarks:
             print(r, file=sys.stderr)
-        t1 = time.perf_counter()
-        res = simulate(module, config, inputs=req.inputs if functional else None,
-                       func=req.program.func_name, functional=functional,
-                       options=SimOptions(keep_records=records_wanted(args)))
-        wall += time.perf_counter() - t1
-        compile_seconds += t1 - t0
-        figs = metrics(res, compulsory)
+        compile_seconds += time.perf_counter() - t0
+        run = run_program(req.program, config, req.inputs, options, compiled=module,
+                          compulsory=compulsory)
+        wall += run.wall_seconds
+        figs = dict(run.figures)  # `accelsim.report.metrics` of the side's run
         figs["side"] = name
         figs["pipeline"] = flags
-        results.append(res)
+        runs.append(run)
         sides.append(figs)
-    from accelsim.report import Report
-
-    reports = []
+    reports = [run.report for run in runs]
     distinct = names[0] != names[1]
-    for k, (name, res) in enumerate(zip(names, results, strict=True)):
-        rep = Report.from_result(res, compulsory)
-        reports.append(rep)
-        sides[k]["files"] = write_outputs(args, res, rep, suffix=name if distinct else "AB"[k])
+    for k, (name, run) in enumerate(zip(names, runs, strict=True)):
+        sides[k]["files"] = write_outputs(args, run.sim, run.report,
+                                          suffix=name if distinct else "AB"[k])
     shown = tuple(n if len(n) <= 20 else ab for n, ab in zip(names, ("A", "B"), strict=True))
     if shown[0] == shown[1]:
         shown = ("A", "B")
@@ -260,8 +256,7 @@ def run_compare(req: RunRequest) -> RunOutcome:
               if isinstance(a[k], int | float) and not isinstance(a[k], bool)
               and isinstance(b.get(k), int | float)}
     extra = {"compare": {"A": a, "B": b, "ratios": ratios}}
-    last = results[1]
-    arrays = dict(last.outputs) if last.outputs is not None else {}
+    arrays = runs[1].arrays
     if args.check and not arrays:
         raise InputError("--check needs output data: drop --timing-only")
     return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
