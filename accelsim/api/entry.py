@@ -31,7 +31,7 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         func: str | None = None, as_is: bool = False, passes: Sequence[str] = (),
         distribution: str = "auto", records: bool = True, workers: int | None = None,
         kernel_time_limit: float | None = None, conv_lowering: str = "auto",
-        progress: bool = False) -> Result:
+        progress: bool = True) -> Result:
     """Compile `source` for the accelerator `config` and simulate it, exactly as
     `accelsim run SOURCE --target sim --config CONFIG` does (same pipeline, same tile search,
     same figures: `result.to_dict()` equals that command's `--json` object).
@@ -48,7 +48,8 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
     arrays by name, or an `.npz` path; `seed` — generated inputs' seed (default 0); `func` —
     the function to run; `as_is` — no accelerator pipeline; `passes` — mlir-opt pass flags
     that replace the pipeline (`["--affine-loop-tile=tile-size=16", ...]`); `distribution` —
-    with clusters > 1; networks: `workers`, `kernel_time_limit`, `conv_lowering`, `progress`.
+    with clusters > 1; networks: `workers`, `kernel_time_limit`, `conv_lowering`, `progress`
+    (a bar of the kernels or layers on stderr, as the CLI shows without --json).
     `records`: keep every trace record, for `result.timeline()` / `result.trace()` (the
     figures are the same without; `records=False` is faster on long runs)."""
     from accelsim.network.zoo import is_network_input
