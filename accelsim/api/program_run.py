@@ -217,6 +217,9 @@ def _analytic(program: Program, config: HardwareConfig, module: ModuleOp,
         "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
         "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
     figures.update(traffic_figures(compulsory, est.dram_bytes))
+    e = est.energy  # the event report's formula on the estimate's counts
+    figures.update(energy_pj=e.total_pj, energy_dram_pj=e.dram_pj, energy_sram_pj=e.sram_pj,
+                   energy_compute_pj=e.compute_pj, energy_static_pj=e.static_pj)
     summary = AnalyticSummary("analytic", config.name, est.cycles, est.seconds)
     return ProgramRun(program, config, opts, tuple(applied), remarks, compile_seconds,
                       est.wall_seconds, figures, {}, (), summary, compulsory, estimate=est)

@@ -136,3 +136,13 @@ def test_mlir_path_and_config_object_equal_the_cli(capsys) -> None:
                        "dma.engines=1", "--timing-only", "--json")
     assert status == 0
     assert _same(result.to_dict()) == _same(json.loads(out))
+
+
+def test_analytic_run_has_the_event_reports_energy() -> None:
+    """One energy formula (`accelsim.cost.energy`): the analytic run's energy is the event
+    report's on the same program (issue: the default fidelity gave no energy)."""
+    analytic = accelsim.run(GEMM, fidelity="analytic").to_dict()
+    event = accelsim.run(GEMM, timing_only=True).to_dict()
+    for key in ("energy_pj", "energy_dram_pj", "energy_sram_pj", "energy_compute_pj",
+                "energy_static_pj"):
+        assert analytic[key] == pytest.approx(event[key], rel=1e-9), key
