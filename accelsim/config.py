@@ -814,7 +814,11 @@ def _load(name_or_path: str) -> HardwareConfig:
         return config_from_dict(data, name=str(data.get("name", stem)))
     res = resources.files("accelsim") / "presets" / f"{name_or_path}.toml"
     if not res.is_file():
-        raise ConfigError(f"unknown hardware preset '{name_or_path}' (presets: "
+        import difflib
+
+        close = difflib.get_close_matches(name_or_path, preset_names(), n=2)
+        hint = "; did you mean " + " or ".join(map(repr, close)) + "?" if close else ""
+        raise ConfigError(f"unknown hardware preset '{name_or_path}'{hint} (presets: "
                           f"{', '.join(preset_names())}; or give a path to a .toml file)")
     data = tomllib.loads(res.read_text(encoding="utf-8"))
     return config_from_dict(data, name=str(data.get("name", name_or_path)))

@@ -24,7 +24,8 @@ from accelsim.errors import InputError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("networks", help="list the model zoo (networks `accelsim run NAME` takes)",
+    p = sub.add_parser("networks", allow_abbrev=False,
+                       help="list the model zoo (networks `accelsim run NAME` takes)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_networks)
