@@ -104,8 +104,13 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
                 limit = check_time_limit(limit, "--kernel-time-limit")
             except ValueError as exc:
                 raise InputError(str(exc)) from None
-        result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
-                            workers=args.workers, progress=not args.json, time_limit_s=limit)
+        from accelsim.network.timing import NetworkRunError
+
+        try:
+            result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
+                                workers=args.workers, progress=not args.json, time_limit_s=limit)
+        except NetworkRunError as exc:
+            return _report_failure(args, exc)
         report = result.to_dict()
         status = 0
     else:
@@ -124,6 +129,28 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     else:
         _print_text(report, result)
     return status
+
+
+def _report_failure(args: argparse.Namespace, exc: Any) -> int:
+    """A layer failed: the layers before it as a normal report (text, --json, --csv, with
+    `complete: false` and `failed_layer`), then the error naming the layer; exit status 1."""
+    import sys
+
+    result = exc.partial
+    report = result.to_dict()
+    report.update(target=args.target, input=args.input, complete=False,
+                  failed_layer={"index": exc.index + 1, "name": exc.layer, "error": exc.message})
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8") as fh:
+            fh.write(result.to_csv())
+    if args.json:
+        print(json.dumps(report, default=_json_default))
+    else:
+        print(result.table(limit=None))
+        print(f"  stopped at layer {exc.index + 1} ({exc.layer}): the {exc.index} layer(s) above "
+              "finished; the totals are theirs")
+    print(exc.render(), file=sys.stderr)
+    return 1
 
 
 def _write_outputs(args: argparse.Namespace, result: Any) -> None:

@@ -93,6 +93,9 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         from accelsim.report.roofline import traffic_figures
 
         extra.update(traffic_figures(compulsory, est.dram_bytes))
+        from accelsim.report.analytic_figures import analytic_report_figures
+
+        extra.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory))
         arrays: dict[str, Any] = {}
         wall = est.wall_seconds
         outputs: tuple[str, ...] = ()
@@ -134,6 +137,11 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
 def _print_summary(m: dict[str, Any]) -> None:
     print(f"sim [{m['fidelity']}] config {m['config']}: {m['cycles']} cycles "
           f"({m['seconds'] * 1e6:.2f} us)")
+    if m["fidelity"] == "analytic":
+        from accelsim.report.analytic_figures import summary_lines
+
+        for line in summary_lines(m):
+            print(line)
     if m["fidelity"] == "event":
         print(f"  DRAM read {m['dram_bytes_read']} B, written {m['dram_bytes_written']} B; "
               f"compute util {m['compute_utilization']:.1%}, DMA util {m['dma_utilization']:.1%}, "
@@ -191,6 +199,9 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
             print(f"sim [analytic] config {config.name}: {est.cycles} cycles, distribution "
                   f"{progs.distribution} (slowest of {config.clusters} clusters, each on its "
                   "fair share of DRAM and the interconnect)")
+            from accelsim.report.analytic_figures import summary_lines
+
+            print("\n".join(summary_lines(extra)))
         return RunOutcome({}, run.sim_seconds, run.compile_seconds, (), extra)
     result = run.result
     if args.fidelity == "both":
@@ -214,6 +225,9 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
         print(f"sim [event] config {config.name}: {result.cycles} cycles "
               f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")
         print(rep.text())
+        from accelsim.report.clusters import cluster_summary_lines
+
+        print("\n".join(cluster_summary_lines(extra)))
         print(f"  analytic estimate {est.cycles} ({extra['analytic_error']:+.2%}; {est.phases} "
               f"phase(s) between barriers, start-up wait {est.startup_cycles} cycles)")
         for loc in progs.serial:
