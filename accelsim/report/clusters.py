@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.rate import cycles_for
 from accelsim.report.figures import Energy
 from accelsim.report.levels import LevelRow, level_traffic, rows_of
+from accelsim.report.roofline import peak_dram_bytes_per_cycle
 from accelsim.trace import Trace
 from accelsim.trace.tally import sums_of
 
@@ -146,9 +148,8 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
     imbalance = max(busy) / mean - 1.0 if mean else 0.0
     util = {k: v / span for k, v in sorted(links.items())}
     hottest = max(util, key=lambda k: util[k]) if util else None
-    d = config.dram
-    peak = d.channels * d.bandwidth_bytes_per_cycle
-    bounds = {"compute": -(-ideal_compute // n), "DRAM": -(-dram_bytes // peak)}
+    peak = peak_dram_bytes_per_cycle(config)  # with dram.model = "timing": the technology's
+    bounds = {"compute": -(-ideal_compute // n), "DRAM": cycles_for(dram_bytes, peak)}
     if hottest is not None:
         ic = config.interconnect
         bw = ic.bandwidth_bytes_per_cycle if ic.kind == "bus" else ic.link_bytes_per_cycle
@@ -280,7 +281,7 @@ def cluster_honest_roofline(config: HardwareConfig, stats: Any, compulsory: Any
     cluster's peak compute together (`peak_compute_cycles` over the clusters), its compulsory
     DRAM bytes (`compulsory`, the input program's `CompulsoryTraffic`) at DRAM's peak and,
     on a bus, at the bus's; None when the compulsory traffic is unknown."""
-    from accelsim.report.roofline import peak_compute_cycles, peak_dram_bytes_per_cycle
+    from accelsim.report.roofline import peak_compute_cycles
 
     if compulsory is None or not compulsory.known:
         return None
@@ -288,7 +289,8 @@ def cluster_honest_roofline(config: HardwareConfig, stats: Any, compulsory: Any
     one = peak_compute_cycles(config, int(stats.macs), int(stats.alu_ops), int(stats.special_ops))
     nbytes = int(compulsory.bytes)
     # named as a one-cluster roofline's bounds: compute, bandwidth (DRAM's), interconnect
-    bounds = {"compute": -(-one // n), "bandwidth": -(-nbytes // peak_dram_bytes_per_cycle(config))}
+    bounds = {"compute": -(-one // n),
+              "bandwidth": cycles_for(nbytes, peak_dram_bytes_per_cycle(config))}
     ic = config.interconnect
     if ic.kind == "bus":
         bounds["interconnect"] = -(-nbytes // ic.bandwidth_bytes_per_cycle)

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.rate import cycles_for
 from accelsim.report.levels import (
     LevelRow,
     LinkRow,
@@ -210,7 +211,7 @@ class Report:
         macs, alu, special = int(stats.macs), int(stats.alu_ops), int(stats.special_ops)
         ops = 2 * macs + alu + special
         sram_bw = config.sram.bytes_per_cycle
-        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), -(-moved // peak_bw),
+        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), cycles_for(moved, peak_bw),
                         peak_bw, compute_unit_name(config),
                         -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
         honest = io = None
