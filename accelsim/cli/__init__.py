@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from compiler.diagnostics import AccelsimError, DiagnosticError
 
-SUBCOMMANDS = ("opt", "run", "dse", "networks")
+SUBCOMMANDS = ("opt", "run", "dse", "networks", "config")
 
 
 def build_parser() -> argparse.ArgumentParser:
