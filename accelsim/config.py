@@ -699,7 +699,8 @@ def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareC
     (`dram.bandwidth = "25.6 GB/s"`) becomes its bytes-per-cycle key (`accelsim.config_units`)."""
     from accelsim.config_units import resolve_rates
 
-    data = resolve_rates(data)
+    data = resolve_rates(data, {"dram.bandwidth_bytes_per_cycle":
+                                DramConfig.RULES["bandwidth_bytes_per_cycle"]})
     kwargs: dict[str, Any] = {"name": name}
     energy = data.get("energy", {})
     for key, value in data.items():

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from accelsim.config_rules import Rule, check_value
 from accelsim.cost.rate import as_rate
 from accelsim.errors import ConfigError
 
@@ -47,9 +48,10 @@ def bytes_per_cycle(key: str, value: Any, clock_ghz: float | None) -> int | floa
     return as_rate(round(number * scale / (clock_ghz * 1e9), 9))
 
 
-def resolve_rates(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The TOML shape with every rate key (`RATE_KEYS`) replaced by its bytes-per-cycle key;
-    both given is an error."""
+def resolve_rates(data: Mapping[str, Any], rules: Mapping[str, Rule]) -> dict[str, Any]:
+    """The TOML shape with every rate key (`RATE_KEYS`) replaced by its bytes-per-cycle key,
+    checked against its rule (`rules`, by the dotted bytes-per-cycle key); both given is an
+    error."""
     out = dict(data)
     for key, target in RATE_KEYS.items():
         sec, _, fld = key.partition(".")
@@ -63,20 +65,12 @@ def resolve_rates(data: Mapping[str, Any]) -> dict[str, Any]:
         clock = out.get("clock_ghz")
         table = {k: v for k, v in table.items() if k != fld}
         rate = bytes_per_cycle(key, data[sec][fld], clock if isinstance(clock, int | float) else None)
-        _check_range(key, data[sec][fld], target, rate)
+        try:
+            check_value(target, rate, rules[target])
+        except ConfigError as exc:
+            raise ConfigError(f"{key} = {data[sec][fld]!r} is {rate:g} bytes per cycle; {exc}") \
+                from None
         table[tfld] = rate
         out[sec] = table
     return out
 
-
-def _check_range(key: str, given: Any, target: str, rate: int | float) -> None:
-    """The converted rate within its key's range, the error naming the key as written."""
-    from accelsim.config import DramConfig
-    from accelsim.config_rules import check_value
-
-    sec, _, fld = target.partition(".")
-    rules = {"dram": DramConfig.RULES}[sec]
-    try:
-        check_value(target, rate, rules[fld])
-    except ConfigError as exc:
-        raise ConfigError(f"{key} = {given!r} is {rate:g} bytes per cycle; {exc}") from None
