@@ -115,9 +115,13 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         status = 0
     else:
         from accelsim.network.functional import run_functional
+        from accelsim.network.timing import NetworkRunError
 
-        run = run_functional(network, args.target, args.config, seed=args.seed, inputs_npz=args.inputs,
-                             check=args.check, progress=not args.json)
+        try:
+            run = run_functional(network, args.target, args.config, seed=args.seed,
+                                 inputs_npz=args.inputs, check=args.check, progress=not args.json)
+        except NetworkRunError as exc:
+            return _report_failure(args, exc)
         result, report = run.result, run.report()
         status = 0 if run.check_ok in (None, True) else 1
     report["target"] = args.target
@@ -137,16 +141,20 @@ def _report_failure(args: argparse.Namespace, exc: Any) -> int:
     import sys
 
     result = exc.partial
-    report = result.to_dict()
+    report = (result.to_dict() if result is not None
+              else {"layers": [{"name": name} for name in exc.finished]})
     report.update(target=args.target, input=args.input, complete=False,
                   failed_layer={"index": exc.index + 1, "name": exc.layer, "error": exc.message})
-    if args.csv:
+    if args.csv and result is not None:
         with open(args.csv, "w", encoding="utf-8") as fh:
             fh.write(result.to_csv())
     if args.json:
         print(json.dumps(report, default=_json_default))
     else:
-        print(result.table(limit=None))
+        if result is not None:
+            print(result.table(limit=None))
+        else:
+            print(f"finished layers: {', '.join(exc.finished) or '(none)'}")
         print(f"  stopped at layer {exc.index + 1} ({exc.layer}): the {exc.index} layer(s) above "
               "finished; the totals are theirs")
     print(exc.render(), file=sys.stderr)

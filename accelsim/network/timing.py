@@ -82,12 +82,15 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
 
 
 class NetworkRunError(NetworkError):
-    """A layer of a network run failed: `layer` names it, `partial` is the result of the
-    layers before it (every one of their kernels ran), for the report of what finished."""
+    """A layer of a network run failed: `layer` names it (`index` from 0), `finished` the
+    layers before it, `partial` their result (None: a run on the host, which has no figures),
+    for the report of what finished."""
 
-    def __init__(self, message: str, loc: Any, layer: str, index: int, partial: NetworkResult):
+    def __init__(self, message: str, loc: Any, layer: str, index: int,
+                 partial: NetworkResult | None, finished: tuple[str, ...] = ()):
         super().__init__(message, loc)
         self.layer, self.index, self.partial = layer, index, partial
+        self.finished = finished or (tuple(r.layer.name for r in partial.layers) if partial else ())
 
 
 def _failure(network: Network, failures: list[tuple[str, str]], figures: dict[str, Any],

@@ -129,3 +129,33 @@ def test_a_failed_layer_is_named_and_the_finished_ones_reported(capsys, tmp_path
     assert [layer["name"] for layer in d["layers"]] == ["a", "b"] and d["complete"] is False
     assert d["failed_layer"]["name"] == "c" and d["failed_layer"]["index"] == 3
     assert d["cycles"] == sum(layer["cycles"] for layer in d["layers"]) > 0
+
+
+def test_a_failed_layer_of_a_model_with_data_names_it_and_the_finished_ones(capsys, tmp_path,
+                                                                            monkeypatch):
+    import sys
+    from pathlib import Path
+
+    import accelsim.network.functional as fn
+    from accelsim.errors import InputError
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "accelsim" / "network"))
+    try:
+        import onnx_models
+    finally:
+        sys.path.pop(0)
+    model = onnx_models.save(onnx_models.convnet(), tmp_path / "convnet.onnx")
+    real, calls = fn._Runner.run, []
+
+    def run(self, spec, arrays):
+        calls.append(spec)
+        if len(calls) == 3:
+            raise InputError(f"{spec}: refused for the test")
+        return real(self, spec, arrays)
+
+    monkeypatch.setattr(fn._Runner, "run", run)
+    status, out, err = _run(capsys, "run", str(model), "--target", "host", "--json")
+    assert status == 1 and "refused for the test" in err
+    d = json.loads(out)
+    assert d["complete"] is False and d["failed_layer"]["index"] == len(d["layers"]) + 1
+    assert len(d["layers"]) >= 1 and f"'{d['failed_layer']['name']}' failed" in err
