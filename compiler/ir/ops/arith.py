@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from compiler.diagnostics import UNKNOWN_LOC, Location
 from compiler.ir.core import Operation, Value
-from compiler.ir.types import I1, ElementType, Type
+from compiler.ir.types import I1, ElementType, Type, wrap_int
 
 
 class ConstantOp(Operation):
-    """`arith.constant`; `value` is a Python int/float/bool matching the result type."""
+    """`arith.constant`; `value` is a Python int/float/bool matching the result type. An
+    integer in [-2**(w-1), 2**w) is kept as its signed reading (`255 : i8` is -1, as MLIR
+    prints it); one outside stays as given for the verifier to refuse."""
 
     __slots__ = ("value",)
     NAME = "arith.constant"
@@ -17,7 +19,14 @@ class ConstantOp(Operation):
     def __init__(self, value: int | float | bool, type: ElementType, loc: Location = UNKNOWN_LOC,
                  name_hint: str | None = None):
         super().__init__(result_types=[type], loc=loc, result_names=[name_hint])
-        self.value = float(value) if type.is_float else int(value)
+        if type.is_float:
+            self.value: int | float = float(value)
+        else:
+            v = int(value)
+            w = type.bitwidth
+            if type.is_int and w > 1 and -(1 << (w - 1)) <= v < (1 << w):
+                v = wrap_int(v, w)
+            self.value = v
 
 
 class BinaryOp(Operation):
