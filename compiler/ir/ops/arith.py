@@ -119,6 +119,66 @@ class MinSIOp(BinaryOp):
     FLOAT = False
 
 
+class DivUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.divui"
+    FLOAT = False
+
+
+class RemUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.remui"
+    FLOAT = False
+
+
+class MaxUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.maxui"
+    FLOAT = False
+
+
+class MinUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.minui"
+    FLOAT = False
+
+
+class ShLIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shli"
+    FLOAT = False
+
+
+class ShRSIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shrsi"
+    FLOAT = False
+
+
+class ShRUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shrui"
+    FLOAT = False
+
+
+class AndIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.andi"
+    FLOAT = False
+
+
+class OrIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.ori"
+    FLOAT = False
+
+
+class XOrIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.xori"
+    FLOAT = False
+
+
 class UnaryOp(Operation):
     """One float operand, one result of its type."""
 
@@ -227,9 +287,41 @@ class TruncFOp(CastOp):
     NAME = "arith.truncf"
 
 
+class UIToFPOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.uitofp"
+
+
+class FPToUIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.fptoui"
+
+
+class ExtSIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.extsi"
+
+
+class ExtUIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.extui"
+
+
+class TruncIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.trunci"
+
+
+class BitcastOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.bitcast"
+
+
 BINARY_OPS: dict[str, type[BinaryOp]] = {c.NAME: c for c in (
     AddFOp, SubFOp, MulFOp, DivFOp, MaximumFOp, MinimumFOp,
-    AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp)}
+    AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp,
+    DivUIOp, RemUIOp, MaxUIOp, MinUIOp, ShLIOp, ShRSIOp, ShRUIOp, AndIOp, OrIOp, XOrIOp)}
 UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, SqrtOp, AbsFOp)}
 CAST_OPS: dict[str, type[CastOp]] = {c.NAME: c for c in (
-    IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp)}
+    IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
+    UIToFPOp, FPToUIOp, ExtSIOp, ExtUIOp, TruncIOp, BitcastOp)}
