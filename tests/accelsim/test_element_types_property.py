@@ -121,7 +121,10 @@ def _wrap(x: np.ndarray, w: int) -> np.ndarray:
 
 
 def _u(x: np.ndarray, w: int) -> np.ndarray:
-    return x.astype(np.int64).view(np.uint64) if w == 64 else (x.astype(np.int64) & ((1 << w) - 1)).astype(np.uint64)
+    """The unsigned reading of `w`-bit values, as uint64."""
+    if w == 64:
+        return x.astype(np.int64).view(np.uint64)
+    return (x.astype(np.int64) & ((1 << w) - 1)).astype(np.uint64)
 
 
 def ref_cast(x: np.ndarray, s: ElementType, t: ElementType, unsigned: bool) -> np.ndarray:
