@@ -21,7 +21,7 @@ import numpy as np
 from accelsim.errors import InputError
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import FuncOp, ModuleOp
-from compiler.ir.types import ElementType, MemRefType
+from compiler.ir.types import ElementType, MemRefType, from_file_array
 
 
 @dataclass(frozen=True)
@@ -164,20 +164,23 @@ def match_inputs(func: FuncOp, raw: Mapping[str, np.ndarray], where: str) -> dic
 
 def _check(where: str, name: str, t: object, value: np.ndarray) -> np.ndarray:
     if isinstance(t, MemRefType):
-        want = t.element.numpy_dtype
+        element = t.element
         if value.ndim != t.rank or any(d is not None and d != s for d, s in zip(t.shape, value.shape)):
             raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected "
                              f"{tuple('?' if d is None else d for d in t.shape)} for {t}")
     elif isinstance(t, ElementType):
-        want = t.numpy_dtype
+        element = t
         if value.size != 1:
             raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected a {t} scalar "
                              "(a 0-d or 1-element array)")
         value = value.reshape(())  # shape (1,), as some writers save a scalar, is that scalar
     else:
         raise InputError(f"{where}: argument {name!r} has unsupported type {t}")
-    if value.dtype != want:
-        raise InputError(f"{where}: input {name!r} has dtype {value.dtype}, expected {want}")
+    if value.dtype != element.numpy_dtype:
+        try:  # bf16/fp8 in files as raw bits, i4 as int8 (docs/precision.md)
+            value = from_file_array(value, element, f"{where}: input {name!r} ({t})")
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     # a scalar stays 0-d (np.ascontiguousarray would make it shape (1,))
     return np.ascontiguousarray(value) if value.ndim else np.array(value, copy=True)
 
