@@ -74,6 +74,10 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         for r in remarks:
             print(r, file=sys.stderr)
         applied += pipeline.flags()
+    elif args.as_is:
+        from accelsim.compile.race_check import check_user_program
+
+        check_user_program(module)   # the user's own DMAs: a race is theirs, on every fidelity
     compile_seconds = time.perf_counter() - t0
     extra: dict[str, Any]
     if args.fidelity == "analytic":
