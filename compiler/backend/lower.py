@@ -83,6 +83,8 @@ from compiler.ir.ops import (
     SubIOp,
     TruncFOp,
 )
+from compiler.ir.ops.math_ops import LLVM as MATH_LLVM
+from compiler.ir.ops.math_ops import MATH_BINARY, MATH_TERNARY, MATH_UNARY
 from compiler.ir.ops.opaque import BARRIER_OP
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
 
@@ -324,6 +326,9 @@ class _FunctionLowering:
         int_bin = {AddIOp: "add", SubIOp: "sub", MulIOp: "mul", DivSIOp: "sdiv", RemSIOp: "srem"}
         for cls, meth in int_bin.items():
             self.dispatch[cls] = self._int_binary(meth)
+        for table in (MATH_UNARY, MATH_BINARY, MATH_TERNARY):
+            for cls in table.values():
+                self.dispatch[cls] = self.math_op
         self.dispatch[MaximumFOp] = self._float_intrinsic2("llvm.maximum")
         self.dispatch[MinimumFOp] = self._float_intrinsic2("llvm.minimum")
         self.dispatch[MaxSIOp] = self._int_minmax(">")
@@ -721,6 +726,31 @@ class _FunctionLowering:
         assert isinstance(t, ElementType)
         fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[t.bitwidth]}", a.type, [a.type])
         self.values[op.results[0]] = self.b.call(fn, [a], fastmath=self.fmf)
+
+    def math_op(self, op: Operation) -> None:
+        """A `math` op of `compiler.ir.ops.math_ops`: its LLVM intrinsic, or the C library's
+        function (`f` suffix for f32; a narrower float goes through f32); rsqrt 1 / sqrt."""
+        name, intrinsic = MATH_LLVM[op.NAME]
+        args = [self.scalar(v) for v in op.operands]
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        ty = args[0].type
+        if name == "rsqrt":
+            fn = self._intrinsic(f"llvm.sqrt.{_FLOAT_SUFFIX[t.bitwidth]}", ty, [ty])
+            root = self.b.call(fn, args, fastmath=self.fmf)
+            self.values[op.results[0]] = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
+            return
+        if intrinsic:
+            fn = self._intrinsic(f"{name}.{_FLOAT_SUFFIX[t.bitwidth]}", ty, [ty] * len(args))
+            self.values[op.results[0]] = self.b.call(fn, args, fastmath=self.fmf)
+            return
+        if t.bitwidth == 64:
+            self.values[op.results[0]] = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
+            return
+        f32 = ir.FloatType()
+        wide = [a if t.bitwidth == 32 else self.b.fpext(a, f32) for a in args]
+        got = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
+        self.values[op.results[0]] = got if t.bitwidth == 32 else self.b.fptrunc(got, ty)
 
     def negf(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)
