@@ -47,6 +47,8 @@ from compiler.ir.ops import (
     SqrtOp,
     SubFOp,
 )
+from compiler.ir.ops.math_ops import CHEAP as MATH_CHEAP
+from compiler.ir.ops.math_ops import LLVM as MATH_LLVM
 from compiler.ir.types import MemRefType
 
 # ---- op classes ----------------------------------------------------------------------------
@@ -117,9 +119,9 @@ def _static(func: FuncOp) -> _Static:
                     break
             else:
                 st.op_class[id(op)] = "add"
-        elif isinstance(op, _SPECIAL):
-            st.op_class[id(op)] = "special"
-        elif isinstance(op, _OTHER):
+        elif isinstance(op, _SPECIAL) or (op.NAME in MATH_LLVM and op.NAME not in MATH_CHEAP):
+            st.op_class[id(op)] = "special"   # a transcendental: the special-function rate
+        elif op.NAME in MATH_CHEAP or isinstance(op, _OTHER):
             st.op_class[id(op)] = "other"
         elif isinstance(op, AffineLoadOp):
             st.op_class[id(op)] = "load"
