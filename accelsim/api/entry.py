@@ -181,6 +181,10 @@ def simulate(module: ModuleOp, config: str | HardwareConfig = "default", *args: 
 
     cfg = config if isinstance(config, HardwareConfig) else load_config(config)
     func = args[1] if len(args) > 1 else kwargs.get("func")
+    if cfg.clusters > 1:
+        raise InputError(f"simulate() runs one cluster's program; config {cfg.name!r} has "
+                         f"clusters = {cfg.clusters}: accelsim.run(module, config) compiles and "
+                         "simulates every cluster's share (or set={'clusters': 1})")
     if compile:
         from accelsim.compile.accelerator import compile_for_accelerator
 
