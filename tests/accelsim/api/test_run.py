@@ -138,11 +138,14 @@ def test_mlir_path_and_config_object_equal_the_cli(capsys) -> None:
     assert _same(result.to_dict()) == _same(json.loads(out))
 
 
-def test_analytic_run_has_the_event_reports_energy() -> None:
+@pytest.mark.parametrize("config", ["default", "cluster4"])
+def test_analytic_run_has_the_event_reports_energy(config: str) -> None:
     """One energy formula (`accelsim.cost.energy`): the analytic run's energy is the event
-    report's on the same program (issue: the default fidelity gave no energy)."""
-    analytic = accelsim.run(GEMM, fidelity="analytic").to_dict()
-    event = accelsim.run(GEMM, timing_only=True).to_dict()
+    report's on the same program, one cluster or many (issue: the default fidelity gave no
+    energy)."""
+    analytic = accelsim.run(GEMM, config=config, fidelity="analytic").to_dict()
+    event = accelsim.run(GEMM, config=config, timing_only=True).to_dict()
+    assert analytic["dram_bytes"] == event["dram_bytes"]
     for key in ("energy_pj", "energy_dram_pj", "energy_sram_pj", "energy_compute_pj",
                 "energy_static_pj"):
         assert analytic[key] == pytest.approx(event[key], rel=1e-9), key
