@@ -1,11 +1,13 @@
-# Quick start: `make demo` runs the main job, `make test` runs the tests.
+# Quick start: `make demo` runs the main job, `make test` runs the tests, `make docs` builds
+# the user guide (MkDocs, strict: a broken link fails) into site/.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_DOCS := $(VENV)/.installed-docs
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +19,10 @@ $(STAMP_RUN): pyproject.toml | $(PY)
 
 $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
+	touch $@ $(STAMP_RUN)
+
+$(STAMP_DOCS): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[docs]'
 	touch $@ $(STAMP_RUN)
 
 # The main job: compile gemm for the default preset (tile, DMA copies, pipelining), simulate it
@@ -32,5 +38,8 @@ test: $(STAMP_TEST)
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 
+docs: $(STAMP_DOCS)
+	$(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site

@@ -1,5 +1,5 @@
-"""Makes the figures the README shows (committed in docs/img/): the overlap timeline of a tiled
-gemm before pipelining (tile + DMA copies) and after (+ affine-pipeline-data-transfer), drawn on
+"""Makes the figures of the README and docs/concepts/reports.md (in docs/img/): the overlap timeline of a
+tiled gemm before pipelining (tile + DMA copies) and after (+ affine-pipeline-data-transfer), drawn on
 the same cycle axis, their roofline, and the A/B table that goes with them.
 
     .venv/bin/python -m plots.readme_figures            # writes docs/img/*.png and gemm_ab.txt
