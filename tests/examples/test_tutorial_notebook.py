@@ -59,10 +59,10 @@ def test_notebook_shows_chip_kernel_network_sweep_and_plot(executed):
     assert all(int(b.replace(",", "")) > 0 for _, b in busy)
     # the network: one line per layer of the .layers list, cycles adding up to the total
     m = re.search(r"(\d+) layers, ([\d,]+) cycles", text)
-    assert m and m.group(1) == "4"
+    assert m and m.group(1) == "3"
     rows = re.findall(r"^  \S+\s+([\d,]+) cycles  roofline", text, re.M)
     layer_cycles = [int(c.replace(",", "")) for c in rows]
-    assert len(layer_cycles) == 4 and sum(layer_cycles) == int(m.group(2).replace(",", ""))
+    assert len(layer_cycles) == 3 and sum(layer_cycles) == int(m.group(2).replace(",", ""))
     # the sweep: 3 SRAM sizes x 2 engine counts, every point ok; the plot is drawn inline
     table = _text(code[3])
     assert table.count(" ok ") == 6, table
