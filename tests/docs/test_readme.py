@@ -157,3 +157,44 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     res = namespace["res"]
     assert res.cycles == res.to_dict()["cycles"] > 0
     assert (tmp_path / "gemm.png").stat().st_size > 0
+
+
+def _toml_blocks() -> list[tuple[str, str]]:
+    """Every TOML the README and the user guide show: ```toml blocks and the README's heredoc."""
+    out = []
+    for page in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        out += [(page.name, body) for body in code_blocks(text, {"toml"})]
+        for block in code_blocks(text, SHELL_LANGS):
+            for m in re.finditer(r"<<-?\s*'?(\w+)'?\n(.*?)^\1$", block, re.M | re.S):
+                out.append((page.name, m.group(2)))
+    return out
+
+
+def test_docs_toml_examples_load(tmp_path, monkeypatch):
+    """Each hardware description the docs show loads as `--config FILE` does, and each sweep
+    spec as `accelsim dse run` reads it (next to the docs' mychip.toml)."""
+    import tomllib
+
+    import accelsim
+    from accelsim import dse
+
+    blocks = _toml_blocks()
+    chips = [body for _, body in blocks if 'name = "mychip"' in body]
+    assert chips, "the docs' 4-cluster chip"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mychip.toml").write_text(chips[0], encoding="utf-8")
+    specs = 0
+    for where, body in blocks:
+        data = tomllib.loads(body)
+        if "workloads" in data:
+            dse.from_dict(data)
+            specs += 1
+        else:
+            path = tmp_path / "config.toml"
+            path.write_text(body, encoding="utf-8")
+            cfg = accelsim.load_config(str(path))
+            assert cfg.clusters >= 1, where
+    assert specs >= 1
+    four = accelsim.load_config("mychip.toml")
+    assert (four.clusters, four.sram.capacity_kib) == (4, 512)
