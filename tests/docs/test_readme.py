@@ -198,3 +198,13 @@ def test_docs_toml_examples_load(tmp_path, monkeypatch):
     assert specs >= 1
     four = accelsim.load_config("mychip.toml")
     assert (four.clusters, four.sram.capacity_kib) == (4, 512)
+
+
+def test_readme_picture_is_the_demo_run():
+    """plots/readme_figures.py draws the README's picture from `make demo`'s own command."""
+    from plots.readme_figures import DEMO
+
+    recipe = re.search(r"^demo:.*?\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    demo = shlex.split(recipe.group(1).replace("\\\n", " ").split("\n\t")[-1].strip().lstrip("\t"))
+    assert demo[0].endswith("accelsim") and demo[1:len(DEMO) + 1] == DEMO
+    assert "docs/img/demo_timeline.png" in README.read_text(encoding="utf-8")
