@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
 from accelsim.report.figures import Energy
 from accelsim.report.levels import LevelRow, level_traffic, rows_of
 from accelsim.trace import Trace
@@ -193,9 +194,8 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     else:
         dram_pj = (rep.dram_read + rep.dram_written + rep.dram_copied) * e.dram_pj_per_byte
         sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-    return Energy(dram_pj, sram_pj,
-                  int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                  + int(stats.special_ops) * e.special_pj, e.static_mw * 1e-3 * seconds * 1e12)
+    return Energy(dram_pj, sram_pj, precision.run_compute_pj(e, stats),
+                  e.static_mw * 1e-3 * seconds * 1e12)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,

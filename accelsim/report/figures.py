@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
 from accelsim.report.levels import (
     LevelRow,
     LinkRow,
@@ -241,8 +242,7 @@ class Report:
             sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
         energy = Energy(
             dram_pj=dram_pj, sram_pj=sram_pj,
-            compute_pj=(int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                        + int(stats.special_ops) * e.special_pj),
+            compute_pj=precision.run_compute_pj(e, stats),
             static_pj=e.static_mw * 1e-3 * seconds * 1e12)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,

@@ -98,6 +98,10 @@ class KernelCalls:
             s.macs += k * c.mac
             s.alu_ops += k * (c.mul + c.add + c.other)
             s.special_ops += k * c.special
+            s.compute_pj += k * cost.compute_pj
+            for cls, dt, acc, n in c.typed:
+                if cls == "mac":
+                    s.macs_by_dtype[(dt, acc)] = s.macs_by_dtype.get((dt, acc), 0) + k * n
             s.kernel_sram_bytes += k * cost.sram_bytes
             for space, nbytes in cost.level_bytes:
                 s.kernel_level_bytes[space] = s.kernel_level_bytes.get(space, 0) + k * nbytes
