@@ -20,7 +20,7 @@ from compiler.backend.lower import LoweringOptions, lower_module, symbol_name
 from compiler.backend.preflight import check_module
 from compiler.backend.signature import Signature, ctype_of, default_function, signatures
 from compiler.ir.ops import ModuleOp
-from compiler.ir.types import ElementType, MemRefType
+from compiler.ir.types import ElementType, MemRefType, round_float
 
 Args = Sequence[object] | Mapping[str, object]
 _byref = ctypes.byref
@@ -276,7 +276,7 @@ def _check_scalar(sig: Signature, name: str, t: ElementType, value: object) -> o
     if t.is_float:
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise ArgumentError(f"{where}: expected a {t} number, got {type(value).__name__}")
-        return float(value)
+        return round_float(float(value), t)
     if not isinstance(value, int | bool):
         raise ArgumentError(f"{where}: expected an integer for {t}, got {type(value).__name__}")
     return int(value)
