@@ -17,7 +17,7 @@ from accelsim.config import HardwareConfig, load_config, parse_sets
 from accelsim.errors import ConfigError, InputError
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import FuncOp, ModuleOp
-from compiler.ir.types import ElementType, MemRefType
+from compiler.ir.types import ElementType, MemRefType, from_file_array
 
 
 @dataclass(frozen=True)
@@ -178,20 +178,21 @@ def match_inputs(func: FuncOp, raw: Mapping[str, np.ndarray], where: str) -> dic
 
 def _check(where: str, name: str, t: object, value: np.ndarray) -> np.ndarray:
     if isinstance(t, MemRefType):
-        want = t.element.numpy_dtype
         if value.ndim != t.rank or any(d is not None and d != s for d, s in zip(t.shape, value.shape)):
             raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected "
                              f"{tuple('?' if d is None else d for d in t.shape)} for {t}")
     elif isinstance(t, ElementType):
-        want = t.numpy_dtype
         if value.size != 1:
             raise InputError(f"{where}: input {name!r} has shape {value.shape}, expected a {t} scalar "
                              "(a 0-d or 1-element array)")
         value = value.reshape(())  # shape (1,), as some writers save a scalar, is that scalar
     else:
         raise InputError(f"{where}: argument {name!r} has unsupported type {t}")
-    if value.dtype != want:
-        raise InputError(f"{where}: input {name!r} has dtype {value.dtype}, expected {want}")
+    element = t.element if isinstance(t, MemRefType) else t
+    try:  # bf16/fp8 files hold raw bits, i4 files int8 (docs/precision.md)
+        value = from_file_array(value, element, f"{where}: input {name!r} ({t})")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     # a scalar stays 0-d (np.ascontiguousarray would make it shape (1,))
     return np.ascontiguousarray(value) if value.ndim else np.array(value, copy=True)
 

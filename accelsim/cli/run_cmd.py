@@ -33,6 +33,7 @@ from accelsim.cli.common import (
     load_program,
 )
 from accelsim.errors import InputError
+from compiler.ir.types import to_file_array
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
 # use, so a target with heavy dependencies costs nothing when not chosen.
@@ -162,7 +163,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     outcome = target(RunRequest(program, inputs, args))
     if args.save:
         try:
-            np.savez(args.save, **outcome.arrays)
+            # bf16/fp8 as raw bits, i4 as int8 (docs/precision.md)
+            np.savez(args.save, **{k: to_file_array(v) for k, v in outcome.arrays.items()})
         except OSError as exc:
             raise InputError(f"cannot write {args.save}: {exc.strerror}") from None
     report = _report(args, program, outcome)

@@ -31,8 +31,6 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
 EMULATED = frozenset({"bf16", "f8E4M3FN", "f8E5M2"})
-# NaN bits the encoder writes (ml_dtypes' canonical quiet NaN of each format)
-_NAN_BITS = {"bf16": 0x7FC0, "f8E4M3FN": 0x7F, "f8E5M2": 0x7E, "f16": 0x7E00}
 
 
 def is_emulated(t: ElementType) -> bool:
@@ -124,14 +122,14 @@ def decode_fn(module: ir.Module, t: ElementType) -> ir.Function:
     else:  # FN: only all-ones exponent and mantissa is NaN
         is_nan = b.icmp_unsigned("==", b.and_(u, ir.Constant(I32, (1 << (n - 1)) - 1)),
                                  ir.Constant(I32, (1 << (n - 1)) - 1))
-        value = b.select(is_nan, ir.Constant(F32, float("nan")), value)
+        value = b.select(is_nan, b.bitcast(b.or_(sign, ir.Constant(I32, 0x7FC00000)), F32), value)
     b.ret(value)
     return fn
 
 
 def encode_fn(module: ir.Module, t: ElementType) -> ir.Function:
-    """`iN __accelsim_encode_<t>(float v)`: the raw bits of `v`, a value of `t` (NaN: the
-    format's quiet NaN with v's sign)."""
+    """`iN __accelsim_encode_<t>(float v)`: the raw bits of `v`, a value of `t` (a NaN keeps
+    its sign and the payload bits the format has, so a bitcast round trip is exact)."""
     fmt = t.facts.float_format
     assert fmt is not None
     n = t.bitwidth
@@ -144,12 +142,18 @@ def encode_fn(module: ir.Module, t: ElementType) -> ir.Function:
     u = b.bitcast(v, I32)
     sign = b.shl(b.lshr(u, ir.Constant(I32, 31)), ir.Constant(I32, n - 1))
     is_nan = b.fcmp_unordered("uno", v, v)
-    nan = b.or_(sign, ir.Constant(I32, _NAN_BITS[t.name]))
+    m_bits = fmt.precision - 1
+    if fmt.has_inf:  # keep a NaN's payload (the high mantissa bits), quiet if it would be none
+        payload = b.and_(b.lshr(u, ir.Constant(I32, 23 - m_bits)), ir.Constant(I32, (1 << m_bits) - 1))
+        quiet = ir.Constant(I32, 1 << (m_bits - 1))
+        payload = b.select(b.icmp_unsigned("==", payload, ir.Constant(I32, 0)), quiet, payload)
+        nan = b.or_(b.or_(sign, ir.Constant(I32, ((1 << (n - 1 - m_bits)) - 1) << m_bits)), payload)
+    else:  # FN formats have one NaN per sign
+        nan = b.or_(sign, ir.Constant(I32, (1 << (n - 1)) - 1))
     if t.name == "bf16":
         out = b.select(is_nan, nan, b.lshr(u, ir.Constant(I32, 16)))
         b.ret(b.trunc(out, it))
         return fn
-    m_bits = fmt.precision - 1
     e_bits = n - 1 - m_bits
     bias = 1 - fmt.emin
     e = b.sub(b.and_(b.lshr(u, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF)), ir.Constant(I32, 127))

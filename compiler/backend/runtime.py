@@ -200,9 +200,10 @@ class CompiledModule:
             flags = value.flags
             if not flags.c_contiguous:
                 return None
-            if flags.writeable and value.size:
+            if flags.writeable and value.size and dtype.isbuiltin == 1:
                 # byref(from_buffer) is the cheapest way to a data pointer (about 1 us less
-                # per array than `.ctypes.data`); it needs a writable, non-empty buffer
+                # per array than `.ctypes.data`); it needs a writable, non-empty buffer of a
+                # numpy dtype (ctypes cannot read ml_dtypes' buffer formats)
                 cargs.append(_byref(_c_char.from_buffer(value)))
             elif is_written and not flags.writeable:
                 return None

@@ -281,3 +281,31 @@ def float_bits(value: float, t: ElementType) -> int:
 def float_from_bits(bits: int, t: ElementType) -> float:
     """The value of float type `t` whose raw bits are `bits` (< 2**bitwidth)."""
     return float(np.array(bits, dtype=np.dtype(f"uint{t.bitwidth}")).view(t.numpy_dtype))
+
+
+def to_file_array(a: np.ndarray) -> np.ndarray:
+    """An array of an element type's `numpy_dtype` as `--save` writes it (`file_dtype`):
+    bf16/fp8 as their raw bits, i4 as int8; numpy's own dtypes unchanged."""
+    for r in ELEMENT_FACTS.values():
+        if r.dtype == a.dtype and r.file_dtype != r.dtype:
+            return a.view(r.file_dtype) if r.bits_in_file else a.astype(r.file_dtype)
+    return a
+
+
+def from_file_array(a: np.ndarray, t: ElementType, what: str) -> np.ndarray:
+    """The array of `t`'s `numpy_dtype` that `a`, read from an `--inputs` file, stands for;
+    ValueError (naming `what`) when `a` has the wrong dtype or an i4 value outside [-8, 7]."""
+    r = ELEMENT_FACTS[t.name]
+    if a.dtype != r.file_dtype:
+        how = (f" (the raw bits of {t}, e.g. `np.asarray(x, ml_dtypes.{r.dtype.name})"
+               f".view(np.{r.file_dtype.name})`)" if r.bits_in_file else
+               " (values in [-8, 7])" if t.name == "i4" else "")
+        raise ValueError(f"{what} has dtype {a.dtype}, expected {r.file_dtype}{how}")
+    if r.file_dtype == r.dtype:
+        return a
+    if r.bits_in_file:
+        return np.ascontiguousarray(a).view(r.dtype)
+    if a.size and (int(a.min()) < -8 or int(a.max()) > 7):
+        bad = a[(a < -8) | (a > 7)].flat[0]
+        raise ValueError(f"{what} holds {bad}, outside i4's range [-8, 7]")
+    return a.astype(r.dtype)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.diagnostics import UNKNOWN_LOC, Location
 from compiler.ir.core import Operation, Value
-from compiler.ir.types import I1, ElementType, Type, wrap_int
+from compiler.ir.types import I1, ElementType, Type, round_float, wrap_int
 
 
 class ConstantOp(Operation):
@@ -19,8 +19,9 @@ class ConstantOp(Operation):
     def __init__(self, value: int | float | bool, type: ElementType, loc: Location = UNKNOWN_LOC,
                  name_hint: str | None = None):
         super().__init__(result_types=[type], loc=loc, result_names=[name_hint])
-        if type.is_float:
-            self.value: int | float = float(value)
+        if type.is_float:  # a narrow float holds what its type can represent
+            self.value: int | float = (round_float(float(value), type) if type.bitwidth < 32
+                                       else float(value))
         else:
             v = int(value)
             w = type.bitwidth
