@@ -297,8 +297,11 @@ class BoundWorkload:
 
     @property
     def spec(self) -> str:
-        """The canonical spec string, every parameter written out: `gemm:M=4,N=4,K=4,dtype=f32`."""
-        parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()]
+        """The canonical spec string, every parameter written out: `gemm:M=4,N=4,K=4,dtype=f32`
+        (an `acc` / `wdtype` equal to what dtype gives left out: `dtype=i8` means acc=i32)."""
+        derived = {"acc": accumulator(self.dtype), "wdtype": self.dtype}  # left out when so
+        parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()
+                 if not (k in derived and self.workload.param(k).kind == "type" and v == derived[k])]
         return f"{self.name}:{','.join(parts)}"
 
     def module(self, verify: bool = True) -> ModuleOp:

@@ -187,9 +187,7 @@ def test_precision_workloads_match_their_reference_on_the_simulator(spec):
     w = workloads.get(spec)
     inputs = w.random_inputs(3)
     ref = w.reference(inputs)
-    # ml_dtypes arrays (i4, bf16, fp8): the simulator interprets the kernels (the host
-    # backend's ctypes fast path does not take their buffers yet)
-    r = simulate(w.module(), "default", inputs=inputs, interpret_kernels=any(t in spec for t in ("i4", "bf16", "f8")))
+    r = simulate(w.module(), "default", inputs=inputs)
     for name in w.outputs:
         got, want = r.outputs[name], ref[name]
         assert got.dtype == want.dtype == w.func().args[
@@ -202,9 +200,12 @@ def test_precision_workloads_match_their_reference_on_the_simulator(spec):
 
 
 def test_workload_types_default_and_refuse():
-    assert workloads.get("gemm:M=4,N=4,K=4,dtype=int8").spec == \
-        "gemm:M=4,N=4,K=4,dtype=i8,acc=i32,wdtype=i8"
+    i8 = workloads.get("gemm:M=4,N=4,K=4,dtype=int8")
+    assert i8.spec == "gemm:M=4,N=4,K=4,dtype=i8"
+    assert (i8.params["acc"].name, i8.params["wdtype"].name) == ("i32", "i8")  # type: ignore[union-attr]
+    assert workloads.get("gemm:M=4,N=4,K=4,dtype=i8,wdtype=i4,acc=i16").spec == \
+        "gemm:M=4,N=4,K=4,dtype=i8,acc=i16,wdtype=i4"
     assert workloads.get("gemm:M=4,N=4,K=4,dtype=bf16").params["acc"].name == "f32"  # type: ignore[union-attr]
-    assert workloads.get("gemm:M=4,N=4,K=4").spec.endswith("dtype=f32,acc=f32,wdtype=f32")
+    assert workloads.get("gemm:M=4,N=4,K=4").spec == "gemm:M=4,N=4,K=4,dtype=f32"
     with pytest.raises(workloads.WorkloadError, match="dtype must be one of f32, f64"):
         workloads.get("relu:N=4,dtype=i8")
