@@ -1,0 +1,100 @@
+"""A network at another precision (`accelsim run NETWORK --dtype int8|bf16|fp8|f16|f32`).
+
+Weights and activations in that precision, accumulation wider, requantization between layers
+counted as lane work:
+
+- every kernel whose workload takes the precision (`dtype=`) runs at it; the matmul family
+  (gemm, batched_gemm, conv2d, depthwise_conv2d) accumulates in the wider type its `acc=`
+  defaults to (i32 for integers, f32 for floats), and its output, an accumulator tensor, is
+  brought back to the activations' precision by a `requantize` kernel of the same layer
+  (integers: multiply, shift, clamp, narrow, five lane ops an element; floats: one rounding);
+- a kernel whose workload does not take the precision (softmax, layernorm, gelu, ... in an
+  int8 network) stays at f32, as integer accelerators run those layers in floating point;
+  it is named in `skipped` (`with_precision` returns them) and the report says so.
+
+Only layer-shape networks (zoo, SCALE-Sim topology, layer lists): an ONNX model carries its
+own element types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from accelsim.network.model import Kernel, Layer, Network
+from workloads.model import DTYPES, accumulator
+from workloads.registry import lookup
+from workloads.spec import parse_spec
+
+# the names `--dtype` takes (MLIR's and the usual ones)
+NAMES: dict[str, str] = {"int8": "i8", "int4": "i4", "int16": "i16", "bf16": "bf16",
+                         "fp8": "f8E4M3FN", "fp8e5m2": "f8E5M2", "f16": "f16", "fp16": "f16",
+                         "f32": "f32", "fp32": "f32"}
+MATMUL_FAMILY = ("gemm", "batched_gemm", "conv2d", "depthwise_conv2d")
+# the output argument of each matmul-family workload and its shape's parameters
+_OUTPUT_ELEMENTS = {
+    "gemm": lambda p: p["M"] * p["N"],
+    "batched_gemm": lambda p: p["batch"] * p["M"] * p["N"],
+    "conv2d": lambda p: (p["N"] * p["K"] * _out(p["H"], p["R"], p["stride"])
+                         * _out(p["W"], p["S"], p["stride"])),
+    "depthwise_conv2d": lambda p: (p["N"] * p["C"] * _out(p["H"], p["R"], p["stride"])
+                                   * _out(p["W"], p["S"], p["stride"])),
+}
+
+
+def _out(extent: int, window: int, stride: int) -> int:
+    return (extent - window) // stride + 1
+
+
+def dtype_name(text: str) -> str:
+    """MLIR's name of a `--dtype` value; a ValueError naming the choices otherwise."""
+    name = NAMES.get(text.lower()) if isinstance(text, str) else None
+    if name is None and isinstance(text, str) and text in DTYPES:
+        name = text
+    if name is None:
+        raise ValueError(f"--dtype {text!r}: expected one of int8, int4, int16, bf16, fp8, "
+                         "fp8e5m2, f16, f32")
+    return name
+
+
+def with_precision(network: Network, dtype: str) -> tuple[Network, list[str]]:
+    """`network` at `dtype` (MLIR's name or a `--dtype` value) and the workloads left at f32
+    (they do not take the precision)."""
+    dt = dtype_name(dtype)
+    if dt == "f32":
+        return network, []
+    if network.functional:
+        raise ValueError(f"--dtype: {network.source} is an ONNX model, which carries its own "
+                         "element types; --dtype is for zoo, topology and layer-list networks")
+    skipped: list[str] = []
+    layers = tuple(_layer(layer, dt, skipped) for layer in network.layers)
+    return dataclasses.replace(network, layers=layers,
+                               name=f"{network.name}@{dt}"), list(dict.fromkeys(skipped))
+
+
+def _layer(layer: Layer, dt: str, skipped: list[str]) -> Layer:
+    kernels: list[Kernel] = []
+    for k in layer.kernels:
+        name, values = parse_spec(k.workload)
+        w = lookup(name)
+        if "dtype" in values:  # the layer already names its precision
+            kernels.append(k)
+            continue
+        if dt not in w.param("dtype").choices:
+            skipped.append(name)
+            kernels.append(k)
+            continue
+        kernels.append(dataclasses.replace(k, workload=_with(k.workload, dtype=dt)))
+        if name in MATMUL_FAMILY:
+            acc = accumulator(DTYPES[dt])
+            bound = w.bind({**values, "dtype": dt})
+            n = _OUTPUT_ELEMENTS[name](bound.params)
+            kernels.append(Kernel(f"requantize:N={n},dtype={dt},acc={acc.name}"))
+    return dataclasses.replace(layer, kernels=tuple(kernels))
+
+
+def _with(spec: str, **values: str) -> str:
+    sep = "," if ":" in spec else ":"
+    return spec + sep + ",".join(f"{k}={v}" for k, v in values.items())
+
+
+__all__ = ["MATMUL_FAMILY", "NAMES", "dtype_name", "with_precision"]
