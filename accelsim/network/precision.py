@@ -76,14 +76,15 @@ def _layer(layer: Layer, dt: str, skipped: list[str]) -> Layer:
     for k in layer.kernels:
         name, values = parse_spec(k.workload)
         w = lookup(name)
-        if "dtype" in values:  # the layer already names its precision
+        if values.get("dtype", "f32") != "f32":  # the layer names a precision of its own
             kernels.append(k)
             continue
         if dt not in w.param("dtype").choices:
             skipped.append(name)
             kernels.append(k)
             continue
-        kernels.append(dataclasses.replace(k, workload=_with(k.workload, dtype=dt)))
+        values = {key: v for key, v in values.items() if key != "dtype"}
+        kernels.append(dataclasses.replace(k, workload=_with(name, **values, dtype=dt)))
         if name in MATMUL_FAMILY:
             acc = accumulator(DTYPES[dt])
             bound = w.bind({**values, "dtype": dt})
@@ -92,9 +93,8 @@ def _layer(layer: Layer, dt: str, skipped: list[str]) -> Layer:
     return dataclasses.replace(layer, kernels=tuple(kernels))
 
 
-def _with(spec: str, **values: str) -> str:
-    sep = "," if ":" in spec else ":"
-    return spec + sep + ",".join(f"{k}={v}" for k, v in values.items())
+def _with(name: str, **values: str) -> str:
+    return name + ":" + ",".join(f"{k}={v}" for k, v in values.items())
 
 
 __all__ = ["MATMUL_FAMILY", "NAMES", "dtype_name", "with_precision"]

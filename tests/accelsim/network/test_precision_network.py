@@ -1,0 +1,105 @@
+"""`accelsim run NETWORK --dtype ...` (accelsim/network/precision.py) and `dtype` as a DSE
+parameter: kernels at the precision, accumulation wider, a requantize kernel after each
+matmul-family kernel; the figures follow the element sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from accelsim.cli import main
+from accelsim.dse.spec import Sweep
+from accelsim.errors import ConfigError
+from accelsim.network.precision import with_precision
+from accelsim.network.topology import parse_topology
+from accelsim.network.zoo import load_network
+
+TOPO = """Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,
+c1, 10, 10, 3, 3, 4, 8, 1,
+p1, 8, 8, 1, 1, 8, 16, 1,
+"""
+LAYERS = """# tiny transformer-ish block
+ln  layernorm:M=16,N=32
+qkv  gemm:M=16,N=96,K=32
+sm  softmax:M=16,N=16
+"""
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return status, out, err
+
+
+def test_with_precision_rewrites_kernels_and_adds_requantization():
+    net = parse_topology(TOPO, "tiny.csv")
+    i8, skipped = with_precision(net, "int8")
+    assert skipped == [] and i8.name == "tiny@i8"
+    c1 = i8.layers[0]
+    assert [k.workload for k in c1.kernels] == [
+        "conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,stride=1,dtype=i8",
+        "requantize:N=512,dtype=i8,acc=i32",  # the 8 x 8 x 8 i32 outputs back to i8
+    ]
+    assert i8.layers[1].kernels[-1].workload == "requantize:N=1024,dtype=i8,acc=i32"
+    bf, _ = with_precision(net, "bf16")
+    assert bf.layers[0].kernels[-1].workload == "requantize:N=512,dtype=bf16,acc=f32"
+    assert with_precision(net, "f32") == (net, [])
+    with pytest.raises(ValueError, match="--dtype 'int7': expected one of int8"):
+        with_precision(net, "int7")
+
+
+def test_layer_list_keeps_kernels_without_the_precision_at_f32(tmp_path: Path):
+    path = tmp_path / "block.layers"
+    path.write_text(LAYERS)
+    net, skipped = with_precision(load_network(str(path)), "fp8")
+    assert skipped == ["layernorm", "softmax"]
+    specs = [k.workload for layer in net.layers for k in layer.kernels]
+    assert specs == ["layernorm:M=16,N=32,eps=1e-05,dtype=f32", "gemm:M=16,N=96,K=32,dtype=f8E4M3FN",
+                     "requantize:N=1536,dtype=f8E4M3FN,acc=f32", "softmax:M=16,N=16,dtype=f32"]
+
+
+def test_network_dtype_on_the_cli_moves_fewer_bytes_and_less_energy(capsys, tmp_path: Path):
+    topo = tmp_path / "tiny.csv"
+    topo.write_text(TOPO)
+    runs = {}
+    for dt in ("f32", "int8"):
+        status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--json", "--workers", "0",
+                              "--dtype", dt)
+        assert status == 0
+        runs[dt] = json.loads(out)
+    f32, i8 = runs["f32"], runs["int8"]
+    assert i8["dtype"] == "int8" and i8["dtype_skipped"] == []
+    assert i8["macs"] == f32["macs"] > 0
+    assert [lay["precision"] for lay in i8["layers"]] == ["i8->i32", "i8->i32"]
+    assert [lay["precision"] for lay in f32["layers"]] == ["f32", "f32"]
+    # inputs and weights at 1 B instead of 4: fewer DRAM bytes read; int8 MACs: less energy
+    assert i8["dram_bytes_read"] < f32["dram_bytes_read"]
+    assert i8["energy_pj"] < f32["energy_pj"]
+    # the requantize kernel is lane work of the layer
+    assert "requantize:N=512,dtype=i8,acc=i32" in i8["layers"][0]["kernels"]
+    status, _, err = _run(capsys, "run", "gemm:M=8", "--dtype", "int8")
+    assert status != 0 and "--dtype int8: for a network INPUT" in err
+
+
+def test_dtype_is_a_dse_parameter():
+    s = Sweep(workloads=["gemm:M=32,N=32,K=32", "network:resnet18"], dtype=["int8", "bf16", "f32"],
+              constraints=["dtype_bytes >= 2 or kernel == 'gemm'"])
+    got = [(p.workload, p.dtype) for p in s.points()]
+    assert got == [("gemm:M=32,N=32,K=32,dtype=i8", "i8"), ("gemm:M=32,N=32,K=32,dtype=bf16", "bf16"),
+                   ("gemm:M=32,N=32,K=32,dtype=f32", "f32"), ("network:resnet18", "bf16"),
+                   ("network:resnet18", "f32")]
+    assert {p.key for p in s.points()}.__len__() == 5
+    assert s.points()[0].params()["dtype"] == "i8"
+    # a point without dtype keeps the key it always had
+    plain = Sweep(workloads=["gemm:M=32,N=32,K=32"]).points()[0]
+    assert "dtype" not in plain.canonical() and "dtype" not in plain.params()
+    with pytest.raises(ConfigError, match="relu.* at i8: relu: dtype must be one of f32, f64"):
+        Sweep(workloads=["relu:N=64"], dtype="int8")
+    with pytest.raises(ConfigError, match="key 'dtype': 'q8': expected one of"):
+        Sweep(workloads=["gemm"], dtype=["q8"])
