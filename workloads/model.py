@@ -8,7 +8,7 @@ make inputs, compute the expected outputs).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,7 +18,18 @@ import numpy as np
 from compiler.diagnostics import AccelsimError
 from compiler.ir import F32, F64, Builder, ElementType, FuncOp, MemRefType, ModuleOp
 from compiler.ir.core import Value
-from compiler.ir.ops import ExtFOp, ExtSIOp, FPToSIOp, SIToFPOp, TruncFOp, TruncIOp
+from compiler.ir.ops import (
+    ExtFOp,
+    ExtSIOp,
+    FPToSIOp,
+    MaxSIOp,
+    MinSIOp,
+    MulIOp,
+    ShRSIOp,
+    SIToFPOp,
+    TruncFOp,
+    TruncIOp,
+)
 from compiler.ir.types import ELEMENT_TYPES
 from compiler.ir.verifier import verify as verify_module
 
@@ -118,6 +129,58 @@ class Param:
         lo = "" if self.lo is None else f"{self.lo} <= "
         hi = "" if self.hi is None else f" <= {self.hi}"
         return f"{lo}{self.name}{hi}"
+
+
+# the fixed-point scale of a requantized integer output: y = clamp(acc >> REQUANT_SHIFT)
+REQUANT_SHIFT = 8
+
+
+def reduce_sum(b: Builder, extents: Sequence[int], acc: ElementType,
+               term: Callable[[list[Value]], Value]) -> Value:
+    """Σ of `term(ivs)` over nested loops of `extents`, carried in iter_args from zero in the
+    accumulator type `acc` (the accumulator lives in the PE, never in memory)."""
+    def level(k: int, init: Value, ivs: list[Value]) -> Value:
+        with b.loop(0, extents[k], iter_args=[init]) as lp:
+            inner, here = lp.region_iter_args[0], [*ivs, lp.iv]
+            b.yield_([inner + term(here)] if k == len(extents) - 1 else [level(k + 1, inner, here)])
+        return lp.results[0]  # type: ignore[no-any-return]
+
+    return level(0, b.constant(0, acc), [])
+
+
+def requantized(b: Builder, v: Value, out: ElementType, mult: int = 1,
+                shift: int = REQUANT_SHIFT) -> Value:
+    """An accumulator value in the output precision: integers clamp((v * mult) >> shift) then
+    narrowed (`muli`, `shrsi`, `maxsi`, `minsi`, `trunci`), floats rounded (`truncf`)."""
+    t = v.type
+    assert isinstance(t, ElementType)
+    if not (t.is_int and out.is_int):
+        return convert(b, v, out)
+    lo = b.constant(-(1 << (out.bitwidth - 1)), t)
+    hi = b.constant((1 << (out.bitwidth - 1)) - 1, t)
+    if mult != 1:
+        v = b.insert(MulIOp(v, b.constant(mult, t), loc=b.loc())).result
+    v = b.insert(ShRSIOp(v, b.constant(shift, t), loc=b.loc())).result
+    v = b.insert(MaxSIOp(v, lo, loc=b.loc())).result
+    v = b.insert(MinSIOp(v, hi, loc=b.loc())).result
+    return convert(b, v, out)
+
+
+def requantized_reference(x: np.ndarray, out: ElementType, acc: ElementType, mult: int = 1,
+                          shift: int = REQUANT_SHIFT) -> np.ndarray:
+    """`requantized` in numpy (float64 in, the values the output type then holds)."""
+    if out.is_int and acc.is_int:
+        lo, hi = -(1 << (out.bitwidth - 1)), (1 << (out.bitwidth - 1)) - 1
+        return np.clip(np.floor(x * mult / (1 << shift)), lo, hi)  # >> rounds toward -inf
+    return x.astype(acc.numpy_dtype).astype(np.float64)  # summed in acc, then rounded once
+
+
+def out_param() -> Param:
+    """`out=`: requantize each output into this type in the kernel (an int8 accelerator's
+    fused epilogue): the sum starts at zero in the accumulator (iter_args, never in memory)
+    and integers are scaled by 2^-8 and clamped; none (the default): out += the sum, in acc."""
+    return Param("out", None, "requantized output type; none: output += the sum in acc",  # type: ignore[arg-type]
+                 kind="type", lo=None, hi=None, choices=EVERY)
 
 
 def dtype_param(choices: tuple[str, ...] = FLOATS) -> Param:
@@ -301,7 +364,8 @@ class BoundWorkload:
         (an `acc` / `wdtype` equal to what dtype gives left out: `dtype=i8` means acc=i32)."""
         derived = {"acc": accumulator(self.dtype), "wdtype": self.dtype}  # left out when so
         parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()
-                 if not (k in derived and self.workload.param(k).kind == "type" and v == derived[k])]
+                 if v is not None
+                 and not (k in derived and self.workload.param(k).kind == "type" and v == derived[k])]
         return f"{self.name}:{','.join(parts)}"
 
     def module(self, verify: bool = True) -> ModuleOp:

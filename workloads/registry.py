@@ -9,8 +9,7 @@ from workloads.model import BoundWorkload, Workload, WorkloadError
 from workloads.spec import parse_spec
 
 # Kernel-family modules; each exposes WORKLOADS: tuple[Workload, ...].
-FAMILIES = ("gemm", "vector", "reduction", "softmax", "conv", "stencil", "polybench", "layers",
-            "quant")
+FAMILIES = ("gemm", "vector", "reduction", "softmax", "conv", "stencil", "polybench", "layers")
 
 
 @cache

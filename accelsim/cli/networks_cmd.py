@@ -211,8 +211,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
     g.add_argument("--dtype", default=None, metavar="int8|int4|bf16|fp8|f16|f32",
                    help="zoo, topology and layer-list networks: weights and activations in this "
-                        "precision, the matmul family accumulating wider (i32 / f32), a requantize "
-                        "kernel after each (docs/precision.md); default f32")
+                        "precision, the matmul family accumulating wider (i32 / f32) and "
+                        "requantizing its outputs (docs/precision.md); default f32")
 
 
 def is_network(source: str) -> bool:

@@ -5,9 +5,11 @@ counted as lane work:
 
 - every kernel whose workload takes the precision (`dtype=`) runs at it; the matmul family
   (gemm, batched_gemm, conv2d, depthwise_conv2d) accumulates in the wider type its `acc=`
-  defaults to (i32 for integers, f32 for floats), and its output, an accumulator tensor, is
-  brought back to the activations' precision by a `requantize` kernel of the same layer
-  (integers: multiply, shift, clamp, narrow, five lane ops an element; floats: one rounding);
+  defaults to (i32 for integers, f32 for floats), in the PEs (iter_args from zero: the
+  accumulator never goes to memory), and requantizes each output to the activations'
+  precision in the same kernel (`out=`: integers shift, clamp and narrow, four lane ops an
+  output; floats one rounding), as an int8 accelerator's output path does (Gemmini's
+  scaled `mvout`);
 - a kernel whose workload does not take the precision (softmax, layernorm, gelu, ... in an
   int8 network) stays at f32, as integer accelerators run those layers in floating point;
   it is named in `skipped` (`with_precision` returns them) and the report says so.
@@ -21,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from accelsim.network.model import Kernel, Layer, Network
-from workloads.model import DTYPES, accumulator
+from workloads.model import DTYPES
 from workloads.registry import lookup
 from workloads.spec import parse_spec
 
@@ -30,19 +32,6 @@ NAMES: dict[str, str] = {"int8": "i8", "int4": "i4", "int16": "i16", "bf16": "bf
                          "fp8": "f8E4M3FN", "fp8e5m2": "f8E5M2", "f16": "f16", "fp16": "f16",
                          "f32": "f32", "fp32": "f32"}
 MATMUL_FAMILY = ("gemm", "batched_gemm", "conv2d", "depthwise_conv2d")
-# the output argument of each matmul-family workload and its shape's parameters
-_OUTPUT_ELEMENTS = {
-    "gemm": lambda p: p["M"] * p["N"],
-    "batched_gemm": lambda p: p["batch"] * p["M"] * p["N"],
-    "conv2d": lambda p: (p["N"] * p["K"] * _out(p["H"], p["R"], p["stride"])
-                         * _out(p["W"], p["S"], p["stride"])),
-    "depthwise_conv2d": lambda p: (p["N"] * p["C"] * _out(p["H"], p["R"], p["stride"])
-                                   * _out(p["W"], p["S"], p["stride"])),
-}
-
-
-def _out(extent: int, window: int, stride: int) -> int:
-    return (extent - window) // stride + 1
 
 
 def dtype_name(text: str) -> str:
@@ -84,12 +73,8 @@ def _layer(layer: Layer, dt: str, skipped: list[str]) -> Layer:
             kernels.append(k)
             continue
         values = {key: v for key, v in values.items() if key != "dtype"}
-        kernels.append(dataclasses.replace(k, workload=_with(name, **values, dtype=dt)))
-        if name in MATMUL_FAMILY:
-            acc = accumulator(DTYPES[dt])
-            bound = w.bind({**values, "dtype": dt})
-            n = _OUTPUT_ELEMENTS[name](bound.params)
-            kernels.append(Kernel(f"requantize:N={n},dtype={dt},acc={acc.name}"))
+        extra = {"out": dt} if name in MATMUL_FAMILY else {}
+        kernels.append(dataclasses.replace(k, workload=_with(name, **values, dtype=dt, **extra)))
     return dataclasses.replace(layer, kernels=tuple(kernels))
 
 

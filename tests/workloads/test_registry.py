@@ -75,7 +75,8 @@ def test_bad_values_are_rejected(spec: str, message: str) -> None:
 
 def test_defaults_and_overrides() -> None:
     w = workloads.get("gemm:N=48")
-    assert w.params == {"M": 256, "N": 48, "K": 256, "dtype": F32, "acc": F32, "wdtype": F32}
+    assert w.params == {"M": 256, "N": 48, "K": 256, "dtype": F32, "acc": F32, "wdtype": F32,
+                        "out": None}
     assert w.spec == "gemm:M=256,N=48,K=256,dtype=f32"
     assert workloads.get(w.spec).params == w.params
     assert workloads.get("saxpy:a=-0.5").params["a"] == -0.5

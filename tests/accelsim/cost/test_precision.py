@@ -182,6 +182,12 @@ def test_packed_bytes():
     "gemm:M=8,N=12,K=40,dtype=bf16",
     "gemm:M=8,N=12,K=40,dtype=f8E4M3FN",
     "gemm:M=8,N=12,K=40,dtype=f16,acc=f16",
+    # requantized in the kernel: the sum in iter_args from zero, each output scaled and clamped
+    "gemm:M=8,N=12,K=40,dtype=i8,out=i8",
+    "batched_gemm:batch=2,M=4,N=4,K=8,dtype=i8,out=i4",
+    "conv2d:N=1,C=3,H=6,W=6,K=4,R=3,S=3,stride=2,dtype=i8,out=i8",
+    "depthwise_conv2d:N=1,C=3,H=6,W=6,R=3,S=3,stride=1,dtype=i8,out=i8",
+    "gemm:M=8,N=12,K=40,dtype=bf16,out=bf16",
 ])
 def test_precision_workloads_match_their_reference_on_the_simulator(spec):
     w = workloads.get(spec)
@@ -197,6 +203,20 @@ def test_precision_workloads_match_their_reference_on_the_simulator(spec):
         else:
             np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
                                        rtol=w.rtol, atol=w.atol)
+
+
+def test_requantization_in_the_kernel_is_lane_work_and_keeps_the_accumulator_out_of_memory():
+    cfg = load_config("int8")
+    fused = workloads.get("gemm:M=64,N=64,K=64,dtype=i8,out=i8").func()
+    c = count_ops(fused, [None] * 3)
+    assert c.mac == 64 ** 3 and c.matmul_like  # the iter_args reduction still maps on the array
+    assert c.other == 4 * 64 * 64  # shrsi, maxsi, minsi, trunci per output: the lanes'
+    assert [m for m in c.typed if m[0] == "mac"] == [("mac", "i8", "i32", 64 ** 3)]
+    cost = CostModel(cfg).kernel(fused, [None] * 3)
+    assert cost.on_matrix
+    assert cost.compute_cycles == 64 ** 3 // (32 * 32) + math.ceil(4 * 64 * 64 / 32)
+    # the output argument is the i8 result: no i32 accumulator in memory
+    assert str(fused.function_type.inputs[2]) == "memref<64x64xi8>"
 
 
 def test_workload_types_default_and_refuse():
