@@ -96,7 +96,7 @@ def test_dtype_is_a_dse_parameter():
     # a point without dtype keeps the key it always had
     plain = Sweep(workloads=["gemm:M=32,N=32,K=32"]).points()[0]
     assert "dtype" not in plain.canonical() and "dtype" not in plain.params()
-    with pytest.raises(ConfigError, match="relu.* at i8: relu: dtype must be one of f32, f64"):
+    with pytest.raises(ConfigError, match=r"relu.* at i8: relu: dtype must be one of f32, f64"):
         Sweep(workloads=["relu:N=64"], dtype="int8")
     with pytest.raises(ConfigError, match="key 'dtype': 'q8': expected one of"):
         Sweep(workloads=["gemm"], dtype=["q8"])
