@@ -10,9 +10,11 @@ counted as lane work:
   precision in the same kernel (`out=`: integers shift, clamp and narrow, four lane ops an
   output; floats one rounding), as an int8 accelerator's output path does (Gemmini's
   scaled `mvout`);
-- `--dtype f32` is the same convention at f32 (the sums in the PEs, each output written
-  once, no output read first), so that precisions compare like for like; without `--dtype`
-  the network runs as written (`output += ...`, the SCALE-Sim convention);
+- `--dtype f32` is the network as written (`output += ...`, the convention of the zoo and of
+  SCALE-Sim). Not the in-PE form: `affine-loop-tile` does not tile loops carrying iter_args,
+  so an in-PE sum keeps each output's whole reduction in one tile, which at 4 B an element
+  does not fit the default 256 KiB SRAM well (ResNet-18 at f32 in that form: 7.5x the
+  cycles, 13x the DRAM bytes of the network as written); at 1-2 B it does (docs/precision.md);
 - a kernel whose workload does not take the precision (softmax, layernorm, gelu, ... in an
   int8 network) stays at f32, as integer accelerators run those layers in floating point;
   it is named in `skipped` (`with_precision` returns them) and the report says so.
@@ -52,6 +54,8 @@ def with_precision(network: Network, dtype: str) -> tuple[Network, list[str]]:
     """`network` at `dtype` (MLIR's name or a `--dtype` value) and the workloads left at f32
     (they do not take the precision)."""
     dt = dtype_name(dtype)
+    if dt == "f32":
+        return network, []
     if network.functional:
         raise ValueError(f"--dtype: {network.source} is an ONNX model, which carries its own "
                          "element types; --dtype is for zoo, topology and layer-list networks")

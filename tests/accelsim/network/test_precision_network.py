@@ -46,8 +46,7 @@ def test_with_precision_rewrites_kernels_requantizing_their_outputs():
         "conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,stride=1,dtype=i8,out=i8"]
     bf, _ = with_precision(net, "bf16")
     assert bf.layers[0].kernels[-1].workload.endswith("dtype=bf16,out=bf16")
-    f32, _ = with_precision(net, "f32")  # the same convention at f32: like for like
-    assert f32.layers[0].kernels[-1].workload.endswith("stride=1,dtype=f32,out=f32")
+    assert with_precision(net, "f32") == (net, [])  # f32: the network as written
     with pytest.raises(ValueError, match="--dtype 'int7': expected one of int8"):
         with_precision(net, "int7")
 
@@ -76,7 +75,6 @@ def test_network_dtype_on_the_cli_moves_fewer_bytes_and_less_energy(capsys, tmp_
     assert i8["macs"] == f32["macs"] > 0
     assert [lay["precision"] for lay in i8["layers"]] == ["i8->i32", "i8->i32"]
     assert [lay["precision"] for lay in f32["layers"]] == ["f32", "f32"]
-    assert all(lay["kernels"].endswith("dtype=f32,out=f32") for lay in f32["layers"])
     # inputs, weights and outputs at 1 B instead of 4: fewer DRAM bytes; int8 MACs: less energy
     for key in ("dram_bytes_read", "dram_bytes_written", "compulsory_bytes", "energy_pj"):
         assert i8[key] < f32[key], key
