@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import precision
 from accelsim.report.figures import Energy
 from accelsim.report.levels import LevelRow, level_traffic, rows_of
 from accelsim.trace import Trace
@@ -83,6 +82,9 @@ class ClusterReport:
                                      "roofline_cycles": max(self.bounds.values())},
                 "dram_bytes_read": self.dram_read, "dram_bytes_written": self.dram_written,
                 "dram_bytes_copied": self.dram_copied}
+
+    def __str__(self) -> str:
+        return self.text()
 
     def text(self) -> str:
         out = [f"clusters: {len(self.rows)}, {self.cycles} cycles; load imbalance "
@@ -188,14 +190,16 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     moved, SRAM bytes through every cluster's ports (with memory levels: every level's bytes
     at its own energies, `levels` from `cluster_levels`), every cluster's arithmetic, and the
     configured static power over the run (`energy.static_mw`: the machine's)."""
-    e = config.energy
+    from accelsim.cost.energy import energy
+
+    per_level: dict[str, float] = {}
     if config.multi_level:
-        dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-    else:
-        dram_pj = (rep.dram_read + rep.dram_written + rep.dram_copied) * e.dram_pj_per_byte
-        sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-    return Energy(dram_pj, sram_pj, precision.run_compute_pj(e, stats),
-                  e.static_mw * 1e-3 * seconds * 1e12)
+        per_level = {"dram_pj": levels[0].energy_pj, "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+    return energy(config, dram_bytes=rep.dram_read + rep.dram_written + rep.dram_copied,
+                  sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                  macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                  special_ops=int(stats.special_ops), seconds=seconds,
+                  compute_pj=getattr(stats, "compute_pj", None), **per_level)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Union
 
 from compiler.diagnostics import Location, caller_location
-from compiler.ir import ops as O
 from compiler.ir.affine_expr import AffineExpr, Const, Dim, Sym, as_expr
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import Block, Operation, Value
@@ -67,6 +66,7 @@ from compiler.ir.ops import (
     SubFOp,
     SubIOp,
 )
+from compiler.ir.ops import arith as O
 from compiler.ir.scope import is_valid_symbol
 from compiler.ir.types import INDEX, ElementType, FunctionType, MemRefType, Type
 

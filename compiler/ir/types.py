@@ -300,7 +300,8 @@ def from_file_array(a: np.ndarray, t: ElementType, what: str) -> np.ndarray:
         how = (f" (the raw bits of {t}, e.g. `np.asarray(x, ml_dtypes.{r.dtype.name})"
                f".view(np.{r.file_dtype.name})`)" if r.bits_in_file else
                " (values in [-8, 7])" if t.name == "i4" else "")
-        raise ValueError(f"{what} has dtype {a.dtype}, expected {r.file_dtype}{how}")
+        also = f" (or ml_dtypes' {r.dtype.name} in Python)" if r.file_dtype != r.dtype else ""
+        raise ValueError(f"{what} has dtype {a.dtype}, expected {r.file_dtype}{how}{also}")
     if r.file_dtype == r.dtype:
         return a
     if r.bits_in_file:
