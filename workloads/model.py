@@ -18,18 +18,7 @@ import numpy as np
 from compiler.diagnostics import AccelsimError
 from compiler.ir import F32, F64, Builder, ElementType, FuncOp, MemRefType, ModuleOp
 from compiler.ir.core import Value
-from compiler.ir.ops import (
-    ExtFOp,
-    ExtSIOp,
-    FPToSIOp,
-    MaxSIOp,
-    MinSIOp,
-    MulIOp,
-    ShRSIOp,
-    SIToFPOp,
-    TruncFOp,
-    TruncIOp,
-)
+from compiler.ir.ops import MaxSIOp, MinSIOp, MulIOp, ShRSIOp
 from compiler.ir.types import ELEMENT_TYPES
 from compiler.ir.verifier import verify as verify_module
 
@@ -59,19 +48,13 @@ def accumulator(dtype: ElementType) -> ElementType:
 
 
 def convert(b: Builder, v: Value, to: ElementType) -> Value:
-    """`v` as type `to`: nothing when it already is; else the arith cast MLIR uses (extsi /
-    trunci between integers, extf / truncf between floats, sitofp / fptosi across)."""
-    t = v.type
-    if t == to:
-        return v
-    assert isinstance(t, ElementType)
-    if t.is_int and to.is_int:
-        cls: type = ExtSIOp if to.bitwidth > t.bitwidth else TruncIOp
-    elif t.is_float and to.is_float:
-        cls = ExtFOp if to.bitwidth > t.bitwidth else TruncFOp
-    else:
-        cls = SIToFPOp if t.is_int else FPToSIOp
-    return b.insert(cls(v, to, loc=b.loc())).result
+    """`v` as type `to` (`Builder.cast`: extsi / trunci between integers, extf / truncf between
+    floats, sitofp / fptosi across; nothing when it already is); a pair no cast converts
+    (bf16 <-> f16) is a WorkloadError."""
+    try:
+        return b.cast(v, to)
+    except TypeError as exc:
+        raise WorkloadError(f"{v.type} to {to}: {exc}") from None
 
 
 class WorkloadError(AccelsimError):
