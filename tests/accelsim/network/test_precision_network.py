@@ -100,3 +100,16 @@ def test_dtype_is_a_dse_parameter():
         Sweep(workloads=["relu:N=64"], dtype="int8")
     with pytest.raises(ConfigError, match="key 'dtype': 'q8': expected one of"):
         Sweep(workloads=["gemm"], dtype=["q8"])
+
+
+def test_resnet18_precision_example_is_valid():
+    """examples/dse/resnet18_precision.toml: the whole network at three precisions on one chip."""
+    from accelsim.config import load_config
+    from accelsim.dse import load_spec
+
+    here = Path(__file__).parents[3] / "examples" / "dse"
+    sweep = load_spec(here / "resnet18_precision.toml")
+    assert [(p.workload, p.dtype) for p in sweep.points()] == [
+        ("network:resnet18", "i8"), ("network:resnet18", "bf16"), ("network:resnet18", "f32")]
+    chip = load_config(str(here / "multiprec.toml"))
+    assert dict(chip.compute.macs_rate) == {"i8": 1.0, "bf16": 0.5, "f32": 0.25}
