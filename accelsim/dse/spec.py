@@ -457,7 +457,7 @@ class Sweep:
     def _check_dtype(self) -> tuple[str, ...]:
         if self.dtype is None:
             return ()
-        from accelsim.network.precision import dtype_name
+        from workloads.precision_names import dtype_name
 
         values = _as_range(self.dtype)
         if not values:
