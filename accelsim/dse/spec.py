@@ -455,7 +455,7 @@ class Sweep:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
     def _check_dtype(self) -> tuple[str, ...]:
-        if self.dtype is None:
+        if self.dtype is None or self.dtype == ():  # not swept (() once checked: `replace`)
             return ()
         from workloads.precision_names import dtype_name
 
