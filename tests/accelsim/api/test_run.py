@@ -149,3 +149,16 @@ def test_analytic_run_has_the_event_reports_energy(config: str) -> None:
     for key in ("energy_pj", "energy_dram_pj", "energy_sram_pj", "energy_compute_pj",
                 "energy_static_pj"):
         assert analytic[key] == pytest.approx(event[key], rel=1e-9), key
+
+
+def test_onnx_network_with_data_and_check_equals_the_cli(capsys, tmp_path: Path) -> None:
+    """An ONNX model runs with data flowing, checked against onnx's reference evaluator."""
+    from tests.accelsim.network import onnx_models
+
+    model = onnx_models.save(onnx_models.convnet(), tmp_path / "convnet.onnx")
+    result = accelsim.run(str(model), check=True, progress=False)
+    status, out = _cli(capsys, "run", str(model), "--target", "sim", "--check", "--json")
+    assert status == 0
+    assert _same(result.to_dict()) == _same(json.loads(out))
+    assert result.ok is True and result.outputs
+    assert set(result.outputs) == set(json.loads(out)["outputs"])
