@@ -29,7 +29,8 @@ def read_onnx(path: str, choice: str = "auto") -> Network:
     return import_model(model, path, choice)
 
 
-def import_model(model: object, path: str = "<onnx>", choice: str = "auto") -> Network:
+def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
+                 shapes: dict | None = None) -> Network:
     import onnx
     from onnx import numpy_helper, shape_inference
 
