@@ -38,6 +38,7 @@ from compiler.ir.ops import (
     ConstantOp,
     DivFOp,
     ExpOp,
+    LogOp,
     FuncOp,
     MaximumFOp,
     MinimumFOp,
@@ -52,7 +53,7 @@ from compiler.ir.types import MemRefType
 # ---- op classes ----------------------------------------------------------------------------
 
 CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
-_SPECIAL = (DivFOp, ExpOp, SqrtOp)
+_SPECIAL = (DivFOp, ExpOp, LogOp, SqrtOp)
 _OTHER = (MaximumFOp, MinimumFOp, CmpFOp, CmpIOp, SelectOp, NegFOp)
 
 

@@ -46,6 +46,7 @@ from compiler.ir.ops import (
     DivFOp,
     DivSIOp,
     ExpOp,
+    LogOp,
     FuncOp,
     MaximumFOp,
     MinimumFOp,
@@ -418,6 +419,9 @@ class Builder:
 
     def exp(self, a: Value) -> Value:
         return self.insert(ExpOp(a, loc=self.loc())).result
+
+    def log(self, a: Value) -> Value:
+        return self.insert(LogOp(a, loc=self.loc())).result
 
     def sqrt(self, a: Value) -> Value:
         return self.insert(SqrtOp(a, loc=self.loc())).result

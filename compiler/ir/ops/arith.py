@@ -133,6 +133,11 @@ class ExpOp(UnaryOp):
     NAME = "math.exp"
 
 
+class LogOp(UnaryOp):
+    __slots__ = ()
+    NAME = "math.log"
+
+
 class SqrtOp(UnaryOp):
     __slots__ = ()
     NAME = "math.sqrt"
@@ -221,6 +226,6 @@ class TruncFOp(CastOp):
 BINARY_OPS: dict[str, type[BinaryOp]] = {c.NAME: c for c in (
     AddFOp, SubFOp, MulFOp, DivFOp, MaximumFOp, MinimumFOp,
     AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp)}
-UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, SqrtOp, AbsFOp)}
+UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, LogOp, SqrtOp, AbsFOp)}
 CAST_OPS: dict[str, type[CastOp]] = {c.NAME: c for c in (
     IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp)}
