@@ -139,7 +139,7 @@ def _infer(model: Any, nodes: list[Any], constants: dict[str, np.ndarray], path:
     inputs = [vi for vi in g.input if vi.name not in constants]
     graph = helper.make_graph(nodes, g.name or "graph", inputs, list(g.output), inits)
     m = helper.make_model(graph, opset_imports=list(model.opset_import))
-    m.ir_version = model.ir_version
+    m.ir_version = max(int(model.ir_version), 7)  # initializers need not be inputs
     try:
         inferred = shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
     except Exception as exc:

@@ -256,9 +256,9 @@ def _elementwise(ctx: Ctx, reads: Sequence[str], out: str, out_shape: tuple[int,
 def _clip_bounds(ctx: Ctx) -> tuple[float, float]:
     lo, hi = ctx.attr("min", -math.inf), ctx.attr("max", math.inf)
     if ctx.inp(1):
-        lo = float(ctx.need_const(ctx.inp(1), "Clip's min"))
+        lo = float(ctx.need_const(ctx.inp(1), "Clip's min").reshape(-1)[0])
     if ctx.inp(2):
-        hi = float(ctx.need_const(ctx.inp(2), "Clip's max"))
+        hi = float(ctx.need_const(ctx.inp(2), "Clip's max").reshape(-1)[0])
     return max(float(lo), F32_LOWEST), min(float(hi), -F32_LOWEST)
 
 
@@ -356,7 +356,20 @@ def _fold(fn: Callable[[Any, Any], V], xs: Sequence[V]) -> V:
 
 def lower_nary(ctx: Ctx) -> None:
     reads = [t for t in ctx.node.input if t]
-    _elementwise(ctx, reads, ctx.out(), ctx.shape(ctx.out()), NARY[ctx.node.op_type](ctx))
+    out = ctx.shape(ctx.out())
+    shapes = [ctx.shape(t) for t in reads]
+    if ctx.node.op_type == "PRelu" and not _broadcasts(shapes[1], out) and len(shapes[1]) == 1 \
+            and len(out) > 1 and shapes[1][0] == out[1]:
+        # before opset 7 a 1-D slope is per channel (axis 1), which numpy's rules do not give
+        shapes[1] = (out[1],) + (1,) * (len(out) - 2)
+    for t, s in zip(reads, shapes, strict=True):
+        if not _broadcasts(s, out):
+            raise Unsupported(f"operand {t!r} of shape {s} does not broadcast to {out}")
+    _elementwise(ctx, reads, ctx.out(), out, NARY[ctx.node.op_type](ctx), shapes)
+
+
+def _broadcasts(shape: Sequence[int], out: Sequence[int]) -> bool:
+    return len(shape) <= len(out) and all(s in (1, o) for s, o in zip(shape[::-1], out[::-1], strict=False))
 
 
 def lower_cast(ctx: Ctx) -> None:
