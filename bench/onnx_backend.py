@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         if not cases:
             print("the installed onnx wheel ships no backend test data")
         counts: collections.Counter[str] = collections.Counter()
-        groups: dict[str, dict[str, list[str]]] = collections.defaultdict(lambda: collections.defaultdict(list))
+        groups: dict[str, dict[str, list[str]]] = collections.defaultdict(
+            lambda: collections.defaultdict(list))
         start = time.perf_counter()
         for case in cases:
             t0 = time.perf_counter()
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
             if out.status != "pass":
                 groups[out.status][out.group].append(case_name(case))
             if args.verbose:
-                print(f"{out.status:8} {time.perf_counter() - t0:6.1f}s {case_name(case)}  {out.reason[:150]}",
+                print(f"{out.status:8} {time.perf_counter() - t0:6.1f}s {case_name(case)}  "
+                      f"{out.reason[:150]}",
                       flush=True)
         print(f"\n{len(cases)} cases on {args.target}: " + ", ".join(
             f"{counts[s]} {s}" for s in ("pass", "wrong", "refused", "crash")) +
@@ -60,9 +62,10 @@ def main(argv: list[str] | None = None) -> int:
                 net = read_onnx(path)
                 res = run_timing(net, args.config, progress=False)
                 print(f"zoo {name}: {len(net.layers)} layers, {len(net.distinct_workloads())} kernels, "
-                      f"{res.cycles} cycles ({time.perf_counter() - t0:.0f} s)", flush=True)
+                      f"{res.totals()['cycles']} cycles ({time.perf_counter() - t0:.0f} s)", flush=True)
             except Exception as exc:
-                print(f"zoo {name}: FAILED {type(exc).__name__}: {str(exc).splitlines()[0][:200]}", flush=True)
+                print(f"zoo {name}: FAILED {type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
+                      flush=True)
     return 0
 
 

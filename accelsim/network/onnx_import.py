@@ -77,7 +77,8 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
                 layer = None  # the general lowering below
         if layer is None:
             try:
-                layer = lower_node(node, graph.shapes, graph.constants, graph.add_constant, where, prep.opset)
+                layer = lower_node(node, graph.shapes, graph.constants, graph.add_constant, where,
+                                   prep.opset, lambda t: bool(t) and graph.uses.get(t, 0) > 0)
             except Unsupported as exc:
                 raise graph.error(node, str(exc)) from None
         layers.append(layer)
@@ -122,7 +123,7 @@ def _tuned(node: object, graph: Graph) -> bool:
         x = node.input[0]  # type: ignore[attr-defined]
         if len(graph.shapes.get(x, ())) != 4:
             return False
-    if op == "MaxPool" and len(node.output) > 1 and node.output[1]:  # type: ignore[attr-defined]
+    if op == "MaxPool" and len(node.output) > 1 and graph.uses.get(node.output[1], 0):  # type: ignore[attr-defined]
         return False
     if op == "Softmax":  # before opset 13 the axis flattens; last-axis only is the same then
         return True

@@ -97,7 +97,8 @@ def prepare(model: Any, path: str, shapes: dict[str, tuple[int, ...]] | None = N
         if vi.name in given:
             want = given.pop(vi.name)
             if len(dims) and len(dims) != len(want):
-                raise _err(path, f"--shape {vi.name}: {len(want)} dimensions given, the input has {len(dims)}")
+                raise _err(path, f"--shape {vi.name}: {len(want)} dimensions given, "
+                                 f"the input has {len(dims)}")
             del vi.type.tensor_type.shape.dim[:]
             for d in want:
                 vi.type.tensor_type.shape.dim.add().dim_value = int(d)
@@ -135,8 +136,16 @@ def _infer(model: Any, nodes: list[Any], constants: dict[str, np.ndarray], path:
 
     g = model.graph
     used = {n for node in nodes for n in node.input} | {o.name for o in g.output}
-    inits = [numpy_helper.from_array(v, k) for k, v in constants.items() if k in used]
-    inputs = [vi for vi in g.input if vi.name not in constants]
+    # small constants as data (shape arithmetic propagates through them), large ones (weights)
+    # as typed inputs: the same shapes without serializing the weights on every round
+    inits, inputs = [], [vi for vi in g.input if vi.name not in constants]
+    for k, v in constants.items():
+        if k not in used or v.dtype == object:
+            continue
+        if v.size <= 1024:
+            inits.append(numpy_helper.from_array(v, k))
+        else:
+            inputs.append(helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape))
     graph = helper.make_graph(nodes, g.name or "graph", inputs, list(g.output), inits)
     m = helper.make_model(graph, opset_imports=list(model.opset_import))
     m.ir_version = max(int(model.ir_version), 7)  # initializers need not be inputs

@@ -126,7 +126,8 @@ class Body:
         """Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7)."""
         a = self.abs(x)
         t = 1.0 / (1.0 + 0.3275911 * a)
-        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
+                                                                         + t * 1.061405429))))
         r = 1.0 - poly * self.exp(-(a * a))
         return self.select(self.cmp("olt", x, 0.0), -r, r)
 
@@ -156,8 +157,9 @@ class Ctx:
     """Shapes and constants of the prepared graph; new tensors and kernels of one node."""
 
     def __init__(self, node: Any, shapes: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
-                 add_constant: Callable[[str, np.ndarray], None]):
+                 add_constant: Callable[[str, np.ndarray], None], used: Callable[[str], bool] = bool):
         self.node = node
+        self.used = used
         self.shapes = shapes
         self.consts = consts
         self.add_constant = add_constant
@@ -208,6 +210,7 @@ class Ctx:
     def row(self, row: Row, reads: Sequence[str], out: str, accumulate: bool = False) -> None:
         """Kernel of `row` reading `reads` (in0, in1, ...) and writing `out`; `accumulate`: the
         output starts with the tensor's current values (another row wrote part of it)."""
+        self.shapes.setdefault(out, tuple(row.output[0]))
         row = _normalize(row)
         binds = [(f"in{i}", t) for i, t in enumerate(reads)]
         if accumulate:
@@ -278,13 +281,15 @@ def _unary(ctx: Ctx) -> Callable[[Body, V], V]:
         "Sigmoid": lambda b, x: b.sigmoid(x),
         "Tanh": lambda b, x: b.tanh(x),
         "Erf": lambda b, x: b.erf(x),
-        "HardSigmoid": lambda b, x: b.max(b.min(float(a("alpha", 0.2)) * x + float(a("beta", 0.5)), 1.0), 0.0),
+        "HardSigmoid": lambda b, x: b.max(b.min(float(a("alpha", 0.2)) * x + float(a("beta", 0.5)), 1.0),
+                                          0.0),
         "HardSwish": lambda b, x: x * b.max(b.min(x * (1.0 / 6.0) + 0.5, 1.0), 0.0),
         "LeakyRelu": lambda b, x: b.select(b.cmp("olt", x, 0.0), float(a("alpha", 0.01)) * x, x),
         "Elu": lambda b, x: b.select(b.cmp("olt", x, 0.0), float(a("alpha", 1.0)) * (b.exp(x) - 1.0), x),
         "Selu": lambda b, x: float(a("gamma", 1.05070102214813232421875)) * b.select(
             b.cmp("ole", x, 0.0), float(a("alpha", 1.67326319217681884765625)) * (b.exp(x) - 1.0), x),
-        "Celu": lambda b, x: b.max(x, 0.0) + b.min(0.0, float(a("alpha", 1.0)) * (b.exp(x / float(a("alpha", 1.0))) - 1.0)),
+        "Celu": lambda b, x: b.max(x, 0.0) + b.min(0.0, float(a("alpha", 1.0))
+                                                   * (b.exp(x / float(a("alpha", 1.0))) - 1.0)),
         "Softplus": lambda b, x: b.max(x, 0.0) + b.log(1.0 + b.exp(-b.abs(x))),
         "Softsign": lambda b, x: x / (1.0 + b.abs(x)),
         "Sign": lambda b, x: b.select(b.cmp("ogt", x, 0.0), 1.0, b.select(b.cmp("olt", x, 0.0), -1.0, 0.0)),
@@ -384,7 +389,8 @@ def lower_cast(ctx: Ctx) -> None:
                 TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32):
         _elementwise(ctx, [ctx.inp(0)], ctx.out(), ctx.shape(ctx.out()), lambda b, x: b.trunc(x))
     else:
-        raise Unsupported(f"to={TensorProto.DataType.Name(to)}: casts to float32, bool and integers are supported")
+        raise Unsupported(f"to={TensorProto.DataType.Name(to)}: casts to float32, bool and integers "
+                          "are supported")
 
 
 # ---- reductions --------------------------------------------------------------------------------
@@ -415,11 +421,10 @@ def lower_reduce(ctx: Ctx) -> None:
     x = ctx.inp(0)
     shape = ctx.shape(x)
     axes = _axes(ctx, len(shape))
-    if axes is None or not axes:
-        if axes is not None or ctx.attr("noop_with_empty_axes", 0):
-            if ctx.attr("noop_with_empty_axes", 0):
-                ctx.views.append((ctx.out(), x))
-                return
+    if not axes:
+        if ctx.attr("noop_with_empty_axes", 0):
+            ctx.views.append((ctx.out(), x))
+            return
         axes = list(range(len(shape)))
     count = math.prod(shape[i] for i in axes)
     y = ctx.out()
@@ -472,9 +477,9 @@ def lower_softmax(ctx: Ctx, opset: int) -> None:
     kept = reduce_row(ctx, x, shape, axes, m, "max", F32_LOWEST)
     _shifted_sum(ctx, x, shape, m, kept, axes, s, lambda b, v, mx: b.exp(v - mx))
     if ctx.node.op_type == "LogSoftmax":
-        fn: Callable[..., V] = lambda b, v, mx, sm: v - mx - b.log(sm)  # noqa: E731
+        fn: Callable[..., V] = lambda b, v, mx, sm: v - mx - b.log(sm)
     else:
-        fn = lambda b, v, mx, sm: b.exp(v - mx) / sm  # noqa: E731
+        fn = lambda b, v, mx, sm: b.exp(v - mx) / sm
     _elementwise(ctx, [x, m, s], y, shape, fn, [shape, kept, kept])
 
 
@@ -517,7 +522,7 @@ def lower_instancenorm(ctx: Ctx) -> None:
 
 
 def lower_layernorm(ctx: Ctx) -> None:
-    if any(o for o in ctx.node.output[1:]):
+    if any(ctx.used(o) for o in ctx.node.output[1:]):
         raise Unsupported("the Mean and InvStdDev outputs of the general lowering")
     x = ctx.inp(0)
     shape = ctx.shape(x)
@@ -527,7 +532,7 @@ def lower_layernorm(ctx: Ctx) -> None:
 
 
 def lower_batchnorm(ctx: Ctx) -> None:
-    if ctx.attr("training_mode", 0) or any(o for o in ctx.node.output[1:]):
+    if ctx.attr("training_mode", 0) or any(ctx.used(o) for o in ctx.node.output[1:]):
         raise Unsupported("training_mode (running statistics as outputs)")
     x = ctx.inp(0)
     shape = ctx.shape(x)
@@ -544,7 +549,8 @@ def lower_lrn(ctx: Ctx) -> None:
     x = ctx.inp(0)
     shape = ctx.shape(x)
     size = int(ctx.attr("size"))
-    alpha, beta, bias = float(ctx.attr("alpha", 1e-4)), float(ctx.attr("beta", 0.75)), float(ctx.attr("bias", 1.0))
+    alpha, beta = float(ctx.attr("alpha", 1e-4)), float(ctx.attr("beta", 0.75))
+    bias = float(ctx.attr("bias", 1.0))
     before = (size - 1) // 2
     C = shape[1]
     padded = (shape[0], C + size - 1, *shape[2:])
@@ -698,10 +704,10 @@ def lower_pad(ctx: Ctx) -> None:
     mode = ctx.attr("mode", "constant")
     if ctx.inp(1):
         pads = [int(v) for v in ctx.need_const(ctx.inp(1), "pads").reshape(-1)]
-        value = float(ctx.const(ctx.inp(2)).reshape(-1)[0]) if ctx.inp(2) and ctx.const(ctx.inp(2)) is not None \
-            and ctx.const(ctx.inp(2)).size else 0.0
-        if ctx.inp(2) and ctx.const(ctx.inp(2)) is None:
+        cv = ctx.const(ctx.inp(2))
+        if ctx.inp(2) and cv is None:
             raise Unsupported("a constant_value computed at run time")
+        value = float(cv.reshape(-1)[0]) if cv is not None and cv.size else 0.0
         if ctx.inp(3):
             axes = [int(a) % L for a in ctx.need_const(ctx.inp(3), "axes").reshape(-1)]
             full_pads = [0] * (2 * L)
@@ -828,7 +834,8 @@ def lower_einsum(ctx: Ctx) -> None:
         free = [c for c in string.ascii_letters if c not in eq]
         nb = max(len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes, strict=True) if "..." in t)
         ell = "".join(free[:nb])
-        terms = [t.replace("...", ell[nb - (len(s) - len(t.replace('...', ''))):]) for t, s in zip(terms, shapes, strict=True)]
+        terms = [t.replace("...", ell[nb - (len(s) - len(t.replace("...", ""))):])
+                 for t, s in zip(terms, shapes, strict=True)]
         rhs = rhs.replace("...", ell) if _ else rhs
     if not _:
         counts = {c: sum(t.count(c) for t in terms) for c in set("".join(terms))}
@@ -974,7 +981,8 @@ def lower_conv_transpose(ctx: Ctx) -> None:
                 "add", 0.0), [x, w], full_t)
     ctx.macs += math.prod(loops)
     target = ctx.tmp("cropped") if bias else y
-    runs = [full(N), full(K)] + [[(0, min(oshape[2 + i], fullsp[i] - before[i]), before[i], 1)] for i in range(k)]
+    runs = [full(N), full(K)] + [[(0, min(oshape[2 + i], fullsp[i] - before[i]), before[i], 1)]
+                                 for i in range(k)]
     copy_runs(ctx, full_t, fshape, target, oshape, runs)
     if bias:
         _elementwise(ctx, [target, bias], y, oshape, lambda b, v, c: v + c, [oshape, (K,) + (1,) * k])
@@ -983,7 +991,7 @@ def lower_conv_transpose(ctx: Ctx) -> None:
 def lower_pool(ctx: Ctx) -> None:
     op = ctx.node.op_type
     x, y = ctx.inp(0), ctx.out()
-    if len(ctx.node.output) > 1 and ctx.node.output[1]:
+    if len(ctx.node.output) > 1 and ctx.used(ctx.node.output[1]):
         raise Unsupported("the Indices output")
     shape, oshape = ctx.shape(x), ctx.shape(y)
     k = len(shape) - 2
@@ -1056,12 +1064,14 @@ LOWER: dict[str, tuple[str, Callable[[Ctx], None]]] = {
 
 
 def lower_node(node: Any, shapes: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
-               add_constant: Callable[[str, np.ndarray], None], where: str, opset: int) -> Layer:
-    """The node's layer by the general lowering; raises Unsupported."""
-    ctx = Ctx(node, shapes, consts, add_constant)
+               add_constant: Callable[[str, np.ndarray], None], where: str, opset: int,
+               used: Callable[[str], bool] = bool) -> Layer:
+    """The node's layer by the general lowering; raises Unsupported. `used(tensor)`: whether
+    anything reads an output (an unused optional output is not computed)."""
+    ctx = Ctx(node, shapes, consts, add_constant, used)
     op = node.op_type
     if op in VIEWS:
-        if op == "Dropout" and len(node.output) > 1 and node.output[1]:
+        if op == "Dropout" and len(node.output) > 1 and used(node.output[1]):
             raise Unsupported("the mask output of Dropout")
         ctx.views.append((node.output[0], node.input[0]))
         return Layer(ctx.name, op, "view", (), where, views=tuple(ctx.views))
