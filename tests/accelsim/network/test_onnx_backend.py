@@ -37,16 +37,29 @@ ALLOWED_REFUSALS = ("element type STRING", "element type DOUBLE", "element type 
                     "domain 'ai.onnx.preview.training'", "SplitToSequence")
 
 
-@needs_data
-def test_backend_cases_on_the_simulator() -> None:
-    outcomes = [run_case(c, "sim") for c in CASES]
+def _check_suite(cases: list[str], min_pass: int) -> None:
+    outcomes = [run_case(c, "sim") for c in cases]
     by = {s: [o for o in outcomes if o.status == s] for s in ("pass", "wrong", "refused", "crash")}
     assert not by["crash"], [(case_name(o.case), o.reason) for o in by["crash"]]
     assert not by["wrong"], [(case_name(o.case), o.reason) for o in by["wrong"]]
-    assert len(by["pass"]) >= 100, len(by["pass"])
+    assert len(by["pass"]) >= min_pass, (len(by["pass"]), len(cases))
     for o in by["refused"]:
         assert "Traceback" not in o.reason and "error:" in o.reason, o.reason
         assert any(k in o.reason for k in ALLOWED_REFUSALS), (case_name(o.case), o.reason)
+
+
+@needs_data
+def test_backend_cases_on_the_simulator_every_third() -> None:
+    """The default run: every third case (the full suite is `-m slow`), at the issue's rate:
+    at least 100 in 140 pass."""
+    cases = CASES[::3]
+    _check_suite(cases, -(-100 * len(cases) // 140))
+
+
+@needs_data
+@pytest.mark.slow
+def test_backend_cases_on_the_simulator() -> None:
+    _check_suite(CASES, 100)
 
 
 @needs_data
@@ -77,14 +90,18 @@ def test_refusals_name_the_node_the_op_and_the_attribute(tmp_path: Path, capsys)
 
 
 @needs_zoo
-def test_zoo_graphs_import_one_layer_per_node() -> None:
-    for path in ZOO:
-        net = read_onnx(path)
-        names = [layer.name for layer in net.layers]
-        assert len(names) == len(set(names)) and net.layers, path
-        assert all(layer.op for layer in net.layers)
-        # identical layers share one compiled kernel
-        assert len(net.distinct_workloads()) <= sum(len(layer.kernels) for layer in net.layers)
+@pytest.mark.parametrize("path", ZOO, ids=[os.path.basename(p) for p in ZOO])
+def test_zoo_graphs_import_one_layer_per_node(path: str) -> None:
+    if any(big in path for big in ("vgg19", "alexnet", "zfnet", "densenet", "inception")) \
+            and not os.environ.get("ACCELSIM_SLOW_ONNX"):
+        pytest.skip("a large graph (weights of hundreds of MB): ACCELSIM_SLOW_ONNX=1 imports it "
+                    "here; the -m slow zoo runs import all nine")
+    net = read_onnx(path)
+    names = [layer.name for layer in net.layers]
+    assert len(names) == len(set(names)) and net.layers, path
+    assert all(layer.op for layer in net.layers)
+    # identical layers share one compiled kernel
+    assert len(net.distinct_workloads()) < sum(len(layer.kernels) for layer in net.layers)
 
 
 @needs_zoo
