@@ -81,10 +81,11 @@ class AnalyticSummary:
     config: str
     cycles: int
     seconds: float
+    lines: tuple[str, ...] = ()      # DRAM bytes, roofline, MAC utilization, energy
 
     def __str__(self) -> str:
-        return (f"sim [{self.fidelity}] config {self.config}: {self.cycles} cycles "
-                f"({self.seconds * 1e6:.2f} us)")
+        return "\n".join([f"sim [{self.fidelity}] config {self.config}: {self.cycles} cycles "
+                          f"({self.seconds * 1e6:.2f} us)", *self.lines])
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,15 +105,17 @@ class ClusterSummary:
     startup_cycles: int = 0
     serial: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
+    summary: tuple[str, ...] = ()    # roofline, traffic, MAC utilization, energy
 
     def __str__(self) -> str:
         if self.report is None:
-            return (f"sim [analytic] config {self.config}: {self.cycles} cycles, distribution "
-                    f"{self.distribution} (slowest of {self.clusters} clusters, each on its "
-                    "fair share of DRAM and the interconnect)")
+            return "\n".join([
+                f"sim [analytic] config {self.config}: {self.cycles} cycles, distribution "
+                f"{self.distribution} (slowest of {self.clusters} clusters, each on its "
+                "fair share of DRAM and the interconnect)", *self.summary])
         lines = [f"sim [event] config {self.config}: {self.cycles} cycles "
                  f"({self.seconds * 1e6:.2f} us), distribution {self.distribution}",
-                 self.report.text(),
+                 self.report.text(), *self.summary,
                  f"  analytic estimate {self.analytic_cycles} ({self.analytic_error:+.2%}; "
                  f"{self.phases} phase(s) between barriers, start-up wait {self.startup_cycles} "
                  "cycles)"]
@@ -217,7 +220,12 @@ def _analytic(program: Program, config: HardwareConfig, module: ModuleOp,
         "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
         "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
     figures.update(traffic_figures(compulsory, est.dram_bytes))
-    summary = AnalyticSummary("analytic", config.name, est.cycles, est.seconds)
+    from accelsim.report.analytic_figures import analytic_report_figures, summary_lines
+
+    figures.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory,
+                                           est.energy))
+    summary = AnalyticSummary("analytic", config.name, est.cycles, est.seconds,
+                              tuple(summary_lines(figures)))
     return ProgramRun(program, config, opts, tuple(applied), remarks, compile_seconds,
                       est.wall_seconds, figures, {}, (), summary, compulsory, estimate=est)
 
@@ -288,8 +296,11 @@ def _run_clusters(program: Program, config: HardwareConfig,
     pipeline = tuple(map(str, figures.get("pipeline") or ()))
     result = run.result
     if result is None:
+        from accelsim.report.analytic_figures import summary_lines
+
         summary = ClusterSummary(config.name, config.clusters, progs.distribution, est.cycles,
-                                 est.cycles / (config.clock_ghz * 1e9), est.cycles)
+                                 est.cycles / (config.clock_ghz * 1e9), est.cycles,
+                                 summary=tuple(summary_lines(figures)))
         return ProgramRun(program, config, opts, pipeline, tuple(progs.remarks),
                           run.compile_seconds, run.sim_seconds, figures, {}, (), summary,
                           clusters=run)
@@ -299,12 +310,13 @@ def _run_clusters(program: Program, config: HardwareConfig,
         figures["fidelity"] = "both"
         figures["event_cycles"] = result.cycles
         figures["divergence"] = divergence(est.cycles, result.cycles)
-    from accelsim.report.clusters import run_cluster_report
+    from accelsim.report.clusters import cluster_summary_lines, run_cluster_report
 
     summary = ClusterSummary(config.name, config.clusters, progs.distribution, result.cycles,
                              result.seconds, est.cycles, run_cluster_report(result, config),
                              float(figures["analytic_error"]), est.phases, est.startup_cycles,
-                             tuple(map(str, progs.serial)), tuple(map(str, result.flags)))
+                             tuple(map(str, progs.serial)), tuple(map(str, result.flags)),
+                             tuple(cluster_summary_lines(figures)))
     arrays = dict(result.outputs) if result.outputs is not None else {}
     return ProgramRun(program, config, opts, pipeline, tuple(progs.remarks), run.compile_seconds,
                       run.sim_seconds, figures, arrays, tuple(arrays) if opts.functional else (),

@@ -24,7 +24,8 @@ from accelsim.errors import InputError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("networks", help="list the model zoo (networks `accelsim run NAME` takes)",
+    p = sub.add_parser("networks", allow_abbrev=False,
+                       help="list the model zoo (networks `accelsim run NAME` takes)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_networks)
@@ -83,7 +84,12 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
                                       kernel_time_limit=getattr(args, "kernel_time_limit", None),
                                       check=bool(args.check), seed=args.seed, inputs_npz=args.inputs,
                                       progress=not args.json)
-    run = network_run.run_network(network, args.config, opts, args.input)
+    from accelsim.network.timing import NetworkRunError
+
+    try:
+        run = network_run.run_network(network, args.config, opts, args.input)
+    except NetworkRunError as exc:
+        return _report_failure(args, exc)
     result, report = run.result, run.to_dict(args.input)
     status = 0 if run.check_ok in (None, True) else 1
     if result is not None:
@@ -93,6 +99,32 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     else:
         _print_text(report, result)
     return status
+
+
+def _report_failure(args: argparse.Namespace, exc: Any) -> int:
+    """A layer failed: the layers before it as a normal report (text, --json, --csv, with
+    `complete: false` and `failed_layer`), then the error naming the layer; exit status 1."""
+    import sys
+
+    result = exc.partial
+    report = (result.to_dict() if result is not None
+              else {"layers": [{"name": name} for name in exc.finished]})
+    report.update(target=args.target, input=args.input, complete=False,
+                  failed_layer={"index": exc.index + 1, "name": exc.layer, "error": exc.message})
+    if args.csv and result is not None:
+        with open(args.csv, "w", encoding="utf-8") as fh:
+            fh.write(result.to_csv())
+    if args.json:
+        print(json.dumps(report, default=_json_default))
+    else:
+        if result is not None:
+            print(result.table(limit=None))
+        else:
+            print(f"finished layers: {', '.join(exc.finished) or '(none)'}")
+        print(f"  stopped at layer {exc.index + 1} ({exc.layer}): the {exc.index} layer(s) above "
+              "finished; the totals are theirs")
+    print(exc.render(), file=sys.stderr)
+    return 1
 
 
 def _write_outputs(args: argparse.Namespace, result: Any) -> None:

@@ -67,11 +67,13 @@ def run_on_host(req: RunRequest) -> RunOutcome:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("run", help="run a kernel on a target and report its outputs",
+    p = sub.add_parser("run", allow_abbrev=False, help="run a kernel on a target and report its outputs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help=".mlir file, '-' for stdin, a workload spec such as gemm:M=64, or a "
                                  "network (.csv, .layers, .onnx, or a name from `accelsim networks`)")
-    p.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
+    p.add_argument("--target", default=None,
+                   help=f"where to run: {', '.join(TARGETS)} (default: sim when an option only the "
+                        "simulator reads is given, such as --config, --set or --fidelity; else host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
     p.add_argument("--seed", type=_seed, default=None,
@@ -121,8 +123,9 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse, before anything runs, options the run would ignore or fail to honour at its end."""
     given = [f"--{n}" for n in _SIM_ONLY if getattr(args, n, None)]
     if args.target != "sim":
-        given += [f"--{n.replace('_', '-')}" for n in ("as_is", "timing_only", "set")
-                  if getattr(args, n, False)]
+        from accelsim.cli.target_choice import given_sim_options
+
+        given = given_sim_options(args)
         if given:
             raise InputError(f"{', '.join(given)}: only --target sim reads this (target is "
                              f"{args.target!r})")
@@ -144,7 +147,13 @@ def check_options(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     from accelsim.cli.networks_cmd import is_network, run_network
+    from accelsim.cli.target_choice import choose_target
 
+    choose_target(args)
+
+    from accelsim.cli.suggest import check_known_input
+
+    check_known_input(args.input)  # a name of neither kind: the closest of both
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
     target = resolve_target(args.target)

@@ -23,8 +23,10 @@ from accelsim.errors import InputError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("--target sim")
-    g.add_argument("--config", default="default", metavar="NAME|FILE",
+    from accelsim.cli.target_choice import StoreGiven
+
+    g = p.add_argument_group("--target sim (any of these without --target means --target sim)")
+    g.add_argument("--config", default="default", metavar="NAME|FILE", action=StoreGiven,
                    help="hardware preset (default, edge, server, ...) or a TOML file (default: default)")
     g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
                    help="override one config key, dotted as in the TOML (repeatable): "
@@ -34,12 +36,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--timing-only", action="store_true",
                    help="skip all data (no arrays, kernels not run): faster, for sweeps")
     g.add_argument("--fidelity", choices=("event", "analytic", "both"), default="event",
+                   action=StoreGiven,
                    help="event: the SimPy machine (default); analytic: closed-form estimate; "
                         "both: both, with their divergence (analytic/event - 1) per run and "
                         "per DMA group")
     g.add_argument("--distribution", choices=("auto", "block", "cyclic", "block2d"),
-                   default="auto", help="with clusters > 1: how parallel loops are spread over "
-                   "the clusters (default auto: the tile search's pick of block / block2d)")
+                   default="auto", action=StoreGiven,
+                   help="with clusters > 1: how parallel loops are spread over the clusters "
+                        "(default auto: the tile search's pick of block / block2d)")
     from accelsim.cli.sim_report import add_arguments as add_report_arguments
 
     add_report_arguments(p)

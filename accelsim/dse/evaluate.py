@@ -178,16 +178,8 @@ def cluster_point_figures(point: Point, config: HardwareConfig) -> dict[str, Sca
         if isinstance(roof, dict):  # of the schedule: the DRAM bytes it moved
             figures["cluster_roofline_cycles"] = roof.get("roofline_cycles")
             figures["cluster_roofline_bound"] = roof.get("bound")
-        from accelsim.report.clusters import cluster_honest_roofline
-
-        # honest, as a one-cluster point's: compulsory traffic of the workload as built
-        compulsory = workload_traffic(point.workload, config)
-        honest = cluster_honest_roofline(config, st, compulsory)
-        figures["roofline_cycles"], figures["roofline_bound"] = honest if honest else (None, None)
-        if honest and run.result.cycles:
-            figures["roofline_ratio"] = run.result.cycles / honest[0]
-        if compulsory.known:
-            figures["compulsory_bytes"] = int(compulsory.bytes)
+        # the honest roofline (roofline_cycles, _bound, _ratio, compulsory_bytes) comes with
+        # run.figures, as `accelsim run` reports it (`cluster_figures`)
         figures["load_imbalance"] = rep.get("load_imbalance")
     if point.fidelity == "both":
         figures["confirmed"] = False
@@ -316,9 +308,13 @@ def estimate_figures(est: Any, compulsory: Any = None) -> dict[str, Scalar | Non
     figures.update(energy_pj=e.total_pj, energy_dram_pj=e.dram_pj, energy_sram_pj=e.sram_pj,
                    energy_compute_pj=e.compute_pj, energy_static_pj=e.static_pj)
     if compulsory is not None:
+        from accelsim.report.analytic_figures import analytic_report_figures
         from accelsim.report.roofline import traffic_figures
 
         figures.update(traffic_figures(compulsory, int(est.dram_bytes)))
+        # the roofline, MAC utilization and an energy estimate (energy_basis says what it holds)
+        figures.update(analytic_report_figures(est.config, int(est.cycles), int(est.dram_bytes),
+                                               compulsory, e))
     return figures
 
 
