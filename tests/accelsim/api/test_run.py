@@ -162,3 +162,17 @@ def test_onnx_network_with_data_and_check_equals_the_cli(capsys, tmp_path: Path)
     assert _same(result.to_dict()) == _same(json.loads(out))
     assert result.ok is True and result.outputs
     assert set(result.outputs) == set(json.loads(out)["outputs"])
+
+
+def test_network_precision_equals_the_cli(capsys, tmp_path: Path) -> None:
+    """`dtype=` is `--dtype`: the network at that precision, the same --json object."""
+    topo = tmp_path / "tiny.csv"
+    topo.write_text(TOPO)
+    result = accelsim.run(str(topo), dtype="int8", workers=0, progress=False)
+    status, out = _cli(capsys, "run", str(topo), "--target", "sim", "--dtype", "int8", "--json",
+                       "--workers", "0")
+    assert status == 0
+    cli = json.loads(out)
+    assert _same(result.to_dict()) == _same(cli) and cli["dtype"] == "int8"
+    with pytest.raises(InputError, match="network options"):
+        accelsim.run(GEMM, dtype="int8")
