@@ -18,7 +18,8 @@ from compiler.text import parse_module, print_module
 
 KINDS = {"addf": ("arith.addf", "0.0", "f32"), "mulf": ("arith.mulf", "1.0", "f32"),
          "maximumf": ("arith.maximumf", "0xFF800000", "f32"), "addi": ("arith.addi", "0", "i32"),
-         "muli": ("arith.muli", "1", "i32")}
+         "muli": ("arith.muli", "1", "i32"), "andi": ("arith.andi", "-1", "i32"),
+         "ori": ("arith.ori", "0", "i32")}
 
 
 def parallel_text(kind: str, n: int, m: int, s0: int, s1: int) -> str:
