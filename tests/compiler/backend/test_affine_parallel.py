@@ -89,7 +89,7 @@ def test_mlir_opt_reads_our_parallel_band(mlir_opt: str) -> None:
 
 @pytest.mark.parametrize("body,message", [
     ('affine.parallel (%i) = (0) to (4) reduce ("maxs") -> (i32) {\n  }',
-     "unsupported reduction 'maxs' (supported: addf, mulf, maximumf, minimumf, addi, muli)"),
+     "unsupported reduction 'maxs' (supported: addf, mulf, maximumf, minimumf, addi, muli, andi, ori)"),
     ("affine.parallel (%i, %j) = (0) to (4, 4) {\n  }",
      "affine.parallel has 2 induction variable(s) but 1 lower bound(s)"),
     ("affine.parallel (%i) = (max(0, 1)) to (4) {\n  }",
