@@ -22,9 +22,10 @@ from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_inte
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Block, OpResult, Value
+from compiler.ir.core import Block, Operation, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
+    AddIOp,
     AffineApplyOp,
     AffineForOp,
     AffineIfOp,
@@ -42,10 +43,12 @@ from compiler.ir.ops import (
     MaximumFOp,
     MinimumFOp,
     MulFOp,
+    MulIOp,
     NegFOp,
     SelectOp,
     SqrtOp,
     SubFOp,
+    SubIOp,
 )
 from compiler.ir.types import MemRefType
 
@@ -106,10 +109,10 @@ def _static(func: FuncOp) -> _Static:
     st = _Static()
     paired: set[int] = set()
     for op in func.walk():
-        if isinstance(op, AddFOp | SubFOp):
+        if isinstance(op, AddFOp | SubFOp) or (isinstance(op, AddIOp | SubIOp) and _data(op)):
             for v in op.operands:
                 d = v.owner if isinstance(v, OpResult) else None
-                if isinstance(d, MulFOp) and id(d) not in paired:
+                if isinstance(d, MulFOp | MulIOp) and id(d) not in paired:
                     paired.add(id(d))
                     st.op_class[id(op)] = "mac"
                     if _is_reduction(op, v):
@@ -127,7 +130,7 @@ def _static(func: FuncOp) -> _Static:
             st.op_class[id(op)] = "store"
     feeds = _control_values(func)
     for op in func.walk():
-        if isinstance(op, MulFOp) and id(op) not in paired:
+        if (isinstance(op, MulFOp) or (isinstance(op, MulIOp) and _data(op))) and id(op) not in paired:
             st.op_class[id(op)] = "mul"
         if isinstance(op, AffineForOp):
             # a loop of one trip (a tile loop over a whole extent) adds no depth
@@ -143,6 +146,12 @@ def _static(func: FuncOp) -> _Static:
         _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def _data(op: Operation) -> bool:
+    """An integer op on data (not index arithmetic): int MACs count as MACs (int8 arrays)."""
+    t = op.results[0].type if op.results else None
+    return t is not None and not getattr(t, "is_index", False)
 
 
 def static_trip_count(loop: AffineForOp) -> int | None:

@@ -27,12 +27,14 @@ from compiler.ir.affine_expr import AffineExpr, Binary, Dim, Sym
 from compiler.ir.core import BlockArgument, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
+    AddIOp,
     AffineForOp,
     AffineLoadOp,
     AffineStoreOp,
     AffineYieldOp,
     FuncOp,
     MulFOp,
+    MulIOp,
 )
 
 # id(func) -> (func, roles by loop in walk order or None)
@@ -55,7 +57,7 @@ def loop_roles(func: FuncOp) -> tuple[str, ...] | None:
 def _roles(func: FuncOp) -> tuple[str, ...] | None:
     found = None
     for op in func.walk():
-        if isinstance(op, AddFOp):
+        if isinstance(op, AddFOp | AddIOp):
             hit = _reduction(op)
             if hit is not None:
                 if found is not None:
@@ -84,7 +86,7 @@ def _roles(func: FuncOp) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _reduction(add: AddFOp) -> tuple[AddFOp, AffineStoreOp, Value, Value] | None:
+def _reduction(add: AddFOp | AddIOp) -> tuple[AddFOp | AddIOp, AffineStoreOp, Value, Value] | None:
     """(the add, the store, the first factor, the second) of `out = out + a * b`, the
     accumulator loaded and stored around the add or carried in iter_args between them; a
     factor is a load or a value computed from loads (`(x - mean) * (x - mean)`: its indices
@@ -93,7 +95,7 @@ def _reduction(add: AddFOp) -> tuple[AddFOp, AffineStoreOp, Value, Value] | None
     acc_value: Value | None = None
     for v in add.operands:
         d = v.owner if isinstance(v, OpResult) else None
-        if mul is None and isinstance(d, MulFOp):
+        if mul is None and isinstance(d, MulFOp | MulIOp):
             mul = d
         else:
             acc_value = v
