@@ -34,13 +34,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accelsim import load_config
-from accelsim.compile.gemmini_tiler import auto_tiling_text, gemmini_tiles
+from accelsim.compile.gemmini_tiler import auto_tiling_text, gemmini_order, gemmini_tiles
 from accelsim.compile.mapping import compile_mapped, compile_tiled, parse_mapping
 from accelsim.config import HardwareConfig
 from accelsim.errors import AccelsimError
 from compiler.ir import I8
 from workloads.mapped import Layer
 
+ORDER = "gemmini"
 COLUMNS = ("pred_gemmini_cycle", "pred_gemmini_auto_cycle", "pred_accelsim_cycle")
 RTL = (("target.gemmini_cycle", "pred_gemmini_cycle"),
        ("target.gemmini_auto_cycle", "pred_gemmini_auto_cycle"))
@@ -83,7 +84,10 @@ def cycles_of(module, config: HardwareConfig) -> int:  # type: ignore[no-untyped
 
 def predict_mapping(row: Row, base: HardwareConfig) -> int:
     cfg = row_config(base, row.spad_bytes, row.acc_bytes)
-    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8)
+    order = ORDER if ORDER != "mapping" else None
+    if order == "gemmini":
+        order = gemmini_order(row.layer)
+    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8, order)
     return cycles_of(module, cfg)
 
 

@@ -76,10 +76,19 @@ def tile_loops(layer: Layer, tiles: Mapping[str, int], tile_order: str) -> list[
     return [d for d in order if -(-layer.dims[d] // tiles.get(d, layer.dims[d])) > 1]
 
 
+def chunked(layer: Layer, tiles: Mapping[str, int], chunk: int) -> bool:
+    """Whether a tile's input channels are split into chunks of `chunk` (a loop of its own)."""
+    c = min(tiles.get("C", layer.dims["C"]), layer.dims["C"])
+    return 0 < chunk < c
+
+
 def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                  intra_order: str = GEMMINI_INTRA_ORDER, layout: str = "nhwc",
-                 dtype: ElementType = F32) -> ModuleOp:
-    """The layer tiled by `tiles` (a size per dimension; absent: the whole extent)."""
+                 dtype: ElementType = F32, chunk: int = 0) -> ModuleOp:
+    """The layer tiled by `tiles` (a size per dimension; absent: the whole extent). With
+    `chunk`, one more loop inside the tile loops runs over the tile's input channels `chunk`
+    at a time (the copies then go below it: a tile is moved in chunk by chunk and the array
+    starts on a chunk as soon as it has landed)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     if sorted(intra_order) != sorted(DIMS):
@@ -103,8 +112,11 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
     b = Builder()
     with b.func(name, **{k: memref(v, dtype) for k, v in shapes.items()}) as (x, w, out):
         iv: dict[str, object] = {}
+        clip: dict[str, tuple[object, object]] = {}   # a chunk's own bounds
 
         def bounds(d: str) -> tuple[object, object]:
+            if d in clip:
+                return clip[d]
             if d in iv:
                 return iv[d], [iv[d] + t[d], dims[d]]  # type: ignore[operator]
             return 0, dims[d]
@@ -114,6 +126,17 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                 d = outer[k]
                 for v in b.range(0, dims[d], t[d]):
                     iv[d] = v
+                    nest(k + 1)
+                return
+            if k == len(outer) and chunked(layer, t, chunk):
+                # constant bounds (0 to the tile's channels), so the copies below pipeline
+                # across it; the channels of a chunk are clipped to the tile and the layer
+                base = iv.get("C", 0)
+                for v in b.range(0, t["C"], chunk):
+                    his = [base + v + chunk, dims["C"]]  # type: ignore[operator]
+                    if "C" in iv:
+                        his.append(base + t["C"])  # type: ignore[operator]
+                    clip["C"] = (base + v, his)  # type: ignore[operator]
                     nest(k + 1)
                 return
             loops: dict[str, object] = {}

@@ -131,6 +131,11 @@ def tiled_matmul_auto(layer: Layer, spad_rows: int = SPAD_ROWS, acc_rows: int = 
             "C": min(tk * dim, d["C"]), "R": 1, "S": 1}
 
 
+def gemmini_order(layer: Layer) -> str:
+    """The tile loop order of Gemmini's software for `layer` (outermost first)."""
+    return MATMUL_ORDER if layer.is_matmul and layer.dims["N"] == 1 else CONV_ORDER
+
+
 def gemmini_tiles(layer: Layer, spad_rows: int = SPAD_ROWS, acc_rows: int = ACC_ROWS,
                   dim: int = DIM) -> tuple[dict[str, int], str]:
     """(tile per dimension, tile loop order) as Gemmini's software would run `layer`."""

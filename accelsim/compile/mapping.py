@@ -32,7 +32,7 @@ from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
 from compiler.ir import ElementType, ModuleOp
-from workloads.mapped import DIMS, GEMMINI_INTRA_ORDER, Layer, build_mapped, tile_loops
+from workloads.mapped import DIMS, GEMMINI_INTRA_ORDER, Layer, build_mapped, chunked, tile_loops
 
 _LEVEL = re.compile(r"^\s*(L\d+)\s*(?:\[([A-Za-z]*)\])?\s*(.*)$")
 _LOOP = re.compile(r"^([A-Za-z])(\d+)(X?)$")
@@ -139,12 +139,21 @@ def parse_mapping(text: str) -> Mapping:
     return Mapping(tuple(levels), text.strip())
 
 
+def load_chunk(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
+               element_bytes: int) -> int:
+    """The input channels a tile is moved in at a time: one DMA request's worth
+    (`dram.burst_bytes` / element bytes; Gemmini: `dma_maxbytes` 64 = MAX_BLOCK_LEN x DIM
+    int8 channels of one pixel per request). The array starts on a chunk once it has landed,
+    as Gemmini's reservation station lets a compute go once the rows it reads are in."""
+    return max(1, config.dram.burst_bytes // element_bytes)
+
+
 def mapped_pipeline(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
-                    tile_order: str = "") -> AcceleratorPipeline:
+                    tile_order: str = "", chunk: int = 0) -> AcceleratorPipeline:
     """The pipeline for the tiled program: copies at the tile loops' depth, read-only
     operands reloaded per tile, the partial-sum tile kept across the reduction; no tiling
     pass (the program is tiled as written), double-buffered."""
-    depth = len(tile_loops(layer, tiles, tile_order))
+    depth = len(tile_loops(layer, tiles, tile_order)) + chunked(layer, tiles, chunk)
     pipe = AcceleratorPipeline.for_config(config)
     return pipe.replace(tile_sizes=None, tile_cache_kib=None, copy_depth=depth,
                         hoist_read_copies=False, copy_capacity_kib=pipe.pipeline_capacity_kib
@@ -162,15 +171,21 @@ def compile_tiled(config: HardwareConfig, layer: Layer, tiles: dict[str, int], t
     if len(config.memory_chain()) > 2:
         raise InputError("an explicit mapping runs on a two-level machine (DRAM and one on-chip "
                          f"level); config {config.name!r} has {len(config.memory_chain())} levels")
-    module = build_mapped(layer, tiles, tile_order, intra_order, layout, dtype or F32)
-    pipe = mapped_pipeline(config, layer, tiles, tile_order)
+    dtype = dtype or F32
+    chunk = load_chunk(config, layer, tiles, dtype.byte_width)
+    module = build_mapped(layer, tiles, tile_order, intra_order, layout, dtype, chunk)
+    pipe = mapped_pipeline(config, layer, tiles, tile_order, chunk)
     PassManager(pipe.passes()).run(module)
     return module, pipe
 
 
 def compile_mapped(layer: Layer, mapping: Mapping, config: HardwareConfig, layout: str = "nhwc",
-                   dtype: ElementType | None = None) -> tuple[ModuleOp, AcceleratorPipeline]:
-    """`mapping` checked against `layer` and `config`'s array, then `compile_tiled`."""
+                   dtype: ElementType | None = None, tile_order: str | None = None
+                   ) -> tuple[ModuleOp, AcceleratorPipeline]:
+    """`mapping` checked against `layer` and `config`'s array, then `compile_tiled`;
+    `tile_order` (outermost first) replaces the mapping's order of the tile loops (Gemmini's
+    software runs its tiles in its own fixed order: `gemmini_tiler.CONV_ORDER`)."""
     c = config.compute
     mapping.check(layer, c.rows if c.kind == "matrix" else None, c.cols if c.kind == "matrix" else None)
-    return compile_tiled(config, layer, mapping.tiles(), mapping.tile_order(), layout, dtype)
+    order = mapping.tile_order() if tile_order is None else tile_order
+    return compile_tiled(config, layer, mapping.tiles(), order, layout, dtype)
