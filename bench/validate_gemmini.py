@@ -189,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 notes.append(f"{col}: {exc}")
         for n in notes:
             print(f"row {i + 1}: {n}", file=sys.stderr)
+        clear_caches()  # each row's programs are its own: keep memory bounded
         out_rows.append({**r, **pred})
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields + [c for c in COLUMNS if c not in fields])

@@ -43,6 +43,8 @@ class Layer:
 
     dims: Mapping[str, int]
     stride: int = 1
+    in_rows: int = 0      # the input's rows / columns when larger than the outputs need
+    in_cols: int = 0      # (a `conv2d` workload's H, W); 0: (P - 1) x stride + R
 
     def __post_init__(self) -> None:
         missing = [d for d in DIMS if d not in self.dims]
@@ -59,7 +61,9 @@ class Layer:
         return self.dims["Q"] == 1 and self.dims["R"] == 1 and self.dims["S"] == 1
 
     def input_extent(self, out_dim: str, window_dim: str) -> int:
-        return (self.dims[out_dim] - 1) * self.stride + self.dims[window_dim]
+        need = (self.dims[out_dim] - 1) * self.stride + self.dims[window_dim]
+        given = self.in_rows if out_dim == "P" else self.in_cols
+        return max(need, given)
 
     @property
     def macs(self) -> int:

@@ -39,12 +39,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="event: the SimPy machine (default); analytic: closed-form estimate; "
                         "both: both, with their divergence (analytic/event - 1) per run and "
                         "per DMA group")
+    g.add_argument("--mapping", default=None, metavar="MAPPING",
+                   help="an explicit mapping, Timeloop's loop nest per level, outermost first, e.g. "
+                        "\"L3[WIO] K12 - L2[WI] K16X - L1[O] K4 C48 P4 C16X - L0[W] P32\": the "
+                        "outermost level's loops are the tile loops, in that order, the rest one "
+                        "tile (gemm and conv2d workload specs; docs/validation.md)")
+    g.add_argument("--tile-policy", choices=("search", "gemmini"), default="search",
+                   help="search: accelsim's tile search (default); gemmini: the tiles Gemmini's "
+                        "software picks (gemmini-rocc-tests tiled_matmul_auto / tiled_conv_auto; "
+                        "gemm and conv2d workload specs)")
     g.add_argument("--distribution", choices=("auto", "block", "cyclic", "block2d"),
                    default="auto", help="with clusters > 1: how parallel loops are spread over "
                    "the clusters (default auto: the tile search's pick of block / block2d)")
     from accelsim.cli.sim_report import add_arguments as add_report_arguments
 
     add_report_arguments(p)
+
+
+def _compile_mapped(req: RunRequest, config: Any, module: Any) -> list[str]:
+    """`--mapping` / `--tile-policy gemmini`: the workload's tiled program, compiled, in
+    place of `module`'s body; the pipeline's flags."""
+    from accelsim.compile.accelerator import adopt_module
+    from accelsim.compile.mapping import compile_workload
+
+    args, w = req.args, req.program.workload
+    if args.as_is or getattr(args, "pass_flags", None):
+        raise InputError("--mapping / --tile-policy: the program is compiled from the mapping; "
+                         "no --as-is or pass flags with it")
+    if w is None:
+        raise InputError("--mapping / --tile-policy gemmini: expected a gemm or conv2d workload "
+                         f"spec as INPUT, got {req.program.source!r}")
+    compiled, pipe = compile_workload(config, w.name, dict(w.params), w.dtype,
+                                      getattr(args, "mapping", None),
+                                      getattr(args, "tile_policy", "search"))
+    adopt_module(module, compiled)
+    return pipe.flags()
 
 
 def run_on_sim(req: RunRequest) -> RunOutcome:
@@ -69,7 +98,10 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
                                else module, func, config)
     t0 = time.perf_counter()
     applied: list[str] = list(req.program.lowered)
-    if not args.as_is and not getattr(args, "pass_flags", None):
+    mapped = getattr(args, "mapping", None) or getattr(args, "tile_policy", "search") != "search"
+    if mapped:
+        applied += _compile_mapped(req, config, module)
+    elif not args.as_is and not getattr(args, "pass_flags", None):
         pipeline, remarks = compile_for_accelerator(config, module, func)
         for r in remarks:
             print(r, file=sys.stderr)

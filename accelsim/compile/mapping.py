@@ -139,6 +139,30 @@ def parse_mapping(text: str) -> Mapping:
     return Mapping(tuple(levels), text.strip())
 
 
+def tile_bytes(layer: Layer, tiles: dict[str, int], element_bytes: int) -> tuple[int, int, int]:
+    """(input, weight, output) bytes of one tile on chip: the input window its outputs read
+    ((rows - 1) x stride + kernel rows, the same for columns), the weights, the outputs."""
+    t = {d: min(tiles.get(d, layer.dims[d]), layer.dims[d]) for d in DIMS}
+    st = layer.stride
+    rows, cols = (t["P"] - 1) * st + t["R"], (t["Q"] - 1) * st + t["S"]
+    eb = element_bytes
+    return (t["N"] * rows * cols * t["C"] * eb, t["R"] * t["S"] * t["C"] * t["K"] * eb,
+            t["N"] * t["P"] * t["Q"] * t["K"] * eb)
+
+
+def check_fits(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
+               element_bytes: int, text: str = "") -> None:
+    """An `InputError` unless one tile fits the on-chip level (the copies then split it in
+    request-sized chunks, so the copy pass alone would not see the whole tile)."""
+    x, w, o = tile_bytes(layer, tiles, element_bytes)
+    cap = config.sram.capacity_kib * 1024
+    if x + w + o > cap:
+        what = f"mapping {text!r}" if text else f"tiles {tiles}"
+        raise InputError(f"{what} does not fit: one tile needs {x + w + o:,} bytes on chip (inputs "
+                         f"{x:,}, weights {w:,}, outputs {o:,}), the on-chip level holds {cap:,} "
+                         f"(sram.capacity_kib = {config.sram.capacity_kib})")
+
+
 def load_chunk(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
                element_bytes: int) -> int:
     """The input channels a tile is moved in at a time: one DMA request's worth
@@ -163,7 +187,8 @@ def mapped_pipeline(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
 
 def compile_tiled(config: HardwareConfig, layer: Layer, tiles: dict[str, int], tile_order: str = "",
                   layout: str = "nhwc", dtype: ElementType | None = None,
-                  intra_order: str = GEMMINI_INTRA_ORDER) -> tuple[ModuleOp, AcceleratorPipeline]:
+                  intra_order: str = GEMMINI_INTRA_ORDER, text: str = ""
+                  ) -> tuple[ModuleOp, AcceleratorPipeline]:
     """Build the tiled program and compile it for `config`: (module, pipeline)."""
     from compiler.ir import F32
     from compiler.transforms.registry import PassManager
@@ -172,6 +197,7 @@ def compile_tiled(config: HardwareConfig, layer: Layer, tiles: dict[str, int], t
         raise InputError("an explicit mapping runs on a two-level machine (DRAM and one on-chip "
                          f"level); config {config.name!r} has {len(config.memory_chain())} levels")
     dtype = dtype or F32
+    check_fits(config, layer, tiles, dtype.byte_width, text)
     chunk = load_chunk(config, layer, tiles, dtype.byte_width)
     module = build_mapped(layer, tiles, tile_order, intra_order, layout, dtype, chunk)
     pipe = mapped_pipeline(config, layer, tiles, tile_order, chunk)
@@ -188,4 +214,44 @@ def compile_mapped(layer: Layer, mapping: Mapping, config: HardwareConfig, layou
     c = config.compute
     mapping.check(layer, c.rows if c.kind == "matrix" else None, c.cols if c.kind == "matrix" else None)
     order = mapping.tile_order() if tile_order is None else tile_order
-    return compile_tiled(config, layer, mapping.tiles(), order, layout, dtype)
+    return compile_tiled(config, layer, mapping.tiles(), order, layout, dtype, text=mapping.text)
+
+
+TILE_POLICIES = ("search", "gemmini")
+
+
+def workload_layer(name: str, params: dict[str, object]) -> tuple[Layer, str]:
+    """A `gemm` or `conv2d` workload spec as a layer in Timeloop's names, and its layout."""
+    p = {k: v for k, v in params.items() if isinstance(v, int)}
+    if name == "gemm":
+        return Layer(dict(N=1, K=p["N"], C=p["K"], P=p["M"], Q=1, R=1, S=1)), "gemm"
+    if name == "conv2d":
+        st = p.get("stride", 1)
+        dims = dict(N=p["N"], K=p["K"], C=p["C"], R=p["R"], S=p["S"],
+                    P=(p["H"] - p["R"]) // st + 1, Q=(p["W"] - p["S"]) // st + 1)
+        return Layer(dims, st, p["H"], p["W"]), "nchw"
+    raise InputError(f"--mapping / --tile-policy gemmini: expected a gemm or conv2d workload spec "
+                     f"(e.g. gemm:M=128,N=768,K=768 or conv2d:...), got {name!r}")
+
+
+def compile_workload(config: HardwareConfig, name: str, params: dict[str, object],
+                     dtype: ElementType, mapping: str | None = None,
+                     tile_policy: str = "search") -> tuple[ModuleOp, AcceleratorPipeline]:
+    """The workload compiled with an explicit mapping (its tiles and tile loop order) or with
+    Gemmini's tiler (`tile_policy = "gemmini"`: `gemmini_tiler.gemmini_tiles` for the
+    on-chip level split as Gemmini's is, 4/5 scratchpad rows of `compute.rows` elements and
+    1/5 accumulator rows of `compute.rows` int32, in Gemmini's tile loop order)."""
+    from accelsim.compile.gemmini_tiler import gemmini_tiles
+
+    if tile_policy not in TILE_POLICIES:
+        raise InputError(f"tile policy {tile_policy!r}: expected one of {', '.join(TILE_POLICIES)}")
+    if mapping and tile_policy != "search":
+        raise InputError("--mapping and --tile-policy gemmini both given: a mapping already "
+                         "fixes the tiles; give one of them")
+    layer, layout = workload_layer(name, params)
+    if mapping:
+        return compile_mapped(layer, parse_mapping(mapping), config, layout, dtype)
+    dim = config.compute.rows
+    cap = config.sram.capacity_kib * 1024
+    tiles, order = gemmini_tiles(layer, cap * 4 // 5 // dim, cap // 5 // (dim * 4), dim)
+    return compile_tiled(config, layer, tiles, order, layout, dtype)
