@@ -32,9 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import validate_gemmini as V  # noqa: E402
+import validate_gemmini as V
 
-from accelsim.estimate.analytic import estimate  # noqa: E402
+from accelsim.estimate.analytic import estimate
 
 LATENCY = (40, 64, 85, 110, 140, 180)
 SETUP = (0, 4, 8, 16, 32, 64)

@@ -38,6 +38,7 @@ from accelsim.compile.gemmini_tiler import auto_tiling_text, gemmini_order, gemm
 from accelsim.compile.mapping import compile_mapped, compile_tiled, parse_mapping
 from accelsim.config import HardwareConfig
 from accelsim.errors import AccelsimError
+from accelsim.estimate.analytic import clear_caches
 from compiler.ir import I8
 from workloads.mapped import Layer
 

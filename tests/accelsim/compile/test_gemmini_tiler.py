@@ -17,7 +17,7 @@ from accelsim.compile.gemmini_tiler import (
 from workloads.mapped import Layer
 
 
-def layer(C, K, P, Q=None, R=1, stride=1, N=1):  # noqa: N803 - Timeloop's names
+def layer(C, K, P, Q=None, R=1, stride=1, N=1):
     Q = P if Q is None else Q
     return Layer(dict(N=N, C=C, K=K, P=P, Q=Q, R=R, S=R), stride)
 

@@ -49,7 +49,7 @@ def test_mapping_that_does_not_cover_the_bounds_names_the_dimension():
 
 def test_mapping_wider_than_the_array_is_refused():
     m = parse_mapping("L3[WIO] K6 - L2[WI] N1 K32X - L1[O] K4 C48 P4 C16X - L0[W] P32")
-    with pytest.raises(InputError, match="does not fit the array: spatial factors 16 .* 32"):
+    with pytest.raises(InputError, match=r"does not fit the array: spatial factors 16 .* 32"):
         m.check(GEMM, 16, 16)
 
 
