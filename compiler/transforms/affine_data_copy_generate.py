@@ -24,6 +24,13 @@ first and whose stores write its whole box (an accumulator initialized in place;
 `compiler/analysis/exposed.py`, the rule the tile search's model shares;
 `elide-dead-copy-in=false` restores upstream's copy-in).
 
+Explicitly tiled programs (this project's extension): `copy-depth=N` places the copies at
+the bodies of the loops at depth N (the tile loops) whatever the capacity, and with
+`hoist-read-copies=false` a read-only region is copied there on every iteration (an
+accelerator's software reloads each tile: Gemmini's mvin per tile) while a written region
+still rises above the loops it does not depend on (a partial-sum tile kept across the
+reduction, written back once: the accumulator). `accelsim.compile.mapping` uses them.
+
 Memory hierarchies (this project's extension, same options): runs compose level by level,
 `slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
 own `fast-mem-capacity`. A later run copies tiles of the earlier run's buffers: it recurses
