@@ -127,8 +127,15 @@ def predict_search(row: Row, base: HardwareConfig) -> int:
 
     cfg = row_config(base, row.spad_bytes, row.acc_bytes)
     module = build_mapped(row.layer, {}, layout="nhwc", dtype=I8)
-    compile_for_accelerator(cfg, module)
+    _, remarks = compile_for_accelerator(cfg, module)
+    refused = [r for r in remarks if "not tiled" in r.message]
+    if refused:  # the search's tiles reorder the reduction; the untiled program is no answer
+        raise SearchRefused(f"our tile search's tiles were refused: {refused[0].message[:160]}")
     return cycles_of(module, cfg)
+
+
+class SearchRefused(AccelsimError):
+    """The tiling pass refused the tile search's choice (the row keeps no figure for it)."""
 
 
 def predict(col: str, row: Row, base: HardwareConfig, notes: list[str]) -> int:

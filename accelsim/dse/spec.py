@@ -68,6 +68,24 @@ def _bool(v: Any) -> bool:
     raise ValueError("expected true or false")
 
 
+def _mapping(v: Any) -> str:
+    """An explicit mapping (Timeloop's loop nest per level), checked now; "" for none."""
+    if not isinstance(v, str):
+        raise ValueError('expected a mapping string like "L3[WIO] K12 - L2[WI] K16X - L1[O] C48 '
+                         'P4 C16X - L0[W] P32"')
+    if v.strip():
+        from accelsim.compile.mapping import parse_mapping
+
+        parse_mapping(v)
+    return v.strip()
+
+
+def _tile_policy(v: Any) -> str:
+    if v in ("auto", "gemmini"):
+        return str(v)
+    raise ValueError('expected "auto" (tile_sizes decides) or "gemmini" (Gemmini\'s tiler)')
+
+
 @dataclass(frozen=True, slots=True)
 class CompilerOption:
     default: Scalar
@@ -84,6 +102,10 @@ COMPILER_OPTIONS: dict[str, CompilerOption] = {
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
     "cross_tile_prefetch": CompilerOption(True, _bool, "prefetch the next outer tile's data early"),
     "data_copy": CompilerOption(True, _bool, "affine-data-copy-generate with DMA into SRAM"),
+    "mapping": CompilerOption("", _mapping, "an explicit mapping, Timeloop's loop nest per level "
+                                            "(gemm / conv2d workloads; docs/validation.md)"),
+    "tile_policy": CompilerOption("auto", _tile_policy, "gemmini: the tiles Gemmini's software "
+                                                        "picks (gemm / conv2d workloads)"),
 }
 
 
