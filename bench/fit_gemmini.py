@@ -36,9 +36,9 @@ import validate_gemmini as V
 
 from accelsim.estimate.analytic import estimate
 
-LATENCY = (64, 85, 110, 140)
-SETUP = (0, 32)
-ISSUE = (0, 32)
+LATENCY = (85, 110, 140, 180)
+SETUP = (4,)
+ISSUE = (0,)
 BUS_BYTES = 16        # dma_buswidth = 128 bits (Configs.scala:69)
 IN_FLIGHT_BYTES = 16 * 64  # max_in_flight_mem_reqs = 16 (Configs.scala:66) x dma_maxbytes 64
 
