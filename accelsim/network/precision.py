@@ -28,7 +28,8 @@ from __future__ import annotations
 import dataclasses
 
 from accelsim.network.model import Kernel, Layer, Network
-from workloads.precision_names import NAMES, dtype_name
+from workloads.model import DTYPE_NAMES as NAMES
+from workloads.model import dtype_name
 from workloads.registry import lookup
 from workloads.spec import parse_spec
 
