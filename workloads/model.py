@@ -251,6 +251,9 @@ class Workload:
     # with the parameters and the generator after the uniform draw, returns float64 arrays
     # for some arguments, which replace the uniform ones
     inputs: Callable[[Mapping[str, ParamValue], np.random.Generator], Mapping[str, np.ndarray]] | None = None
+    # "library": the kernels the catalog-wide tests and benches sweep (`workloads.names()`);
+    # "polybench": PolyBench kernels only that suite's tests cover (`workloads.names("polybench")`)
+    suite: str = "library"
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

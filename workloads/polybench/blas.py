@@ -165,7 +165,8 @@ def reference_trmm(A: np.ndarray, B: np.ndarray, alpha: float, **_: object) -> d
 
 WORKLOADS = (
     Workload(
-        name="pb_gemm", func_name="pb_gemm", summary="PolyBench gemm: C = beta·C + alpha·A·B",
+        name="pb_gemm", func_name="pb_gemm", suite="polybench",
+        summary="PolyBench gemm: C = beta·C + alpha·A·B",
         params=(size("NI", 60, "rows of A and C"), size("NJ", 70, "columns of B and C"),
                 size("NK", 80, "columns of A, rows of B"), ALPHA, BETA, dtype_param()),
         build=build_pb_gemm, reference=reference_pb_gemm, outputs=("C",),
@@ -173,21 +174,24 @@ WORKLOADS = (
         tolerance_reason="each output sums NK products; rounding grows ~sqrt(NK) ulps",
     ),
     Workload(
-        name="gemver", func_name="gemver", summary="A += u1·v1ᵀ + u2·v2ᵀ; x += beta·Aᵀ·y + z; w += alpha·A·x",
+        name="gemver", func_name="gemver", suite="polybench",
+        summary="A += u1·v1ᵀ + u2·v2ᵀ; x += beta·Aᵀ·y + z; w += alpha·A·x",
         params=(size("N", 120, "A is N x N"), ALPHA, BETA, dtype_param()),
         build=build_gemver, reference=reference_gemver, outputs=("A", "x", "w"),
         tolerance=tol(lambda p: p["N"] * p["N"]),  # type: ignore[arg-type,return-value]
         tolerance_reason="w sums N products of N-term sums; rounding grows ~N ulps",
     ),
     Workload(
-        name="gesummv", func_name="gesummv", summary="y = alpha·A·x + beta·B·x",
+        name="gesummv", func_name="gesummv", suite="polybench",
+        summary="y = alpha·A·x + beta·B·x",
         params=(size("N", 90, "A and B are N x N"), ALPHA, BETA, dtype_param()),
         build=build_gesummv, reference=reference_gesummv, outputs=("tmp", "y"),
         tolerance=tol(lambda p: p["N"]),  # type: ignore[arg-type,return-value]
         tolerance_reason="each output sums N products; rounding grows ~sqrt(N) ulps",
     ),
     Workload(
-        name="symm", func_name="symm", summary="C = beta·C + alpha·A·B, A symmetric (lower triangle)",
+        name="symm", func_name="symm", suite="polybench",
+        summary="C = beta·C + alpha·A·B, A symmetric (lower triangle)",
         params=(size("M", 60, "rows of B and C, A is M x M"), size("N", 80, "columns of B and C"),
                 ALPHA, BETA, dtype_param()),
         build=build_symm, reference=reference_symm, outputs=("C",),
@@ -195,7 +199,8 @@ WORKLOADS = (
         tolerance_reason="each output sums M products; rounding grows ~sqrt(M) ulps",
     ),
     Workload(
-        name="syr2k", func_name="syr2k", summary="lower triangle of C = beta·C + alpha·(A·Bᵀ + B·Aᵀ)",
+        name="syr2k", func_name="syr2k", suite="polybench",
+        summary="lower triangle of C = beta·C + alpha·(A·Bᵀ + B·Aᵀ)",
         params=(size("N", 80, "C is N x N"), size("M", 60, "columns of A and B"), ALPHA, BETA,
                 dtype_param()),
         build=build_syr2k, reference=reference_syr2k, outputs=("C",),
@@ -211,7 +216,8 @@ WORKLOADS = (
         tolerance_reason="each output sums M products; rounding grows ~sqrt(M) ulps",
     ),
     Workload(
-        name="trmm", func_name="trmm", summary="B = alpha·Aᵀ·B, A unit lower-triangular",
+        name="trmm", func_name="trmm", suite="polybench",
+        summary="B = alpha·Aᵀ·B, A unit lower-triangular",
         params=(size("M", 60, "rows of B, A is M x M"), size("N", 80, "columns of B"), ALPHA,
                 dtype_param()),
         build=build_trmm, reference=reference_trmm, outputs=("B",),

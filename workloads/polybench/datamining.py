@@ -95,7 +95,8 @@ def _check(p: dict) -> str | None:  # type: ignore[type-arg]
 
 WORKLOADS = (
     Workload(
-        name="correlation", func_name="correlation", summary="Pearson correlation of M columns over N rows",
+        name="correlation", func_name="correlation", suite="polybench",
+        summary="Pearson correlation of M columns over N rows",
         params=(size("M", 80, "columns of data, corr is M x M"), size("N", 100, "rows of data"),
                 dtype_param()),
         build=build_correlation, reference=reference_correlation,
@@ -104,7 +105,8 @@ WORKLOADS = (
         tolerance_reason="means, deviations and N-term dot products; rounding grows ~sqrt(N) ulps",
     ),
     Workload(
-        name="covariance", func_name="covariance", summary="sample covariance of M columns over N rows",
+        name="covariance", func_name="covariance", suite="polybench",
+        summary="sample covariance of M columns over N rows",
         params=(size("M", 80, "columns of data, cov is M x M"), size("N", 100, "rows of data", lo=2),
                 dtype_param()),
         build=build_covariance, reference=reference_covariance, outputs=("data", "cov", "mean"),

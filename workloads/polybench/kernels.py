@@ -189,7 +189,8 @@ WORKLOADS = (
         tolerance_reason="each output sums N products; rounding grows ~sqrt(N) ulps",
     ),
     Workload(
-        name="3mm", func_name="mm3", summary="E = A·B; F = C·D; G = E·F",
+        name="3mm", func_name="mm3", suite="polybench",
+        summary="E = A·B; F = C·D; G = E·F",
         params=(size("NI", 40, "rows of A, E, G"), size("NJ", 50, "columns of B, E; rows of C, F"),
                 size("NK", 60, "columns of A, rows of B"), size("NL", 70, "columns of D, F, G"),
                 size("NM", 80, "columns of C, rows of D"), dtype_param()),
@@ -198,7 +199,8 @@ WORKLOADS = (
         tolerance_reason="G sums NJ products of NK- and NM-term sums",
     ),
     Workload(
-        name="doitgen", func_name="doitgen", summary="A[r, q, :] = A[r, q, :]·C4 (multiresolution kernel)",
+        name="doitgen", func_name="doitgen", suite="polybench",
+        summary="A[r, q, :] = A[r, q, :]·C4 (multiresolution kernel)",
         params=(size("NR", 25, "first dimension of A"), size("NQ", 20, "second dimension of A"),
                 size("NP", 30, "third dimension of A, C4 is NP x NP"), dtype_param()),
         build=build_doitgen, reference=reference_doitgen, outputs=("A", "sum"),

@@ -173,7 +173,8 @@ def _nussinov_inputs(p: Mapping[str, ParamValue], rng: np.random.Generator) -> d
 
 WORKLOADS = (
     Workload(
-        name="deriche", func_name="deriche", summary="Deriche's recursive edge detector (2-D IIR)",
+        name="deriche", func_name="deriche", suite="polybench",
+        summary="Deriche's recursive edge detector (2-D IIR)",
         params=(size("W", 192, "image width (rows of the arrays)"), size("H", 128, "image height"),
                 scalar("alpha", 0.25, "the filter's alpha (PolyBench's 0.25)"), dtype_param()),
         build=build_deriche, reference=reference_deriche, outputs=("imgOut", "y1", "y2"),
@@ -181,7 +182,8 @@ WORKLOADS = (
         tolerance_reason="recursive filters along rows then columns; errors decay at rate b1",
     ),
     Workload(
-        name="floyd-warshall", func_name="floyd_warshall", summary="all-pairs shortest paths",
+        name="floyd-warshall", func_name="floyd_warshall", suite="polybench",
+        summary="all-pairs shortest paths",
         params=(size("N", 180, "path is N x N"), dtype_param()),
         build=build_floyd_warshall, reference=reference_floyd_warshall, outputs=("path",),
         inputs=_floyd_inputs,
@@ -189,7 +191,8 @@ WORKLOADS = (
         tolerance_reason="sums and minima of small integers are exact in floating point",
     ),
     Workload(
-        name="nussinov", func_name="nussinov", summary="RNA secondary structure (dynamic programming)",
+        name="nussinov", func_name="nussinov", suite="polybench",
+        summary="RNA secondary structure (dynamic programming)",
         params=(size("N", 180, "length of seq, table is N x N", lo=2), dtype_param()),
         build=build_nussinov, reference=reference_nussinov, outputs=("table",),
         inputs=_nussinov_inputs,

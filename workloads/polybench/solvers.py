@@ -195,21 +195,24 @@ def _n_cubed(p: Mapping[str, ParamValue]) -> int:
 
 WORKLOADS = (
     Workload(
-        name="cholesky", func_name="cholesky", summary="A = L·Lᵀ, L written over A's lower triangle",
+        name="cholesky", func_name="cholesky", suite="polybench",
+        summary="A = L·Lᵀ, L written over A's lower triangle",
         params=(size("N", 120, "A is N x N"), dtype_param()),
         build=build_cholesky, reference=reference_cholesky, outputs=("A",), inputs=_spd_A,
         tolerance=tol(_n_cubed, 4.0),
         tolerance_reason="a sqrt or divide after up to N products per entry; error compounds down the rows",
     ),
     Workload(
-        name="durbin", func_name="durbin", summary="Toeplitz solve by the Levinson-Durbin recurrence",
+        name="durbin", func_name="durbin", suite="polybench",
+        summary="Toeplitz solve by the Levinson-Durbin recurrence",
         params=(size("N", 120, "length of r, y, z"), dtype_param()),
         build=build_durbin, reference=reference_durbin, outputs=("y", "z"), inputs=_durbin_inputs,
         tolerance=tol(_n_cubed, 4.0),
         tolerance_reason="N steps, each a k-term sum and a divide; error compounds with k",
     ),
     Workload(
-        name="gramschmidt", func_name="gramschmidt", summary="QR by modified Gram-Schmidt",
+        name="gramschmidt", func_name="gramschmidt", suite="polybench",
+        summary="QR by modified Gram-Schmidt",
         # PolyBench SMALL is M=60 < N=80: more columns than rows, so R is singular and the
         # kernel divides by ~0; the defaults exchange them (a tall A of independent columns)
         params=(size("M", 80, "rows of A and Q"), size("N", 60, "columns of A, Q; R is N x N"),
@@ -221,21 +224,24 @@ WORKLOADS = (
         tolerance_reason="each column is orthogonalised against all before it; error compounds",
     ),
     Workload(
-        name="lu", func_name="lu", summary="A = L·U (Doolittle, no pivoting) in place",
+        name="lu", func_name="lu", suite="polybench",
+        summary="A = L·U (Doolittle, no pivoting) in place",
         params=(size("N", 120, "A is N x N"), dtype_param()),
         build=build_lu, reference=reference_lu, outputs=("A",), inputs=_spd_A,
         tolerance=tol(_n_cubed, 4.0),
         tolerance_reason="each entry sums up to N products of earlier results; error compounds",
     ),
     Workload(
-        name="ludcmp", func_name="ludcmp", summary="LU of A, then forward and back substitution",
+        name="ludcmp", func_name="ludcmp", suite="polybench",
+        summary="LU of A, then forward and back substitution",
         params=(size("N", 120, "A is N x N"), dtype_param()),
         build=build_ludcmp, reference=reference_ludcmp, outputs=("A", "x", "y"), inputs=_spd_A,
         tolerance=tol(_n_cubed, 4.0),
         tolerance_reason="LU's error compounds, then two substitutions of N terms",
     ),
     Workload(
-        name="trisolv", func_name="trisolv", summary="x = L⁻¹·b, L lower triangular",
+        name="trisolv", func_name="trisolv", suite="polybench",
+        summary="x = L⁻¹·b, L lower triangular",
         params=(size("N", 120, "L is N x N"), dtype_param()),
         build=build_trisolv, reference=reference_trisolv, outputs=("x",), inputs=_trisolv_inputs,
         tolerance=tol(_n_cubed),

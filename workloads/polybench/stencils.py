@@ -211,7 +211,8 @@ def reference_seidel_2d(A: np.ndarray, TSTEPS: int, **_: object) -> dict[str, np
 
 WORKLOADS = (
     Workload(
-        name="adi", func_name="adi", summary="alternating-direction implicit 2-D heat solver",
+        name="adi", func_name="adi", suite="polybench",
+        summary="alternating-direction implicit 2-D heat solver",
         params=(size("TSTEPS", 40, "time steps", hi=100_000), size("N", 60, "the arrays are N x N", lo=3),
                 dtype_param()),
         build=build_adi, reference=reference_adi, outputs=("u", "v"),
@@ -219,7 +220,8 @@ WORKLOADS = (
         tolerance_reason="a Thomas solve per line per step; errors are damped but compound over steps",
     ),
     Workload(
-        name="fdtd-2d", func_name="fdtd_2d", summary="2-D finite-difference time domain (ex, ey, hz)",
+        name="fdtd-2d", func_name="fdtd_2d", suite="polybench",
+        summary="2-D finite-difference time domain (ex, ey, hz)",
         params=(size("TMAX", 40, "time steps", hi=100_000), size("NX", 60, "rows", lo=2),
                 size("NY", 80, "columns", lo=2), dtype_param()),
         build=build_fdtd_2d, reference=reference_fdtd_2d, outputs=("ex", "ey", "hz"),
@@ -227,7 +229,8 @@ WORKLOADS = (
         tolerance_reason="a few adds per point per step; the field's error grows over TMAX steps",
     ),
     Workload(
-        name="heat-3d", func_name="heat_3d", summary="3-D heat equation, 7-point stencil, A->B->A per step",
+        name="heat-3d", func_name="heat_3d", suite="polybench",
+        summary="3-D heat equation, 7-point stencil, A->B->A per step",
         params=(size("TSTEPS", 40, "time steps (two sweeps each)", hi=100_000),
                 size("N", 20, "the arrays are N x N x N", lo=3), dtype_param()),
         build=build_heat_3d, reference=reference_heat_3d, outputs=("A", "B"),
@@ -235,7 +238,8 @@ WORKLOADS = (
         tolerance_reason="ten operations per point per sweep; averaging keeps errors from compounding",
     ),
     Workload(
-        name="jacobi-1d", func_name="jacobi_1d", summary="3-point Jacobi stencil, A->B->A per step",
+        name="jacobi-1d", func_name="jacobi_1d", suite="polybench",
+        summary="3-point Jacobi stencil, A->B->A per step",
         params=(size("TSTEPS", 40, "time steps (two sweeps each)", hi=100_000),
                 size("N", 120, "length of A and B", lo=3), dtype_param()),
         build=build_jacobi_1d, reference=reference_jacobi_1d, outputs=("A", "B"),
@@ -243,7 +247,8 @@ WORKLOADS = (
         tolerance_reason="3 adds and a multiply per sweep; averaging keeps errors from compounding",
     ),
     Workload(
-        name="seidel-2d", func_name="seidel_2d", summary="9-point Gauss-Seidel stencil in place",
+        name="seidel-2d", func_name="seidel_2d", suite="polybench",
+        summary="9-point Gauss-Seidel stencil in place",
         params=(size("TSTEPS", 40, "time steps", hi=100_000), size("N", 120, "A is N x N", lo=3),
                 dtype_param()),
         build=build_seidel_2d, reference=reference_seidel_2d, outputs=("A",),
