@@ -67,6 +67,7 @@ class Network:
     inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
     outputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
     constants: dict[str, np.ndarray] = field(default_factory=dict)
+    input_dtypes: dict[str, str] = field(default_factory=dict)  # numpy dtype names; absent: float32
 
     @property
     def functional(self) -> bool:

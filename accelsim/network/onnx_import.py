@@ -43,11 +43,13 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
     prep = prepare(model, path, shapes)
     graph = Graph(path, dict(prep.shapes))
     for name, value in prep.constants.items():
-        if value.dtype.kind in "fiub":
+        if value.dtype.kind == "f":
             graph.constants[name] = np.ascontiguousarray(value, dtype=np.float32)
+        elif value.dtype.kind in "iub":  # indices, masks, int8 weights: each kernel reads them in its type
+            graph.constants[name] = np.ascontiguousarray(value)
     for name in prep.inputs:
         elem = prep.types.get(name, onnx.TensorProto.FLOAT)
-        if elem != onnx.TensorProto.FLOAT:
+        if elem not in (onnx.TensorProto.FLOAT, onnx.TensorProto.INT8):
             raise NetworkError(f"input {name!r} has element type {_type_name(elem)}: "
                                + _type_refusal(elem), Location(path, 0, 0))
     for node in prep.nodes:
@@ -57,8 +59,15 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
         graph.uses[out] = graph.uses.get(out, 0) + 1
 
     from accelsim.network.onnx_ops import LOWER, fold_batchnorm
+    from accelsim.network.onnx_rows import fuse_qdq
 
-    nodes = fold_batchnorm(list(prep.nodes), graph)
+    nodes = fuse_qdq(fold_batchnorm(list(prep.nodes), graph), prep.constants, graph.uses)
+    graph.uses = {}
+    for node in nodes:
+        for name in node.input:
+            graph.uses[name] = graph.uses.get(name, 0) + 1
+    for out in prep.outputs:
+        graph.uses[out] = graph.uses.get(out, 0) + 1
     layers: list[Layer] = []
     for index, node in enumerate(nodes):
         where = f"{path}: node {index} {node_name(node)!r}"
@@ -78,7 +87,7 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
         if layer is None:
             try:
                 layer = lower_node(node, graph.shapes, graph.constants, graph.add_constant, where,
-                                   prep.opset, lambda t: bool(t) and graph.uses.get(t, 0) > 0)
+                                   prep.opset, lambda t: bool(t) and graph.uses.get(t, 0) > 0, prep.types)
             except Unsupported as exc:
                 raise graph.error(node, str(exc)) from None
         layers.append(layer)
@@ -89,7 +98,8 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
     constants = {k: v for k, v in graph.constants.items() if k in used or k in outputs}
     g = model.graph  # type: ignore[attr-defined]
     name = getattr(g, "name", "") or os.path.splitext(os.path.basename(path))[0]
-    return Network(name, path, tuple(layers), inputs, outputs, constants)
+    dtypes = {n: "int8" for n in prep.inputs if prep.types.get(n) == onnx.TensorProto.INT8}
+    return Network(name, path, tuple(layers), inputs, outputs, constants, dtypes)
 
 
 _RUNTIME_TYPES = (1, 9, 6, 7, 3, 5, 2)  # FLOAT, BOOL, INT32, INT64, INT8, INT16, UINT8 (held as f32)
