@@ -78,18 +78,26 @@ def network_inputs(network: Network, seed: int | None = None,
         for n, shape in network.inputs.items():
             if tuple(raw[n].shape) != shape:
                 raise InputError(f"{npz}: input {n!r} has shape {raw[n].shape}, the model wants {shape}")
-        return {n: np.ascontiguousarray(raw[n], dtype=network.input_dtypes.get(n, "float32"))
+        return {n: np.ascontiguousarray(raw[n], dtype=_dtype(network.input_dtypes.get(n, "float32")))
                 for n in network.inputs}
     rng = np.random.default_rng(0 if seed is None else seed)
     out: dict[str, np.ndarray] = {}
     for n, shape in network.inputs.items():
-        dtype = np.dtype(network.input_dtypes.get(n, "float32"))
+        dtype = _dtype(network.input_dtypes.get(n, "float32"))
         if dtype.kind in "iu":
             info = np.iinfo(dtype)
             out[n] = rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
         else:
             out[n] = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
     return out
+
+
+def _dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 class _Runner:

@@ -43,13 +43,14 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
     prep = prepare(model, path, shapes)
     graph = Graph(path, dict(prep.shapes))
     for name, value in prep.constants.items():
-        if value.dtype.kind == "f":
+        if value.dtype.kind == "f" or value.dtype.name == "bfloat16":  # f16/bf16 exact in f32
             graph.constants[name] = np.ascontiguousarray(value, dtype=np.float32)
         elif value.dtype.kind in "iub":  # indices, masks, int8 weights: each kernel reads them in its type
             graph.constants[name] = np.ascontiguousarray(value)
     for name in prep.inputs:
         elem = prep.types.get(name, onnx.TensorProto.FLOAT)
-        if elem not in (onnx.TensorProto.FLOAT, onnx.TensorProto.INT8):
+        if elem not in (onnx.TensorProto.FLOAT, onnx.TensorProto.INT8, onnx.TensorProto.FLOAT16,
+                        onnx.TensorProto.BFLOAT16):
             raise NetworkError(f"input {name!r} has element type {_type_name(elem)}: "
                                + _type_refusal(elem), Location(path, 0, 0))
     for node in prep.nodes:
@@ -79,7 +80,7 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
                 raise graph.error(node, f"output {name!r} has element type {_type_name(elem)}: "
                                         + _type_refusal(elem))
         layer = None
-        if _tuned(node, graph) and node.op_type in LOWER:
+        if _tuned(node, graph, prep.types) and node.op_type in LOWER:
             try:
                 layer = LOWER[node.op_type](node, graph, where, choice)
             except (NetworkError, ValueError):
@@ -98,11 +99,15 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
     constants = {k: v for k, v in graph.constants.items() if k in used or k in outputs}
     g = model.graph  # type: ignore[attr-defined]
     name = getattr(g, "name", "") or os.path.splitext(os.path.basename(path))[0]
-    dtypes = {n: "int8" for n in prep.inputs if prep.types.get(n) == onnx.TensorProto.INT8}
+    names = {onnx.TensorProto.INT8: "int8", onnx.TensorProto.FLOAT16: "float16",
+             onnx.TensorProto.BFLOAT16: "bfloat16"}
+    dtypes = {n: names[prep.types[n]] for n in prep.inputs if prep.types.get(n) in names}
     return Network(name, path, tuple(layers), inputs, outputs, constants, dtypes)
 
 
-_RUNTIME_TYPES = (1, 9, 6, 7, 3, 5, 2)  # FLOAT, BOOL, INT32, INT64, INT8, INT16, UINT8 (held as f32)
+# FLOAT, BOOL, INT32, INT64, INT8, INT16, UINT8 (bool and integers computed in the graph are held
+# as f32 values; int8/int32 in the quantized ops' own types), FLOAT16, BFLOAT16
+_RUNTIME_TYPES = (1, 9, 6, 7, 3, 5, 2, 10, 16)
 
 
 def _type_name(elem: int) -> str:
@@ -121,7 +126,7 @@ def _type_refusal(elem: int) -> str:
     return "only float32 data (and bool/integer values computed in the graph) is supported"
 
 
-def _tuned(node: object, graph: Graph) -> bool:
+def _tuned(node: object, graph: Graph, graph_types: dict[str, int]) -> bool:
     """Whether the tuned kernels of `onnx_ops` may take the node (else the general lowering)."""
     from onnx import helper
 
@@ -129,6 +134,8 @@ def _tuned(node: object, graph: Graph) -> bool:
     op = node.op_type  # type: ignore[attr-defined]
     if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET", b"", ""):
         return False
+    if any(graph_types.get(t) in (10, 16) for t in [*node.input, *node.output]):  # type: ignore[attr-defined]
+        return False  # f16/bf16 tensors: the general lowering reads them in their own type
     if op in ("MaxPool", "AveragePool", "GlobalAveragePool", "Conv"):
         x = node.input[0]  # type: ignore[attr-defined]
         if len(graph.shapes.get(x, ())) != 4:

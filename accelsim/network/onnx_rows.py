@@ -252,12 +252,14 @@ class Ctx:
 
     def elem(self, t: str) -> str:
         """The row element type holding tensor `t`: i8 / i32 for int8 / int32 tensors, else f32."""
-        return {3: "i8", 6: "i32"}.get(self.elem_types.get(t, 1), "f32")
+        return {3: "i8", 6: "i32", 10: "f16", 16: "bf16"}.get(self.elem_types.get(t, 1), "f32")
 
     def row(self, row: Row, reads: Sequence[str], out: str, accumulate: bool = False) -> None:
         """Kernel of `row` reading `reads` (in0, in1, ...) and writing `out`; `accumulate`: the
         output starts with the tensor's current values (another row wrote part of it)."""
         self.shapes.setdefault(out, tuple(row.output[0]))
+        if not row.types:
+            row = _narrow(row, [self.elem(t) for t in reads], self.elem(out))
         row = _normalize(row)
         binds = [(f"in{i}", t) for i, t in enumerate(reads)]
         if accumulate:
@@ -267,6 +269,35 @@ class Ctx:
     def attr(self, name: str, default: Any = None) -> Any:
         v = self.attrs.get(name, default)
         return v.decode() if isinstance(v, bytes) else v
+
+
+def _narrow(row: Row, ins: Sequence[str], out: str) -> Row:
+    """An f32 row over f16/bf16 tensors: each such operand read in its own type and extended
+    to f32 (`extf`), the math in f32, the result truncated to the output's type."""
+    if all(t == "f32" for t in (*ins, out)):
+        return row
+    types = (*ins, out)
+    if not row.body:
+        body: tuple[tuple[Any, ...], ...] = () if ins[0] == out else (("cast", 0, out),)
+        return Row(row.loops, row.inputs, row.output, body, row.combine, row.init, types)
+    n = len(ins)
+    narrow = [i for i, t in enumerate(ins) if t != "f32"]
+    k = len(narrow)
+    slot = {i: n + j for j, i in enumerate(narrow)}
+    casts = [("cast", i, "f32") for i in narrow]
+
+    def r(x: int) -> int:
+        return slot.get(x, x) if x < n else x + k
+
+    refs = {"cmp": (2, 3), "select": (1, 2, 3), "const": ()}
+    moved = []
+    for ins_ in row.body:
+        pos = refs.get(ins_[0], tuple(range(1, len(ins_))) if ins_[0] != "cast" else (1,))
+        moved.append(tuple(r(v) if i in pos else v for i, v in enumerate(ins_)))
+    body = tuple(casts + moved)
+    if out != "f32":
+        body = (*body, ("cast", n + len(body) - 1, out))
+    return Row(row.loops, row.inputs, row.output, body, row.combine, row.init, types)
 
 
 def _normalize(row: Row) -> Row:

@@ -111,3 +111,31 @@ def test_uint8_quantization_is_refused_by_name() -> None:
                    [_t("s", 0.1, np.float32), _t("z", 128, np.uint8)])
     with pytest.raises(NetworkError, match="UINT8"):
         import_model(model, "u.onnx")
+
+
+@pytest.mark.parametrize("elem", [TensorProto.FLOAT16, TensorProto.BFLOAT16])
+def test_half_precision_tensors_run_in_their_type(elem: int) -> None:
+    """Conv -> Relu -> ReduceMean -> Softmax on f16 / bf16 tensors: each operand read in its
+    own type, the math in f32, results rounded to the type once; vs the reference in that type."""
+    import ml_dtypes
+
+    np_t = np.float16 if elem == TensorProto.FLOAT16 else ml_dtypes.bfloat16
+    rng = np.random.default_rng(4)
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (3, 2, 3, 3)).astype(np_t), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("ReduceMean", ["r", "axes"], ["m"], name="mean", keepdims=0),
+             helper.make_node("Softmax", ["m"], ["y"], name="softmax", axis=-1)]
+    axes = _t("axes", [2, 3], np.int64)
+    model = _model(nodes, [helper.make_tensor_value_info("x", elem, [1, 2, 5, 5])],
+                   [helper.make_tensor_value_info("y", elem, [1, 3])], [w, axes])
+    x = rng.uniform(-1, 1, (1, 2, 5, 5)).astype(np_t)
+    want = np.asarray(ReferenceEvaluator(model).run(None, {"x": x})[0], dtype=np.float64)
+    net = import_model(model, "h.onnx")
+    conv = next(layer for layer in net.layers if layer.op == "Conv")
+    types = [tuple(t.element.name for t in workloads.get(k.workload).arg_types().values())
+             for k in conv.kernels]
+    assert any(t[0] == np_t.__name__.replace("float16", "f16").replace("bfloat16", "bf16") for t in types)
+    got = run_functional(net, "sim", progress=False, inputs={"x": x}).outputs["y"]
+    assert got.dtype == np.dtype(np_t)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-2, atol=2e-2)
