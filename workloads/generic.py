@@ -152,7 +152,7 @@ def _check(row: Row) -> None:
     if not row.body and len(row.inputs) != 1:
         raise WorkloadError("generic row: an empty body copies exactly one input")
     if row.types and (len(row.types) != len(row.inputs) + 1
-                      or any(t not in ELEMENT_TYPES for t in row.types)):
+                      or any(t not in ELEMENT_TYPES and t != "u8" for t in row.types)):
         raise WorkloadError(f"generic row: types {row.types} for {len(row.inputs)} inputs and one output")
 
 
@@ -181,10 +181,13 @@ def _scalar(b: Builder, row: Row, values: list[Any], dtype: ElementType) -> Any:
     for ins in row.body:
         op = ins[0]
         if op == "const":
-            t = ELEMENT_TYPES[ins[2]] if len(ins) > 2 else dtype
-            slots.append(b.constant(float(ins[1]) if t.is_float else int(ins[1]), t))
+            t = _elem(ins[2]) if len(ins) > 2 else dtype
+            value = float(ins[1]) if t.is_float else int(ins[1])
+            if len(ins) > 2 and ins[2] == "u8" and value > 127:
+                value -= 256  # the same bits in i8
+            slots.append(b.constant(value, t))
         elif op == "cast":
-            slots.append(b.cast(slots[ins[1]], ELEMENT_TYPES[ins[2]]))
+            slots.append(b.cast(slots[ins[1]], _elem(ins[2]), unsigned=len(ins) > 3 and ins[3] == "u"))
         elif op in UNARY:
             a = slots[ins[1]]
             slots.append({"neg": b.neg, "exp": b.exp, "log": b.log, "sqrt": b.sqrt,
@@ -203,6 +206,12 @@ def _scalar(b: Builder, row: Row, values: list[Any], dtype: ElementType) -> Any:
     return slots[-1]
 
 
+def _elem(name: str) -> ElementType:
+    """A row's element type name: MLIR's, or `u8` (uint8 data: i8 bits read and written by the
+    unsigned casts, `extui`/`uitofp`/`fptoui`)."""
+    return ELEMENT_TYPES["i8" if name == "u8" else name]
+
+
 def _absf(x: Any) -> Any:
     from compiler.ir.ops import AbsFOp
 
@@ -212,7 +221,7 @@ def _absf(x: Any) -> Any:
 def build_generic(key: int, dtype: ElementType = F32) -> ModuleOp:
     row = row_of(key)
     b = Builder()
-    types = [ELEMENT_TYPES[t] for t in row.types] if row.types else [dtype] * (len(row.inputs) + 1)
+    types = [_elem(t) for t in row.types] if row.types else [dtype] * (len(row.inputs) + 1)
     args = {f"in{i}": memref(shape, types[i]) for i, (shape, _) in enumerate(row.inputs)}
     args["out"] = memref(row.output[0], types[-1])
     with b.func("generic", **args) as params:
@@ -301,6 +310,8 @@ def evaluate(row: Row, inputs: Sequence[np.ndarray]) -> np.ndarray:
 
 def _np_cast(v: Any, t: str) -> Any:
     """A cast to `t` on float64 values: integers truncate toward zero and saturate."""
+    if t == "u8":
+        return np.clip(np.trunc(v), 0, 255)
     if t.startswith("i"):
         bits = int(t[1:])
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1

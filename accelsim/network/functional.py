@@ -92,6 +92,13 @@ def network_inputs(network: Network, seed: int | None = None,
     return out
 
 
+def _as_declared(a: np.ndarray, dtype: str | None) -> np.ndarray:
+    """uint8 outputs come back from the kernels as the same bits in int8."""
+    if dtype == "uint8" and a.dtype == np.int8:
+        return a.view(np.uint8)
+    return a
+
+
 def _dtype(name: str) -> np.dtype:
     if name == "bfloat16":
         import ml_dtypes
@@ -169,7 +176,8 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - start
-    outputs = {n: tensors[n].reshape(shape) for n, shape in network.outputs.items()}
+    outputs = {n: _as_declared(tensors[n], network.input_dtypes.get(n)).reshape(shape)
+               for n, shape in network.outputs.items()}
     run = FunctionalRun(network, target, outputs, feeds, wall,
                         meta={"distinct_kernels": len(network.distinct_workloads())})
     if target == "sim":

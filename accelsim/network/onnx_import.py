@@ -49,8 +49,8 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
             graph.constants[name] = np.ascontiguousarray(value)
     for name in prep.inputs:
         elem = prep.types.get(name, onnx.TensorProto.FLOAT)
-        if elem not in (onnx.TensorProto.FLOAT, onnx.TensorProto.INT8, onnx.TensorProto.FLOAT16,
-                        onnx.TensorProto.BFLOAT16):
+        if elem not in (onnx.TensorProto.FLOAT, onnx.TensorProto.INT8, onnx.TensorProto.UINT8,
+                        onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16):
             raise NetworkError(f"input {name!r} has element type {_type_name(elem)}: "
                                + _type_refusal(elem), Location(path, 0, 0))
     for node in prep.nodes:
@@ -103,9 +103,9 @@ def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
     constants = {k: v for k, v in graph.constants.items() if k in used or k in outputs}
     g = model.graph  # type: ignore[attr-defined]
     name = getattr(g, "name", "") or os.path.splitext(os.path.basename(path))[0]
-    names = {onnx.TensorProto.INT8: "int8", onnx.TensorProto.FLOAT16: "float16",
-             onnx.TensorProto.BFLOAT16: "bfloat16"}
-    dtypes = {n: names[prep.types[n]] for n in prep.inputs if prep.types.get(n) in names}
+    names = {onnx.TensorProto.INT8: "int8", onnx.TensorProto.UINT8: "uint8",
+             onnx.TensorProto.FLOAT16: "float16", onnx.TensorProto.BFLOAT16: "bfloat16"}
+    dtypes = {n: names[prep.types[n]] for n in [*prep.inputs, *prep.outputs] if prep.types.get(n) in names}
     return Network(name, path, tuple(layers), inputs, outputs, constants, dtypes)
 
 

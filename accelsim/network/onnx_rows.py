@@ -119,7 +119,12 @@ class Body:
         return self._emit(t, "select", cond.i, ra, rc)
 
     def cast(self, x: V, t: str) -> V:
-        return x if self.types[x.i] == t else self._emit(t, "cast", x.i, t)
+        """`x` as type `t`; from or to `u8` (uint8 in i8 bits) by the unsigned casts."""
+        if self.types[x.i] == t:
+            return x
+        if "u8" in (self.types[x.i], t):
+            return self._emit(t, "cast", x.i, t, "u")
+        return self._emit(t, "cast", x.i, t)
 
     def roundeven(self, x: V) -> V:
         """Round half to even (f32), for |x| < 2^31."""
@@ -130,12 +135,13 @@ class Body:
         tie = self.select(even, fl, fl + 1.0)
         return self.select(self.cmp("ogt", d, 0.5), fl + 1.0, self.select(self.cmp("olt", d, 0.5), fl, tie))
 
-    def quantize(self, x: V, lo: float = -128.0, hi: float = 127.0, zero: Any = 0.0) -> V:
-        """x (f32, already divided by the scale) to int8: round half to even, + zero point,
-        saturate."""
+    def quantize(self, x: V, lo: float | None = None, zero: Any = 0.0, to: str = "i8") -> V:
+        """x (f32, already divided by the scale) to int8 / uint8 (`to`): round half to even,
+        + zero point, saturate to the type (`lo`: a higher lower bound, a fused Relu's)."""
+        tlo, thi = (0.0, 255.0) if to == "u8" else (-128.0, 127.0)
         c = self.max(self.min(x, 1e9), -1e9)
         q = self.roundeven(c) + zero
-        return self.cast(self.max(self.min(q, hi), lo), "i8")
+        return self.cast(self.max(self.min(q, thi), tlo if lo is None else max(lo, tlo)), to)
 
     def max(self, a: Any, c: Any) -> V: return self.op("max", a, c)
     def min(self, a: Any, c: Any) -> V: return self.op("min", a, c)
@@ -252,7 +258,7 @@ class Ctx:
 
     def elem(self, t: str) -> str:
         """The row element type holding tensor `t`: i8 / i32 for int8 / int32 tensors, else f32."""
-        return {3: "i8", 6: "i32", 10: "f16", 16: "bf16"}.get(self.elem_types.get(t, 1), "f32")
+        return {2: "u8", 3: "i8", 6: "i32", 10: "f16", 16: "bf16"}.get(self.elem_types.get(t, 1), "f32")
 
     def row(self, row: Row, reads: Sequence[str], out: str, accumulate: bool = False) -> None:
         """Kernel of `row` reading `reads` (in0, in1, ...) and writing `out`; `accumulate`: the
@@ -1132,12 +1138,13 @@ def lower_pool(ctx: Ctx) -> None:
 def _zero_point(ctx: Ctx, name: str, what: str, scalar: bool = True) -> np.ndarray:
     """A constant int8 (or int32, for a bias) zero point; absent: 0 (then ONNX means uint8)."""
     if not name:
-        raise Unsupported(f"{what}: no zero point means uint8; only int8 quantization is supported")
-    if ctx.elem_types.get(name) not in (3, 6):
+        raise Unsupported(f"{what}: absent (the output type is then uint8 by default); give the "
+                          "zero point of the type")
+    if ctx.elem_types.get(name) not in (2, 3, 6):
         from onnx import TensorProto
 
         t = TensorProto.DataType.Name(ctx.elem_types.get(name, 0))
-        raise Unsupported(f"{what} {name!r} is {t}: only int8 quantization is supported")
+        raise Unsupported(f"{what} {name!r} is {t}: int8 and uint8 quantization are supported")
     z = ctx.need_const(name, what)
     if scalar and z.size != 1:
         if np.all(z == z.reshape(-1)[0]):
@@ -1181,12 +1188,13 @@ def lower_quantize(ctx: Ctx) -> None:
     z = _axis_view(_zero_point(ctx, ctx.inp(2), "y_zero_point", scalar=False).astype(np.float32),
                    len(shape), axis)
     sn, zn = ctx.constant(s, "scale"), ctx.constant(z, "zero")
+    to = ctx.elem(ctx.inp(2))
     b = Body(3)
-    v = b.quantize(b.arg(0) / b.arg(1), zero=b.arg(2))
+    v = b.quantize(b.arg(0) / b.arg(1), zero=b.arg(2), to=to)
     inputs = ((shape, bcast(shape, shape)), (s.shape, bcast(s.shape, shape)),
               (z.shape, bcast(z.shape, shape)))
     ctx.row(Row(shape, inputs, (shape, ident(len(shape), range(len(shape)))), b.finish(v),
-                types=("f32", "f32", "f32", "i8")), [x, sn, zn], y)
+                types=("f32", "f32", "f32", to)), [x, sn, zn], y)
 
 
 def _centered_product(za: int, zb: int) -> Callable[[Body, V, V], V]:
@@ -1195,16 +1203,17 @@ def _centered_product(za: int, zb: int) -> Callable[[Body, V, V], V]:
 
 
 def _requantize(ctx: Ctx, acc: str, shape: tuple[int, ...], multiplier: np.ndarray, zy: int, y: str,
-                relu: bool = False) -> None:
+                relu: bool = False, to: str = "i8") -> None:
     """y = saturate(round_half_even(acc · multiplier) + zy) to int8 (multiplier per channel
     (axis 1) or one); `relu`: the lower bound is zy (quantize(max(v, 0)))."""
     m = multiplier.astype(np.float32)
     mv = _axis_view(m, len(shape), 1)
     mn = ctx.constant(mv, "multiplier")
     b = Body(2, ("i32", "f32"))
-    v = b.quantize(b.cast(b.arg(0), "f32") * b.arg(1), lo=float(zy) if relu else -128.0, zero=float(zy))
+    v = b.quantize(b.cast(b.arg(0), "f32") * b.arg(1), lo=float(zy) if relu else None, zero=float(zy),
+                   to=to)
     ctx.row(Row(shape, ((shape, bcast(shape, shape)), (mv.shape, bcast(mv.shape, shape))),
-                (shape, ident(len(shape), range(len(shape)))), b.finish(v), types=("i32", "f32", "i8")),
+                (shape, ident(len(shape), range(len(shape)))), b.finish(v), types=("i32", "f32", to)),
             [acc, mn], y)
 
 
@@ -1215,22 +1224,24 @@ def lower_qlinear(ctx: Ctx) -> None:
     op = ctx.node.op_type
     y = ctx.out()
     oshape = ctx.shape(y)
+    second = ctx.inp(1) if op in ("MatMulInteger", "ConvInteger") else ctx.inp(3)
+    types = (ctx.elem(ctx.inp(0)), ctx.elem(second), "i32")
     if op in ("MatMulInteger", "ConvInteger"):
         a, w = ctx.inp(0), ctx.inp(1)
         za = int(_zero_point(ctx, ctx.inp(2), "a_zero_point")[0]) if ctx.inp(2) else 0
         zb = int(_zero_point(ctx, ctx.inp(3), "b_zero_point")[0]) if ctx.inp(3) else 0
         for t in (a, w):
-            if ctx.elem(t) != "i8":
-                raise Unsupported(f"operand {t!r}: only int8 operands are supported")
+            if ctx.elem(t) not in ("i8", "u8"):
+                raise Unsupported(f"operand {t!r}: int8 or uint8 operands are expected")
         if op == "MatMulInteger":
-            lower_matmul(ctx, a, w, y, ("i8", "i8", "i32"), _centered_product(za, zb))
+            lower_matmul(ctx, a, w, y, types, _centered_product(za, zb))
         else:
-            conv_row(ctx, a, w, y, oshape, float(za), ("i8", "i8", "i32"), _centered_product(za, zb))
+            conv_row(ctx, a, w, y, oshape, float(za), types, _centered_product(za, zb))
         return
     a, sa, za_n, w, sw, zw_n, sy, zy_n = (ctx.inp(i) for i in range(8))
     for t in (a, w):
-        if ctx.elem(t) != "i8":
-            raise Unsupported(f"operand {t!r}: only int8 operands are supported")
+        if ctx.elem(t) not in ("i8", "u8"):
+            raise Unsupported(f"operand {t!r}: int8 or uint8 operands are expected")
     za = int(_zero_point(ctx, za_n, "a zero point")[0])
     zw = int(_zero_point(ctx, zw_n, "b zero point")[0])
     zy = int(_zero_point(ctx, zy_n, "y zero point")[0])
@@ -1242,12 +1253,13 @@ def lower_qlinear(ctx: Ctx) -> None:
     if op == "QLinearMatMul":
         if scale_w.size != 1:
             raise Unsupported("a b scale per column")
-        lower_matmul(ctx, a, w, acc, ("i8", "i8", "i32"), _centered_product(za, zw))
-        _requantize(ctx, acc, oshape, np.array(scale_a * scale_w * (1.0 / scale_y)), zy, y, relu)
+        lower_matmul(ctx, a, w, acc, types, _centered_product(za, zw))
+        _requantize(ctx, acc, oshape, np.array(scale_a * scale_w * (1.0 / scale_y)), zy, y, relu,
+                    ctx.elem(zy_n))
         return
     bias = ctx.inp(8)
     target = ctx.tmp("acc") if bias else acc
-    conv_row(ctx, a, w, acc, oshape, float(za), ("i8", "i8", "i32"), _centered_product(za, zw))
+    conv_row(ctx, a, w, acc, oshape, float(za), types, _centered_product(za, zw))
     if bias:
         if ctx.elem(bias) != "i32":
             raise Unsupported(f"bias {bias!r}: an int32 bias is expected")
@@ -1256,7 +1268,7 @@ def lower_qlinear(ctx: Ctx) -> None:
         ctx.row(Row(oshape, ((oshape, bcast(oshape, oshape)), (bshape, bcast(bshape, oshape))),
                     (oshape, ident(len(oshape), range(len(oshape)))), b.finish(b.arg(0) + b.arg(1)),
                     types=("i32", "i32", "i32")), [acc, bias], target)
-    _requantize(ctx, target, oshape, scale_a * scale_w / scale_y, zy, y, relu)
+    _requantize(ctx, target, oshape, scale_a * scale_w / scale_y, zy, y, relu, ctx.elem(zy_n))
 
 
 def fuse_qdq(nodes: list[Any], consts: dict[str, np.ndarray], uses: dict[str, int]) -> list[Any]:

@@ -104,12 +104,31 @@ def test_integer_ops_are_exact(op: str) -> None:
     np.testing.assert_array_equal(got, want)
 
 
-def test_uint8_quantization_is_refused_by_name() -> None:
-    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q8")
+def test_uint8_activations_int8_weights() -> None:
+    """onnxruntime's default: uint8 activations (zero point 128), int8 weights."""
+    rng = np.random.default_rng(3)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"], name="qx"),
+             helper.make_node("QLinearMatMul", ["xq", "sx", "zx", "w", "sw", "zw", "sy", "zy"], ["yq"],
+                              name="fc"),
+             helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"], name="dqy")]
+    inits = [_t("sx", 0.02, np.float32), _t("zx", 128, np.uint8),
+             _t("w", rng.integers(-127, 128, (16, 8)), np.int8), _t("sw", 0.01, np.float32),
+             _t("zw", 0, np.int8), _t("sy", 0.05, np.float32), _t("zy", 100, np.uint8)]
+    model = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 16])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 8])], inits)
+    x = rng.uniform(-2, 2, (3, 16)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    net = import_model(model, "u.onnx")
+    got = run_functional(net, "sim", progress=False, inputs={"x": x}).outputs["y"]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_quantization_without_zero_point_is_refused_by_name() -> None:
+    node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q8")
     model = _model([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
                    [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])],
-                   [_t("s", 0.1, np.float32), _t("z", 128, np.uint8)])
-    with pytest.raises(NetworkError, match="UINT8"):
+                   [_t("s", 0.1, np.float32)])
+    with pytest.raises(NetworkError, match="node 'q8' \\(QuantizeLinear\\): y_zero_point: absent"):
         import_model(model, "u.onnx")
 
 
