@@ -872,19 +872,97 @@ def lower_depth_space(ctx: Ctx) -> None:
     ctx.row(Row(out6, ((src, tuple(in_map)),), (out6, ident(6, range(6))), ()), [x], ctx.out())
 
 
+_COORD = ("half_pixel", "pytorch_half_pixel", "asymmetric")
+
+
+def _source(o: np.ndarray, s: int, n_out: int, coord: str) -> np.ndarray:
+    """The input coordinate of output positions `o` (integer scale `s`), as ONNX's Resize."""
+    if coord == "asymmetric":
+        return o / s
+    if coord == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros_like(o, dtype=np.float64)
+    return (o + 0.5) / s - 0.5
+
+
 def lower_resize(ctx: Ctx) -> None:
-    x = ctx.inp(0)
-    shape, oshape = ctx.shape(x), ctx.shape(ctx.out())
+    """Resize / Upsample by integer factors: nearest as a floordiv map; linear as, per phase of
+    the output (o mod s on each scaled axis), a weighted sum of the 2^k neighbours of an
+    edge-padded copy (the weights of a phase are constants)."""
+    x, y = ctx.inp(0), ctx.out()
+    shape, oshape = ctx.shape(x), ctx.shape(y)
     mode = ctx.attr("mode", "nearest")
-    if mode != "nearest":
-        raise Unsupported(f"mode={mode!r}: nearest with integer scale factors is supported")
+    coord = ctx.attr("coordinate_transformation_mode", "half_pixel" if ctx.node.op_type == "Resize"
+                     else "asymmetric")
+    if ctx.node.op_type == "Upsample":
+        coord = "asymmetric"
     L = len(shape)
-    in_map = []
+    scales = []
     for i, (n, m) in enumerate(zip(shape, oshape, strict=True)):
         if m % n:
             raise Unsupported(f"scale {m}/{n} on axis {i}: integer scale factors are supported")
-        in_map.append(E(L, {i: 1}, 0, m // n))
-    ctx.row(Row(oshape, ((shape, tuple(in_map)),), (oshape, ident(L, range(L))), ()), [x], ctx.out())
+        scales.append(m // n)
+    if mode not in ("nearest", "linear"):
+        raise Unsupported(f"mode={mode!r}: nearest and linear are supported")
+    if coord not in _COORD:
+        raise Unsupported(f"coordinate_transformation_mode={coord!r}: {', '.join(_COORD)} are supported")
+    if mode == "nearest":
+        rule = ctx.attr("nearest_mode", "round_prefer_floor")
+        in_map = []
+        for i, (n, s_) in enumerate(zip(shape, scales, strict=True)):
+            o = np.arange(n * s_)
+            src = _source(o, s_, n * s_, coord)
+            idx = {"floor": np.floor(src), "ceil": np.ceil(src),
+                   "round_prefer_floor": np.ceil(src - 0.5), "round_prefer_ceil": np.floor(src + 0.5)}[rule]
+            if not np.array_equal(np.clip(idx, 0, n - 1), o // s_):
+                raise Unsupported(f"nearest_mode={rule!r} with {coord} on axis {i}: only modes that "
+                                  "pick input o // scale are supported")
+            in_map.append(E(L, {i: 1}, 0, s_))
+        ctx.row(Row(oshape, ((shape, tuple(in_map)),), (oshape, ident(L, range(L))), ()), [x], y)
+        return
+    axes = [i for i, s_ in enumerate(scales) if s_ > 1]
+    padded = tuple(n + 2 if i in axes else n for i, n in enumerate(shape))
+    pad = ctx.tmp("edge")
+    copy_runs(ctx, x, shape, pad, padded,
+              [[(0, 1, 0, 0), (1, n, 0, 1), (n + 1, 1, n - 1, 0)] if i in axes else full(n)
+               for i, n in enumerate(shape)])
+    phases = []
+    for i in axes:
+        s_ = scales[i]
+        per = []
+        for p_ in range(s_):
+            t = float(_source(np.array([p_]), s_, shape[i] * s_, coord)[0])
+            base = int(np.floor(t))
+            per.append((p_, base, t - base))
+        phases.append(per)
+    loops = tuple(shape)
+    for combo in itertools.product(*phases):
+        out_map = []
+        taps = []
+        for i in range(L):
+            if i in axes:
+                p_, _, _ = combo[axes.index(i)]
+                out_map.append(E(L, {i: scales[i]}, p_))
+            else:
+                out_map.append(E(L, {i: 1}))
+        for corner in itertools.product((0, 1), repeat=len(axes)):
+            w = 1.0
+            m_ = []
+            for i in range(L):
+                if i in axes:
+                    j = axes.index(i)
+                    _, base, f = combo[j]
+                    w *= f if corner[j] else 1.0 - f
+                    m_.append(E(L, {i: 1}, 1 + base + corner[j]))
+                else:
+                    m_.append(E(L, {i: 1}))
+            if w != 0.0:
+                taps.append((w, tuple(m_)))
+        b = Body(len(taps))
+        v: Any = 0.0
+        for k, (w, _) in enumerate(taps):
+            v = b.arg(k) * w if isinstance(v, float) else v + b.arg(k) * w
+        ctx.row(Row(loops, tuple((padded, m_) for _, m_ in taps), (oshape, tuple(out_map)), b.finish(v)),
+                [pad] * len(taps), y, accumulate=combo != tuple(ph[0] for ph in phases))
 
 
 # ---- contractions --------------------------------------------------------------------------------

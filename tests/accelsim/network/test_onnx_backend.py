@@ -149,3 +149,24 @@ def test_cli_reports_every_layer_of_an_exported_block(tmp_path: Path, capsys) ->
     assert out["cycles"] == sum(row["cycles"] for row in layers)
     status = main(["run", str(path), "--target", "sim", "--timing-only"])
     assert status == 1 and "--shape hidden_states=DIMS" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode,coord,scales", [("linear", "half_pixel", [1, 1, 2, 2]),
+                                               ("linear", "asymmetric", [1, 1, 3, 2]),
+                                               ("nearest", "half_pixel", [1, 1, 2, 3])])
+def test_resize_by_integer_factors(mode: str, coord: str, scales: list[int]) -> None:
+    from onnx import TensorProto, helper, numpy_helper
+
+    out = [1, 2, 3 * scales[2], 4 * scales[3]]
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], name="rs", mode=mode,
+                            coordinate_transformation_mode=coord)
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4])
+    y_info = helper.make_tensor_value_info("y", TensorProto.FLOAT, out)
+    graph = helper.make_graph([node], "g", [x_info], [y_info],
+                              [numpy_helper.from_array(np.array(scales, np.float32), "s")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    net = import_model(model, "r.onnx")
+    got = run_functional(net, "sim", progress=False, inputs={"x": x}).outputs["y"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
