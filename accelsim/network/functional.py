@@ -141,7 +141,7 @@ class _Runner:
                       fidelity="event", functional=True)
         module = compiled_module(point, self.config)
         run = run_program(Program(spec, module, pick_function(module, w.func_name), w), self.config,
-                          arrays, RunOptions(), compiled=module,
+                          arrays, RunOptions(estimate=False), compiled=module,
                           compulsory=workload_traffic(spec, self.config))
         if spec not in self.figures:
             self.figures[spec] = report_figures(run.report)
