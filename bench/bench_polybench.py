@@ -7,10 +7,11 @@ Per kernel (timing-only, event fidelity): cycles of `accelsim.run(spec, config)`
 roofline ratio (cycles / max(ideal compute, compulsory DRAM bytes / peak bandwidth));
 the latency-floor ratio; `vs bound` = cycles / max(roofline, latency floor), flagged `>1.5x`;
 the traffic ratio (DRAM bytes moved / compulsory bytes); and, where the default pipeline
-fixed tile sizes and mlir-opt-19 is installed, upstream's cycles with the same tiles and fast
-capacity (`--affine-loop-tile=tile-sizes=... --affine-data-copy-generate=generate-dma
---affine-pipeline-data-transfer`, run --as-is) over ours (> 1: ours is faster). A kernel
-whose default pipeline picked no fixed tiles (the cache model) has no upstream column.
+mlir-opt-19 is installed, upstream's cycles with the same tiling and fast capacity over ours
+(> 1: ours is faster): `--affine-loop-tile=tile-sizes=...` with the tile search's sizes, or
+`cache-size=KiB` where the default pipeline tiles by the cache model (upstream's own option of
+that name, the same model), then `--affine-data-copy-generate=generate-dma
+--affine-pipeline-data-transfer`, the output run --as-is.
 """
 
 from __future__ import annotations
@@ -46,13 +47,13 @@ def _alarm(_signum, _frame):  # type: ignore[no-untyped-def]
     raise _Timeout()
 
 
-def upstream_cycles(spec: str, tiles: tuple[int, ...], cfg) -> int | str:  # type: ignore[no-untyped-def]
+def upstream_cycles(spec: str, tiling: str, cfg) -> int | str:  # type: ignore[no-untyped-def]
     import accelsim
     import workloads
     from compiler.text import parse_module, print_module
 
     w = workloads.get(spec)
-    cmd = ["mlir-opt-19", "-", f"--affine-loop-tile=tile-sizes={','.join(map(str, tiles))}",
+    cmd = ["mlir-opt-19", "-", f"--affine-loop-tile={tiling}",
            f"--affine-data-copy-generate=generate-dma fast-mem-space={cfg.spaces.sram} "
            f"fast-mem-capacity={cfg.sram.capacity_kib}", "--affine-pipeline-data-transfer"]
     proc = subprocess.run(cmd, input=print_module(w.module()), capture_output=True, text=True,
@@ -78,15 +79,18 @@ def measure(kernel: str, spec: str, cfg, upstream: bool, limit: int) -> dict:  #
     signal.alarm(limit)
     try:
         r = accelsim.run(spec, cfg, timing_only=True, progress=False).to_dict()
-        row.update(cycles=r["cycles"], roof=r["roofline_ratio"], floor=r["latency_floor_ratio"],
+        row.update(cycles=r["cycles"], roof=r["roofline_ratio"], roof_cycles=r["roofline_cycles"],
+                   floor=r["latency_floor_ratio"],
                    bound=r["cycles"] / max(r["roofline_cycles"], r["latency_floor_cycles"]),
                    traffic=r["dram_bytes"] / r["compulsory_bytes"], which=r["roofline_bound"],
                    exposed=r["exposed_dma_cycles"] / r["cycles"])
-        tiles = accelerator_pipeline(cfg, workloads.get(spec).module()).tile_sizes
-        row["tiles"] = tiles
-        if upstream and tiles:
-            up = upstream_cycles(spec, tiles, cfg)
-            row["upstream"] = up
+        pipe = accelerator_pipeline(cfg, workloads.get(spec).module())
+        if pipe.tile_sizes:
+            row["tiles"] = "tile-sizes=" + ",".join(map(str, pipe.tile_sizes))
+        elif pipe.tile_cache_kib:
+            row["tiles"] = f"cache-size={pipe.tile_cache_kib}"
+        if upstream and row.get("tiles"):
+            row["upstream"] = upstream_cycles(spec, row["tiles"], cfg)
     except _Timeout:
         row["error"] = f"over {limit} s"
     except Exception as exc:
@@ -126,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             up = row.get("upstream")
             vs = (f"{up / row['cycles']:.2f}x" if isinstance(up, int) else up if up else "-")
+            if isinstance(up, int) and up < row["roof_cycles"]:  # faster than physics allows
+                vs += " (below the roofline: upstream's program does less work as run, not comparable)"
             flag = " >1.5x" if row["bound"] > 1.5 else ""
-            tiles = ",".join(map(str, row["tiles"])) if row["tiles"] else "cache model"
+            tiles = f"`{row['tiles']}`" if row.get("tiles") else "-"
             print(f"| {k} | `{row['spec']}` | {row['cycles']:,} | {row['roof']:.2f}x ({row['which']}) | "
                   f"{row['floor']:.2f}x | {row['bound']:.2f}x{flag} | {row['traffic']:.2f} | "
                   f"{row['exposed']:.0%} | {tiles} | {vs} | {row['seconds']:.0f} |")
