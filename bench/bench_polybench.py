@@ -68,7 +68,8 @@ def upstream_cycles(spec: str, tiling: str, cfg) -> int | str:  # type: ignore[n
     return int(r.cycles)
 
 
-def measure(kernel: str, spec: str, cfg, upstream: bool, limit: int) -> dict:  # type: ignore[type-arg,no-untyped-def]
+def measure(kernel: str, spec: str, cfg, upstream: bool, limit: int,
+            upstream_limit: int) -> dict:  # type: ignore[type-arg,no-untyped-def]
     import accelsim
     import workloads
     from accelsim.compile.accelerator import accelerator_pipeline
@@ -90,7 +91,11 @@ def measure(kernel: str, spec: str, cfg, upstream: bool, limit: int) -> dict:  #
         elif pipe.tile_cache_kib:
             row["tiles"] = f"cache-size={pipe.tile_cache_kib}"
         if upstream and row.get("tiles"):
-            row["upstream"] = upstream_cycles(spec, row["tiles"], cfg)
+            signal.alarm(upstream_limit)
+            try:
+                row["upstream"] = upstream_cycles(spec, row["tiles"], cfg)
+            except _Timeout:
+                row["upstream"] = f"not run: its simulation took over {upstream_limit} s"
     except _Timeout:
         row["error"] = f"over {limit} s"
     except Exception as exc:
@@ -108,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="default")
     ap.add_argument("--kernels", default="", help="comma-separated PolyBench names (default: all 30)")
     ap.add_argument("--no-upstream", action="store_true")
-    ap.add_argument("--limit", type=int, default=900, help="seconds per kernel")
+    ap.add_argument("--limit", type=int, default=900, help="seconds per kernel (ours)")
+    ap.add_argument("--upstream-limit", type=int, default=180, help="seconds per upstream run")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     kernels = args.kernels.split(",") if args.kernels else list(SMALL)
@@ -123,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---" * 11 + "|")
     rows = []
     for k in kernels:
-        row = measure(k, SMALL[k], cfg, upstream, args.limit)
+        row = measure(k, SMALL[k], cfg, upstream, args.limit, args.upstream_limit)
         rows.append(row)
         if "error" in row:
             print(f"| {k} | `{row['spec']}` | {row['error']} | | | | | | | | {row['seconds']:.0f} |")
