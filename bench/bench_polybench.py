@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             up = row.get("upstream")
             vs = (f"{up / row['cycles']:.2f}x" if isinstance(up, int) else up if up else "-")
-            if isinstance(up, int) and up < row["roof_cycles"]:  # faster than physics allows
-                vs += " (below the roofline: upstream's program does less work as run, not comparable)"
+            if isinstance(up, int) and up < row["roof_cycles"]:  # the "floor" is not one here
+                vs += " (upstream under our roofline)"
             flag = " >1.5x" if row["bound"] > 1.5 else ""
             tiles = f"`{row['tiles']}`" if row.get("tiles") else "-"
             print(f"| {k} | `{row['spec']}` | {row['cycles']:,} | {row['roof']:.2f}x ({row['which']}) | "
