@@ -12,11 +12,13 @@ Everything is a may-access over-approximation, so the race proof built on it sta
 - an index operand the caller's frame cannot express is any value (its x is projected out);
 - a value the callee computes outside its loops' affine reach but that isl can still name
   (a symbol local to the callee) is any value (its parameter is projected out);
-- a parameter the callee uses other than as the memref of an affine load/store or as an
-  operand of a call that can itself be summarized (an unknown op, a dealloc, a DMA, a
-  subview, a return, a non-affine index, ...) is OPAQUE: every element, read and written;
-- a callee that is external (a declaration), missing or recursive makes every memref
-  operand of the call OPAQUE.
+- a parameter the callee uses other than as the memref of an affine load/store, of a
+  `memref.dim` or as an operand of a call that can itself be summarized (an unknown op, a
+  dealloc, a DMA, a subview, a return, a non-affine index, ...) is OPAQUE: every element,
+  read and written;
+- a callee that is external (a declaration), missing or recursive, or a call whose operands
+  do not match its parameters (a memref for a memref, an index for an index), makes every
+  memref operand of the call OPAQUE.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from compiler.analysis.access import relation_in_frame
 from compiler.analysis.domain import domain_in_frame, enclosing_loops
 from compiler.analysis.isl_bridge import CTX, AnalysisError, Frame, isl_name
 from compiler.ir.core import Operation, Value
-from compiler.ir.ops import AffineLoadOp, AffineStoreOp, CallOp, FuncOp, ModuleOp
+from compiler.ir.ops import AffineLoadOp, AffineStoreOp, CallOp, DimOp, FuncOp, ModuleOp
 from compiler.ir.types import MemRefType
 
 
@@ -53,6 +55,12 @@ class Summary:
 
     index_args: tuple[int, ...]
     effects: dict[int, ParamEffect]
+    arg_kinds: tuple[str, ...]   # per argument: "memref", "index" or "other"
+
+    def fits(self, call: CallOp) -> bool:
+        """The call passes a memref where the callee takes one and an index where it takes
+        one (else nothing of the summary applies)."""
+        return tuple(_kind(v) for v in call.operands) == self.arg_kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,10 @@ class CallEffect:
 
 def _is_index(v: Value) -> bool:
     return getattr(v.type, "kind", None) == "index" and not isinstance(v.type, MemRefType)
+
+
+def _kind(v: Value) -> str:
+    return "memref" if isinstance(v.type, MemRefType) else "index" if _is_index(v) else "other"
 
 
 def _module_of(op: Operation) -> ModuleOp | None:
@@ -154,6 +166,8 @@ class CallSummaries:
     def at_call(self, call: CallOp, frame: Frame, dom: isl.Set) -> list[CallEffect]:
         """Each memref operand of `call` (in `frame`, on `dom`) with what the callee does to it."""
         s = self.summary(call.callee)
+        if s is not None and not s.fits(call):
+            s = None
         out: list[CallEffect] = []
         for pos, v in enumerate(call.operands):
             if not isinstance(v.type, MemRefType):
@@ -224,7 +238,9 @@ class CallSummaries:
                         continue
                     add(p2, ce.read, False)
                     add(p2, ce.write, True)
+            elif isinstance(op, DimOp):
+                continue   # the shape, no element
             else:
                 for p in used:
                     effects[p] = OPAQUE
-        return Summary(index_args, effects)
+        return Summary(index_args, effects, tuple(_kind(a) for a in args))

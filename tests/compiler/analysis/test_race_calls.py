@@ -171,3 +171,15 @@ def test_a_non_affine_call_operand_is_any_value() -> None:
     # the same call with an affine operand (i * 1) is race-free
     text = KERNEL + MAIN.replace("KERNEL_AT", "    %k = affine.apply affine_map<(d0) -> (d0)>(%i)\n" + call)
     assert _check(text).ok
+
+
+def test_a_callee_reading_its_buffers_shape_stays_exact() -> None:
+    # memref.dim touches no element: the kernel still reads only row i mod 2
+    kernel = KERNEL.replace("  affine.for %j = 0 to 64 {", """  %c1 = arith.constant 1 : index
+  %d = memref.dim %buf, %c1 : memref<2x64xf32, 1>
+  affine.for %j = 0 to %d {""")
+    assert "memref.dim" in kernel
+    r = _check(kernel + MAIN.replace("KERNEL_AT", CALL))
+    assert r.ok and not r.unchecked
+    racy = kernel.replace("%buf[%i mod 2, %j]", "%buf[(%i + 1) mod 2, %j]")
+    assert not _check(racy + MAIN.replace("KERNEL_AT", CALL)).ok
