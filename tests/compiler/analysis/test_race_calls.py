@@ -141,6 +141,15 @@ CONSERVATIVE = {
   return
 }
 """,
+    # an index computed in the kernel's loop beyond affine reach: the access is opaque
+    "non-affine index in a loop": """func.func private @tile(%buf: memref<2x64xf32, 1>, %B: memref<256xf32>, %i: index) {
+  affine.for %j = 0 to 64 {
+    %k = arith.muli %j, %i : index
+    %v = affine.load %buf[%k, %j] : memref<2x64xf32, 1>
+  }
+  return
+}
+""",
     # recursion: the summary stops and keeps every element
     "recursive": f"""func.func private @tile(%buf: memref<2x64xf32, 1>, %B: memref<256xf32>, %i: index) {{
   affine.for %j = 0 to 64 {{
