@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from plots.roofline import plot_roofline
     from plots.timeline import plot_timeline
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "img"))
     ap.add_argument("--only", choices=("demo", "gemm"), help="make only the demo's timeline or only "
                     "the gemm before/after figures")
