@@ -455,7 +455,7 @@ class Sweep:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
     def _check_dtype(self) -> tuple[str, ...]:
-        if self.dtype is None:
+        if self.dtype is None or self.dtype == ():  # (): not swept, as built again by replace()
             return ()
         from accelsim.network.precision import dtype_name
 

@@ -171,6 +171,18 @@ def test_packed_bytes():
     assert precision.storage_bytes("bf16", 3) == 6
 
 
+def test_i4_weights_move_packed_half_a_byte_each():
+    # B tiles of 32 rows x 128 columns: a row is 64 B packed at i4 (one burst), 128 B at i8
+    cfg = load_config("int8")
+    r8, rep8 = _fixed("gemm:M=64,N=128,K=128,dtype=i8", cfg, 64, tiles=(32, 128, 32))
+    r4, rep4 = _fixed("gemm:M=64,N=128,K=128,dtype=i8,wdtype=i4", cfg, 64, tiles=(32, 128, 32))
+    b8, b4 = _dma_bytes(rep8, "B", "in"), _dma_bytes(rep4, "B", "in")
+    assert b4 * 2 == b8 > 0
+    assert _dma_bytes(rep4, "A", "in") == _dma_bytes(rep8, "A", "in")
+    assert rep8.dram_bytes - rep4.dram_bytes == b8 - b4  # DRAM: the bursts of B halve too
+    assert r4.stats.macs == r8.stats.macs
+
+
 @pytest.mark.parametrize("spec", [
     "gemm:M=8,N=12,K=40,dtype=i8",
     "gemm:M=8,N=12,K=40,dtype=i8,wdtype=i4",
