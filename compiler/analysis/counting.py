@@ -43,6 +43,7 @@ from compiler.ir.ops import (
     ExpOp,
     FuncOp,
     IndexCastOp,
+    LogOp,
     MaximumFOp,
     MinimumFOp,
     MulFOp,
@@ -54,6 +55,8 @@ from compiler.ir.ops import (
     SubFOp,
     SubIOp,
 )
+from compiler.ir.ops.math_ops import CHEAP as MATH_CHEAP
+from compiler.ir.ops.math_ops import LLVM as MATH_LLVM
 from compiler.ir.types import ElementType, MemRefType
 
 # ---- op classes ----------------------------------------------------------------------------
@@ -64,7 +67,7 @@ CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
 # (`extsi` of an i8 operand to i32: the array's PEs take the narrow operand as it is)
 _ADD = (AddFOp, SubFOp, AddIOp, SubIOp)
 _MUL = (MulFOp, MulIOp)
-_SPECIAL = (DivFOp, ExpOp, SqrtOp, DivSIOp, RemSIOp)
+_SPECIAL = (DivFOp, ExpOp, LogOp, SqrtOp, DivSIOp, RemSIOp)
 _OTHER = (MaximumFOp, MinimumFOp, CmpFOp, CmpIOp, SelectOp, NegFOp)
 
 
@@ -136,9 +139,10 @@ def _static(func: FuncOp) -> _Static:
                     break
             else:
                 st.op_class[id(op)] = "add"
-        elif isinstance(op, _SPECIAL) and _is_data(op):
-            st.op_class[id(op)] = "special"
-        elif isinstance(op, _OTHER):
+        elif _is_data(op) and (isinstance(op, _SPECIAL)
+                               or (op.NAME in MATH_LLVM and op.NAME not in MATH_CHEAP)):
+            st.op_class[id(op)] = "special"   # a transcendental: the special-function rate
+        elif op.NAME in MATH_CHEAP or isinstance(op, _OTHER):
             st.op_class[id(op)] = "other"
         elif isinstance(op, AffineLoadOp):
             st.op_class[id(op)] = "load"
