@@ -241,3 +241,19 @@ def test_workload_types_default_and_refuse():
     assert workloads.get("gemm:M=4,N=4,K=4").spec == "gemm:M=4,N=4,K=4,dtype=f32"
     with pytest.raises(workloads.WorkloadError, match="dtype must be one of f32, f64"):
         workloads.get("relu:N=4,dtype=i8")
+
+
+def test_report_names_the_precision_and_its_rate():
+    cfg = load_config("int8").with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": 0.5}})
+    r, rep = _fixed("gemm:M=64,N=64,K=64,dtype=bf16", cfg, 64)
+    (row,) = rep.precisions
+    assert (row.precision, row.unit, row.rate, row.native, row.macs) == (
+        "bf16->f32", "matrix 32x32", 0.5, "i8", 64 ** 3)
+    assert row.mac_pj == pytest.approx(precision.mac_pj(cfg.energy, "bf16", "f32"))
+    f = rep.figures()
+    assert (f["precision"], f["precision_rate"]) == ("bf16->f32", 0.5)
+    assert rep.to_dict()["precisions"][0]["rate"] == 0.5
+    assert "precision  bf16->f32: 262,144 MACs on the matrix 32x32 at 0.5x its native i8 rate" \
+        in rep.format_table()
+    # utilization against the array's peak at that precision (half the PEs' native MACs)
+    assert rep.mac_utilization == pytest.approx(64 ** 3 / 0.5 / (r.cycles * 32 * 32))
