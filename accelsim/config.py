@@ -11,14 +11,13 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
-from accelsim.config_rules import Rate, Rule, check_fields, check_value, fmt_number
+from accelsim.config_rules import Rate, Rule, check_fields, check_value, fmt_number, parse_set, parse_sets  # noqa: F401 (the CLI's --set)
 from accelsim.cost import precision
 from accelsim.cost.dram_tech import (
     OPTIONAL_RULES,
@@ -839,39 +838,6 @@ def load_config(name_or_path: str = "default",
     `overrides` (dotted keys, as `--set`) applied and validated as the file's own keys."""
     cfg = _load(name_or_path)
     return cfg.with_overrides(overrides) if overrides else cfg
-
-
-def parse_set(text: str) -> tuple[str, Any]:
-    """One `--set KEY=VALUE`: a dotted key as in the TOML and a TOML value (`128`, `2.5`,
-    `true`, `"vector"`; a bare word such as `vector` is taken as that string)."""
-    key, eq, raw = text.partition("=")
-    key, raw = key.strip(), raw.strip()
-    if not eq or not key or not raw:
-        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set sram.capacity_kib=128")
-    if not _KEY_RE.fullmatch(key):
-        raise ConfigError(f"--set {text!r}: {key!r} is not a dotted config key (e.g. dram.channels)")
-    try:
-        return key, tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        if _BARE_RE.fullmatch(raw):
-            return key, raw
-        raise ConfigError(f"--set {text!r}: {raw!r} is not a TOML value (an integer, a float, "
-                          "true/false or a quoted string)") from None
-
-
-def parse_sets(texts: Sequence[str] | None) -> dict[str, Any]:
-    """Every `--set` of a command line; a key given twice is an error."""
-    out: dict[str, Any] = {}
-    for text in texts or ():
-        key, value = parse_set(text)
-        if key in out:
-            raise ConfigError(f"--set {key}: given twice ({out[key]!r}, then {value!r})")
-        out[key] = value
-    return out
-
-
-_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*")
-_BARE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def _load(name_or_path: str) -> HardwareConfig:

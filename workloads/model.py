@@ -39,6 +39,23 @@ ALIASES: dict[str, str] = {"int4": "i4", "int8": "i8", "int16": "i16", "int32": 
                            "fp32": "f32", "float32": "f32", "fp64": "f64", "float64": "f64"}
 
 
+# the names `accelsim run NETWORK --dtype` and a sweep's `dtype` take (MLIR's and the usual ones)
+DTYPE_NAMES: dict[str, str] = {"int8": "i8", "int4": "i4", "int16": "i16", "bf16": "bf16",
+                         "fp8": "f8E4M3FN", "fp8e5m2": "f8E5M2", "f16": "f16", "fp16": "f16",
+                         "f32": "f32", "fp32": "f32"}
+
+
+def dtype_name(text: str) -> str:
+    """MLIR's name of a `--dtype` value; a ValueError naming the choices otherwise."""
+    name = DTYPE_NAMES.get(text.lower()) if isinstance(text, str) else None
+    if name is None and isinstance(text, str) and text in DTYPES:
+        name = text
+    if name is None:
+        raise ValueError(f"--dtype {text!r}: expected one of int8, int4, int16, bf16, fp8, "
+                         "fp8e5m2, f16, f32")
+    return name
+
+
 def accumulator(dtype: ElementType) -> ElementType:
     """The type a kernel of `dtype` accumulates in by default: i32 for integers (of up to 32
     bits), f32 for floats of up to 32 bits, f64 for f64."""

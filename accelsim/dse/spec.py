@@ -69,6 +69,24 @@ def _bool(v: Any) -> bool:
     raise ValueError("expected true or false")
 
 
+def _mapping(v: Any) -> str:
+    """An explicit mapping (Timeloop's loop nest per level), checked now; "" for none."""
+    if not isinstance(v, str):
+        raise ValueError('expected a mapping string like "L3[WIO] K12 - L2[WI] K16X - L1[O] C48 '
+                         'P4 C16X - L0[W] P32"')
+    if v.strip():
+        from accelsim.compile.mapping import parse_mapping
+
+        parse_mapping(v)
+    return v.strip()
+
+
+def _tile_policy(v: Any) -> str:
+    if v in ("auto", "gemmini"):
+        return str(v)
+    raise ValueError('expected "auto" (tile_sizes decides) or "gemmini" (Gemmini\'s tiler)')
+
+
 @dataclass(frozen=True, slots=True)
 class CompilerOption:
     default: Scalar
@@ -87,6 +105,10 @@ COMPILER_OPTIONS: dict[str, CompilerOption] = {
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
     "cross_tile_prefetch": CompilerOption(True, _bool, "prefetch the next outer tile's data early"),
     "data_copy": CompilerOption(True, _bool, "affine-data-copy-generate with DMA into SRAM"),
+    "mapping": CompilerOption("", _mapping, "an explicit mapping, Timeloop's loop nest per level "
+                                            "(gemm / conv2d workloads; docs/validation.md)"),
+    "tile_policy": CompilerOption("auto", _tile_policy, "gemmini: the tiles Gemmini's software "
+                                                        "picks (gemm / conv2d workloads)"),
 }
 
 
@@ -412,7 +434,8 @@ class Sweep:
         """The tile search (tile_sizes = "search", the default) chooses the copies and stages
         itself: a swept option it would ignore is an error, not a sweep of equal points."""
         tiles = self.compiler.get("tile_sizes", (COMPILER_OPTIONS["tile_sizes"].default,))
-        others = [k for k in self.compiler if k != "tile_sizes"]
+        # a mapping or Gemmini's tiler replaces the search (their program, not the search's)
+        others = [k for k in self.compiler if k not in ("tile_sizes", "mapping", "tile_policy")]
         if others and all(t == SEARCH for t in tiles):
             raise ConfigError(
                 f"{self.source}: key 'compiler.{others[0]}': with tile_sizes = \"search\" (the "
@@ -455,9 +478,9 @@ class Sweep:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
     def _check_dtype(self) -> tuple[str, ...]:
-        if self.dtype is None or self.dtype == ():  # (): not swept, as built again by replace()
+        if self.dtype is None or self.dtype == ():  # not swept (() once normalized: replace())
             return ()
-        from accelsim.network.precision import dtype_name
+        from workloads.model import dtype_name
 
         values = _as_range(self.dtype)
         if not values:
@@ -516,7 +539,9 @@ class Sweep:
                     opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
                     opts.update(zip(cc_keys, cc))
                     if opts["tile_sizes"] == SEARCH:  # the search's choice: the rest unused
+                        kept = {k: opts[k] for k in ("mapping", "tile_policy")}  # replace it
                         opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
+                        opts.update(kept)
                     compiler = tuple(sorted(opts.items()))
                     if compiler in seen:
                         continue
