@@ -257,3 +257,33 @@ def test_report_names_the_precision_and_its_rate():
         in rep.format_table()
     # utilization against the array's peak at that precision (half the PEs' native MACs)
     assert rep.mac_utilization == pytest.approx(64 ** 3 / 0.5 / (r.cycles * 32 * 32))
+
+
+def test_the_analytic_estimate_charges_the_same_compute_energy():
+    from accelsim.estimate.analytic import estimate
+
+    cfg = load_config("int8")
+    for spec in ("gemm:M=64,N=64,K=64,dtype=i8", "gemm:M=64,N=64,K=64,dtype=bf16,out=bf16"):
+        w = workloads.get(spec)
+        m = w.module()
+        compile_for_accelerator(cfg, m)
+        event = Report.from_result(simulate(m, cfg, functional=False))
+        m2 = w.module()
+        compile_for_accelerator(cfg, m2)
+        est = estimate(m2, cfg)
+        assert event.energy.compute_pj > 0
+        assert est.energy.compute_pj == pytest.approx(event.energy.compute_pj)
+        assert est.macs == event.macs == 64 ** 3
+
+
+@pytest.mark.parametrize("rate", [0.25, 0.5, 2.0, 4.0])
+@pytest.mark.parametrize("dims", [(16, 16, 16), (48, 40, 24), (64, 32, 8)])
+def test_array_cycles_scale_with_the_rate(rate, dims):
+    M, N, K = dims
+    base = load_config("int8").with_overrides({"compute.matmul_unit": "array"})
+    scaled = base.with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": rate}})
+    full = base.with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": 1.0}})
+    f = workloads.get(f"gemm:M={M},N={N},K={K},dtype=bf16").func()
+    c1 = CostModel(full).kernel(f, [None] * 3).compute_cycles
+    cr = CostModel(scaled).kernel(f, [None] * 3).compute_cycles
+    assert cr == math.ceil(c1 / rate)
