@@ -74,31 +74,74 @@ class V:
 
 
 class Body:
-    def __init__(self, n_inputs: int):
+    """A scalar body: slots 0..n-1 are the inputs (of `types`, default f32); each op appends
+    a slot of the type of its first slot operand (numbers become constants of that type)."""
+
+    def __init__(self, n_inputs: int, types: Sequence[str] | None = None):
         self.n = n_inputs
         self.ins: list[tuple[Any, ...]] = []
+        self.types: list[str] = list(types or ["f32"] * n_inputs)
 
     def arg(self, i: int) -> V:
         return V(self, i)
 
-    def _emit(self, *ins: Any) -> V:
+    def _emit(self, t: str, *ins: Any) -> V:
         self.ins.append(ins)
+        self.types.append(t)
         return V(self, self.n + len(self.ins) - 1)
 
-    def ref(self, x: Any) -> int:
-        return x.i if isinstance(x, V) else self._emit("const", float(x)).i
+    def const(self, x: float, t: str = "f32") -> V:
+        if t == "f32":
+            return self._emit(t, "const", float(x))
+        return self._emit(t, "const", float(x) if t.startswith(("f", "bf")) else int(x), t)
+
+    def ref(self, x: Any, t: str = "f32") -> int:
+        return x.i if isinstance(x, V) else self.const(x, t).i
+
+    def _type(self, *args: Any) -> str:
+        return next((self.types[a.i] for a in args if isinstance(a, V)), "f32")
 
     def op(self, name: str, *args: Any) -> V:
-        refs = [self.ref(a) for a in args]
-        return self._emit(name, *refs)
+        t = self._type(*args)
+        refs = [self.ref(a, t) for a in args]
+        return self._emit(t, name, *refs)
 
     def cmp(self, pred: str, a: Any, c: Any) -> V:
-        ra, rc = self.ref(a), self.ref(c)
-        return self._emit("cmp", pred, ra, rc)
+        t = self._type(a, c)
+        ra, rc = self.ref(a, t), self.ref(c, t)
+        if not t.startswith(("f", "bf")):
+            pred = {"olt": "slt", "ole": "sle", "ogt": "sgt", "oge": "sge", "oeq": "eq", "une": "ne"}[pred]
+        return self._emit("i1", "cmp", pred, ra, rc)
 
     def select(self, cond: V, a: Any, c: Any) -> V:
-        ra, rc = self.ref(a), self.ref(c)
-        return self._emit("select", cond.i, ra, rc)
+        t = self._type(a, c)
+        ra, rc = self.ref(a, t), self.ref(c, t)
+        return self._emit(t, "select", cond.i, ra, rc)
+
+    def cast(self, x: V, t: str) -> V:
+        """`x` as type `t`; from or to `u8` (uint8 in i8 bits) by the unsigned casts."""
+        if self.types[x.i] == t:
+            return x
+        if "u8" in (self.types[x.i], t):
+            return self._emit(t, "cast", x.i, t, "u")
+        return self._emit(t, "cast", x.i, t)
+
+    def roundeven(self, x: V) -> V:
+        """Round half to even (f32), for |x| < 2^31."""
+        f = self.trunc(x)
+        fl = self.select(self.cmp("olt", x, f), f - 1.0, f)
+        d = x - fl
+        even = self.cmp("oeq", fl - 2.0 * self.trunc(fl * 0.5), 0.0)
+        tie = self.select(even, fl, fl + 1.0)
+        return self.select(self.cmp("ogt", d, 0.5), fl + 1.0, self.select(self.cmp("olt", d, 0.5), fl, tie))
+
+    def quantize(self, x: V, lo: float | None = None, zero: Any = 0.0, to: str = "i8") -> V:
+        """x (f32, already divided by the scale) to int8 / uint8 (`to`): round half to even,
+        + zero point, saturate to the type (`lo`: a higher lower bound, a fused Relu's)."""
+        tlo, thi = (0.0, 255.0) if to == "u8" else (-128.0, 127.0)
+        c = self.max(self.min(x, 1e9), -1e9)
+        q = self.roundeven(c) + zero
+        return self.cast(self.max(self.min(q, thi), tlo if lo is None else max(lo, tlo)), to)
 
     def max(self, a: Any, c: Any) -> V: return self.op("max", a, c)
     def min(self, a: Any, c: Any) -> V: return self.op("min", a, c)
@@ -147,7 +190,11 @@ class Body:
 
     def finish(self, value: V) -> tuple[tuple[Any, ...], ...]:
         if value.i != self.n + len(self.ins) - 1:
-            self._emit("min", value.i, value.i)
+            t = self.types[value.i]
+            if t.startswith(("f", "bf")):
+                self._emit(t, "min", value.i, value.i)
+            else:
+                self.op("add", value, 0)
         return tuple(self.ins)
 
 
@@ -157,9 +204,11 @@ class Ctx:
     """Shapes and constants of the prepared graph; new tensors and kernels of one node."""
 
     def __init__(self, node: Any, shapes: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
-                 add_constant: Callable[[str, np.ndarray], None], used: Callable[[str], bool] = bool):
+                 add_constant: Callable[[str, np.ndarray], None], used: Callable[[str], bool] = bool,
+                 elem_types: dict[str, int] | None = None):
         self.node = node
         self.used = used
+        self.elem_types = elem_types or {}
         self.shapes = shapes
         self.consts = consts
         self.add_constant = add_constant
@@ -207,10 +256,16 @@ class Ctx:
         self.add_constant(name, np.asarray(value, dtype=np.float32))
         return name
 
+    def elem(self, t: str) -> str:
+        """The row element type holding tensor `t`: i8 / i32 for int8 / int32 tensors, else f32."""
+        return {2: "u8", 3: "i8", 6: "i32", 10: "f16", 16: "bf16"}.get(self.elem_types.get(t, 1), "f32")
+
     def row(self, row: Row, reads: Sequence[str], out: str, accumulate: bool = False) -> None:
         """Kernel of `row` reading `reads` (in0, in1, ...) and writing `out`; `accumulate`: the
         output starts with the tensor's current values (another row wrote part of it)."""
         self.shapes.setdefault(out, tuple(row.output[0]))
+        if not row.types:
+            row = _narrow(row, [self.elem(t) for t in reads], self.elem(out))
         row = _normalize(row)
         binds = [(f"in{i}", t) for i, t in enumerate(reads)]
         if accumulate:
@@ -220,6 +275,35 @@ class Ctx:
     def attr(self, name: str, default: Any = None) -> Any:
         v = self.attrs.get(name, default)
         return v.decode() if isinstance(v, bytes) else v
+
+
+def _narrow(row: Row, ins: Sequence[str], out: str) -> Row:
+    """An f32 row over f16/bf16 tensors: each such operand read in its own type and extended
+    to f32 (`extf`), the math in f32, the result truncated to the output's type."""
+    if all(t == "f32" for t in (*ins, out)):
+        return row
+    types = (*ins, out)
+    if not row.body:
+        body: tuple[tuple[Any, ...], ...] = () if ins[0] == out else (("cast", 0, out),)
+        return Row(row.loops, row.inputs, row.output, body, row.combine, row.init, types)
+    n = len(ins)
+    narrow = [i for i, t in enumerate(ins) if t != "f32"]
+    k = len(narrow)
+    slot = {i: n + j for j, i in enumerate(narrow)}
+    casts = [("cast", i, "f32") for i in narrow]
+
+    def r(x: int) -> int:
+        return slot.get(x, x) if x < n else x + k
+
+    refs = {"cmp": (2, 3), "select": (1, 2, 3), "const": ()}
+    moved = []
+    for ins_ in row.body:
+        pos = refs.get(ins_[0], tuple(range(1, len(ins_))) if ins_[0] != "cast" else (1,))
+        moved.append(tuple(r(v) if i in pos else v for i, v in enumerate(ins_)))
+    body = tuple(casts + moved)
+    if out != "f32":
+        body = (*body, ("cast", n + len(body) - 1, out))
+    return Row(row.loops, row.inputs, row.output, body, row.combine, row.init, types)
 
 
 def _normalize(row: Row) -> Row:
@@ -241,7 +325,7 @@ def _normalize(row: Row) -> Row:
         return tuple(shape), tuple(widen(e) for e in maps)
 
     return Row(loops, tuple(operand(s, m) for s, m in row.inputs), operand(*row.output), row.body,
-               row.combine, row.init)
+               row.combine, row.init, row.types)
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -577,7 +661,7 @@ Run = tuple[int, int, int, int]  # out_start, length, in_start, in_step
 
 
 def copy_runs(ctx: Ctx, src: str, src_shape: tuple[int, ...], dst: str, dst_shape: tuple[int, ...],
-              runs: Sequence[Sequence[Run]], accumulate: bool = False) -> None:
+              runs: Sequence[Sequence[Run]], accumulate: bool = False, t: str = "f32") -> None:
     """dst[o] = src[i] over the cartesian product of per-axis runs (one row per product)."""
     L = len(src_shape)
     first = True
@@ -587,7 +671,7 @@ def copy_runs(ctx: Ctx, src: str, src_shape: tuple[int, ...], dst: str, dst_shap
         loops = tuple(r[1] for r in combo)
         in_map = tuple(E(L, {i: r[3]}, r[2]) for i, r in enumerate(combo))
         out_map = tuple(E(L, {i: 1}, r[0]) for i, r in enumerate(combo))
-        ctx.row(Row(loops, ((src_shape, in_map),), (dst_shape, out_map), ()), [src], dst,
+        ctx.row(Row(loops, ((src_shape, in_map),), (dst_shape, out_map), (), types=_types(t, 2)), [src], dst,
                 accumulate=accumulate or not first)
         first = False
 
@@ -738,15 +822,21 @@ def lower_pad(ctx: Ctx) -> None:
 
 
 def pad_constant(ctx: Ctx, x: str, shape: tuple[int, ...], y: str, before: Sequence[int],
-                 value: float, oshape: tuple[int, ...] | None = None) -> None:
-    """y (oshape) filled with `value`, x copied at offset `before`."""
+                 value: float, oshape: tuple[int, ...] | None = None, t: str = "f32") -> None:
+    """y (oshape) filled with `value`, x copied at offset `before` (element type `t`)."""
     oshape = oshape or ctx.shape(y)
     L = len(shape)
     if value != 0.0:
         b = Body(0)
-        ctx.row(Row(oshape, (), (oshape, ident(L, range(L))), b.finish(b._emit("const", value))), [], y)
+        ctx.row(Row(oshape, (), (oshape, ident(L, range(L))), b.finish(b.const(value, t)),
+                    types=_types(t, 1)), [], y)
     copy_runs(ctx, x, shape, y, oshape, [[(before[i], shape[i], 0, 1)] for i in range(L)],
-              accumulate=value != 0.0)
+              accumulate=value != 0.0, t=t)
+
+
+def _types(t: str, n: int) -> tuple[str, ...]:
+    """Per-operand element types of a row: () for all-f32 (the workload's dtype)."""
+    return () if t == "f32" else (t,) * n
 
 
 def lower_expand(ctx: Ctx) -> None:
@@ -782,25 +872,104 @@ def lower_depth_space(ctx: Ctx) -> None:
     ctx.row(Row(out6, ((src, tuple(in_map)),), (out6, ident(6, range(6))), ()), [x], ctx.out())
 
 
+_COORD = ("half_pixel", "pytorch_half_pixel", "asymmetric")
+
+
+def _source(o: np.ndarray, s: int, n_out: int, coord: str) -> np.ndarray:
+    """The input coordinate of output positions `o` (integer scale `s`), as ONNX's Resize."""
+    if coord == "asymmetric":
+        return o / s
+    if coord == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros_like(o, dtype=np.float64)
+    return (o + 0.5) / s - 0.5
+
+
 def lower_resize(ctx: Ctx) -> None:
-    x = ctx.inp(0)
-    shape, oshape = ctx.shape(x), ctx.shape(ctx.out())
+    """Resize / Upsample by integer factors: nearest as a floordiv map; linear as, per phase of
+    the output (o mod s on each scaled axis), a weighted sum of the 2^k neighbours of an
+    edge-padded copy (the weights of a phase are constants)."""
+    x, y = ctx.inp(0), ctx.out()
+    shape, oshape = ctx.shape(x), ctx.shape(y)
     mode = ctx.attr("mode", "nearest")
-    if mode != "nearest":
-        raise Unsupported(f"mode={mode!r}: nearest with integer scale factors is supported")
+    coord = ctx.attr("coordinate_transformation_mode", "half_pixel" if ctx.node.op_type == "Resize"
+                     else "asymmetric")
+    if ctx.node.op_type == "Upsample":
+        coord = "asymmetric"
     L = len(shape)
-    in_map = []
+    scales = []
     for i, (n, m) in enumerate(zip(shape, oshape, strict=True)):
         if m % n:
             raise Unsupported(f"scale {m}/{n} on axis {i}: integer scale factors are supported")
-        in_map.append(E(L, {i: 1}, 0, m // n))
-    ctx.row(Row(oshape, ((shape, tuple(in_map)),), (oshape, ident(L, range(L))), ()), [x], ctx.out())
+        scales.append(m // n)
+    if mode not in ("nearest", "linear"):
+        raise Unsupported(f"mode={mode!r}: nearest and linear are supported")
+    if coord not in _COORD:
+        raise Unsupported(f"coordinate_transformation_mode={coord!r}: {', '.join(_COORD)} are supported")
+    if mode == "nearest":
+        rule = ctx.attr("nearest_mode", "round_prefer_floor")
+        in_map = []
+        for i, (n, s_) in enumerate(zip(shape, scales, strict=True)):
+            o = np.arange(n * s_)
+            src = _source(o, s_, n * s_, coord)
+            idx = {"floor": np.floor(src), "ceil": np.ceil(src),
+                   "round_prefer_floor": np.ceil(src - 0.5), "round_prefer_ceil": np.floor(src + 0.5)}[rule]
+            if not np.array_equal(np.clip(idx, 0, n - 1), o // s_):
+                raise Unsupported(f"nearest_mode={rule!r} with {coord} on axis {i}: only modes that "
+                                  "pick input o // scale are supported")
+            in_map.append(E(L, {i: 1}, 0, s_))
+        ctx.row(Row(oshape, ((shape, tuple(in_map)),), (oshape, ident(L, range(L))), ()), [x], y)
+        return
+    axes = [i for i, s_ in enumerate(scales) if s_ > 1]
+    padded = tuple(n + 2 if i in axes else n for i, n in enumerate(shape))
+    pad = ctx.tmp("edge")
+    copy_runs(ctx, x, shape, pad, padded,
+              [[(0, 1, 0, 0), (1, n, 0, 1), (n + 1, 1, n - 1, 0)] if i in axes else full(n)
+               for i, n in enumerate(shape)])
+    phases = []
+    for i in axes:
+        s_ = scales[i]
+        per = []
+        for p_ in range(s_):
+            t = float(_source(np.array([p_]), s_, shape[i] * s_, coord)[0])
+            base = int(np.floor(t))
+            per.append((p_, base, t - base))
+        phases.append(per)
+    loops = tuple(shape)
+    for combo in itertools.product(*phases):
+        out_map = []
+        taps = []
+        for i in range(L):
+            if i in axes:
+                p_, _, _ = combo[axes.index(i)]
+                out_map.append(E(L, {i: scales[i]}, p_))
+            else:
+                out_map.append(E(L, {i: 1}))
+        for corner in itertools.product((0, 1), repeat=len(axes)):
+            w = 1.0
+            m_ = []
+            for i in range(L):
+                if i in axes:
+                    j = axes.index(i)
+                    _, base, f = combo[j]
+                    w *= f if corner[j] else 1.0 - f
+                    m_.append(E(L, {i: 1}, 1 + base + corner[j]))
+                else:
+                    m_.append(E(L, {i: 1}))
+            if w != 0.0:
+                taps.append((w, tuple(m_)))
+        b = Body(len(taps))
+        v: Any = 0.0
+        for k, (w, _) in enumerate(taps):
+            v = b.arg(k) * w if isinstance(v, float) else v + b.arg(k) * w
+        ctx.row(Row(loops, tuple((padded, m_) for _, m_ in taps), (oshape, tuple(out_map)), b.finish(v)),
+                [pad] * len(taps), y, accumulate=combo != tuple(ph[0] for ph in phases))
 
 
 # ---- contractions --------------------------------------------------------------------------------
 
 def einsum_row(ctx: Ctx, terms: Sequence[str], out_term: str, reads: Sequence[str],
-               shapes: Sequence[tuple[int, ...]], out: str, out_shape: tuple[int, ...]) -> None:
+               shapes: Sequence[tuple[int, ...]], out: str, out_shape: tuple[int, ...],
+               types: tuple[str, ...] = (), body: Callable[..., V] | None = None) -> None:
     letters: dict[str, int] = {}
     for term, shape in zip(terms, shapes, strict=True):
         for ch, n in zip(term, shape, strict=True):
@@ -813,13 +982,16 @@ def einsum_row(ctx: Ctx, terms: Sequence[str], out_term: str, reads: Sequence[st
     inputs = tuple((s, tuple(E(L) if n == 1 and letters[c] != 1 else E(L, {pos[c]: 1})
                              for c, n in zip(t, s, strict=True)))
                    for t, s in zip(terms, shapes, strict=True))
-    b = Body(len(reads))
-    v = b.arg(0)
-    for i in range(1, len(reads)):
-        v = v * b.arg(i)
+    b = Body(len(reads), types[:-1] if types else None)
+    if body is not None:
+        v = body(b, *[b.arg(i) for i in range(len(reads))])
+    else:
+        v = b.arg(0)
+        for i in range(1, len(reads)):
+            v = v * b.arg(i)
     reduce = len(order) > len(out_term)
     row = Row(loops, inputs, (out_shape, ident(L, [pos[c] for c in out_term])), b.finish(v),
-              "add" if reduce else None, 0.0)
+              "add" if reduce else None, 0.0, types=types)
     ctx.macs += math.prod(loops)
     ctx.row(row, reads, out)
 
@@ -845,8 +1017,9 @@ def lower_einsum(ctx: Ctx) -> None:
     einsum_row(ctx, terms, rhs, reads, shapes, ctx.out(), ctx.shape(ctx.out()))
 
 
-def lower_matmul(ctx: Ctx) -> None:
-    a, b_ = ctx.inp(0), ctx.inp(1)
+def lower_matmul(ctx: Ctx, a: str | None = None, b_: str | None = None, out: str | None = None,
+                 types: tuple[str, ...] = (), body: Callable[..., V] | None = None) -> None:
+    a, b_ = a or ctx.inp(0), b_ or ctx.inp(1)
     sa, sb = ctx.shape(a), ctx.shape(b_)
     letters = "abcdefghij"
     ta = "m" + "k" if len(sa) >= 2 else "k"
@@ -855,8 +1028,8 @@ def lower_matmul(ctx: Ctx) -> None:
     bl = letters[:max(batch, 0)]
     ta = (bl[len(bl) - (len(sa) - 2):] if len(sa) > 2 else "") + (ta if len(sa) >= 2 else "k")
     tb = (bl[len(bl) - (len(sb) - 2):] if len(sb) > 2 else "") + tb
-    out = bl + ("m" if len(sa) >= 2 else "") + ("n" if len(sb) >= 2 else "")
-    einsum_row(ctx, [ta, tb], out, [a, b_], [sa, sb], ctx.out(), ctx.shape(ctx.out()))
+    term = bl + ("m" if len(sa) >= 2 else "") + ("n" if len(sb) >= 2 else "")
+    einsum_row(ctx, [ta, tb], term, [a, b_], [sa, sb], out or ctx.out(), ctx.shape(ctx.out()), types, body)
 
 
 def lower_gemm(ctx: Ctx) -> None:
@@ -898,7 +1071,7 @@ def _auto_pads(ctx: Ctx, spatial: Sequence[int], kernel: Sequence[int], strides:
 
 def _window_input(ctx: Ctx, x: str, shape: tuple[int, ...], out_sp: Sequence[int], kernel: Sequence[int],
                   strides: Sequence[int], dil: Sequence[int], pads: Sequence[int],
-                  value: float) -> tuple[str, tuple[int, ...]]:
+                  value: float, t: str = "f32") -> tuple[str, tuple[int, ...]]:
     """x padded so that every window of the output lies inside it."""
     k = len(kernel)
     before = list(pads[:k])
@@ -907,13 +1080,28 @@ def _window_input(ctx: Ctx, x: str, shape: tuple[int, ...], out_sp: Sequence[int
     if before == [0] * k and size == list(shape[2:]):
         return x, shape
     padded = (shape[0], shape[1], *size)
-    t = ctx.tmp("padded")
-    pad_constant(ctx, x, shape, t, [0, 0, *before], value, padded)
-    return t, padded
+    name = ctx.tmp("padded")
+    pad_constant(ctx, x, shape, name, [0, 0, *before], value, padded, t)
+    return name, padded
 
 
 def lower_conv(ctx: Ctx) -> None:
-    x, w, bias = ctx.inp(0), ctx.inp(1), ctx.inp(2)
+    bias = ctx.inp(2)
+    y = ctx.out()
+    oshape = ctx.shape(y)
+    target = ctx.tmp("acc") if bias else y
+    conv_row(ctx, ctx.inp(0), ctx.inp(1), target, oshape)
+    if bias:
+        _elementwise(ctx, [target, bias], y, oshape, lambda b, v, c: v + c,
+                     [oshape, (oshape[1],) + (1,) * (len(oshape) - 2)])
+
+
+def conv_row(ctx: Ctx, x: str, w: str, out: str, oshape: tuple[int, ...], pad_value: float = 0.0,
+             types: tuple[str, str, str] | None = None,
+             body: Callable[[Body, V, V], V] | None = None) -> None:
+    """out = Σ body(x_window, w) over the window and input channels of each group (default:
+    the product in f32); `types` (x, w, out) for an integer convolution, whose padding holds
+    `pad_value` (the input's zero point)."""
     shape, ws = ctx.shape(x), ctx.shape(w)
     k = len(shape) - 2
     G = int(ctx.attr("group", 1))
@@ -921,9 +1109,8 @@ def lower_conv(ctx: Ctx) -> None:
     strides = list(ctx.attr("strides", [1] * k))
     dil = list(ctx.attr("dilations", [1] * k))
     pads = _auto_pads(ctx, shape[2:], kernel, strides, dil)
-    y = ctx.out()
-    oshape = ctx.shape(y)
-    xp, pshape = _window_input(ctx, x, shape, oshape[2:], kernel, strides, dil, pads, 0.0)
+    xt = types[0] if types else "f32"
+    xp, pshape = _window_input(ctx, x, shape, oshape[2:], kernel, strides, dil, pads, pad_value, xt)
     N, C, K = shape[0], shape[1], ws[0]
     Cg, Kg = C // G, K // G
     # loops: n, g, kk, out spatial (k), c, kernel spatial (k)
@@ -934,14 +1121,11 @@ def lower_conv(ctx: Ctx) -> None:
              *(E(L, {oi + i: strides[i], ri + i: dil[i]}) for i in range(k)))
     w_map = (E(L, {1: Kg, 2: 1}), E(L, {ci: 1}), *(E(L, {ri + i: 1}) for i in range(k)))
     y_map = (E(L, {0: 1}), E(L, {1: Kg, 2: 1}), *(E(L, {oi + i: 1}) for i in range(k)))
-    b = Body(2)
-    target = ctx.tmp("acc") if bias else y
-    ctx.row(Row(loops, ((pshape, x_map), (ws, w_map)), (oshape, y_map), b.finish(b.arg(0) * b.arg(1)),
-                "add", 0.0), [xp, w], target)
+    b = Body(2, types[:2] if types else None)
+    value = body(b, b.arg(0), b.arg(1)) if body else b.arg(0) * b.arg(1)
+    ctx.row(Row(loops, ((pshape, x_map), (ws, w_map)), (oshape, y_map), b.finish(value), "add", 0.0,
+                types=tuple(types) if types else ()), [xp, w], out)
     ctx.macs += math.prod(loops)
-    if bias:
-        _elementwise(ctx, [target, bias], y, oshape, lambda b, v, c: v + c,
-                     [oshape, (K,) + (1,) * k])
 
 
 def lower_conv_transpose(ctx: Ctx) -> None:
@@ -1027,6 +1211,202 @@ def lower_pool(ctx: Ctx) -> None:
     _elementwise(ctx, [target, inv], y, oshape, lambda b, v, c: v * c, [oshape, tuple(oshape[2:])])
 
 
+# ---- quantized (int8 data, int32 accumulation) -------------------------------------------------
+
+def _zero_point(ctx: Ctx, name: str, what: str, scalar: bool = True) -> np.ndarray:
+    """A constant int8 (or int32, for a bias) zero point; absent: 0 (then ONNX means uint8)."""
+    if not name:
+        raise Unsupported(f"{what}: absent (the output type is then uint8 by default); give the "
+                          "zero point of the type")
+    if ctx.elem_types.get(name) not in (2, 3, 6):
+        from onnx import TensorProto
+
+        t = TensorProto.DataType.Name(ctx.elem_types.get(name, 0))
+        raise Unsupported(f"{what} {name!r} is {t}: int8 and uint8 quantization are supported")
+    z = ctx.need_const(name, what)
+    if scalar and z.size != 1:
+        if np.all(z == z.reshape(-1)[0]):
+            return z.reshape(-1)[:1]
+        raise Unsupported(f"{what} {name!r}: a zero point per channel")
+    return z
+
+
+def _axis_view(v: np.ndarray, rank: int, axis: int) -> np.ndarray:
+    if v.size == 1:
+        return v.reshape(())
+    shape = [1] * rank
+    shape[axis % rank] = v.size
+    return v.reshape(shape)
+
+
+def lower_dequantize(ctx: Ctx) -> None:
+    x, y = ctx.inp(0), ctx.out()
+    shape = ctx.shape(x)
+    xt = ctx.elem(x)
+    if xt == "f32":
+        raise Unsupported(f"input {x!r} is not int8 or int32")
+    axis = int(ctx.attr("axis", 1))
+    s = _axis_view(ctx.need_const(ctx.inp(1), "x_scale").astype(np.float32), len(shape), axis)
+    z = _axis_view(_zero_point(ctx, ctx.inp(2), "x_zero_point", scalar=False).astype(np.float32),
+                   len(shape), axis) if ctx.inp(2) else np.zeros(())
+    sn, zn = ctx.constant(s, "scale"), ctx.constant(z, "zero")
+    b = Body(3, (xt, "f32", "f32"))
+    v = (b.cast(b.arg(0), "f32") - b.arg(2)) * b.arg(1)
+    inputs = ((shape, bcast(shape, shape)), (s.shape, bcast(s.shape, shape)),
+              (z.shape, bcast(z.shape, shape)))
+    ctx.row(Row(shape, inputs, (shape, ident(len(shape), range(len(shape)))), b.finish(v),
+                types=(xt, "f32", "f32", "f32")), [x, sn, zn], y)
+
+
+def lower_quantize(ctx: Ctx) -> None:
+    x, y = ctx.inp(0), ctx.out()
+    shape = ctx.shape(x)
+    axis = int(ctx.attr("axis", 1))
+    s = _axis_view(ctx.need_const(ctx.inp(1), "y_scale").astype(np.float32), len(shape), axis)
+    z = _axis_view(_zero_point(ctx, ctx.inp(2), "y_zero_point", scalar=False).astype(np.float32),
+                   len(shape), axis)
+    sn, zn = ctx.constant(s, "scale"), ctx.constant(z, "zero")
+    to = ctx.elem(ctx.inp(2))
+    b = Body(3)
+    v = b.quantize(b.arg(0) / b.arg(1), zero=b.arg(2), to=to)
+    inputs = ((shape, bcast(shape, shape)), (s.shape, bcast(s.shape, shape)),
+              (z.shape, bcast(z.shape, shape)))
+    ctx.row(Row(shape, inputs, (shape, ident(len(shape), range(len(shape)))), b.finish(v),
+                types=("f32", "f32", "f32", to)), [x, sn, zn], y)
+
+
+def _centered_product(za: int, zb: int) -> Callable[[Body, V, V], V]:
+    """(a - za)·(b - zb) in i32 from i8 operands."""
+    return lambda b, a, w: (b.cast(a, "i32") - za) * (b.cast(w, "i32") - zb)
+
+
+def _requantize(ctx: Ctx, acc: str, shape: tuple[int, ...], multiplier: np.ndarray, zy: int, y: str,
+                relu: bool = False, to: str = "i8") -> None:
+    """y = saturate(round_half_even(acc · multiplier) + zy) to int8 (multiplier per channel
+    (axis 1) or one); `relu`: the lower bound is zy (quantize(max(v, 0)))."""
+    m = multiplier.astype(np.float32)
+    mv = _axis_view(m, len(shape), 1)
+    mn = ctx.constant(mv, "multiplier")
+    b = Body(2, ("i32", "f32"))
+    v = b.quantize(b.cast(b.arg(0), "f32") * b.arg(1), lo=float(zy) if relu else None, zero=float(zy),
+                   to=to)
+    ctx.row(Row(shape, ((shape, bcast(shape, shape)), (mv.shape, bcast(mv.shape, shape))),
+                (shape, ident(len(shape), range(len(shape)))), b.finish(v), types=("i32", "f32", to)),
+            [acc, mn], y)
+
+
+def lower_qlinear(ctx: Ctx) -> None:
+    """QLinearMatMul, QLinearConv (and the QDQ patterns fused into them), MatMulInteger,
+    ConvInteger: an int32 accumulation of (a - za)(b - zb) over int8 operands, then a
+    requantization row to int8 (the QLinear forms)."""
+    op = ctx.node.op_type
+    y = ctx.out()
+    oshape = ctx.shape(y)
+    second = ctx.inp(1) if op in ("MatMulInteger", "ConvInteger") else ctx.inp(3)
+    types = (ctx.elem(ctx.inp(0)), ctx.elem(second), "i32")
+    if op in ("MatMulInteger", "ConvInteger"):
+        a, w = ctx.inp(0), ctx.inp(1)
+        za = int(_zero_point(ctx, ctx.inp(2), "a_zero_point")[0]) if ctx.inp(2) else 0
+        zb = int(_zero_point(ctx, ctx.inp(3), "b_zero_point")[0]) if ctx.inp(3) else 0
+        for t in (a, w):
+            if ctx.elem(t) not in ("i8", "u8"):
+                raise Unsupported(f"operand {t!r}: int8 or uint8 operands are expected")
+        if op == "MatMulInteger":
+            lower_matmul(ctx, a, w, y, types, _centered_product(za, zb))
+        else:
+            conv_row(ctx, a, w, y, oshape, float(za), types, _centered_product(za, zb))
+        return
+    a, sa, za_n, w, sw, zw_n, sy, zy_n = (ctx.inp(i) for i in range(8))
+    for t in (a, w):
+        if ctx.elem(t) not in ("i8", "u8"):
+            raise Unsupported(f"operand {t!r}: int8 or uint8 operands are expected")
+    za = int(_zero_point(ctx, za_n, "a zero point")[0])
+    zw = int(_zero_point(ctx, zw_n, "b zero point")[0])
+    zy = int(_zero_point(ctx, zy_n, "y zero point")[0])
+    scale_a = float(ctx.need_const(sa, "a scale").reshape(-1)[0])
+    scale_w = ctx.need_const(sw, "b scale").astype(np.float64).reshape(-1)
+    scale_y = float(ctx.need_const(sy, "y scale").reshape(-1)[0])
+    acc = ctx.tmp("acc")
+    relu = bool(ctx.attr("fused_relu", 0))
+    if op == "QLinearMatMul":
+        if scale_w.size != 1:
+            raise Unsupported("a b scale per column")
+        lower_matmul(ctx, a, w, acc, types, _centered_product(za, zw))
+        _requantize(ctx, acc, oshape, np.array(scale_a * scale_w * (1.0 / scale_y)), zy, y, relu,
+                    ctx.elem(zy_n))
+        return
+    bias = ctx.inp(8)
+    target = ctx.tmp("acc") if bias else acc
+    conv_row(ctx, a, w, acc, oshape, float(za), types, _centered_product(za, zw))
+    if bias:
+        if ctx.elem(bias) != "i32":
+            raise Unsupported(f"bias {bias!r}: an int32 bias is expected")
+        bshape = (oshape[1],) + (1,) * (len(oshape) - 2)
+        b = Body(2, ("i32", "i32"))
+        ctx.row(Row(oshape, ((oshape, bcast(oshape, oshape)), (bshape, bcast(bshape, oshape))),
+                    (oshape, ident(len(oshape), range(len(oshape)))), b.finish(b.arg(0) + b.arg(1)),
+                    types=("i32", "i32", "i32")), [acc, bias], target)
+    _requantize(ctx, target, oshape, scale_a * scale_w / scale_y, zy, y, relu, ctx.elem(zy_n))
+
+
+def fuse_qdq(nodes: list[Any], consts: dict[str, np.ndarray], uses: dict[str, int]) -> list[Any]:
+    """QDQ patterns as their integer ops: QuantizeLinear(Conv|MatMul(DequantizeLinear(x),
+    DequantizeLinear(w)[, DequantizeLinear(bias int32)]) [→ Relu]) becomes one QLinearConv /
+    QLinearMatMul node (named `conv+q`), so the product runs on int8 with int32 accumulation;
+    the DequantizeLinear nodes nobody reads any more are dropped."""
+    from onnx import helper
+
+    producer = {o: n for n in nodes for o in n.output}
+
+    def dq(t: str) -> Any:
+        n = producer.get(t)
+        return n if n is not None and n.op_type == "DequantizeLinear" and uses.get(t, 0) >= 1 else None
+
+    replaced: dict[int, Any] = {}
+    removed: set[int] = set()
+    for q in nodes:
+        if q.op_type != "QuantizeLinear" or len(q.input) < 3:
+            continue
+        mid = producer.get(q.input[0])
+        relu = None
+        if mid is not None and mid.op_type == "Relu" and uses.get(q.input[0], 0) == 1:
+            relu, mid = mid, producer.get(mid.input[0])
+        if mid is None or mid.op_type not in ("Conv", "MatMul") or uses.get(mid.output[0], 0) != 1:
+            continue
+        dx, dw = dq(mid.input[0]), dq(mid.input[1])
+        if dx is None or dw is None or dw.input[0] not in consts or len(dx.input) < 3 or len(dw.input) < 3:
+            continue
+        inputs = [dx.input[0], dx.input[1], dx.input[2], dw.input[0], dw.input[1], dw.input[2],
+                  q.input[1], q.input[2]]
+        attrs = {a.name: helper.get_attribute_value(a) for a in mid.attribute}
+        if mid.op_type == "Conv" and len(mid.input) > 2 and mid.input[2]:
+            db = dq(mid.input[2])
+            if db is None or db.input[0] not in consts:
+                continue
+            inputs.append(db.input[0])
+        kind = "QLinearConv" if mid.op_type == "Conv" else "QLinearMatMul"
+        name = "+".join(n.name or n.output[0] for n in (mid, relu, q) if n is not None)
+        fused = helper.make_node(kind, inputs, [q.output[0]], name=name, **attrs)
+        if relu is not None:
+            fused.attribute.append(helper.make_attribute("fused_relu", 1))
+        replaced[id(q)] = fused
+        removed.update({id(mid)} | ({id(relu)} if relu is not None else set()))
+    if not replaced:
+        return nodes
+    out = [replaced.get(id(n), n) for n in nodes if id(n) not in removed]
+    needed: dict[str, int] = {}
+    for n in out:
+        for t in n.input:
+            needed[t] = needed.get(t, 0) + 1
+    keep = [n for n in out if n.op_type != "DequantizeLinear"
+            or any(needed.get(o, 0) or uses.get(o, 0) > _reads(nodes, o) for o in n.output)]
+    return keep
+
+
+def _reads(nodes: list[Any], t: str) -> int:
+    return sum(1 for n in nodes for i in n.input if i == t)
+
+
 # ---- the table ---------------------------------------------------------------------------------
 
 VIEWS = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout")
@@ -1060,15 +1440,21 @@ LOWER: dict[str, tuple[str, Callable[[Ctx], None]]] = {
     "Conv": ("direct", lower_conv),
     "ConvTranspose": ("direct", lower_conv_transpose),
     **{op: ("vector", lower_pool) for op in ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")},
+    "DequantizeLinear": ("vector", lower_dequantize),
+    "QuantizeLinear": ("vector", lower_quantize),
+    "QLinearMatMul": ("matmul", lower_qlinear),
+    "MatMulInteger": ("matmul", lower_qlinear),
+    "QLinearConv": ("direct", lower_qlinear),
+    "ConvInteger": ("direct", lower_qlinear),
 }
 
 
 def lower_node(node: Any, shapes: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
                add_constant: Callable[[str, np.ndarray], None], where: str, opset: int,
-               used: Callable[[str], bool] = bool) -> Layer:
+               used: Callable[[str], bool] = bool, elem_types: dict[str, int] | None = None) -> Layer:
     """The node's layer by the general lowering; raises Unsupported. `used(tensor)`: whether
     anything reads an output (an unused optional output is not computed)."""
-    ctx = Ctx(node, shapes, consts, add_constant, used)
+    ctx = Ctx(node, shapes, consts, add_constant, used, elem_types)
     op = node.op_type
     if op in VIEWS:
         if op == "Dropout" and len(node.output) > 1 and used(node.output[1]):
