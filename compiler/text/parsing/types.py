@@ -12,6 +12,7 @@ from compiler.text.parsing.cursor import TokenCursor
 _DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 # a malformed dimension: something that is not an element type, followed by `x`
 _BAD_DIM = re.compile(r"([^x]*)x")
+_DIM_MAX = (1 << 63) - 1
 
 
 class TypeParser(TokenCursor):
@@ -81,6 +82,10 @@ class TypeParser(TokenCursor):
         assert dims is not None  # the pattern matches the empty prefix
         shape: list[int | None] = [None if d == "?" else int(d)
                                    for d in dims.group(0).split("x")[:-1]]
+        for d in shape:
+            if d is not None and d > _DIM_MAX:   # as mlir-opt: a dimension is an int64
+                raise self.error(f"invalid dimension {d} in {what}<{spelled}>: a dimension is at "
+                                 f"most {_DIM_MAX} (2^63 - 1)", first)
         return shape, spelled[dims.end():], first
 
     def parse_vector_type(self, first: Token) -> VectorType:
