@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
-from accelsim.config_rules import Rule, check_fields, check_value, fmt_number
+from accelsim.config_rules import Rate, Rule, check_fields, check_value, fmt_number
 from accelsim.cost.dram_tech import (
     OPTIONAL_RULES,
     ORGANIZATION_KEYS,
@@ -51,7 +51,7 @@ class DramConfig:
     SECTION: ClassVar[str] = "dram"
     RULES: ClassVar[dict[str, Rule]] = {
         "channels": (int, 1, 64),
-        "bandwidth_bytes_per_cycle": (int, 1, 4096),
+        "bandwidth_bytes_per_cycle": (Rate, 0.01, 4096),
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
         "interleave": (str, ("burst", "none")),
@@ -65,7 +65,7 @@ class DramConfig:
     }
     OPTIONAL: ClassVar[dict[str, Rule]] = OPTIONAL_RULES  # None: the technology's value
     channels: int = 2
-    bandwidth_bytes_per_cycle: int = 16  # per channel
+    bandwidth_bytes_per_cycle: int | float = 16  # per channel (a non-integer rate allowed)
     latency_cycles: int = 120
     burst_bytes: int = 64
     # "burst": a transfer's bursts are spread round-robin over the channels (address
@@ -642,8 +642,16 @@ def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
     if sec == "sram" and "memory" in data:
         raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
                           "beside the compute unit as memory.<name>.<key>")
-    _known_field(cls, fld, key, value)
     table = data.setdefault(sec, {})
+    from accelsim.config_units import RATE_KEYS
+
+    for rate, target in RATE_KEYS.items():  # a rate with a unit replaces its B/cycle key
+        if key in (rate, target):
+            table.pop((target if key == rate else rate).partition(".")[2], None)
+            if key == rate:
+                table[fld] = value
+                return
+    _known_field(cls, fld, key, value)
     table[fld] = value
 
 
@@ -687,7 +695,12 @@ def _known_field(cls: type, fld: str, key: str, value: Any) -> None:
 
 
 def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareConfig:
-    """Build from the TOML shape; unknown keys and sections are errors."""
+    """Build from the TOML shape; unknown keys and sections are errors. A rate with a unit
+    (`dram.bandwidth = "25.6 GB/s"`) becomes its bytes-per-cycle key (`accelsim.config_units`)."""
+    from accelsim.config_units import resolve_rates
+
+    data = resolve_rates(data, {"dram.bandwidth_bytes_per_cycle":
+                                DramConfig.RULES["bandwidth_bytes_per_cycle"]})
     kwargs: dict[str, Any] = {"name": name}
     energy = data.get("energy", {})
     for key, value in data.items():
@@ -814,7 +827,11 @@ def _load(name_or_path: str) -> HardwareConfig:
         return config_from_dict(data, name=str(data.get("name", stem)))
     res = resources.files("accelsim") / "presets" / f"{name_or_path}.toml"
     if not res.is_file():
-        raise ConfigError(f"unknown hardware preset '{name_or_path}' (presets: "
+        import difflib
+
+        close = difflib.get_close_matches(name_or_path, preset_names(), n=2)
+        hint = "; did you mean " + " or ".join(map(repr, close)) + "?" if close else ""
+        raise ConfigError(f"unknown hardware preset '{name_or_path}'{hint} (presets: "
                           f"{', '.join(preset_names())}; or give a path to a .toml file)")
     data = tomllib.loads(res.read_text(encoding="utf-8"))
     return config_from_dict(data, name=str(data.get("name", name_or_path)))

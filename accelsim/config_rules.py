@@ -8,6 +8,12 @@ from typing import Any
 
 from accelsim.errors import ConfigError
 
+
+class Rate:
+    """The rule type of a rate (bytes per cycle): an integer or a non-integer number, kept as
+    an integer when it is one (`accelsim.cost.rate.as_rate`) so that 16 and 16.0 hash alike."""
+
+
 # A field's rule: (python type, low, high); strings list their allowed values instead.
 Rule = tuple[type, float, float] | tuple[type, tuple[str, ...]]
 
@@ -23,6 +29,8 @@ def check_fields(section: str, obj: Any) -> None:
         check_value(key, value, rule)
         if rule[0] is float and isinstance(value, int):
             object.__setattr__(obj, f.name, float(value))
+        elif rule[0] is Rate and isinstance(value, float) and value.is_integer():
+            object.__setattr__(obj, f.name, int(value))
 
 
 def check_value(key: str, value: Any, rule: Rule) -> None:

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     from accelsim.network.zoo import load_network
     from plots.network_timeline import plot_network_timeline
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "img"))
     args = ap.parse_args(argv)
     out = Path(args.out)

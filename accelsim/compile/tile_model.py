@@ -35,6 +35,7 @@ from accelsim.config import HardwareConfig
 from accelsim.cost import vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.kernel import on_array
+from accelsim.cost.rate import cycles_for
 from accelsim.cost.systolic import call_overhead
 from compiler.analysis.exposed import any_read_exposed, copy_in_needed
 from compiler.transforms.data_copy.emit import stride_levels
@@ -330,7 +331,7 @@ class TileModel:
                         dram += count * n * cost.dram_bytes
                         dram_in += 0 if outgoing else count * n * cost.dram_bytes
                         hold = max(cost.port_cycles,
-                                   -(-cost.dram_bytes // (d.bandwidth_bytes_per_cycle * nch)))
+                                   cycles_for(cost.dram_bytes, d.bandwidth_bytes_per_cycle * nch))
                         engine += count * n * (dma.setup_cycles + hold)
         bw = d.channels * d.bandwidth_bytes_per_cycle
         first = [self.descriptors(pl, ci, False, [0] * (c.level + 1))
@@ -339,13 +340,13 @@ class TileModel:
                 for ci, c in enumerate(pl.copies) if c.outgoing]
         ends = []
         for group in (first, last):
-            ends.append(lat - (-sum(cost.dram_bytes * n for ds in group for cost, n in ds) // bw)
+            ends.append(lat + cycles_for(sum(cost.dram_bytes * n for ds in group for cost, n in ds), bw)
                         if group else 0)
         # every copy-in is done before the last kernel, which runs before the last copy-outs
         last_tile = [pl.ntiles[k] - 1 for k in range(pl.inner + 1)]
         tail = self.kernel.cost(self.kernel_trips(pl, last_tile)).cycles + ends[1]
-        before_tail = lat - (-dram_in // bw) if first else 0
-        return max(compute + ends[0] + ends[1], before_tail + tail, -(-dram // bw) + lat,
+        before_tail = lat + cycles_for(dram_in, bw) if first else 0
+        return max(compute + ends[0] + ends[1], before_tail + tail, cycles_for(dram, bw) + lat,
                    -(-engine // dma.engines) + d.latency_cycles)
 
     @staticmethod

@@ -21,6 +21,7 @@ import functools
 from dataclasses import dataclass, field
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.rate import cycles_for
 from accelsim.cost.sram_banks import bank_cycles
 
 
@@ -46,8 +47,8 @@ class DmaCostModel:
     """Transfer costs for one hardware config, memoized per transfer shape."""
 
     burst: int
-    dram_bw: int
-    sram_bw: int
+    dram_bw: int | float   # bytes per cycle (`accelsim.cost.rate`)
+    sram_bw: int | float
     banks: int = 0   # > 0: the bank-conflict model with `banks` banks of `word` bytes
     word: int = 0
     _memo: dict[tuple[int, int | None, int | None, int, bool, bool, bool, int], TransferCost] = \
@@ -90,8 +91,9 @@ class DmaCostModel:
         if self.banks and sram_sides:
             port = self._bank_port(n, stride, per, ebytes, src_dram, src_strided, sram_sides)
         else:
-            port = -(-sram_bytes // self.sram_bw)
-        cost = TransferCost(dram_bytes, port, max(-(-dram_bytes // self.dram_bw), port), sram_bytes)
+            port = cycles_for(sram_bytes, self.sram_bw)
+        cost = TransferCost(dram_bytes, port, max(cycles_for(dram_bytes, self.dram_bw), port),
+                            sram_bytes)
         if len(self._memo) > 50_000:
             self._memo.clear()
         self._memo[key] = cost
@@ -119,7 +121,8 @@ class DmaCostModel:
 
 
 @functools.cache
-def _model(burst: int, dram_bw: int, sram_bw: int, banks: int = 0, word: int = 0) -> DmaCostModel:
+def _model(burst: int, dram_bw: int | float, sram_bw: int | float, banks: int = 0,
+           word: int = 0) -> DmaCostModel:
     return DmaCostModel(burst, dram_bw, sram_bw, banks, word)
 
 

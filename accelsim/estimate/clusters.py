@@ -59,6 +59,9 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
     n = config.clusters
     if n == 1:
         return config
+    # DRAM in bandwidth terms: with dram.model = "timing" the technology's peak and latency
+    # (`bandwidth_view`), never the bandwidth key that model does not read
+    config = config.bandwidth_view()
     d, ic = config.dram, config.interconnect
     model = InterconnectModel.for_config(config)
     assert model is not None

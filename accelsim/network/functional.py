@@ -18,7 +18,7 @@ import numpy as np
 
 from accelsim.network.model import Kernel, Network, NetworkError
 from accelsim.network.results import NetworkResult
-from compiler.diagnostics import Location
+from compiler.diagnostics import AccelsimError, DiagnosticError, Location
 
 CHECK_RTOL = 1e-4
 
@@ -108,18 +108,21 @@ class _Runner:
                 compiled = self._host[spec] = compile_module(w.module())
             compiled.call(w.func_name, arrays)
             return arrays
-        from accelsim.dse.evaluate import compiled_module, event_figures, workload_traffic
+        from accelsim.api.program import Program, pick_function
+        from accelsim.api.program_run import RunOptions, run_program
+        from accelsim.dse.evaluate import compiled_module, report_figures, workload_traffic
         from accelsim.dse.spec import Point
-        from accelsim.sim.options import SimOptions
-        from accelsim.sim.simulate import simulate
 
         point = Point(workload=spec, config=self.config_name, compiler=(("tile_sizes", "search"),),
                       fidelity="event", functional=True)
         module = compiled_module(point, self.config)
-        result = simulate(module, self.config, inputs=arrays, func=w.func_name, functional=True,
-                          options=SimOptions(keep_records=False))
+        run = run_program(Program(spec, module, pick_function(module, w.func_name), w), self.config,
+                          arrays, RunOptions(), compiled=module,
+                          compulsory=workload_traffic(spec, self.config))
         if spec not in self.figures:
-            self.figures[spec] = event_figures(result, workload_traffic(spec, self.config))
+            self.figures[spec] = report_figures(run.report)
+        result = run.sim
+        assert result is not None
         return dict(result.outputs or {})
 
 
@@ -134,9 +137,14 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     runner = _Runner(target, config)
     bar = _bar(len(network.layers), progress, network.name)
     start = time.perf_counter()
-    for layer in network.layers:
-        for kernel in layer.kernels:
-            _run_kernel(kernel, tensors, runner)
+    for index, layer in enumerate(network.layers):
+        try:
+            for kernel in layer.kernels:
+                _run_kernel(kernel, tensors, runner)
+        except AccelsimError as exc:
+            if bar is not None:
+                bar.close()
+            raise _layer_failed(network, index, exc, runner, config, start) from None
         for new, old in layer.views:
             tensors[new] = tensors[old]
         if bar is not None:
@@ -157,6 +165,29 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     if check:
         run.check = compare_with_reference(network, feeds, outputs)
     return run
+
+
+def _layer_failed(network: Network, index: int, exc: AccelsimError, runner: _Runner, config: str,
+                  start: float) -> Exception:
+    """The error of layer `index`, with the result of the layers before it (`NetworkRunError`)."""
+    from dataclasses import replace
+
+    from accelsim.network.timing import NetworkRunError
+
+    layer = network.layers[index]
+    done = replace(network, layers=network.layers[:index])
+    partial = None
+    if runner.target == "sim":
+        cfg = runner.config
+        partial = NetworkResult.build(done, runner.figures, cfg.name, "event", cfg.clock_ghz,
+                                      {"target": "sim", "timing_only": False,
+                                       "distinct_kernels": len(done.distinct_workloads()),
+                                       "wall_seconds": time.perf_counter() - start})
+    why = exc.message if isinstance(exc, DiagnosticError) else str(exc)
+    return NetworkRunError(f"layer {index + 1} of {len(network.layers)}, {layer.name!r} failed: "
+                           f"{why}; {index} layer{'s' if index != 1 else ''} before it finished",
+                           Location(network.source, 0, 0), layer.name, index, partial,
+                           tuple(lr.name for lr in done.layers))
 
 
 def _run_kernel(kernel: Kernel, tensors: dict[str, np.ndarray], runner: _Runner) -> None:

@@ -44,6 +44,9 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.energy import Energy
+from accelsim.cost.energy import energy as energy_of
+from accelsim.cost.rate import cycles_for
 from accelsim.report.levels import (
     LevelRow,
     LinkRow,
@@ -131,20 +134,6 @@ class BufferRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Energy:
-    """pJ per component: DRAM bytes moved, SRAM bytes through the ports, arithmetic, leakage."""
-
-    dram_pj: float
-    sram_pj: float
-    compute_pj: float
-    static_pj: float
-
-    @property
-    def total_pj(self) -> float:
-        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj
-
-
-@dataclass(frozen=True, slots=True)
 class Report:
     cycles: int
     clock_ghz: float
@@ -182,6 +171,7 @@ class Report:
     array_folds: int = 0             # folds under a systolic dataflow
     array_pe_used: int = 0           # PEs mapped, summed over the folds
     array_pes: int = 0               # rows x cols
+    peak_macs_per_cycle: int = 0     # the compute unit's MACs a cycle (rows x cols, or lanes)
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
@@ -209,7 +199,7 @@ class Report:
         macs, alu, special = int(stats.macs), int(stats.alu_ops), int(stats.special_ops)
         ops = 2 * macs + alu + special
         sram_bw = config.sram.bytes_per_cycle
-        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), -(-moved // peak_bw),
+        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), cycles_for(moved, peak_bw),
                         peak_bw, compute_unit_name(config),
                         -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
         honest = io = None
@@ -227,23 +217,20 @@ class Report:
                                          compulsory.bytes, compulsory.read_bytes,
                                          compulsory.input_derived_written_bytes)
 
-        e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
         buffers = _buffer_rows(tf)
         if level_peaks is None:  # a trace read back keeps them in its metadata
             level_peaks = trace.metadata.get("level_peaks") or {}
         levels = level_rows(config, tf, stats, level_peaks, sram_peak_bytes, buffers)
         links = link_rows(config, trace, tf, total)
+        per_level: dict[str, float] = {}
         if config.multi_level:  # per level: its bytes at its own energies
-            dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-        else:
-            dram_pj = moved * e.dram_pj_per_byte
-            sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-        energy = Energy(
-            dram_pj=dram_pj, sram_pj=sram_pj,
-            compute_pj=(int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                        + int(stats.special_ops) * e.special_pj),
-            static_pj=e.static_mw * 1e-3 * seconds * 1e12)
+            per_level = {"dram_pj": levels[0].energy_pj,
+                         "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+        energy = energy_of(config, dram_bytes=moved,
+                           sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                           macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                           special_ops=int(stats.special_ops), seconds=seconds, **per_level)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
@@ -261,6 +248,7 @@ class Report:
             array_folds=int(getattr(stats, "array_folds", 0)),
             array_pe_used=int(getattr(stats, "array_pe_used", 0)),
             array_pes=config.compute.rows * config.compute.cols,
+            peak_macs_per_cycle=config.compute.macs_per_cycle,
             warnings=tuple(warnings))
 
     @staticmethod
@@ -290,6 +278,20 @@ class Report:
     @property
     def compute_utilization(self) -> float:
         return self.compute_busy_cycles / self.cycles if self.cycles else 0.0
+
+    @property
+    def array_busy_fraction(self) -> float:
+        """Busy time: the cycles the compute unit ran a kernel / the run's cycles (what
+        `compute_utilization` has always been). Compare `mac_utilization`."""
+        return self.compute_utilization
+
+    @property
+    def mac_utilization(self) -> float | None:
+        """Useful work: MACs / (cycles x the unit's peak MACs a cycle); a busy array whose
+        PEs are partly idle (a narrow tile, fill and drain) has it below `array_busy_fraction`.
+        None without a peak."""
+        den = self.cycles * self.peak_macs_per_cycle
+        return self.macs / den if den else None
 
     @property
     def dma_utilization(self) -> float:
@@ -375,6 +377,8 @@ class Report:
             "dram_bytes_read": self.dram_bytes_read, "dram_bytes_written": self.dram_bytes_written,
             "dram_bytes_copied": self.dram_bytes_copied, "dram_bytes": self.dram_bytes,
             "compute_utilization": self.compute_utilization,
+            "array_busy_fraction": self.array_busy_fraction,
+            "mac_utilization": self.mac_utilization, "peak_macs_per_cycle": self.peak_macs_per_cycle,
             "dma_utilization": self.dma_utilization, "overlap_fraction": self.overlap_fraction,
             "dma_hidden_fraction": self.dma_hidden_fraction,
             "dma_busy_cycles": self.dma_busy_cycles, "compute_busy_cycles": self.compute_busy_cycles,
@@ -519,6 +523,10 @@ class Report:
                          f"{self.cycles / s.sram_cycles:.3f}x that")
         return lines
 
+    def __str__(self) -> str:
+        """The text report (`format_table`), as `accelsim run --target sim` prints it."""
+        return self.format_table()
+
     def format_table(self, max_buffers: int = 20) -> str:
         """The readable default output of `accelsim run --target sim`; the DMA rows are the
         `max_buffers` with the most exposed cycles (all of them are in `to_dict()`)."""
@@ -538,7 +546,9 @@ class Report:
             f"  DMA        busy {self.dma_busy_cycles:,} cycles: hidden {self.hidden_dma_cycles:,} "
             f"({pct(self.dma_hidden_fraction)} overlapped by compute), exposed "
             f"{self.exposed_dma_cycles:,} (control stalled)",
-            f"  compute    busy {self.compute_busy_cycles:,} cycles ({pct(self.compute_utilization)}), "
+            f"  compute    busy {self.compute_busy_cycles:,} cycles (array busy "
+            f"{pct(self.array_busy_fraction)}; MAC utilization "
+            f"{pct(self.mac_utilization) if self.mac_utilization is not None else '-'}), "
             f"{plural(self.kernel_calls, 'kernel call')}, {plural(self.dma_ops, 'DMA')}",
             *self._array_lines(),
             f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.peak import program_peak_cycles
+from accelsim.cost.rate import as_rate, cycles_for
 from compiler.analysis.compulsory import CompulsoryTraffic, compulsory_traffic
 from compiler.analysis.nest_kernel import NestFigures
 from compiler.diagnostics import DiagnosticError
@@ -126,10 +127,12 @@ def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special
     return min(on_lanes, -(-macs // (cc.rows * cc.cols)) + -(-rest // cc.lanes))
 
 
-def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int:
-    """All channels' peak (with the DRAM timing model: the technology's, `bandwidth_view`)."""
+def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int | float:
+    """All channels' peak: the one function every report, roofline and DSE figure reads DRAM
+    bandwidth through (with `dram.model = "timing"` the technology's effective peak,
+    `bandwidth_view`, never the bandwidth key it does not read)."""
     d = config.bandwidth_view().dram
-    return d.channels * d.bandwidth_bytes_per_cycle
+    return as_rate(d.channels * d.bandwidth_bytes_per_cycle)
 
 
 def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -> int:
@@ -144,9 +147,9 @@ def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -
     peak = peak_dram_bytes_per_cycle(config)
     lat = config.bandwidth_view().dram.latency_cycles
     if read_bytes and written_bytes:
-        return lat + -(-read_bytes // peak) + lat
+        return lat + cycles_for(read_bytes, peak) + lat
     if read_bytes or written_bytes:
-        return lat + -(-(read_bytes + written_bytes) // peak)
+        return lat + cycles_for(read_bytes + written_bytes, peak)
     return 0
 
 
@@ -165,7 +168,7 @@ def write_chain(config: HardwareConfig, read_bytes: int, derived_bytes: int) -> 
         return 0
     view = config.bandwidth_view()
     lat, setup = view.dram.latency_cycles, view.dma.setup_cycles
-    return 2 * (setup + lat) + -(-derived_bytes // peak_dram_bytes_per_cycle(config))
+    return 2 * (setup + lat) + cycles_for(derived_bytes, peak_dram_bytes_per_cycle(config))
 
 
 def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
@@ -178,7 +181,7 @@ def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
     if read_bytes is not None:
         floor = latency_floor(config, read_bytes, compulsory_bytes - read_bytes)
         chain = write_chain(config, read_bytes, derived_bytes)
-    return Roofline(ops, compulsory_bytes, compute_cycles, -(-compulsory_bytes // peak), peak,
+    return Roofline(ops, compulsory_bytes, compute_cycles, cycles_for(compulsory_bytes, peak), peak,
                     compute_unit_name(config), latency_floor_cycles=floor,
                     write_chain_cycles=chain)
 
