@@ -785,28 +785,29 @@ class _FunctionLowering:
 
     def math_op(self, op: Operation) -> None:
         """A `math` op of `compiler.ir.ops.math_ops`: its LLVM intrinsic, or the C library's
-        function (`f` suffix for f32; a narrower float goes through f32); rsqrt 1 / sqrt."""
+        function (`f` suffix in a float register; a half register goes through float); rsqrt
+        1 / sqrt; an emulated narrow float rounded once at the end, as every float op."""
         name, intrinsic = MATH_LLVM[op.NAME]
         args = [self.scalar(v) for v in op.operands]
         t = op.results[0].type
         assert isinstance(t, ElementType)
         ty = args[0].type
         if name == "rsqrt":
-            fn = self._intrinsic(f"llvm.sqrt.{_FLOAT_SUFFIX[t.bitwidth]}", ty, [ty])
+            fn = self._intrinsic(f"llvm.sqrt.{_FLOAT_SUFFIX[ty]}", ty, [ty])
             root = self.b.call(fn, args, fastmath=self.fmf)
-            self.values[op.results[0]] = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
-            return
-        if intrinsic:
-            fn = self._intrinsic(f"{name}.{_FLOAT_SUFFIX[t.bitwidth]}", ty, [ty] * len(args))
-            self.values[op.results[0]] = self.b.call(fn, args, fastmath=self.fmf)
-            return
-        if t.bitwidth == 64:
-            self.values[op.results[0]] = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
-            return
-        f32 = ir.FloatType()
-        wide = [a if t.bitwidth == 32 else self.b.fpext(a, f32) for a in args]
-        got = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
-        self.values[op.results[0]] = got if t.bitwidth == 32 else self.b.fptrunc(got, ty)
+            r = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
+        elif intrinsic:
+            fn = self._intrinsic(f"{name}.{_FLOAT_SUFFIX[ty]}", ty, [ty] * len(args))
+            r = self.b.call(fn, args, fastmath=self.fmf)
+        elif isinstance(ty, ir.DoubleType):
+            r = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
+        else:
+            f32 = ir.FloatType()
+            wide = [a if isinstance(ty, ir.FloatType) else self.b.fpext(a, f32) for a in args]
+            r = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
+            if not isinstance(ty, ir.FloatType):
+                r = self.b.fptrunc(r, ty)
+        self.values[op.results[0]] = round_float_result(self.b, self.llmod, r, t)
 
     def negf(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)
