@@ -55,7 +55,8 @@ def random_program(seed: int) -> tuple[str, dict[str, tuple[int, int]]]:
             if ivs and rng.random() < 0.3:   # triangular: from or to an outer IV
                 outer = rng.choice(ivs)
                 if rng.random() < 0.5:
-                    lines.append(f"{indent}affine.for {iv} = {outer} to {n} step {step} {{")
+                    lines.append(f"{indent}affine.for {iv} = affine_map<(d0) -> (d0)>({outer}) "
+                                 f"to {n} step {step} {{")
                 else:
                     lines.append(f"{indent}affine.for {iv} = 0 to affine_map<(d0) -> (d0 + 1)>({outer}) "
                                  f"step {step} {{")
@@ -140,7 +141,9 @@ def _block(block: Block, env: dict[int, object]) -> list[object]:
 
 
 def _idx(env: dict[int, object], m: object, operands: list[Value]) -> tuple[int, ...]:
-    return evaluate_map(m, [int(_get(env, v)) for v in operands])  # type: ignore[arg-type]
+    vals = [int(_get(env, v)) for v in operands]  # type: ignore[call-overload]
+    nd = m.num_dims  # type: ignore[attr-defined]
+    return evaluate_map(m, vals[:nd], vals[nd:])  # type: ignore[arg-type]
 
 
 def _op(op: object, env: dict[int, object]) -> None:
@@ -159,7 +162,9 @@ def _op(op: object, env: dict[int, object]) -> None:
             env[id(r)] = c
     elif isinstance(op, O.AffineIfOp):
         pt = [int(_get(env, v)) for v in op.operands]
-        _block(op.then_block if set_contains(op.condition, pt) else op.else_block, env)
+        nd = op.condition.num_dims
+        inside = set_contains(op.condition, pt[:nd], pt[nd:])
+        _block(op.then_block if inside else op.else_block, env)
     elif isinstance(op, O.AffineApplyOp):
         env[id(op.result)] = _idx(env, op.map, op.operands)[0]
     elif isinstance(op, O.AffineLoadOp):
