@@ -19,6 +19,7 @@ from compiler.transforms.affine_producer_consumer_fusion import AffineProducerCo
 from compiler.transforms.affine_scalar_replace import AffineScalarReplacePass
 from compiler.transforms.affine_sibling_fusion import AffineSiblingFusionPass
 from compiler.transforms.convert_linalg_to_affine_loops import ConvertLinalgToAffineLoopsPass
+from compiler.transforms.fold_memref_alias_ops import FoldMemrefAliasOpsPass
 from compiler.transforms.outline_kernels import OutlineKernelsPass
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.test_affine_data_copy import TestAffineDataCopyPass
@@ -37,6 +38,7 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineProducerConsumerFusionPass,
         OutlineKernelsPass,
         ConvertLinalgToAffineLoopsPass,
+        FoldMemrefAliasOpsPass,
         TestAffineDataCopyPass,
         TestAffineParametricTilePass,
     )

@@ -119,6 +119,16 @@ class TypeParser(TokenCursor):
                 raise self.error(f"invalid memref dimension '{bad.group(1)}' in '{spelled}'", first)
             raise self.error(f"expected a memref element type, found '{rest or self.tok[1]}'", first)
         space = 0
+        layout = None
+        if self.at(",") and self.toks[self.i + 1][1] == "strided":
+            self.i += 1
+            start = self.tok[2]
+            self.i += 1
+            self.skip_balanced("<", ">")
+            layout = " ".join(self.src.text[start:self.toks[self.i - 1][2] + 1].split())
+            if not self.at(","):
+                self.expect(">", "to close 'memref<'")
+                return MemRefType(tuple(shape), et, 0, None, layout)
         if self.accept(","):
             if self.at("affine_map") or (self.kind() == "hash" and self.at_map_alias()):
                 self.parse_layout_map()
@@ -144,7 +154,7 @@ class TypeParser(TokenCursor):
                 raise self.error(f"unsupported memref layout or memory space {self.describe()} "
                                  f"(expected an integer memory space)")
         self.expect(">", "to close 'memref<'")
-        return MemRefType(tuple(shape), et, space)
+        return MemRefType(tuple(shape), et, space, None, layout)
 
     def at_map_alias(self) -> bool:
         return False
