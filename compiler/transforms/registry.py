@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from compiler.diagnostics import OptionError, Remark
-from compiler.ir.ops import ModuleOp
+from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
@@ -87,9 +87,22 @@ class PassManager:
     def run(self, module: ModuleOp) -> ModuleOp:
         from compiler.ir.verifier import verify
 
-        for p in self.passes:
-            p.run(module)
-            self.remarks.extend(p.remarks)
-            if self.verify_each:
-                verify(module)
+        # a function of several blocks (cf.br / cf.cond_br) is left alone by every pass: its
+        # ops stay as written (the passes' analyses assume structured control flow)
+        aside = [(k, op) for k, op in enumerate(module.body.ops)
+                 if self.passes and isinstance(op, FuncOp) and len(op.blocks) > 1]
+        for _, f in aside:
+            f.detach()
+            self.remarks.append(Remark("pass-manager", f.loc, f"@{f.sym_name} has {len(f.blocks)} "
+                                       "blocks (cf.br / cf.cond_br): the passes leave its loops "
+                                       "alone"))
+        try:
+            for p in self.passes:
+                p.run(module)
+                self.remarks.extend(p.remarks)
+                if self.verify_each:
+                    verify(module)
+        finally:
+            for k, f in aside:
+                module.body.insert(min(k, len(module.body.ops)), f)
         return module
