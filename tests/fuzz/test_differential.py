@@ -79,5 +79,6 @@ def test_many_random_programs_agree(tmp_path: Path) -> None:
         if why is not None:
             failures.append(why)
             (out / f"fuzz_{seed}.txt").write_text(why)
+        (out / "progress.txt").write_text(f"{seed - 999} programs, {len(failures)} failures\n")
     print(f"{n} programs, {len(failures)} failures")
     assert not failures, f"{len(failures)} of {n} differ; first:\n{failures[0]}"
