@@ -31,7 +31,8 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         func: str | None = None, as_is: bool = False, passes: Sequence[str] = (),
         distribution: str = "auto", records: bool = True, workers: int | None = None,
         kernel_time_limit: float | None = None, conv_lowering: str = "auto",
-        progress: bool = False) -> Result:
+        progress: bool = False, mapping: str | None = None,
+        tile_policy: str = "search") -> Result:
     """Compile `source` for the accelerator `config` and simulate it, exactly as
     `accelsim run SOURCE --target sim --config CONFIG` does (same pipeline, same tile search,
     same figures: `result.to_dict()` equals that command's `--json` object).
@@ -48,7 +49,9 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
     arrays by name, or an `.npz` path; `seed` — generated inputs' seed (default 0); `func` —
     the function to run; `as_is` — no accelerator pipeline; `passes` — mlir-opt pass flags
     that replace the pipeline (`["--affine-loop-tile=tile-size=16", ...]`); `distribution` —
-    with clusters > 1; networks: `workers`, `kernel_time_limit`, `conv_lowering`, `progress`.
+    with clusters > 1; `mapping` — an explicit mapping (Timeloop's loop nest per level,
+    `--mapping`); `tile_policy` — "search" (default) or "gemmini" (`--tile-policy`);
+    networks: `workers`, `kernel_time_limit`, `conv_lowering`, `progress`.
     `records`: keep every trace record, for `result.timeline()` / `result.trace()` (the
     figures are the same without; `records=False` is faster on long runs)."""
     from accelsim.network.zoo import is_network_input
@@ -63,7 +66,8 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
                                                        "passes": tuple(passes)})
     return _run_program(source, config, set, fidelity=fidelity, timing_only=timing_only,
                         check=check, inputs=inputs, seed=seed, func=func, as_is=as_is,
-                        passes=tuple(passes), distribution=distribution, records=records)
+                        passes=tuple(passes), distribution=distribution, records=records,
+                        mapping=mapping, tile_policy=tile_policy)
 
 
 def _config(config: str | HardwareConfig, overrides: Mapping[str, Any] | None) -> HardwareConfig:
@@ -86,7 +90,7 @@ def _run_program(source: str | ModuleOp, config: str | HardwareConfig,
                  overrides: Mapping[str, Any] | None, *, fidelity: str, timing_only: bool,
                  check: bool, inputs: Mapping[str, np.ndarray] | str | None, seed: int | None,
                  func: str | None, as_is: bool, passes: tuple[str, ...], distribution: str,
-                 records: bool) -> Result:
+                 records: bool, mapping: str | None = None, tile_policy: str = "search") -> Result:
     from accelsim.api.program import (
         check_outputs,
         load_inputs,
@@ -98,7 +102,8 @@ def _run_program(source: str | ModuleOp, config: str | HardwareConfig,
     from compiler.ir.ops import ModuleOp
 
     opts = RunOptions(fidelity=fidelity, timing_only=timing_only, as_is=as_is,
-                      passes_given=bool(passes), distribution=distribution, keep_records=records)
+                      passes_given=bool(passes), distribution=distribution, keep_records=records,
+                      mapping=mapping, tile_policy=tile_policy)
     cfg = _config(config, overrides)
     if isinstance(source, ModuleOp):
         program = program_of_module(source, func)

@@ -59,6 +59,13 @@ class RunOptions:
     distribution: str = "auto"
     keep_records: bool = False
     estimate: bool = True
+    mapping: str | None = None       # an explicit mapping (Timeloop's loop nest per level)
+    tile_policy: str = "search"      # or "gemmini": the tiles Gemmini's software picks
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the program is compiled from a mapping or a tiling policy, not the search."""
+        return bool(self.mapping) or self.tile_policy != "search"
 
     def __post_init__(self) -> None:
         if self.fidelity not in FIDELITIES:
@@ -193,13 +200,15 @@ def run_program(program: Program, config: HardwareConfig,
     t0 = time.perf_counter()
     applied: list[str] = list(program.lowered)
     remarks: tuple[Remark, ...] = ()
-    if compiled is None and not opts.as_is and not opts.passes_given:
+    if compiled is None and opts.mapped:
+        applied += _compile_mapped(program, config, module, opts)
+    elif compiled is None and not opts.as_is and not opts.passes_given:
         from accelsim.compile.accelerator import compile_for_accelerator
 
         pipeline, found = compile_for_accelerator(config, module, func)
         remarks = tuple(found)
         applied += pipeline.flags()
-    elif compiled is None and opts.as_is:
+    elif opts.as_is:
         from accelsim.compile.race_check import check_user_program
 
         check_user_program(module)   # the user's own DMAs: a race is theirs, on every fidelity
@@ -209,6 +218,26 @@ def run_program(program: Program, config: HardwareConfig,
                          compile_seconds)
     return _event(program, config, module, inputs, opts, compulsory, applied, remarks,
                   compile_seconds)
+
+
+def _compile_mapped(program: Program, config: HardwareConfig, module: ModuleOp,
+                    opts: RunOptions) -> list[str]:
+    """`mapping` / `tile_policy = "gemmini"`: the workload's tiled program, compiled, in place
+    of `module`'s body; the pipeline's flags."""
+    from accelsim.compile.accelerator import adopt_module
+    from accelsim.compile.mapping import compile_workload
+
+    w = program.workload
+    if opts.as_is or opts.passes_given:
+        raise InputError("--mapping / --tile-policy: the program is compiled from the mapping; "
+                         "no --as-is or pass flags with it")
+    if w is None:
+        raise InputError("--mapping / --tile-policy gemmini: expected a gemm or conv2d workload "
+                         f"spec as INPUT, got {program.source!r}")
+    compiled, pipe = compile_workload(config, w.name, dict(w.params), w.dtype, opts.mapping,
+                                      opts.tile_policy)
+    adopt_module(module, compiled)
+    return pipe.flags()
 
 
 def _analytic(program: Program, config: HardwareConfig, module: ModuleOp,
@@ -288,6 +317,9 @@ def _run_clusters(program: Program, config: HardwareConfig,
     analytic estimate) and its figures (`accelsim.dse.cluster_run.run_clusters`)."""
     from accelsim.dse.cluster_run import run_clusters
 
+    if opts.mapped:
+        raise InputError(f"--mapping / --tile-policy with clusters = {config.clusters}: a mapping "
+                         "describes one cluster's program (run one cluster: --set clusters=1)")
     for given, why in ((opts.as_is, "as_is"), (opts.passes_given, "pass_flags")):
         if given:
             raise InputError(f"{_CLUSTER_FLAG_NAMES[why]} with clusters = {config.clusters}: "

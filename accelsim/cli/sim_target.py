@@ -40,6 +40,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="event: the SimPy machine (default); analytic: closed-form estimate; "
                         "both: both, with their divergence (analytic/event - 1) per run and "
                         "per DMA group")
+    g.add_argument("--mapping", default=None, metavar="MAPPING",
+                   help="an explicit mapping, Timeloop's loop nest per level, outermost first, e.g. "
+                        "\"L3[WIO] K12 - L2[WI] K16X - L1[O] K4 C48 P4 C16X - L0[W] P32\": the "
+                        "outermost level's loops are the tile loops, in that order, the rest one "
+                        "tile (gemm and conv2d workload specs; docs/validation.md)")
+    g.add_argument("--tile-policy", choices=("search", "gemmini"), default="search",
+                   help="search: accelsim's tile search (default); gemmini: the tiles Gemmini's "
+                        "software picks (gemmini-rocc-tests tiled_matmul_auto / tiled_conv_auto; "
+                        "gemm and conv2d workload specs)")
     g.add_argument("--distribution", choices=("auto", "block", "cyclic", "block2d"),
                    default="auto", action=StoreGiven,
                    help="with clusters > 1: how parallel loops are spread over the clusters "
@@ -90,7 +99,8 @@ def run_options(args: argparse.Namespace) -> Any:
     return RunOptions(fidelity=args.fidelity, timing_only=bool(args.timing_only),
                       as_is=bool(args.as_is), passes_given=bool(getattr(args, "pass_flags", None)),
                       distribution=getattr(args, "distribution", "auto"),
-                      keep_records=records_wanted(args))
+                      keep_records=records_wanted(args), mapping=getattr(args, "mapping", None),
+                      tile_policy=getattr(args, "tile_policy", "search"))
 
 
 def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:

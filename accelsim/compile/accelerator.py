@@ -158,6 +158,11 @@ def check_input_program(module: ModuleOp) -> None:
             check_dma_counts(f)
 
 
+def adopt_module(module: ModuleOp, compiled: ModuleOp) -> None:
+    """`module` takes `compiled`'s ops (in place: callers holding `module` see them)."""
+    _adopt(module, compiled)
+
+
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:
     """Move the ops of `compiled` into `module`, replacing its own."""
     body = module.body

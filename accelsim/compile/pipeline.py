@@ -114,6 +114,8 @@ class AcceleratorPipeline:
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
+    copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
+    hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -213,7 +215,7 @@ class AcceleratorPipeline:
     def _copy_steps(self, out: list[tuple[str, str]]) -> None:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
-                          f"fast-mem-capacity={self.copy_capacity_kib}"))
+                          f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "
@@ -236,6 +238,13 @@ class AcceleratorPipeline:
             if cap is not None:
                 opts.append(f"fast-mem-capacity={cap}")
             out.append((PIPELINE, " ".join(opts)))
+
+    def _depth_opts(self) -> str:
+        """The copy pass's placement options of an explicit mapping ('' by default)."""
+        if not self.copy_depth:
+            return ""
+        return f" copy-depth={self.copy_depth}" + ("" if self.hoist_read_copies
+                                                     else " hoist-read-copies=false")
 
     def _inner_tiles(self) -> str:
         """The tiling pass's options for the inner levels ('' with two levels)."""

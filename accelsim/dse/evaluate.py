@@ -63,12 +63,22 @@ def compiled_module(point: Point, config: HardwareConfig) -> ModuleOp:
     import workloads
 
     search = str(point.options["tile_sizes"]) == "search"
-    key = (point.workload, (("search", config.hash()),) if search else
+    mapping = str(point.options.get("mapping", "") or "")
+    policy = str(point.options.get("tile_policy", "auto"))
+    mapped = bool(mapping) or policy == "gemmini"
+    key = (point.workload, (("mapped", mapping, policy, config.hash()),) if mapped else
+           (("search", config.hash()),) if search else
            tuple(compile_flags(point.options, config)))
     module = _COMPILED.get(key)
     if module is None:
         module = workloads.get(point.workload).module()
-        if search:  # the pipeline --target sim compiles with: its tile search decides
+        if mapped:  # an explicit mapping or Gemmini's tiler: `accelsim run --mapping`'s program
+            from accelsim.compile.mapping import compile_workload
+
+            wl = workloads.get(point.workload)
+            module, _ = compile_workload(config, wl.name, dict(wl.params), wl.dtype, mapping or None,
+                                         "gemmini" if policy == "gemmini" else "search")
+        elif search:  # the pipeline --target sim compiles with: its tile search decides
             from accelsim.compile.accelerator import compile_for_accelerator
 
             compile_for_accelerator(config, module)

@@ -79,6 +79,7 @@ from compiler.ir.ops import (
     FPToUIOp,
     FuncOp,
     IndexCastOp,
+    LogOp,
     MaximumFOp,
     MaxSIOp,
     MaxUIOp,
@@ -339,7 +340,7 @@ class _FunctionLowering:
             AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
             DimOp: self.dim, OpaqueOp: self.opaque,
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
-            NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
+            NegFOp: self.negf, ExpOp: self.intrinsic1, LogOp: self.intrinsic1, SqrtOp: self.intrinsic1,
             AbsFOp: self.intrinsic1,
             IndexCastOp: self.int_cast, ExtSIOp: self.int_cast, TruncIOp: self.int_cast,
             ExtUIOp: self.zext, SIToFPOp: self.int_to_float, UIToFPOp: self.int_to_float,
@@ -353,11 +354,11 @@ class _FunctionLowering:
                    DivUIOp: "udiv", RemUIOp: "urem", AndIOp: "and_", OrIOp: "or_", XOrIOp: "xor"}
         for cls, meth in int_bin.items():
             self.dispatch[cls] = self._int_binary(meth)
+        for cls, meth in {ShLIOp: "shl", ShRSIOp: "ashr", ShRUIOp: "lshr"}.items():
+            self.dispatch[cls] = self._shift(meth)
         for table in (MATH_UNARY, MATH_BINARY, MATH_TERNARY):
             for cls in table.values():
                 self.dispatch[cls] = self.math_op
-        for cls, meth in {ShLIOp: "shl", ShRSIOp: "ashr", ShRUIOp: "lshr"}.items():
-            self.dispatch[cls] = self._shift(meth)
         self.dispatch[MaximumFOp] = self._float_intrinsic2("llvm.maximum")
         self.dispatch[MinimumFOp] = self._float_intrinsic2("llvm.minimum")
         self.dispatch[MaxSIOp] = self._int_minmax(">", True)
@@ -775,7 +776,7 @@ class _FunctionLowering:
         return lower
 
     def intrinsic1(self, op: Operation) -> None:
-        base = {ExpOp: "llvm.exp", SqrtOp: "llvm.sqrt", AbsFOp: "llvm.fabs"}[type(op)]
+        base = {ExpOp: "llvm.exp", LogOp: "llvm.log", SqrtOp: "llvm.sqrt", AbsFOp: "llvm.fabs"}[type(op)]
         a = self.scalar(op.operands[0])
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -785,29 +786,29 @@ class _FunctionLowering:
 
     def math_op(self, op: Operation) -> None:
         """A `math` op of `compiler.ir.ops.math_ops`: its LLVM intrinsic, or the C library's
-        function (`f` suffix in a float register; a half register goes through float); rsqrt
-        1 / sqrt; an emulated narrow float rounded once at the end, as every float op."""
+        function (`f` suffix for f32; f16 goes through f32); rsqrt 1 / sqrt. The value's
+        register type decides (bf16/fp8 live in float registers), the result is rounded to
+        the op's element type (`round_float_result`)."""
         name, intrinsic = MATH_LLVM[op.NAME]
         args = [self.scalar(v) for v in op.operands]
         t = op.results[0].type
         assert isinstance(t, ElementType)
         ty = args[0].type
+        f32 = ir.FloatType()
         if name == "rsqrt":
             fn = self._intrinsic(f"llvm.sqrt.{_FLOAT_SUFFIX[ty]}", ty, [ty])
             root = self.b.call(fn, args, fastmath=self.fmf)
-            r = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
+            got = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
         elif intrinsic:
             fn = self._intrinsic(f"{name}.{_FLOAT_SUFFIX[ty]}", ty, [ty] * len(args))
-            r = self.b.call(fn, args, fastmath=self.fmf)
-        elif isinstance(ty, ir.DoubleType):
-            r = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
+            got = self.b.call(fn, args, fastmath=self.fmf)
+        elif ty == ir.DoubleType():
+            got = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
         else:
-            f32 = ir.FloatType()
-            wide = [a if isinstance(ty, ir.FloatType) else self.b.fpext(a, f32) for a in args]
-            r = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
-            if not isinstance(ty, ir.FloatType):
-                r = self.b.fptrunc(r, ty)
-        self.values[op.results[0]] = round_float_result(self.b, self.llmod, r, t)
+            wide = [a if ty == f32 else self.b.fpext(a, f32) for a in args]
+            got = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
+            got = got if ty == f32 else self.b.fptrunc(got, ty)
+        self.values[op.results[0]] = round_float_result(self.b, self.llmod, got, t)
 
     def negf(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)

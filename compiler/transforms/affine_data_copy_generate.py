@@ -24,6 +24,13 @@ first and whose stores write its whole box (an accumulator initialized in place;
 `compiler/analysis/exposed.py`, the rule the tile search's model shares;
 `elide-dead-copy-in=false` restores upstream's copy-in).
 
+Explicitly tiled programs (this project's extension): `copy-depth=N` places the copies at
+the bodies of the loops at depth N (the tile loops) whatever the capacity, and with
+`hoist-read-copies=false` a read-only region is copied there on every iteration (an
+accelerator's software reloads each tile: Gemmini's mvin per tile) while a written region
+still rises above the loops it does not depend on (a partial-sum tile kept across the
+reduction, written back once: the accumulator). `accelsim.compile.mapping` uses them.
+
 Memory hierarchies (this project's extension, same options): runs compose level by level,
 `slow-mem-space=0 fast-mem-space=1` then `slow-mem-space=1 fast-mem-space=2`, each with its
 own `fast-mem-capacity`. A later run copies tiles of the earlier run's buffers: it recurses
@@ -77,6 +84,15 @@ class Options:
     # (`compiler.analysis.exposed.copy_in_needed`); false: upstream's copy-in of every read
     # region (its test pass, `test-affine-data-copy`)
     elide_dead_copy_in: bool = True
+    # this project's extension: copies at the bodies of the loops at this depth (1 = inside
+    # the outermost loop), whatever the capacity: the tile loops of an explicitly tiled
+    # program, one copy per tile as an accelerator's software loads it (Gemmini's mvin per
+    # tile). 0: upstream's placement (the first loop whose footprint fits)
+    copy_depth: int = 0
+    # with copy-depth: false keeps a read-only region's copies at that depth (reloaded every
+    # tile); a written region (a partial-sum tile) still rises above the loops it does not
+    # depend on: it stays in fast memory across the reduction and is written back once
+    hoist_read_copies: bool = True
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -84,6 +100,8 @@ class Options:
                 raise ValueError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
         if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+        if self.copy_depth < 0:
+            raise ValueError(f"copy-depth must be >= 0, got {self.copy_depth}")
 
     @property
     def one_space(self) -> bool:
@@ -124,11 +142,15 @@ class AffineDataCopyGeneratePass(Pass):
                 self.generate(ops[cur:i])
                 if self.options.skip_non_unit_stride_loops:
                     recurse = op.step != 1
+                elif self._depth < self.options.copy_depth:
+                    recurse = True
                 else:
                     recurse = self.exceeds_capacity(op)
                 if recurse:
                     self._regions_of = None  # the body changes below
+                    self._depth += 1
                     self.run_on_block(op.body)
+                    self._depth -= 1
                 else:
                     self.generate([op])
                 ops = list(block.ops)
@@ -169,6 +191,7 @@ class AffineDataCopyGeneratePass(Pass):
     def start_func(self, func: FuncOp) -> None:
         """Copy into `func` one range at a time (upstream's test pass drives `generate`)."""
         self._func = func
+        self._depth = 0                       # loops entered by run_on_block (copy-depth)
         self._copy_nests: set[int] = set()
         # the regions `exceeds_capacity` computed for a loop, which `generate` takes when it is
         # asked for that loop next (nothing changes the IR in between); None once taken
@@ -321,6 +344,8 @@ class AffineDataCopyGeneratePass(Pass):
         before, after = range_ops[0], range_ops[-1]
         cur = range_ops[0].parent_op
         inside = list(range_ops)
+        if self.options.copy_depth and not self.options.hoist_read_copies and not region.written:
+            return before, after
         while isinstance(cur, AffineForOp):
             if depends_on(region, cur.iv):
                 break

@@ -1,0 +1,126 @@
+"""Fit the `gemmini` preset's global figures on the development rows, with
+leave-one-configuration-out cross-validation (issue #30).
+
+    .venv/bin/python bench/fit_gemmini.py ../shared/validation/gemmini/rtl_dev_*.csv
+
+The fitted figures (one value for every row, each a physical quantity):
+- `dram.latency_cycles`: the round trip of one DMA request through the L2 / LLC to FireSim's
+  DRAM model; it also sets `dram.bandwidth_bytes_per_cycle` = min(16 B (the 128-bit bus),
+  16 requests in flight x 64 B / latency);
+- `dma.setup_cycles`: issuing one DMA descriptor (an mvin / mvout through the reservation
+  station and the load / store controller);
+- `control.issue_cycles`: the control path's cost per operation it runs.
+Each row's two programs (the row's mapping on its Gemmini, Gemmini's tiler's tiles) are
+compiled once; every grid point re-estimates them (the analytic fidelity). The score of a
+point is the mean of the two RTL columns' MAPE. In-sample: the best point on all rows.
+Leave-one-configuration-out: for each of the scratchpad / accumulator configurations, the
+best point on the other configurations' rows predicts that configuration's rows; the
+held-out errors of every configuration together give the cross-validated MAPE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import validate_gemmini as V
+
+from accelsim.estimate.analytic import estimate
+
+LATENCY = (85, 110, 140, 180)
+SETUP = (4,)
+ISSUE = (0,)
+BUS_BYTES = 16        # dma_buswidth = 128 bits (Configs.scala:69)
+IN_FLIGHT_BYTES = 16 * 64  # max_in_flight_mem_reqs = 16 (Configs.scala:66) x dma_maxbytes 64
+
+
+def params(latency: int, setup: int, issue: int) -> dict[str, int]:
+    return {"dram.latency_cycles": latency,
+            "dram.bandwidth_bytes_per_cycle": max(1, min(BUS_BYTES, IN_FLIGHT_BYTES // latency)),
+            "dma.setup_cycles": setup, "control.issue_cycles": issue}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("rows", nargs="+", help="development CSVs (with target.* columns)")
+    args = ap.parse_args(argv)
+    base = V.load_config("gemmini")
+    raw = []
+    for path in args.rows:
+        with open(path, newline="") as f:
+            raw += list(csv.DictReader(f))
+    t0 = time.perf_counter()
+    progs = []   # (config key, [(module, row config, measured) per column])
+    for r in raw:
+        row = V.read_row(r)
+        key = (r["arch.mem2_depth"], r["arch.mem1_depth"])
+        cfg = V.row_config(base, row.spad_bytes, row.acc_bytes)
+        m_map, _ = V.compile_mapped(row.layer, V.parse_mapping(row.mapping), cfg, "nhwc", V.I8,
+                                    V.gemmini_order(row.layer))
+        tiles, order = V.gemmini_tiles(row.layer)
+        m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8)
+        progs.append((key, [(m_map, cfg, float(r["target.gemmini_cycle"])),
+                            (m_auto, base, float(r["target.gemmini_auto_cycle"]))]))
+        V.clear_caches()
+    print(f"compiled {2 * len(progs)} programs in {time.perf_counter() - t0:.0f} s", flush=True)
+    grid = list(itertools.product(LATENCY, SETUP, ISSUE))
+    err: dict[tuple[int, int, int], list[tuple[float, float]]] = {}
+    t1 = time.perf_counter()
+    for point in grid:
+        over = params(*point)
+        per_row = []
+        for _, cols in progs:
+            e = []
+            for module, cfg, meas in cols:
+                c = estimate(module, cfg.with_overrides(over)).cycles
+                e.append((c - meas) / meas)
+            per_row.append((e[0], e[1]))
+        err[point] = per_row
+        print(f"  {point}: mapping {100 * statistics.fmean(abs(e[0]) for e in per_row):.1f}%, auto "
+              f"{100 * statistics.fmean(abs(e[1]) for e in per_row):.1f}%", flush=True)
+    print(f"{len(grid)} grid points x {2 * len(progs)} estimates in {time.perf_counter() - t1:.0f} s")
+    keys = [k for k, _ in progs]
+
+    def score(point: tuple[int, int, int], rows: Sequence[int]) -> float:
+        e = err[point]
+        return statistics.fmean(abs(e[i][0]) + abs(e[i][1]) for i in rows) / 2
+
+    everything = range(len(progs))
+    best = min(grid, key=lambda p: score(p, everything))
+    print(f"in-sample best: latency {best[0]}, setup {best[1]}, issue {best[2]} -> "
+          f"{params(*best)}")
+    report("in-sample", [err[best][i] for i in everything], [keys[i] for i in everything])
+    held: list[tuple[float, float]] = []
+    held_keys = []
+    for k in sorted(set(keys)):
+        train = [i for i in everything if keys[i] != k]
+        test = [i for i in everything if keys[i] == k]
+        p = min(grid, key=lambda q: score(q, train))
+        print(f"  hold out spad {k[0]} rows / acc {k[1]}: fitted {p}, held-out MAPE "
+              f"{100 * statistics.fmean(abs(err[p][i][0]) for i in test):.1f}% (mapping), "
+              f"{100 * statistics.fmean(abs(err[p][i][1]) for i in test):.1f}% (auto)")
+        held += [err[p][i] for i in test]
+        held_keys += [k] * len(test)
+    report("leave-one-configuration-out", held, held_keys)
+    return 0
+
+
+def report(name: str, errs: Sequence[tuple[float, float]], keys: Sequence[object]) -> None:
+    for col, label in ((0, "mapping (target.gemmini_cycle)"), (1, "auto (target.gemmini_auto_cycle)")):
+        a = [abs(e[col]) for e in errs]
+        print(f"{name}: {label}: MAPE {100 * statistics.fmean(a):.1f}%  median "
+              f"{100 * statistics.median(a):.1f}%  worst {100 * max(a):.1f}%  within 10% "
+              f"{100 * sum(x <= 0.1 for x in a) / len(a):.0f}%")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
