@@ -409,15 +409,26 @@ def _message(kind: str, a: _Acc, d: _Acc, elem: tuple[int, ...], op_at: tuple[in
 
 # ---- many clusters ------------------------------------------------------------------------
 
-def check_clusters(funcs: Sequence[FuncOp]) -> RaceReport:
+def check_clusters(funcs: Sequence[FuncOp], sources: Sequence[FuncOp] | None = None) -> RaceReport:
     """Races between the clusters' programs (one function each, the same arguments): between
-    barriers, an argument element written by one cluster and touched by another."""
+    barriers, an argument element written by one cluster and touched by another.
+
+    `sources`: each cluster's share before the pipeline (same barriers). A compiled program
+    copies bounding boxes: its DMAs read elements it never uses, which another cluster may
+    write meanwhile without harm. With the sources, the elements each cluster *uses* are
+    its source's reads and writes, and the elements it *writes* are its source's writes and
+    whatever its compiled program writes (a copy-out of a box would clobber another
+    cluster's elements: that is still a race)."""
     report = RaceReport()
     phases: list[list[dict[int, tuple[isl.Set | None, isl.Set | None]]]] = []
-    for f in funcs:
+    for k, f in enumerate(funcs):
         ph, unchecked = _phase_footprints(f)
-        phases.append(ph)
         report.unchecked += unchecked
+        if sources is not None:
+            used, unchecked = _phase_footprints(sources[k])
+            report.unchecked += unchecked
+            ph = _merge(ph, used)
+        phases.append(ph)
     n = max((len(p) for p in phases), default=0)
     for k in range(n):
         for c1, p1 in enumerate(phases):
@@ -444,6 +455,24 @@ def check_clusters(funcs: Sequence[FuncOp]) -> RaceReport:
                                                  (), msg))
                         return report
     return report
+
+
+def _merge(compiled: list[dict[int, tuple[isl.Set | None, isl.Set | None]]],
+           source: list[dict[int, tuple[isl.Set | None, isl.Set | None]]]
+           ) -> list[dict[int, tuple[isl.Set | None, isl.Set | None]]]:
+    """Reads from the source only; writes from both (see `check_clusters`)."""
+    out: list[dict[int, tuple[isl.Set | None, isl.Set | None]]] = []
+    for k in range(max(len(compiled), len(source))):
+        c = compiled[k] if k < len(compiled) else {}
+        src = source[k] if k < len(source) else {}
+        phase: dict[int, tuple[isl.Set | None, isl.Set | None]] = {}
+        for arg in set(c) | set(src):
+            _, cw = c.get(arg, (None, None))
+            sr, sw = src.get(arg, (None, None))
+            w = cw if sw is None else sw if cw is None else cw.union(sw)
+            phase[arg] = (sr, w)
+        out.append(phase)
+    return out
 
 
 def _phase_footprints(func: FuncOp) -> tuple[list[dict[int, tuple[isl.Set | None, isl.Set | None]]],
