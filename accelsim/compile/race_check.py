@@ -52,14 +52,16 @@ def check_cluster_programs(modules: Sequence[ModuleOp], func: str | None,
                            rebuild: Callable[[int], ModuleOp], passes: Callable[[], Sequence[object]],
                            flags: Sequence[str]) -> None:
     """Every cluster's program race-free, and no two clusters touching an element one of
-    them writes between the same barriers."""
+    them writes between the same barriers (the elements a cluster uses: those of its share
+    before the pipeline, `rebuild(k)`; see `compiler.analysis.races.check_clusters`)."""
     from compiler.ir.entry import entry_function
 
     for k, m in enumerate(modules):
         race = first_race(m)
         if race is not None:
             raise _bug(race, lambda k=k: rebuild(k), passes(), flags, f"cluster {k}: ")
-    report = check_clusters([entry_function(m, func) for m in modules])
+    sources = [entry_function(rebuild(k), func) for k in range(len(modules))]
+    report = check_clusters([entry_function(m, func) for m in modules], sources)
     if report.races:
         r = report.races[0]
         raise CompilerBugError(f"compiler bug: the clusters' programs race: {r.message} "

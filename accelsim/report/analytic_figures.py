@@ -26,7 +26,7 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
     `dram_bytes`; None: the estimate does not count them) energy: `estimated`, the estimate's
     own (`AnalyticResult.energy`, SRAM bytes counted), else the one formula
     (`accelsim.cost.energy`) on the DRAM bytes and the input program's ops."""
-    from accelsim.report.roofline import honest_roofline, peak_compute_cycles
+    from accelsim.report.roofline import critical_path, honest_roofline, peak_compute_cycles
 
     out: dict[str, Any] = {} if dram_bytes is None else {"dram_bytes": int(dram_bytes)}
     nests = getattr(compulsory, "nests", None) if compulsory is not None else None
@@ -46,7 +46,7 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
     else:
         peak = peak_compute_cycles(config, macs, alu, special, nests)
         roof = honest_roofline(config, ops, peak, compulsory.bytes, compulsory.read_bytes,
-                               compulsory.input_derived_written_bytes)
+                               compulsory.input_derived_written_bytes, compulsory.recurrence)
         roof_cycles, bound = roof.cycles, roof.bound
     seconds = cycles / (config.clock_ghz * 1e9)
     peak_macs = config.clusters * config.compute.macs_per_cycle
@@ -56,6 +56,8 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
         "roofline_ratio": cycles / roof_cycles if roof_cycles else None,
         "mac_utilization": macs / (cycles * peak_macs) if cycles and peak_macs else None,
         "peak_macs_per_cycle": peak_macs,
+        # the recurrence bound (`roofline.critical_path`): the same on any number of clusters
+        "critical_path_cycles": critical_path(config, compulsory.recurrence)[0],
     })
     if estimated is not None:
         out.update({

@@ -253,7 +253,8 @@ class Report:
                     peak = ideal
                 honest = honest_roofline(config, ops, peak,
                                          compulsory.bytes, compulsory.read_bytes,
-                                         compulsory.input_derived_written_bytes)
+                                         compulsory.input_derived_written_bytes,
+                                         compulsory.recurrence)
 
         seconds = total / (config.clock_ghz * 1e9)
         buffers = _buffer_rows(tf)
@@ -329,9 +330,17 @@ class Report:
     def mac_utilization(self) -> float | None:
         """Useful work: MACs / (cycles x the unit's peak MACs a cycle); a busy array whose
         PEs are partly idle (a narrow tile, fill and drain) has it below `array_busy_fraction`.
-        None without a peak."""
+        The peak is the array's rate for the MACs' precisions (`compute.macs_rate`: bf16 at
+        0.5 peaks at half the PEs' native MACs) when every MAC ran on the array. None without
+        a peak."""
         den = self.cycles * self.peak_macs_per_cycle
-        return self.macs / den if den else None
+        if not den:
+            return None
+        rows = self.precisions
+        if rows and all(r.unit.startswith("matrix") and r.rate for r in rows) \
+                and sum(r.macs for r in rows) == self.macs:
+            return sum(r.macs / r.rate for r in rows) / den  # type: ignore[operator]
+        return self.macs / den
 
     @property
     def dma_utilization(self) -> float:
@@ -484,6 +493,8 @@ class Report:
                                     if r is not None and r.latency_floor_cycles else None),
             "latency_bound": r.latency_bound if r is not None else None,
             "write_chain_cycles": r.write_chain_cycles if r is not None else None,
+            "critical_path_cycles": r.critical_path_cycles if r is not None else None,
+            "critical_path": r.critical_path_what if r is not None else None,
             "operational_intensity": r.intensity if r is not None and r.dram_bytes else None,
             "roofline_basis": self.roofline_basis,
             "compulsory_bytes": c.bytes if known else None,  # type: ignore[union-attr]
@@ -546,6 +557,12 @@ class Report:
                              + (f"run is latency-bound: the floor is {f / r.cycles:.2f}x the roofline, "
                                 f"run is {self.cycles / f:.3f}x the floor" if r.latency_bound
                                 else f"run is {self.cycles / f:.3f}x it (not latency-bound)"))
+            cp = r.critical_path_cycles
+            if cp:
+                lines.append(f"  critical   path {cp:,} cycles: {r.critical_path_what}; "
+                             + (f"the run is bound by this recurrence whatever the schedule, and is "
+                                f"{self.cycles / cp:.3f}x it" if r.critical_path_bound
+                                else f"run is {self.cycles / cp:.3f}x it (not bound by it)"))
             w = r.write_chain_cycles
             if w > r.floor_cycles:
                 derived = self.compulsory.input_derived_written_bytes  # type: ignore[union-attr]

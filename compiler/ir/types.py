@@ -191,6 +191,10 @@ class MemRefType:
     # a memory space written as an attribute (`#spirv.storage_class<StorageBuffer>`): kept
     # opaque and printed back; to the passes it is `memory_space` 0, the slow memory
     space_attr: str | None = None
+    # a strided layout as written (`strided<[16, 2], offset: 66>`, the type of a
+    # memref.subview): kept and printed back; the front door folds the subviews away
+    # (`accelsim.compile.frontend`), so no pass, backend or simulator sees one
+    layout: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple):
@@ -230,7 +234,8 @@ class MemRefType:
         space = f", {self.memory_space}" if self.memory_space else ""
         if self.space_attr is not None:
             space = f", {self.space_attr}"
-        return f"memref<{dims}{self.element}{space}>"
+        layout = f", {self.layout}" if self.layout is not None else ""
+        return f"memref<{dims}{self.element}{layout}{space}>"
 
 
 

@@ -177,15 +177,35 @@ class _Verifier:
     def verify_func(self, f: FuncOp) -> None:
         if f.is_declaration:
             return
-        if len(f.blocks) != 1:
-            raise self.fail(f, f"must have one body block, found {len(f.blocks)}")
+        if not f.blocks:
+            raise self.fail(f, "has no body block")
         args = f.body.args
         ins = f.function_type.inputs
         if len(args) != len(ins) or any(a.type != t for a, t in zip(args, ins, strict=False)):
             raise self.fail(f, f"entry block arguments ({', '.join(str(a.type) for a in args)}) "
                                f"do not match the function type {f.function_type}")
         self.visible = []  # functions are isolated from above
-        self.verify_block(f.body, f, ReturnOp)
+        if len(f.blocks) == 1:
+            self.verify_block(f.body, f, ReturnOp)
+            return
+        # several blocks (cf.br / cf.cond_br): each ends with a branch or a return; a value
+        # is visible after its definition in its block and in the blocks after it (dominance
+        # is not checked: mlir-opt does)
+        from compiler.ir.ops.cf import BranchOp
+
+        defined = {id(a) for b in f.blocks for a in b.args}
+        defined |= {id(r) for b in f.blocks for op in b.ops for r in op.results}
+        for b in f.blocks:
+            self.visible = [defined]
+            self.verify_block(b, f, (ReturnOp, BranchOp))  # type: ignore[arg-type]
+        self.visible = []
+        for b in f.blocks:
+            last = b.ops[-1]
+            if isinstance(last, BranchOp):
+                for k, n in last.dests:
+                    if not 0 < k < len(f.blocks) or len(f.blocks[k].args) != n:
+                        raise self.fail(last, f"branches to block {k} with {n} operand(s), which "
+                                              "is not a block of the function taking them")
 
     def verify_block(self, block: Block, parent: Operation, terminator: type) -> None:
         if block.parent_op is not parent:
@@ -194,7 +214,9 @@ class _Verifier:
         try:
             if not block.ops or not isinstance(block.ops[-1], terminator):
                 found = f"'{block.ops[-1].NAME}'" if block.ops else "an empty block"
-                raise self.fail(parent, f"region must end with '{terminator.NAME}', found {found}")
+                want = ("'func.return', 'cf.br' or 'cf.cond_br'" if isinstance(terminator, tuple)
+                        else f"'{terminator.NAME}'")
+                raise self.fail(parent, f"region must end with {want}, found {found}")
             last = len(block.ops) - 1
             for k, op in enumerate(block.ops):
                 if op.parent_block is not block:

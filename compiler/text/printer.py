@@ -48,6 +48,7 @@ from compiler.ir.ops import (
     TernaryOp,
     UnaryOp,
 )
+from compiler.ir.ops.cf import BranchOp
 from compiler.ir.types import ElementType, float_bits, round_float
 from compiler.text.affine_text import format_expr, format_map, format_set
 from compiler.text.linalg_printer import DISPATCH as _LINALG_DISPATCH
@@ -237,6 +238,10 @@ class _Printer:
             return
         self.lines.append(head + " {")
         self.block(f.body, depth + 1, omit_empty_yield=False)
+        for k, b in enumerate(f.blocks[1:], 1):   # a function of several blocks (cf.br)
+            args = ", ".join(f"%{self.namer.define(a, True)}: {a.type}" for a in b.args)
+            self.lines.append(f"{pad}^bb{k}" + (f"({args})" if args else "") + ":")
+            self.block(b, depth + 1, omit_empty_yield=False)
         self.lines.append(f"{pad}}}" + self.loc_suffix(f))
 
     def block(self, block: Block, depth: int, omit_empty_yield: bool = True) -> None:
@@ -403,6 +408,15 @@ class _Printer:
         return (f'{self.results_prefix(op)}"{op.op_name}"({self.refs(op.operands)}){props}{attrs} '
                 f": ({ins}) -> {res}")
 
+    def p_branch(self, op: BranchOp, depth: int) -> str:
+        """`cf.br ^bb2(%v : f32)`, `cf.cond_br %c, ^bb1, ^bb2`: successors by block index."""
+        parts = []
+        for (k, _), vals in zip(op.dests, op.dest_operands(), strict=True):
+            tail = f"({self.refs(vals)} : {', '.join(str(v.type) for v in vals)})" if vals else ""
+            parts.append(f"^bb{k}{tail}")
+        cond = f"{self.refs(op.operands[:1])}, " if op.op_name == "cf.cond_br" else ""
+        return f"{op.op_name} {cond}{', '.join(parts)}"
+
     def p_constant(self, op: ConstantOp, depth: int) -> str:
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -465,6 +479,7 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     DeallocOp: _Printer.p_dealloc,
     DimOp: _Printer.p_dim,
     OpaqueOp: _Printer.p_opaque,
+    BranchOp: _Printer.p_branch,
     ConstantOp: _Printer.p_constant,
     BinaryOp: _Printer.p_binary,
     UnaryOp: _Printer.p_unary,

@@ -129,3 +129,38 @@ def test_clusters_writing_overlapping_rows_between_barriers_race(lo: int, hi: in
     assert r.ok is not racy
     if racy:
         assert "%B" in r.races[0].message and "clusters 0 and 1" in r.races[0].message
+
+
+def test_a_copy_box_reading_what_it_never_uses_is_no_cluster_race() -> None:
+    """Cluster 0's compiled program copies B[0:8] (a bounding box) but its source uses only
+    B[0:4]; cluster 1 writes B[4:8]. Only the elements a cluster uses count as its reads:
+    with the sources no race, without them the box's read is one."""
+    head = "func.func @f(%A: memref<256xf32>, %B: memref<256xf32>) {\n"
+    compiled0 = parse_module(head + """  %n = arith.constant 8 : index
+  %buf = memref.alloc() : memref<8xf32, 1>
+  %tag = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %B[0], %buf[0], %tag[0], %n : memref<256xf32>, memref<8xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %tag[0], %n : memref<1xi32, 2>
+  affine.for %i = 0 to 4 {
+    %v = affine.load %buf[%i] : memref<8xf32, 1>
+    affine.store %v, %A[%i] : memref<256xf32>
+  }
+  return
+}
+""").funcs[0]
+    source0 = parse_module(head + """  affine.for %i = 0 to 4 {
+    %v = affine.load %B[%i] : memref<256xf32>
+    affine.store %v, %A[%i] : memref<256xf32>
+  }
+  return
+}
+""").funcs[0]
+    writer = parse_module(head + """  %c = arith.constant 1.0 : f32
+  affine.for %i = 4 to 8 {
+    affine.store %c, %B[%i] : memref<256xf32>
+  }
+  return
+}
+""").funcs[0]
+    assert check_clusters([compiled0, writer], [source0, writer]).ok
+    assert not check_clusters([compiled0, writer]).ok
