@@ -11,14 +11,14 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar
 
-from accelsim.config_rules import Rule, check_fields, check_value, fmt_number
+from accelsim.config_rules import Rate, Rule, check_fields, check_value, fmt_number, parse_set, parse_sets  # noqa: F401 (the CLI's --set)
+from accelsim.cost import precision
 from accelsim.cost.dram_tech import (
     OPTIONAL_RULES,
     ORGANIZATION_KEYS,
@@ -51,7 +51,7 @@ class DramConfig:
     SECTION: ClassVar[str] = "dram"
     RULES: ClassVar[dict[str, Rule]] = {
         "channels": (int, 1, 64),
-        "bandwidth_bytes_per_cycle": (int, 1, 4096),
+        "bandwidth_bytes_per_cycle": (Rate, 0.01, 4096),
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
         "interleave": (str, ("burst", "none")),
@@ -65,7 +65,7 @@ class DramConfig:
     }
     OPTIONAL: ClassVar[dict[str, Rule]] = OPTIONAL_RULES  # None: the technology's value
     channels: int = 2
-    bandwidth_bytes_per_cycle: int = 16  # per channel
+    bandwidth_bytes_per_cycle: int | float = 16  # per channel (a non-integer rate allowed)
     latency_cycles: int = 120
     burst_bytes: int = 64
     # "burst": a transfer's bursts are spread round-robin over the channels (address
@@ -176,6 +176,11 @@ class SramConfig:
         return self.banks * self.bank_bytes_per_cycle
 
 
+# the default unit's rate table: every precision at the native rate (a generic unit; a
+# precision's own preset, e.g. `int8`, says what its array supports)
+DEFAULT_RATES: tuple[tuple[str, float], ...] = tuple((d, 1.0) for d in precision.DTYPES)
+
+
 @dataclass(frozen=True, slots=True)
 class ComputeConfig:
     """One compute unit: a `rows` x `cols` MAC array (matrix) or `lanes` SIMD lanes (vector).
@@ -205,6 +210,12 @@ class ComputeConfig:
     `matmul_unit` is where a matmul-like kernel runs: "faster" (the default): on the array or,
     where they take fewer cycles (a mat-vec maps ~1/cols of the array's PEs), on the lanes;
     "array": always on the array, as in SCALE-Sim, which has no lanes (the `ideal` preset).
+
+    Precision (`accelsim.cost.precision`): `native_dtype` is the array's native precision and
+    `macs_rate` its MAC rate per supported precision relative to it (`{i8 = 1.0, bf16 = 0.5}`;
+    a precision not in the table is not supported; the default unit runs every precision at
+    1.0); `lanes_rate` the same for the lanes; `acc_dtype` the widest accumulator the PEs hold
+    (None: any; a MAC accumulating wider is not supported on the array).
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -236,9 +247,29 @@ class ComputeConfig:
     array_convention: str = "accelsim"
     min_block_cycles: int = 1
     array_mapping: str = "im2col"
+    native_dtype: str = "f32"
+    acc_dtype: str | None = None
+    macs_rate: tuple[tuple[str, float], ...] = DEFAULT_RATES
+    lanes_rate: tuple[tuple[str, float], ...] = DEFAULT_RATES
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        native = precision.canonical(self.native_dtype, "compute.native_dtype")
+        object.__setattr__(self, "native_dtype", native)
+        if self.acc_dtype is not None:
+            acc = precision.canonical(self.acc_dtype, "compute.acc_dtype")
+            if precision.bits(acc) < precision.bits(native):
+                raise ConfigError(f"compute.acc_dtype = {acc!r}: narrower than compute.native_dtype "
+                                  f"= {native!r}; the accumulator holds at least the native width")
+            object.__setattr__(self, "acc_dtype", acc)
+        for key in ("macs_rate", "lanes_rate"):
+            object.__setattr__(self, key, precision.parse_rates(f"compute.{key}", getattr(self, key)))
+        if precision.rate(self.macs_rate, native) not in (None, 1.0):
+            raise ConfigError(f"compute.macs_rate.{native} = {precision.rate(self.macs_rate, native)!r}: "
+                              f"rates are relative to the native precision ({native}), whose rate is 1.0")
+        if precision.rate(self.macs_rate, native) is None:
+            object.__setattr__(self, "macs_rate", precision.parse_rates(
+                "compute.macs_rate", (*self.macs_rate, (native, 1.0))))
         if self.kind == "vector" and self.dataflow != "fixed":
             raise ConfigError(f"compute.dataflow = {self.dataflow!r}: a vector unit (compute.kind = "
                               "'vector') has no systolic array; must be 'fixed' (or compute.kind = "
@@ -255,7 +286,12 @@ class EnergyConfig:
 
     - DRAM: 1.3-2.6 nJ per 64-bit access -> 1300 pJ / 8 B = 162.5 pJ/byte (low end).
     - SRAM: 32 KB array, 20 pJ per 64-bit read -> 2.5 pJ/byte.
-    - fp32 multiply 3.7 pJ + fp32 add 0.9 pJ -> 4.6 pJ per MAC; an fp32 add/ALU op 0.9 pJ.
+    - compute: per operation per precision from the `technology` table
+      (`accelsim.cost.precision.TECHNOLOGIES`; "horowitz45": the paper's int8 / int32 / fp16 /
+      fp32 adds and multiplies, the other precisions derived as it states): a MAC is a
+      multiply at its operands' precision plus an add at its accumulator's (fp32: 3.7 + 0.9 =
+      4.6 pJ), a lane op an add (a multiply: a multiply) at its result's. `mac_pj` / `alu_pj`,
+      when given, replace the table for every precision.
     - exp/div/sqrt: not in the paper; assumed ~5 fp32 multiplies (18.5 pJ).
     - static (leakage) power, mW: not in the paper; assumed 100 mW, ~10% of the default MAC
       array's peak dynamic power (256 MACs x 4.6 pJ x 1 GHz = 1.18 W). Charged per second run.
@@ -265,20 +301,26 @@ class EnergyConfig:
     RULES: ClassVar[dict[str, Rule]] = {
         "dram_pj_per_byte": (float, 0, 1e6),
         "sram_pj_per_byte": (float, 0, 1e6),
-        "mac_pj": (float, 0, 1e6),
-        "alu_pj": (float, 0, 1e6),
         "special_pj": (float, 0, 1e6),
         "static_mw": (float, 0, 1e9),
+        "technology": (str, tuple(precision.TECHNOLOGIES)),
     }
+    OPTIONAL: ClassVar[dict[str, Rule]] = {"mac_pj": (float, 0, 1e6), "alu_pj": (float, 0, 1e6)}
     dram_pj_per_byte: float = 162.5
     sram_pj_per_byte: float = 2.5
-    mac_pj: float = 4.6
-    alu_pj: float = 0.9
     special_pj: float = 18.5
     static_mw: float = 100.0
+    technology: str = "horowitz45"
+    mac_pj: float | None = None  # None: the technology's, per precision
+    alu_pj: float | None = None
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        for name, rule in self.OPTIONAL.items():
+            value = getattr(self, name)
+            if value is not None:
+                _check_value(f"energy.{name}", value, rule)
+                object.__setattr__(self, name, float(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,7 +543,9 @@ class HardwareConfig:
         for sec in _SECTIONS:
             if sec == "sram" and self.memory:
                 continue  # derived from the last level
-            out[sec] = self.dram.shown() if sec == "dram" else dataclasses.asdict(getattr(self, sec))
+            out[sec] = (self.dram.shown() if sec == "dram" else _shown_compute(self.compute)
+                        if sec == "compute" else _shown_energy(self.energy) if sec == "energy"
+                        else dataclasses.asdict(getattr(self, sec)))
         if self.memory:
             out["memory"] = [level_dict(lv) for lv in self.memory]
             out["link"] = [link_dict(lk) for lk in self.link]  # the rest follow [dma]
@@ -549,6 +593,26 @@ class HardwareConfig:
             _apply_override(data, key, value)
         name = data.pop("name")  # a name that is not a string: HardwareConfig says so
         return config_from_dict(data, name=name)
+
+
+def _shown_compute(cc: ComputeConfig) -> dict[str, Any]:
+    """[compute] in the TOML shape; the precision keys only where they differ from the default
+    (so the hash of a config without them stays what it was)."""
+    out = dataclasses.asdict(cc)
+    for key in ("macs_rate", "lanes_rate"):
+        out[key] = dict(getattr(cc, key))
+        if getattr(cc, key) == DEFAULT_RATES:
+            del out[key]
+    if cc.native_dtype == "f32":
+        del out["native_dtype"]
+    if cc.acc_dtype is None:
+        del out["acc_dtype"]
+    return out
+
+
+def _shown_energy(e: EnergyConfig) -> dict[str, Any]:
+    """[energy] in the TOML shape, the overrides not given left out."""
+    return {k: v for k, v in dataclasses.asdict(e).items() if v is not None}
 
 
 _TOP_KEYS = ("clock_ghz", "name", "clusters")
@@ -642,8 +706,16 @@ def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
     if sec == "sram" and "memory" in data:
         raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
                           "beside the compute unit as memory.<name>.<key>")
-    _known_field(cls, fld, key, value)
     table = data.setdefault(sec, {})
+    from accelsim.config_units import RATE_KEYS
+
+    for rate, target in RATE_KEYS.items():  # a rate with a unit replaces its B/cycle key
+        if key in (rate, target):
+            table.pop((target if key == rate else rate).partition(".")[2], None)
+            if key == rate:
+                table[fld] = value
+                return
+    _known_field(cls, fld, key, value)
     table[fld] = value
 
 
@@ -687,7 +759,12 @@ def _known_field(cls: type, fld: str, key: str, value: Any) -> None:
 
 
 def config_from_dict(data: Mapping[str, Any], name: str = "custom") -> HardwareConfig:
-    """Build from the TOML shape; unknown keys and sections are errors."""
+    """Build from the TOML shape; unknown keys and sections are errors. A rate with a unit
+    (`dram.bandwidth = "25.6 GB/s"`) becomes its bytes-per-cycle key (`accelsim.config_units`)."""
+    from accelsim.config_units import resolve_rates
+
+    data = resolve_rates(data, {"dram.bandwidth_bytes_per_cycle":
+                                DramConfig.RULES["bandwidth_bytes_per_cycle"]})
     kwargs: dict[str, Any] = {"name": name}
     energy = data.get("energy", {})
     for key, value in data.items():
@@ -763,39 +840,6 @@ def load_config(name_or_path: str = "default",
     return cfg.with_overrides(overrides) if overrides else cfg
 
 
-def parse_set(text: str) -> tuple[str, Any]:
-    """One `--set KEY=VALUE`: a dotted key as in the TOML and a TOML value (`128`, `2.5`,
-    `true`, `"vector"`; a bare word such as `vector` is taken as that string)."""
-    key, eq, raw = text.partition("=")
-    key, raw = key.strip(), raw.strip()
-    if not eq or not key or not raw:
-        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set sram.capacity_kib=128")
-    if not _KEY_RE.fullmatch(key):
-        raise ConfigError(f"--set {text!r}: {key!r} is not a dotted config key (e.g. dram.channels)")
-    try:
-        return key, tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        if _BARE_RE.fullmatch(raw):
-            return key, raw
-        raise ConfigError(f"--set {text!r}: {raw!r} is not a TOML value (an integer, a float, "
-                          "true/false or a quoted string)") from None
-
-
-def parse_sets(texts: Sequence[str] | None) -> dict[str, Any]:
-    """Every `--set` of a command line; a key given twice is an error."""
-    out: dict[str, Any] = {}
-    for text in texts or ():
-        key, value = parse_set(text)
-        if key in out:
-            raise ConfigError(f"--set {key}: given twice ({out[key]!r}, then {value!r})")
-        out[key] = value
-    return out
-
-
-_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*")
-_BARE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-
 def _load(name_or_path: str) -> HardwareConfig:
     if name_or_path.endswith(".toml") or os.sep in name_or_path or os.path.isfile(name_or_path):
         try:
@@ -814,7 +858,11 @@ def _load(name_or_path: str) -> HardwareConfig:
         return config_from_dict(data, name=str(data.get("name", stem)))
     res = resources.files("accelsim") / "presets" / f"{name_or_path}.toml"
     if not res.is_file():
-        raise ConfigError(f"unknown hardware preset '{name_or_path}' (presets: "
+        import difflib
+
+        close = difflib.get_close_matches(name_or_path, preset_names(), n=2)
+        hint = "; did you mean " + " or ".join(map(repr, close)) + "?" if close else ""
+        raise ConfigError(f"unknown hardware preset '{name_or_path}'{hint} (presets: "
                           f"{', '.join(preset_names())}; or give a path to a .toml file)")
     data = tomllib.loads(res.read_text(encoding="utf-8"))
     return config_from_dict(data, name=str(data.get("name", name_or_path)))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from accelsim.config_rules import Rule, check_fields, fmt_number
+from accelsim.config_rules import Rate, Rule, check_fields, fmt_number
 from accelsim.errors import ConfigError
 
 _check, _fmt = check_fields, fmt_number
@@ -66,8 +66,8 @@ class MemoryLevel:
     RULES: ClassVar[dict[str, Rule]] = {
         "space": (int, 0, 255),
         "capacity_kib": (int, 1, 1 << 32),
-        "read_bytes_per_cycle": (int, 1, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
-        "write_bytes_per_cycle": (int, 1, 1 << 22),
+        "read_bytes_per_cycle": (Rate, 0.01, 1 << 22),  # as [sram] banks x bank_bytes_per_cycle
+        "write_bytes_per_cycle": (Rate, 0.01, 1 << 22),
         "ports": (int, 1, 64),
         "latency_cycles": (int, 0, 100_000),
         "banks": (int, 1, 1024),
@@ -81,8 +81,8 @@ class MemoryLevel:
     space: int
     parent: str | None = None
     capacity_kib: int = 256
-    read_bytes_per_cycle: int = 64
-    write_bytes_per_cycle: int = 64
+    read_bytes_per_cycle: int | float = 64
+    write_bytes_per_cycle: int | float = 64
     ports: int = 1
     latency_cycles: int = 1
     banks: int = 8
@@ -107,12 +107,12 @@ class MemoryLevel:
         return self.parent is None
 
     @property
-    def read_peak(self) -> int:
+    def read_peak(self) -> int | float:
         """Bytes per cycle read over every port."""
         return self.read_bytes_per_cycle * self.ports
 
     @property
-    def write_peak(self) -> int:
+    def write_peak(self) -> int | float:
         return self.write_bytes_per_cycle * self.ports
 
 

@@ -92,7 +92,7 @@ def gemm_table() -> None:
 
 
 def main_bench() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--size", type=int, default=12)
     ap.add_argument("--skip-matrix", action="store_true")
     args = ap.parse_args()

@@ -170,7 +170,7 @@ def first_run(n: int) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="gemm 256^3 instead of 1024^3")
     ap.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="run one section")
     ap.add_argument("--first-run", type=int, metavar="N", help=argparse.SUPPRESS)

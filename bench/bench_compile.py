@@ -150,7 +150,7 @@ def search_and_passes(repeat: int, mlir_opt: str | None) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sim", action="store_true", help="also compare simulated cycles")
     ap.add_argument("--search-only", action="store_true",

@@ -109,7 +109,7 @@ def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int, flo
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer points (smoke run)")
     ap.add_argument("--repeat", type=int, default=2, help="runs per measurement, best kept")
     args = ap.parse_args()

@@ -116,7 +116,7 @@ def functional() -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--skip-sim", action="store_true")
     args = ap.parse_args()

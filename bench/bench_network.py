@@ -137,7 +137,7 @@ def topology(network: str, image: int | None) -> tuple[str, Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--network", default="resnet50")
     p.add_argument("--image", type=int, default=None,
                    help="ResNet-18 at this input size instead of 224 (SCALE-Sim needs ~1 CPU hour "

@@ -165,7 +165,7 @@ def print_report(label: str, topo: Path, dataflow: str, r: dict[str, Any]) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--network", default="resnet18",
                    help="a zoo .csv network (resnet18, resnet50) or transformer_proj")
     p.add_argument("--image", type=int, default=None, help="ResNet-18 at this input size")

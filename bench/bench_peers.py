@@ -251,7 +251,7 @@ def zigzag_section(sizes: list[int], mine: dict[int, dict[str, Any]]) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--full", action="store_true", help="also GEMM 512^3 (SCALE-Sim takes minutes)")
     p.add_argument("--sizes", default=None, help="comma-separated N (default 128,256; 512 with --full)")
     p.add_argument("--only", choices=("scalesim", "zigzag"), default=None)

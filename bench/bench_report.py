@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     from accelsim.report.chrome_trace import write_chrome_trace
     from plots.timeline import plot_timeline
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=1_000_000)
     args = ap.parse_args(argv)
     cfg = load_config("default")

@@ -74,7 +74,7 @@ def measure(name: str, config_name: str) -> Row:
 def main(argv: list[str] | None = None) -> int:
     import workloads
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("workloads", nargs="*", help="registry names (default: all)")
     ap.add_argument("--config", default="default")
     args = ap.parse_args(argv)

@@ -139,7 +139,7 @@ def theirs(layers: list[dict[str, Any]], df: str, size: int, full: bool) -> list
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = p.parse_args()

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     from accelsim import load_config
     from compiler.transforms.registry import PassManager
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--config", default="default")
     ap.add_argument("--quick", action="store_true", help="two cases only")
     args = ap.parse_args(argv)

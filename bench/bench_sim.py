@@ -503,7 +503,7 @@ def dram_models(rounds: int, repeat: int = 5, sizes: tuple[int, ...] = (512,),
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("1", "2", "3", "4", "5"), default=None)
     ap.add_argument("--baseline", metavar="DIR", action="append", default=None,

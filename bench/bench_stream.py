@@ -65,7 +65,7 @@ def stream(n: int, cores: int) -> dict | None:  # type: ignore[type-arg]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--cores", default="1,4,16")
     args = ap.parse_args()

@@ -318,7 +318,7 @@ def run_file(path: Path, limit: int | None, execute: bool, verbose: bool) -> Tal
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, type=Path)
     ap.add_argument("--cases", type=int, default=None, help="first N cases of each file")
     ap.add_argument("--no-exec", action="store_true", help="skip the host/sim runs")

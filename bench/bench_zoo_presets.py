@@ -70,7 +70,7 @@ def cell(row: dict[str, Any] | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--networks", default=",".join(NETWORKS))
     p.add_argument("--presets", default=",".join(PRESETS))
     p.add_argument("--timeout", type=float, default=900.0)

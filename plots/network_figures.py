@@ -1,4 +1,4 @@
-"""Makes the network figure the README shows (committed in docs/img/): the layer timeline of
+"""Makes the network figure docs/networks.md shows (committed in docs/img/): the layer timeline of
 ResNet-18 on the `default` machine, and the per-layer table that goes with it.
 
     .venv/bin/python -m plots.network_figures      # writes docs/img/resnet18_layers.png and .txt
@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     from accelsim.network.zoo import load_network
     from plots.network_timeline import plot_network_timeline
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "img"))
     args = ap.parse_args(argv)
     out = Path(args.out)

@@ -246,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from accelsim.report.chrome_trace import read_chrome_trace
 
-    ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0] if main.__doc__ else None)
+    ap = argparse.ArgumentParser(allow_abbrev=False,
+                                 description=main.__doc__.splitlines()[0] if main.__doc__ else None)
     ap.add_argument("trace")
     ap.add_argument("out")
     ap.add_argument("--window", default=None, metavar="START:END")

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 
 from compiler.diagnostics import AccelsimError, DiagnosticError
 
-SUBCOMMANDS = ("opt", "run", "dse", "networks")
+SUBCOMMANDS = ("opt", "run", "dse", "networks", "config")
 
 
 def build_parser() -> argparse.ArgumentParser:
     from accelsim import __version__
 
-    parser = argparse.ArgumentParser(prog="accelsim", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="accelsim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"accelsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:

@@ -20,11 +20,13 @@ from accelsim.errors import ConfigError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("dse", help="design-space exploration: sweeps, results, Pareto fronts, tuning",
+    p = sub.add_parser("dse", allow_abbrev=False,
+                       help="design-space exploration: sweeps, results, Pareto fronts, tuning",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     dsub = p.add_subparsers(dest="dse_command", required=True)
 
-    r = dsub.add_parser("run", help="run a sweep spec (TOML); resumes, skipping stored points")
+    r = dsub.add_parser("run", allow_abbrev=False,
+                        help="run a sweep spec (TOML); resumes, skipping stored points")
     r.add_argument("spec", help="sweep spec, a TOML file")
     r.add_argument("--db", default="results.sqlite", help="SQLite results file (default: %(default)s)")
     r.add_argument("--workers", type=int, default=None,
@@ -43,13 +45,14 @@ def register(sub: Any) -> None:
                    help="evaluate points with this function instead of the simulator")
     r.set_defaults(handler=cmd_run)
 
-    e = dsub.add_parser("export", help="export a results database to CSV and/or Parquet")
+    e = dsub.add_parser("export", allow_abbrev=False, help="export a results database to CSV and/or Parquet")
     e.add_argument("db")
     e.add_argument("--csv", default=None, metavar="OUT")
     e.add_argument("--parquet", default=None, metavar="OUT")
     e.set_defaults(handler=cmd_export)
 
-    q = dsub.add_parser("pareto", help="print (and plot) the Pareto front of 2 or 3 objectives")
+    q = dsub.add_parser("pareto", allow_abbrev=False,
+                        help="print (and plot) the Pareto front of 2 or 3 objectives")
     q.add_argument("db")
     q.add_argument("--objectives", default="cycles,energy_pj",
                    help="comma-separated columns to minimize (default: %(default)s)")
@@ -59,11 +62,13 @@ def register(sub: Any) -> None:
                    help="only rows of this fidelity")
     q.set_defaults(handler=cmd_pareto)
 
-    st = dsub.add_parser("status", help="what a results database holds: counts, failures by message")
+    st = dsub.add_parser("status", allow_abbrev=False,
+                         help="what a results database holds: counts, failures by message")
     st.add_argument("db")
     st.set_defaults(handler=cmd_status)
 
-    t = dsub.add_parser("tune", help="search tile sizes and stages for one workload and config")
+    t = dsub.add_parser("tune", allow_abbrev=False,
+                        help="search tile sizes and stages for one workload and config")
     t.add_argument("workload", help="workload spec, e.g. gemm:M=256,N=256,K=256")
     t.add_argument("--config", default="default", help="hardware preset or TOML path (default: %(default)s)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
@@ -243,6 +248,13 @@ def cmd_status(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if n:
             line += f", {n} {what}"
     print(line)
+    from accelsim.dse.staleness import describe, stale_rows
+    from accelsim.dse.store import ResultStore
+
+    with ResultStore(args.db) as store:
+        stale = stale_rows(store.identities().values())
+    for text in describe(stale.values()):
+        print(f"{text} (run again by the next `accelsim dse run`)")
     for col in ("workload", "config", "fidelity"):
         if col in df.columns and df[col].nunique() > 1:
             counts = df.groupby(col)["status"].value_counts().unstack(fill_value=0)

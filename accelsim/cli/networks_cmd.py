@@ -24,7 +24,8 @@ from accelsim.errors import InputError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("networks", help="list the model zoo (networks `accelsim run NAME` takes)",
+    p = sub.add_parser("networks", allow_abbrev=False,
+                       help="list the model zoo (networks `accelsim run NAME` takes)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_networks)
@@ -48,7 +49,6 @@ _KERNEL_ONLY = ("func", "save", "as_is", "roofline", "window", "compare", "fast_
 
 
 def run_network(args: argparse.Namespace, extra: list[str]) -> int:
-    from accelsim.network.zoo import load_network
 
     given = [f"--{n.replace('_', '-')}" for n in _KERNEL_ONLY if getattr(args, n, None)]
     if extra:
@@ -69,53 +69,37 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         check_figure_path("--timeline", args.timeline)
     if args.layer and not args.timeline:
         raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
-    network = load_network(args.input, args.conv_lowering)
+    from accelsim.network.onnx_prep import parse_shapes
+
+    try:
+        shapes = parse_shapes(getattr(args, "shape", None))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    from accelsim.api import network_run
+
+    dtype = getattr(args, "dtype", None)
+    network, skipped = network_run.load_network(args.input, args.conv_lowering, shapes, dtype)
     if args.layer and args.layer not in {layer.name for layer in network.layers}:
         names = [layer.name for layer in network.layers]
         shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
         raise InputError(f"--layer {args.layer!r}: no such layer in {network.name} (layers: {shown})")
-    if args.target == "host" and not network.functional:
-        raise InputError(f"--target host runs a model with data (an ONNX file); {args.input} describes "
-                         "layer shapes only: use --target sim")
-    if args.check and not network.functional:
-        raise InputError(f"--check needs a model with data (an ONNX file); {args.input} describes "
-                         "layer shapes only")
-    timing = args.target == "sim" and (args.timing_only or not network.functional
-                                       or args.fidelity == "analytic")
-    if args.check and timing:
-        raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
-    if (args.inputs or args.seed is not None) and not network.functional:
-        raise InputError(f"--inputs/--seed: {args.input} describes layer shapes only (no data flows)")
     from accelsim.config import parse_sets
 
-    hardware = parse_sets(getattr(args, "set", None))
-    if hardware and not timing:
-        raise InputError("--set: a network run with data flowing does not read it yet "
-                         "(use --timing-only, or a config file)")
-    if timing:
-        from accelsim.network.timing import run_timing
+    opts = network_run.NetworkOptions(target=args.target, fidelity=args.fidelity,
+                                      timing_only=bool(args.timing_only),
+                                      hardware=parse_sets(getattr(args, "set", None)), workers=args.workers,
+                                      kernel_time_limit=getattr(args, "kernel_time_limit", None),
+                                      check=bool(args.check), seed=args.seed, inputs_npz=args.inputs,
+                                      progress=not args.json)
+    from accelsim.network.timing import NetworkRunError
 
-        limit = getattr(args, "kernel_time_limit", None)
-        if limit is not None:
-            from accelsim.dse.time_limit import check_time_limit
-
-            try:
-                limit = check_time_limit(limit, "--kernel-time-limit")
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-        result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
-                            workers=args.workers, progress=not args.json, time_limit_s=limit)
-        report = result.to_dict()
-        status = 0
-    else:
-        from accelsim.network.functional import run_functional
-
-        run = run_functional(network, args.target, args.config, seed=args.seed, inputs_npz=args.inputs,
-                             check=args.check, progress=not args.json)
-        result, report = run.result, run.report()
-        status = 0 if run.check_ok in (None, True) else 1
-    report["target"] = args.target
-    report["input"] = args.input
+    try:
+        run = network_run.run_network(network, args.config, opts, args.input)
+    except NetworkRunError as exc:
+        return _report_failure(args, exc)
+    run.dtype, run.dtype_skipped = dtype, tuple(skipped)  # workloads left at f32
+    result, report = run.result, run.to_dict(args.input)
+    status = 0 if run.check_ok in (None, True) else 1
     if result is not None:
         _write_outputs(args, result)
     if args.json:
@@ -123,6 +107,32 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     else:
         _print_text(report, result)
     return status
+
+
+def _report_failure(args: argparse.Namespace, exc: Any) -> int:
+    """A layer failed: the layers before it as a normal report (text, --json, --csv, with
+    `complete: false` and `failed_layer`), then the error naming the layer; exit status 1."""
+    import sys
+
+    result = exc.partial
+    report = (result.to_dict() if result is not None
+              else {"layers": [{"name": name} for name in exc.finished]})
+    report.update(target=args.target, input=args.input, complete=False,
+                  failed_layer={"index": exc.index + 1, "name": exc.layer, "error": exc.message})
+    if args.csv and result is not None:
+        with open(args.csv, "w", encoding="utf-8") as fh:
+            fh.write(result.to_csv())
+    if args.json:
+        print(json.dumps(report, default=_json_default))
+    else:
+        if result is not None:
+            print(result.table(limit=None))
+        else:
+            print(f"finished layers: {', '.join(exc.finished) or '(none)'}")
+        print(f"  stopped at layer {exc.index + 1} ({exc.layer}): the {exc.index} layer(s) above "
+              "finished; the totals are theirs")
+    print(exc.render(), file=sys.stderr)
+    return 1
 
 
 def _write_outputs(args: argparse.Namespace, result: Any) -> None:
@@ -157,6 +167,10 @@ def _zoom(args: argparse.Namespace, result: Any) -> None:
 
 
 def _print_text(report: dict[str, Any], result: Any) -> None:
+    if report.get("dtype"):
+        skipped = report.get("dtype_skipped") or []
+        print(f"precision {report['dtype']}" + (f" ({', '.join(skipped)} left at f32: they do not "
+                                                 "take it)" if skipped else ""))
     if result is not None:
         print(result.table(limit=None))
     else:
@@ -192,8 +206,15 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: no limit)")
     g.add_argument("--layer", metavar="NAME", default=None,
                    help="with --timeline OUT.png: also draw layer NAME's engine timeline (OUT.NAME.png)")
+    g.add_argument("--shape", action="append", metavar="NAME=DIMS", default=None,
+                   help="ONNX: bind input NAME's symbolic dimensions, e.g. --shape input_ids=1x128 "
+                        "(repeatable; a symbolic dimension left unbound is an error naming it)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
+    g.add_argument("--dtype", default=None, metavar="int8|int4|bf16|fp8|f16|f32",
+                   help="zoo, topology and layer-list networks: weights and activations in this "
+                        "precision, the matmul family accumulating wider (i32 / f32) and "
+                        "requantizing its outputs (docs/precision.md); default f32")
 
 
 def is_network(source: str) -> bool:

@@ -15,7 +15,7 @@ from compiler.diagnostics import DiagnosticError, OptionError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "opt", help="parse, verify, transform and print an affine .mlir file",
+        "opt", allow_abbrev=False, help="parse, verify, transform and print an affine .mlir file",
         description="Parse and verify INPUT (an affine-dialect .mlir file, '-' for stdin), run "
                     "the given passes in order (mlir-opt names, e.g. "
                     "--affine-loop-tile=\"tile-sizes=32,32\"), and print the result.")

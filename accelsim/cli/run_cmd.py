@@ -28,11 +28,11 @@ from accelsim.cli.common import (
     RunOutcome,
     RunRequest,
     check_figure_path,
-    describe_array,
     load_inputs,
     load_program,
 )
 from accelsim.errors import InputError
+from compiler.ir.types import to_file_array
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
 # use, so a target with heavy dependencies costs nothing when not chosen.
@@ -67,11 +67,13 @@ def run_on_host(req: RunRequest) -> RunOutcome:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("run", help="run a kernel on a target and report its outputs",
+    p = sub.add_parser("run", allow_abbrev=False, help="run a kernel on a target and report its outputs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help=".mlir file, '-' for stdin, a workload spec such as gemm:M=64, or a "
                                  "network (.csv, .layers, .onnx, or a name from `accelsim networks`)")
-    p.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
+    p.add_argument("--target", default=None,
+                   help=f"where to run: {', '.join(TARGETS)} (default: sim when an option only the "
+                        "simulator reads is given, such as --config, --set or --fidelity; else host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
     p.add_argument("--seed", type=_seed, default=None,
@@ -121,8 +123,9 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse, before anything runs, options the run would ignore or fail to honour at its end."""
     given = [f"--{n}" for n in _SIM_ONLY if getattr(args, n, None)]
     if args.target != "sim":
-        given += [f"--{n.replace('_', '-')}" for n in ("as_is", "timing_only", "set")
-                  if getattr(args, n, False)]
+        from accelsim.cli.target_choice import given_sim_options
+
+        given = given_sim_options(args)
         if given:
             raise InputError(f"{', '.join(given)}: only --target sim reads this (target is "
                              f"{args.target!r})")
@@ -144,9 +147,18 @@ def check_options(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     from accelsim.cli.networks_cmd import is_network, run_network
+    from accelsim.cli.target_choice import choose_target
 
+    choose_target(args)
+
+    from accelsim.cli.suggest import check_known_input
+
+    check_known_input(args.input)  # a name of neither kind: the closest of both
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
+    if getattr(args, "dtype", None):
+        raise InputError(f"--dtype {args.dtype}: for a network INPUT; a workload spec takes "
+                         "dtype= (and acc=, wdtype=), e.g. gemm:M=512,dtype=i8")
     target = resolve_target(args.target)
     check_options(args)
     program = load_program(args.input, args.func)
@@ -162,7 +174,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     outcome = target(RunRequest(program, inputs, args))
     if args.save:
         try:
-            np.savez(args.save, **outcome.arrays)
+            # bf16/fp8 as raw bits, i4 as int8 (docs/precision.md)
+            np.savez(args.save, **{k: to_file_array(v) for k, v in outcome.arrays.items()})
         except OSError as exc:
             raise InputError(f"cannot write {args.save}: {exc.strerror}") from None
     report = _report(args, program, outcome)
@@ -190,33 +203,17 @@ def _apply_passes(program: Program, flags: list[str]) -> None:
 
 
 def _report(args: argparse.Namespace, program: Program, outcome: RunOutcome) -> dict[str, Any]:
-    outputs = outcome.outputs
-    if program.workload is not None:
-        outputs = tuple(program.workload.outputs)
-    return {
-        "target": args.target,
-        "input": program.source,
-        "func": program.func_name,
-        "wall_seconds": outcome.wall_seconds,
-        "compile_seconds": outcome.compile_seconds,
-        "outputs": {name: describe_array(outcome.arrays[name]) for name in outputs if name in outcome.arrays},
-        **outcome.extra,
-    }
+    from accelsim.api.result import run_report
+
+    return run_report(args.target, program, outcome.arrays, outcome.outputs, outcome.wall_seconds,
+                      outcome.compile_seconds, outcome.extra)
 
 
 def _check(program: Program, inputs: Mapping[str, np.ndarray],
            arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, Any], bool]:
-    w = program.workload
-    if w is None:
-        raise InputError("--check needs a workload spec as INPUT (a .mlir file has no reference)")
-    expected = w.reference(inputs)
-    worst: dict[str, float] = {}
-    ok = True
-    for name in w.outputs:
-        got, want = arrays[name].astype(np.float64), expected[name].astype(np.float64)
-        worst[name] = float(np.max(np.abs(got - want), initial=0.0))
-        ok &= bool(np.allclose(got, want, rtol=w.rtol, atol=w.atol))
-    return {"ok": ok, "rtol": w.rtol, "atol": w.atol, "max_abs_error": worst}, ok
+    from accelsim.api.program import check_outputs
+
+    return check_outputs(program, inputs, arrays)
 
 
 def _json_default(value: object) -> object:

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from accelsim.compile.band import Band, BandRef
 from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
-from accelsim.cost import vector_reuse
+from accelsim.cost import precision, vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.kernel import on_array
+from accelsim.cost.rate import cycles_for
 from accelsim.cost.systolic import call_overhead
 from compiler.analysis.exposed import any_read_exposed, copy_in_needed
 from compiler.transforms.data_copy.emit import stride_levels
@@ -263,8 +264,9 @@ class TileModel:
         if levels:
             _, stride, per = levels[0]
         src, dst = (self.fast, self.slow) if outgoing else (self.slow, self.fast)
-        cost = self.dma_cost.transfer(elems, stride, per, r.ebytes, src == self.slow, dst == self.slow,
-                                      src <= dst, 1)
+        cost = self.dma_cost.transfer(elems, stride, per,
+                                      precision.dma_element_bytes(r.memref.type.element),  # type: ignore[attr-defined]
+                                      src == self.slow, dst == self.slow, src <= dst, 1)
         out = [(cost, count)] if count and elems else []
         if len(self._desc) > 20_000:
             self._desc.clear()
@@ -304,19 +306,22 @@ class TileModel:
         unit = self._unit
         assert unit is not None
         counts = unit.counts
-        special = counts.special * cc.special_op_cycles
         # each call is busy for its compute or its SRAM accesses, whichever is longer
         # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
         sram = (self._point_sram * volume // cfg.sram.bytes_per_cycle
                 if cfg.sram.bank_model == "bandwidth" else 0)
-        compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
+        # every op at its precision's rate on its unit (`accelsim.cost.precision`)
+        lanes_all = precision.lane_slots(cc, counts, with_macs=True)
+        compute = max(math.floor(lanes_all * volume / cc.lanes), sram)
         # a matmul-like kernel may run on the array (at its full rate at best) or the lanes,
         # whichever the cost model finds faster for the tile (`CostModel._best`); on the array
         # only under `compute.matmul_unit = "array"`
         matrix = on_array(cc, counts)
         if matrix:
-            on_matrix = (counts.mac * volume // (cc.rows * cc.cols)
-                         + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
+            rest = precision.lane_slots(cc, counts, with_macs=False)
+            on_matrix = (math.floor(counts.mac * volume * precision.mac_scale(cc, counts)
+                                    / (cc.rows * cc.cols))
+                         + math.floor(rest * volume / cc.lanes))
             compute = (max(on_matrix, sram) if cc.matmul_unit == "array"
                        else min(compute, on_matrix))
         compute += calls * (call_overhead(cc, matrix) + cfg.control.issue_cycles)
@@ -330,7 +335,7 @@ class TileModel:
                         dram += count * n * cost.dram_bytes
                         dram_in += 0 if outgoing else count * n * cost.dram_bytes
                         hold = max(cost.port_cycles,
-                                   -(-cost.dram_bytes // (d.bandwidth_bytes_per_cycle * nch)))
+                                   cycles_for(cost.dram_bytes, d.bandwidth_bytes_per_cycle * nch))
                         engine += count * n * (dma.setup_cycles + hold)
         bw = d.channels * d.bandwidth_bytes_per_cycle
         first = [self.descriptors(pl, ci, False, [0] * (c.level + 1))
@@ -339,13 +344,13 @@ class TileModel:
                 for ci, c in enumerate(pl.copies) if c.outgoing]
         ends = []
         for group in (first, last):
-            ends.append(lat - (-sum(cost.dram_bytes * n for ds in group for cost, n in ds) // bw)
+            ends.append(lat + cycles_for(sum(cost.dram_bytes * n for ds in group for cost, n in ds), bw)
                         if group else 0)
         # every copy-in is done before the last kernel, which runs before the last copy-outs
         last_tile = [pl.ntiles[k] - 1 for k in range(pl.inner + 1)]
         tail = self.kernel.cost(self.kernel_trips(pl, last_tile)).cycles + ends[1]
-        before_tail = lat - (-dram_in // bw) if first else 0
-        return max(compute + ends[0] + ends[1], before_tail + tail, -(-dram // bw) + lat,
+        before_tail = lat + cycles_for(dram_in, bw) if first else 0
+        return max(compute + ends[0] + ends[1], before_tail + tail, cycles_for(dram, bw) + lat,
                    -(-engine // dma.engines) + d.latency_cycles)
 
     @staticmethod

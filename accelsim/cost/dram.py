@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from accelsim.config import DramConfig
+from accelsim.cost.rate import cycles_for
 
 
 class Piece(NamedTuple):
@@ -58,7 +59,7 @@ class DramPolicy:
     channels: int
     interleaved: bool        # bursts spread over the channels (more than one, "burst")
     burst: int
-    bandwidth: int           # bytes per cycle per channel
+    bandwidth: int | float   # bytes per cycle per channel (`accelsim.cost.rate`)
     rotations: dict[int, tuple[Rotation, ...]] = field(default_factory=dict, compare=False,
                                                        hash=False, repr=False)
 
@@ -83,7 +84,7 @@ class DramPolicy:
         shares = [(q + (i < r)) * burst for i in range(min(nb, n))]
         if len(self.rotations) > 50_000:
             self.rotations.clear()
-        return tuple(Rotation(tuple(Piece((first + i) % n, b, -(-b // bw))
+        return tuple(Rotation(tuple(Piece((first + i) % n, b, cycles_for(b, bw))
                                     for i, b in enumerate(shares)), (first + nb) % n)
                      for first in range(n))
 

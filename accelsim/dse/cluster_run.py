@@ -41,8 +41,10 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
     only the per-unit sums the figures need (`accelsim.trace.tally`)."""
     from accelsim.compile.clusters import compile_for_clusters
     from accelsim.estimate.clusters import estimate_clusters
+    from accelsim.report import input_traffic
     from accelsim.report.clusters import cluster_analytic_figures, cluster_figures
 
+    compulsory = input_traffic(module, func, config)  # of the program as given, for the roofline
     t0 = time.perf_counter()
     progs = compile_for_clusters(config, module, func, distribution)
     compile_seconds = time.perf_counter() - t0
@@ -51,6 +53,10 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
         figures = cluster_analytic_figures(est.cycles, est.per_cluster, config,
                                            progs.distribution, progs.flags)
         figures["serial_nests"] = progs.serial
+        from accelsim.report.analytic_figures import analytic_report_figures
+
+        figures.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory,
+                                               est.energy(config)))
         return ClusterRun(progs, est, None, figures, compile_seconds, time.perf_counter() - t0)
     from accelsim.sim.clusters import simulate_clusters
     from accelsim.sim.options import SimOptions
@@ -60,6 +66,7 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
                                options=SimOptions(functional=functional,
                                                   keep_records=keep_records))
     sim_seconds = time.perf_counter() - t1
-    figures = cluster_figures(result, config, est.cycles, progs.distribution, progs.flags)
+    figures = cluster_figures(result, config, est.cycles, progs.distribution, progs.flags,
+                              compulsory)
     figures["serial_nests"] = progs.serial
     return ClusterRun(progs, est, result, figures, compile_seconds, sim_seconds)

@@ -29,8 +29,9 @@ Scalar = int | float | str | bool
 FIDELITIES = ("analytic", "event", "both")  # both: analytic, the front confirmed by event
 MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
-                  "constraints", "time_limit_s", "objectives")
+                  "constraints", "time_limit_s", "objectives", "dtype")
 DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` confirms
+SEARCH = "search"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,9 +95,11 @@ class CompilerOption:
 
 
 COMPILER_OPTIONS: dict[str, CompilerOption] = {
-    "tile_sizes": CompilerOption("auto", _tile_sizes,
-                                 "affine-loop-tile sizes per loop of the band, or auto / search / "
-                                 "none"),
+    # "search" by default: a point compiles as `accelsim run --target sim` does
+    "tile_sizes": CompilerOption("search", _tile_sizes,
+                                 "affine-loop-tile sizes per loop of the band, or search (the "
+                                 "default: the tile search of `accelsim run --target sim`, which "
+                                 "chooses copies and stages too) / auto (the cache model) / none"),
     "stages": CompilerOption(2, _positive_int,
                              "affine-pipeline-data-transfer stages (1 = no pipelining)"),
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
@@ -193,9 +196,12 @@ class Point:
     compiler: tuple[tuple[str, Scalar], ...] = ()
     fidelity: str = "analytic"
     functional: bool = False
+    # the sweep's `dtype` (MLIR's name; "": not swept): a kernel's workload already carries it
+    # (`gemm:...,dtype=i8`), a network runs at it (`accelsim.network.precision`)
+    dtype: str = ""
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        out = {
             "workload": self.workload,
             "config": self.config,
             "hardware": dict(sorted(self.hardware)),
@@ -203,6 +209,9 @@ class Point:
             "fidelity": self.fidelity,
             "functional": self.functional,
         }
+        if self.dtype:  # (absent when not swept: the keys of older points stay)
+            out["dtype"] = self.dtype
+        return out
 
     @property
     def key(self) -> str:
@@ -223,6 +232,8 @@ class Point:
         """The input columns of this point's row: one per parameter, flat."""
         row: dict[str, Scalar] = {"workload": self.workload, "config": self.config,
                                   "fidelity": self.fidelity, "functional": self.functional}
+        if self.dtype:
+            row["dtype"] = self.dtype
         row.update(self.hardware)
         row.update(self.options)
         return row
@@ -233,15 +244,14 @@ class Point:
         `kernel` = "network" and `network` = its name."""
         if is_network(self.workload):
             net_env: dict[str, Any] = {"kernel": "network", "network": self.workload[len(NETWORK_PREFIX):],
-                                       "dtype_bytes": 4}
+                                       "dtype_bytes": _bytes(self.dtype or "f32")}
             net_env.update(self.params())
             net_env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
             return net_env
         name, wl_params = parse_workload(self.workload)
         env: dict[str, Any] = dict(wl_params)
         env["kernel"] = name
-        bits = re.fullmatch(r"[a-z]+(\d+)", str(wl_params.get("dtype", "f32")))
-        env["dtype_bytes"] = max(1, int(bits.group(1)) // 8) if bits else 4
+        env["dtype_bytes"] = _bytes(str(wl_params.get("dtype", "f32")))
         env.update(self.params())
         env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
         return env
@@ -255,7 +265,15 @@ class Point:
             compiler=tuple(sorted(data["compiler"].items())),
             fidelity=data["fidelity"],
             functional=bool(data["functional"]),
+            dtype=str(data.get("dtype", "")),
         )
+
+
+def _bytes(dtype: str) -> float:
+    """Bytes of one element of `dtype` (i4: 0.5; an unknown name: 4)."""
+    from accelsim.cost.precision import BITS
+
+    return BITS.get(dtype, 32) / 8
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,9 +313,13 @@ class Sweep:
     objectives: Sequence[str] = DEFAULT_OBJECTIVES
     source: str = "<python>"
     check_registry: bool = True
+    # precisions every workload runs at (`dtype = ["i8", "bf16", "f32"]`): a kernel's spec gets
+    # `dtype=` (its acc= default follows), a network runs with `--dtype`'s rules; None: as given
+    dtype: Sequence[str] | str | None = None
 
     def __post_init__(self) -> None:
         src = self.source
+        object.__setattr__(self, "dtype", self._check_dtype())
         wls = _as_range(self.workloads)
         if not wls:
             raise ConfigError(f"{src}: key 'workloads': empty range (expected at least one workload)")
@@ -341,6 +363,7 @@ class Sweep:
 
         object.__setattr__(self, "hardware", self._check_hardware(_flatten(self.hardware)))
         object.__setattr__(self, "compiler", self._check_compiler(dict(self.compiler)))
+        self._check_search_options()
 
         cons: list[Constraint] = []
         for i, text in enumerate(_as_range(self.constraints)):
@@ -407,9 +430,25 @@ class Sweep:
             out[key] = tuple(dict.fromkeys(canon))
         return out
 
+    def _check_search_options(self) -> None:
+        """The tile search (tile_sizes = "search", the default) chooses the copies and stages
+        itself: a swept option it would ignore is an error, not a sweep of equal points."""
+        tiles = self.compiler.get("tile_sizes", (COMPILER_OPTIONS["tile_sizes"].default,))
+        # a mapping or Gemmini's tiler replaces the search (their program, not the search's)
+        others = [k for k in self.compiler if k not in ("tile_sizes", "mapping", "tile_policy")]
+        if others and all(t == SEARCH for t in tiles):
+            raise ConfigError(
+                f"{self.source}: key 'compiler.{others[0]}': with tile_sizes = \"search\" (the "
+                "default: the tile search of `accelsim run --target sim`) the search chooses the "
+                f"tiles, copies and stages itself, so {others[0]} would change nothing; to sweep "
+                "it, set compiler.tile_sizes = \"auto\" (the cache model's tiles) or explicit "
+                "tiles")
+
     def _check_constraint_names(self) -> None:
         known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
                                                                "functional", "kernel", "dtype_bytes"}
+        if self.dtype:
+            known.add("dtype")
         for w in self.workloads:
             known |= {"network"} if is_network(w) else set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
@@ -438,6 +477,34 @@ class Sweep:
                     except ConfigError as exc:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
+    def _check_dtype(self) -> tuple[str, ...]:
+        if self.dtype is None or self.dtype == ():  # not swept (() once normalized: replace())
+            return ()
+        from workloads.model import dtype_name
+
+        values = _as_range(self.dtype)
+        if not values:
+            raise ConfigError(f"{self.source}: key 'dtype': empty range (expected e.g. [\"i8\", \"f32\"])")
+        out = []
+        for v in values:
+            try:
+                out.append(dtype_name(v) if isinstance(v, str) else dtype_name(repr(v)))
+            except ValueError as exc:
+                raise ConfigError(f"{self.source}: key 'dtype': {str(exc).replace('--dtype ', '')}")
+        return tuple(dict.fromkeys(out))
+
+    def _at(self, workload: str, dtype: str) -> str:
+        """`workload` at `dtype`: a kernel's spec with `dtype=` (checked by the registry)."""
+        if not dtype or is_network(workload):
+            return workload
+        name, params = parse_workload(workload)
+        params = {k: v for k, v in params.items() if k not in ("dtype", "acc", "wdtype")}
+        text = name + ":" + ",".join([*(f"{k}={v}" for k, v in params.items()), f"dtype={dtype}"])
+        try:
+            return self._canonical_workload(text)
+        except (AccelsimError, ValueError) as exc:
+            raise ConfigError(f"{self.source}: key 'dtype': {workload} at {dtype}: {exc}") from None
+
     def _canonical_workload(self, spec: str) -> str:
         """With the registry: its canonical spec (every parameter, defaults included), so
         `gemm` and `gemm:M=<default>` are one point. Without: sorted `key=value` pairs.
@@ -457,23 +524,33 @@ class Sweep:
     @property
     def size(self) -> int:
         """Points before constraints."""
-        n = len(self.workloads) * len(self.config) * len(self.fidelity)
+        n = len(self.workloads) * len(self.config) * len(self.fidelity) * max(1, len(self.dtype))
         for values in (*self.hardware.values(), *self.compiler.values()):
             n *= len(values)
         return n
 
     def iter_all(self) -> Iterator[Point]:
         hw_keys, cc_keys = list(self.hardware), list(self.compiler)
-        for wl, cfg in itertools.product(self.workloads, self.config):
+        for wl0, dt, cfg in itertools.product(self.workloads, self.dtype or ("",), self.config):
+            wl = self._at(wl0, dt)
             for hw in itertools.product(*(self.hardware[k] for k in hw_keys)):
+                seen: set[tuple[tuple[str, Scalar], ...]] = set()
                 for cc in itertools.product(*(self.compiler[k] for k in cc_keys)):
                     opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
                     opts.update(zip(cc_keys, cc))
+                    if opts["tile_sizes"] == SEARCH:  # the search's choice: the rest unused
+                        kept = {k: opts[k] for k in ("mapping", "tile_policy")}  # replace it
+                        opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
+                        opts.update(kept)
+                    compiler = tuple(sorted(opts.items()))
+                    if compiler in seen:
+                        continue
+                    seen.add(compiler)
                     for fid in self.fidelity:
                         yield Point(workload=wl, config=cfg,
                                     hardware=tuple(sorted(zip(hw_keys, hw))),
-                                    compiler=tuple(sorted(opts.items())),
-                                    fidelity=fid, functional=self.functional)
+                                    compiler=compiler, fidelity=fid,
+                                    functional=self.functional, dtype=dt)
 
     def points(self) -> list[Point]:
         """Every point that satisfies all constraints, in a stable order."""
@@ -506,6 +583,7 @@ class Sweep:
             "constraints": list(self.constraints),
             "time_limit_s": self.time_limit_s,
             "objectives": list(self.objectives),
+            **({"dtype": list(self.dtype)} if self.dtype else {}),
         }
 
 
@@ -530,6 +608,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: b
         name=data.get("name", Path(source).stem if source.endswith(".toml") else "sweep"),
         time_limit_s=data.get("time_limit_s", DEFAULT_TIME_LIMIT_S),
         objectives=data.get("objectives", DEFAULT_OBJECTIVES),
+        dtype=data.get("dtype"),
         source=source,
         check_registry=check_registry,
     )

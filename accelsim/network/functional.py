@@ -18,7 +18,7 @@ import numpy as np
 
 from accelsim.network.model import Kernel, Network, NetworkError
 from accelsim.network.results import NetworkResult
-from compiler.diagnostics import Location
+from compiler.diagnostics import AccelsimError, DiagnosticError, Location
 
 CHECK_RTOL = 1e-4
 
@@ -78,9 +78,33 @@ def network_inputs(network: Network, seed: int | None = None,
         for n, shape in network.inputs.items():
             if tuple(raw[n].shape) != shape:
                 raise InputError(f"{npz}: input {n!r} has shape {raw[n].shape}, the model wants {shape}")
-        return {n: np.ascontiguousarray(raw[n], dtype=np.float32) for n in network.inputs}
+        return {n: np.ascontiguousarray(raw[n], dtype=_dtype(network.input_dtypes.get(n, "float32")))
+                for n in network.inputs}
     rng = np.random.default_rng(0 if seed is None else seed)
-    return {n: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32) for n, shape in network.inputs.items()}
+    out: dict[str, np.ndarray] = {}
+    for n, shape in network.inputs.items():
+        dtype = _dtype(network.input_dtypes.get(n, "float32"))
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            out[n] = rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+        else:
+            out[n] = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    return out
+
+
+def _as_declared(a: np.ndarray, dtype: str | None) -> np.ndarray:
+    """uint8 outputs come back from the kernels as the same bits in int8."""
+    if dtype == "uint8" and a.dtype == np.int8:
+        return a.view(np.uint8)
+    return a
+
+
+def _dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 class _Runner:
@@ -108,18 +132,21 @@ class _Runner:
                 compiled = self._host[spec] = compile_module(w.module())
             compiled.call(w.func_name, arrays)
             return arrays
-        from accelsim.dse.evaluate import compiled_module, event_figures, workload_traffic
+        from accelsim.api.program import Program, pick_function
+        from accelsim.api.program_run import RunOptions, run_program
+        from accelsim.dse.evaluate import compiled_module, report_figures, workload_traffic
         from accelsim.dse.spec import Point
-        from accelsim.sim.options import SimOptions
-        from accelsim.sim.simulate import simulate
 
         point = Point(workload=spec, config=self.config_name, compiler=(("tile_sizes", "search"),),
                       fidelity="event", functional=True)
         module = compiled_module(point, self.config)
-        result = simulate(module, self.config, inputs=arrays, func=w.func_name, functional=True,
-                          options=SimOptions(keep_records=False))
+        run = run_program(Program(spec, module, pick_function(module, w.func_name), w), self.config,
+                          arrays, RunOptions(estimate=False), compiled=module,
+                          compulsory=workload_traffic(spec, self.config))
         if spec not in self.figures:
-            self.figures[spec] = event_figures(result, workload_traffic(spec, self.config))
+            self.figures[spec] = report_figures(run.report)
+        result = run.sim
+        assert result is not None
         return dict(result.outputs or {})
 
 
@@ -134,9 +161,14 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     runner = _Runner(target, config)
     bar = _bar(len(network.layers), progress, network.name)
     start = time.perf_counter()
-    for layer in network.layers:
-        for kernel in layer.kernels:
-            _run_kernel(kernel, tensors, runner)
+    for index, layer in enumerate(network.layers):
+        try:
+            for kernel in layer.kernels:
+                _run_kernel(kernel, tensors, runner)
+        except AccelsimError as exc:
+            if bar is not None:
+                bar.close()
+            raise _layer_failed(network, index, exc, runner, config, start) from None
         for new, old in layer.views:
             tensors[new] = tensors[old]
         if bar is not None:
@@ -144,7 +176,8 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - start
-    outputs = {n: tensors[n].reshape(shape) for n, shape in network.outputs.items()}
+    outputs = {n: _as_declared(tensors[n], network.input_dtypes.get(n)).reshape(shape)
+               for n, shape in network.outputs.items()}
     run = FunctionalRun(network, target, outputs, feeds, wall,
                         meta={"distinct_kernels": len(network.distinct_workloads())})
     if target == "sim":
@@ -157,6 +190,29 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     if check:
         run.check = compare_with_reference(network, feeds, outputs)
     return run
+
+
+def _layer_failed(network: Network, index: int, exc: AccelsimError, runner: _Runner, config: str,
+                  start: float) -> Exception:
+    """The error of layer `index`, with the result of the layers before it (`NetworkRunError`)."""
+    from dataclasses import replace
+
+    from accelsim.network.timing import NetworkRunError
+
+    layer = network.layers[index]
+    done = replace(network, layers=network.layers[:index])
+    partial = None
+    if runner.target == "sim":
+        cfg = runner.config
+        partial = NetworkResult.build(done, runner.figures, cfg.name, "event", cfg.clock_ghz,
+                                      {"target": "sim", "timing_only": False,
+                                       "distinct_kernels": len(done.distinct_workloads()),
+                                       "wall_seconds": time.perf_counter() - start})
+    why = exc.message if isinstance(exc, DiagnosticError) else str(exc)
+    return NetworkRunError(f"layer {index + 1} of {len(network.layers)}, {layer.name!r} failed: "
+                           f"{why}; {index} layer{'s' if index != 1 else ''} before it finished",
+                           Location(network.source, 0, 0), layer.name, index, partial,
+                           tuple(lr.name for lr in done.layers))
 
 
 def _run_kernel(kernel: Kernel, tensors: dict[str, np.ndarray], runner: _Runner) -> None:
@@ -172,9 +228,9 @@ def _run_kernel(kernel: Kernel, tensors: dict[str, np.ndarray], runner: _Runner)
             if src.size != int(np.prod(shape)):
                 raise NetworkError(f"kernel {kernel.workload}: argument {arg} {shape} is fed tensor "
                                    f"{reads[arg]!r} of shape {src.shape}", Location("<network>", 0, 0))
-            arrays[arg] = np.array(src, dtype=np.float32, copy=True).reshape(shape)
+            arrays[arg] = np.array(src, dtype=t.element.numpy_dtype, copy=True).reshape(shape)
         else:
-            arrays[arg] = np.zeros(shape, dtype=np.float32)
+            arrays[arg] = np.zeros(shape, dtype=t.element.numpy_dtype)
     out = runner.run(kernel.workload, arrays)
     for arg, t in kernel.writes:
         tensors[t] = out[arg]

@@ -20,9 +20,11 @@ from accelsim.network.model import Layer, Network
 Figures = Mapping[str, Any]
 
 # summed over kernels, then over layers; the network JSON carries each of them
-SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "roofline_cycles",
-          "compute_busy_cycles", "dma_busy_cycles", "macs", "ops", "compulsory_bytes")
+SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "dram_bytes",
+          "roofline_cycles", "compute_busy_cycles", "dma_busy_cycles", "macs", "ops",
+          "compulsory_bytes")
 COLUMNS = ("name", "op", "lowering", "start_cycle", "cycles", "compute_utilization",
+           "array_busy_fraction", "mac_utilization",
            "dram_bytes_read", "dram_bytes_written", "roofline_ratio", "bound", "energy_pj",
            "mapping_efficiency", "kernels")
 
@@ -41,8 +43,11 @@ class LayerResult:
         f = self.figures
         return {"name": self.layer.name, "op": self.layer.op, "lowering": self.layer.lowering,
                 "start_cycle": self.start_cycle, **{k: f[k] for k in SUMMED},
-                "compute_utilization": f["compute_utilization"], "roofline_ratio": f["roofline_ratio"],
+                "compute_utilization": f["compute_utilization"],
+                "array_busy_fraction": f["compute_utilization"],
+                "mac_utilization": f.get("mac_utilization"), "roofline_ratio": f["roofline_ratio"],
                 "bound": f["bound"], "mapping_efficiency": f.get("mapping_efficiency"),
+                "precision": f.get("precision"),
                 "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where}
 
 
@@ -67,8 +72,15 @@ def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]
     out["roofline_ratio"] = cycles / out["roofline_cycles"] if out["roofline_cycles"] else None
     busy = out["compute_busy_cycles"]
     out["compute_utilization"] = None if busy is None else busy / cycles if cycles else 0.0
+    peaks = [f.get("peak_macs_per_cycle") for f in per_kernel]
+    out["peak_macs_per_cycle"] = (max(peaks) if peaks and all(isinstance(p, int) for p in peaks)
+                                  else None)
+    out["mac_utilization"] = mac_utilization(out["macs"], cycles, out["peak_macs_per_cycle"])
     dominant = max(per_kernel, key=lambda f: f.get("roofline_cycles") or 0, default=None)
     out["bound"] = str(dominant.get("roofline_bound") or "-") if dominant else "-"
+    # the MAC precisions of the layer's kernels (`i8->i32`), as their reports name them
+    found = [str(f["precision"]) for f in per_kernel if f.get("precision")]
+    out["precision"] = ",".join(dict.fromkeys(found)) or None
     effs = [(f.get("mapping_efficiency"), f.get("cycles") or 0) for f in per_kernel]
     known = [(e, c) for e, c in effs if isinstance(e, int | float)]
     if known and len(known) == len(effs):
@@ -101,12 +113,16 @@ class NetworkResult:
     def totals(self) -> dict[str, Any]:
         t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
         t["cycles"] = int(t["cycles"])
-        t["dram_bytes"] = (None if t["dram_bytes_read"] is None or t["dram_bytes_written"] is None
-                           else t["dram_bytes_read"] + t["dram_bytes_written"])
+        if t["dram_bytes_read"] is not None and t["dram_bytes_written"] is not None:
+            t["dram_bytes"] = t["dram_bytes_read"] + t["dram_bytes_written"]
         t["seconds"] = t["cycles"] / (self.clock_ghz * 1e9)
         t["roofline_ratio"] = t["cycles"] / t["roofline_cycles"] if t["roofline_cycles"] else None
         busy = t["compute_busy_cycles"]
         t["compute_utilization"] = None if busy is None else busy / t["cycles"] if t["cycles"] else 0.0
+        t["array_busy_fraction"] = t["compute_utilization"]
+        peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
+        peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
+        t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
         return t
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,7 +153,11 @@ class NetworkResult:
     def table(self, limit: int | None = None) -> str:
         """The per-layer table and the totals, as text."""
         show_eff = any(r.figures.get("mapping_efficiency") is not None for r in self.layers)
-        head = (f"{'layer':<22} {'lowering':<12} {'cycles':>12} {'util':>6} {'DRAM read':>12} "
+        # an ONNX model's layers are its nodes: their op types get a column
+        show_op = self.network.source.lower().endswith(".onnx")
+        op_head = f"{'op':<18} " if show_op else ""
+        head = (f"{'layer':<22} {op_head}{'lowering':<12} {'cycles':>12} {'busy':>6} {'MAC':>6} "
+                f"{'DRAM read':>12} "
                 f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
                 + (f" {'map eff':>7}" if show_eff else ""))
         lines = [f"network {self.network.name} ({len(self.layers)} layers, "
@@ -148,8 +168,10 @@ class NetworkResult:
             f = r.figures
             ratio = f"{f['roofline_ratio']:.2f}" if f["roofline_ratio"] else "-"
             eff = f.get("mapping_efficiency")
-            lines.append(f"{_clip(r.layer.name, 22):<22} {r.layer.lowering:<12} {f['cycles']:>12,} "
-                         f"{_pct(f['compute_utilization']):>6} {_int(f['dram_bytes_read']):>12} "
+            op = f"{_clip(r.layer.op, 18):<18} " if show_op else ""
+            lines.append(f"{_clip(r.layer.name, 22):<22} {op}{r.layer.lowering:<12} {f['cycles']:>12,} "
+                         f"{_pct(f['compute_utilization']):>6} {_pct(f.get('mac_utilization')):>6} "
+                         f"{_int(f['dram_bytes_read']):>12} "
                          f"{_int(f['dram_bytes_written']):>11} {ratio:>8} {f['bound']:<9} "
                          f"{_uj(f['energy_pj']):>10}"
                          + ((f" {eff:>7.1%}" if eff is not None else f" {'-':>7}") if show_eff else ""))
@@ -158,12 +180,25 @@ class NetworkResult:
         t = self.totals()
         ratio = f"{t['roofline_ratio']:.2f}" if t["roofline_ratio"] else "-"
         lines.append("-" * len(head))
-        lines.append(f"{'total':<22} {'':<12} {t['cycles']:>12,} {_pct(t['compute_utilization']):>6} "
+        lines.append(f"{'total':<22} {op_head and ' ' * len(op_head)}{'':<12} {t['cycles']:>12,} "
+                     f"{_pct(t['compute_utilization']):>6} "
+                     f"{_pct(t['mac_utilization']):>6} "
                      f"{_int(t['dram_bytes_read']):>12} {_int(t['dram_bytes_written']):>11} {ratio:>8} "
                      f"{'':<9} {_uj(t['energy_pj']):>10}")
         lines.append(f"{t['cycles']:,} cycles = {t['seconds'] * 1e3:.3f} ms at {self.clock_ghz:g} GHz; "
                      f"{int(t['macs']):,} MACs; simulated in {self.meta.get('wall_seconds', 0):.2f} s")
+        lines.append("busy = array busy (cycles a kernel ran / cycles); MAC = MAC utilization (MACs / "
+                     "(cycles x peak MACs a cycle))"
+                     + (f"; DRAM {t['dram_bytes']:,} B moved" if t.get("dram_bytes") is not None
+                        and t["dram_bytes_read"] is None else ""))
         return "\n".join(lines)
+
+
+def mac_utilization(macs: Any, cycles: Any, peak: Any) -> float | None:
+    """Useful MACs / (cycles x the machine's peak MACs a cycle); None where one is unknown."""
+    if macs is None or not cycles or not peak:
+        return None
+    return float(macs) / (float(cycles) * float(peak))
 
 
 def _sum(values: Any) -> Any:

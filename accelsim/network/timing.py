@@ -72,17 +72,47 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
             close()
         if bar is not None:
             bar.close()
-    if failures:
-        spec, why = failures[0]
-        users = [layer for layer in network.layers if any(k.workload == spec for k in layer.kernels)]
-        raise NetworkError(f"layer {users[0].name!r} (kernel {spec}) failed: {why}"
-                           + (f" ({len(failures) - 1} more kernels failed)" if len(failures) > 1 else ""),
-                           _loc(users[0].where))
     # kernel_cpu_seconds: CPU time of the kernel evaluations (compile + simulate), in whichever
     # process ran them
     meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(points), "workers": n,
             "wall_seconds": time.perf_counter() - start, "kernel_cpu_seconds": kernel_cpu}
+    if failures:
+        raise _failure(network, failures, figures, cfg, fidelity, meta)
     return NetworkResult.build(network, figures, cfg.name, fidelity, cfg.clock_ghz, meta)
+
+
+class NetworkRunError(NetworkError):
+    """A layer of a network run failed: `layer` names it (`index` from 0), `finished` the
+    layers before it, `partial` their result (None: a run on the host, which has no figures),
+    for the report of what finished."""
+
+    def __init__(self, message: str, loc: Any, layer: str, index: int,
+                 partial: NetworkResult | None, finished: tuple[str, ...] = ()):
+        super().__init__(message, loc)
+        self.layer, self.index, self.partial = layer, index, partial
+        self.finished = finished or (tuple(r.layer.name for r in partial.layers) if partial else ())
+
+
+def _failure(network: Network, failures: list[tuple[str, str]], figures: dict[str, Any],
+             cfg: Any, fidelity: str, meta: dict[str, Any]) -> NetworkRunError:
+    """The error of the first layer (in network order) one of whose kernels failed, with the
+    result of the layers before it."""
+    from dataclasses import replace
+
+    failed = dict(failures)
+    index = next(i for i, layer in enumerate(network.layers)
+                 if any(k.workload in failed for k in layer.kernels))
+    layer = network.layers[index]
+    spec = next(k.workload for k in layer.kernels if k.workload in failed)
+    done = replace(network, layers=network.layers[:index])
+    partial = NetworkResult.build(done, figures, cfg.name, fidelity, cfg.clock_ghz,
+                                  {**meta, "distinct_kernels": len(done.distinct_workloads())})
+    more = len(failures) - 1
+    return NetworkRunError(f"layer {index + 1} of {len(network.layers)}, {layer.name!r} (kernel "
+                           f"{spec}) failed: {failed[spec]}"
+                           + (f" ({more} more kernel{'s' if more > 1 else ''} failed)" if more else "")
+                           + f"; {index} layer{'s' if index != 1 else ''} before it finished",
+                           _loc(layer.where), layer.name, index, partial)
 
 
 def kernel_figures(network: Network, point: Any, config: Any) -> NetworkResult:

@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.rate import cycles_for
 from accelsim.report.figures import Energy
 from accelsim.report.levels import LevelRow, level_traffic, rows_of
+from accelsim.report.roofline import peak_dram_bytes_per_cycle
 from accelsim.trace import Trace
 from accelsim.trace.tally import sums_of
 
@@ -83,11 +85,14 @@ class ClusterReport:
                 "dram_bytes_read": self.dram_read, "dram_bytes_written": self.dram_written,
                 "dram_bytes_copied": self.dram_copied}
 
+    def __str__(self) -> str:
+        return self.text()
+
     def text(self) -> str:
         out = [f"clusters: {len(self.rows)}, {self.cycles} cycles; load imbalance "
                f"{self.imbalance:.1%}; bound: {self.bound} (roofline "
                + ", ".join(f"{k} {v}" for k, v in self.bounds.items()) + " cycles)"]
-        out.append("  cluster   busy cycles  stall cycles  barrier cycles  utilization")
+        out.append("  cluster   busy cycles  stall cycles  barrier cycles   array busy")
         for r in self.rows:
             out.append(f"  c{r.cluster:<7} {r.busy_cycles:>11} {r.stall_cycles:>13} "
                        f"{r.barrier_cycles:>15} {r.utilization:>11.1%}")
@@ -146,9 +151,8 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
     imbalance = max(busy) / mean - 1.0 if mean else 0.0
     util = {k: v / span for k, v in sorted(links.items())}
     hottest = max(util, key=lambda k: util[k]) if util else None
-    d = config.dram
-    peak = d.channels * d.bandwidth_bytes_per_cycle
-    bounds = {"compute": -(-ideal_compute // n), "DRAM": -(-dram_bytes // peak)}
+    peak = peak_dram_bytes_per_cycle(config)  # with dram.model = "timing": the technology's
+    bounds = {"compute": -(-ideal_compute // n), "DRAM": cycles_for(dram_bytes, peak)}
     if hottest is not None:
         ic = config.interconnect
         bw = ic.bandwidth_bytes_per_cycle if ic.kind == "bus" else ic.link_bytes_per_cycle
@@ -187,21 +191,27 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     moved, SRAM bytes through every cluster's ports (with memory levels: every level's bytes
     at its own energies, `levels` from `cluster_levels`), every cluster's arithmetic, and the
     configured static power over the run (`energy.static_mw`: the machine's)."""
-    e = config.energy
+    from accelsim.cost.energy import energy
+
+    per_level: dict[str, float] = {}
     if config.multi_level:
-        dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-    else:
-        dram_pj = (rep.dram_read + rep.dram_written + rep.dram_copied) * e.dram_pj_per_byte
-        sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-    return Energy(dram_pj, sram_pj,
-                  int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                  + int(stats.special_ops) * e.special_pj, e.static_mw * 1e-3 * seconds * 1e12)
+        per_level = {"dram_pj": levels[0].energy_pj, "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+    return energy(config, dram_bytes=rep.dram_read + rep.dram_written + rep.dram_copied,
+                  sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                  macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                  special_ops=int(stats.special_ops), seconds=seconds,
+                  compute_pj=getattr(stats, "compute_pj", None), **per_level)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,
-                    pipeline: list[str]) -> dict[str, Any]:
+                    pipeline: list[str], compulsory: Any = None) -> dict[str, Any]:
     """The figures of a many-cluster event run (`result`: `simulate_clusters`' SimResult), with
-    its cluster report and the analytic estimate's cycles beside the event ones."""
+    its cluster report and the analytic estimate's cycles beside the event ones; the figures a
+    one-cluster report has under the same names: `dram_bytes` (moved: read, written, copied),
+    `array_busy_fraction` (the clusters' mean busy time) and `mac_utilization` (MACs over every
+    cluster's peak), and with `compulsory` (the input program's `CompulsoryTraffic`) the honest
+    roofline (`cluster_honest_roofline`: `roofline_cycles`, `roofline_bound`,
+    `roofline_ratio`), `compulsory_bytes` and `traffic_ratio`."""
     rep = run_cluster_report(result, config)
     n = max(len(rep.rows), 1)
     busy = sum(r.busy_cycles for r in rep.rows) / n
@@ -214,6 +224,22 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
         "energy_pj": energy.total_pj, "energy_dram_pj": energy.dram_pj,
         "energy_sram_pj": energy.sram_pj, "energy_compute_pj": energy.compute_pj,
         "energy_static_pj": energy.static_pj}
+    macs = int(result.stats.macs)
+    peak_macs = config.clusters * config.compute.macs_per_cycle
+    moved = rep.dram_read + rep.dram_written + rep.dram_copied
+    totals.update({
+        "array_busy_fraction": totals["compute_utilization"], "macs": macs,
+        "mac_utilization": macs / (result.cycles * peak_macs) if result.cycles else None,
+        "peak_macs_per_cycle": peak_macs, "dram_bytes": moved,
+        "roofline_cycles": None, "roofline_bound": None, "roofline_ratio": None,
+        "compulsory_bytes": None, "traffic_ratio": None})
+    honest = cluster_honest_roofline(config, result.stats, compulsory)
+    if honest is not None:
+        totals["roofline_cycles"], totals["roofline_bound"] = honest
+        totals["roofline_ratio"] = result.cycles / honest[0] if honest[0] else None
+    if compulsory is not None and compulsory.known:
+        totals["compulsory_bytes"] = int(compulsory.bytes)
+        totals["traffic_ratio"] = moved / compulsory.bytes if compulsory.bytes else None
     if levels:
         totals["levels"] = [lv.to_dict() for lv in levels]
     return {"fidelity": "event", "cycles": result.cycles, "seconds": result.seconds,
@@ -224,13 +250,42 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
             if result.cycles else 0.0, **rep.as_json(), **totals}
 
 
+def cluster_summary_lines(figures: dict[str, Any]) -> list[str]:
+    """The lines a one-cluster report has and the cluster table does not: the honest
+    roofline, MAC utilization beside array busy, and energy (`cluster_figures`' figures)."""
+    f = figures
+    lines = []
+    if f.get("roofline_cycles"):
+        lines.append(f"  roofline   {f['roofline_cycles']:,} cycles, {f['roofline_bound']}-bound "
+                     f"(compulsory DRAM traffic {f['compulsory_bytes']:,} B); run is "
+                     f"{f['roofline_ratio']:.3f}x the roofline")
+    else:
+        lines.append("  roofline   - (the program's compulsory traffic is unknown)")
+    if f.get("dram_bytes") is not None:
+        ratio = f.get("traffic_ratio")
+        lines.append(f"  traffic    {f['dram_bytes']:,} DRAM bytes moved"
+                     + (f" = {ratio:.3g}x the compulsory" if ratio else ""))
+    mac = f.get("mac_utilization")
+    lines.append(f"  compute    array busy {f['array_busy_fraction']:.1%} (clusters' mean); MAC "
+                 f"utilization {mac:.1%} ({f['macs']:,} MACs over {f['peak_macs_per_cycle']} a "
+                 "cycle)" if mac is not None else "  compute    -")
+    if f.get("energy_pj") is not None:
+        total = f["energy_pj"] or 1.0
+        parts = ", ".join(f"{name} {f[key] / 1e6:,.4g} uJ ({f[key] / total:.1%})"
+                          for name, key in (("DRAM", "energy_dram_pj"), ("SRAM", "energy_sram_pj"),
+                                            ("compute", "energy_compute_pj"),
+                                            ("static", "energy_static_pj")))
+        lines.append(f"  energy     {f['energy_pj'] / 1e6:,.4g} uJ: {parts}")
+    return lines
+
+
 def cluster_honest_roofline(config: HardwareConfig, stats: Any, compulsory: Any
                             ) -> tuple[int, str] | None:
     """The honest roofline of a many-cluster run, (cycles, bound): the program's ops at every
     cluster's peak compute together (`peak_compute_cycles` over the clusters), its compulsory
     DRAM bytes (`compulsory`, the input program's `CompulsoryTraffic`) at DRAM's peak and,
     on a bus, at the bus's; None when the compulsory traffic is unknown."""
-    from accelsim.report.roofline import peak_compute_cycles, peak_dram_bytes_per_cycle
+    from accelsim.report.roofline import peak_compute_cycles
 
     if compulsory is None or not compulsory.known:
         return None
@@ -238,7 +293,8 @@ def cluster_honest_roofline(config: HardwareConfig, stats: Any, compulsory: Any
     one = peak_compute_cycles(config, int(stats.macs), int(stats.alu_ops), int(stats.special_ops))
     nbytes = int(compulsory.bytes)
     # named as a one-cluster roofline's bounds: compute, bandwidth (DRAM's), interconnect
-    bounds = {"compute": -(-one // n), "bandwidth": -(-nbytes // peak_dram_bytes_per_cycle(config))}
+    bounds = {"compute": -(-one // n),
+              "bandwidth": cycles_for(nbytes, peak_dram_bytes_per_cycle(config))}
     ic = config.interconnect
     if ic.kind == "bus":
         bounds["interconnect"] = -(-nbytes // ic.bandwidth_bytes_per_cycle)

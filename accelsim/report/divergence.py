@@ -32,7 +32,9 @@ def group_analytic_cycles(row: BufferRow, config: HardwareConfig) -> int:
     d = view.dram
     lanes = d.channels if d.interleave == "burst" else 1
     per = view.dma.setup_cycles + (d.latency_cycles if row.direction != "copy" else 0)
-    return row.transfers * per + -(-row.bytes // (d.bandwidth_bytes_per_cycle * lanes))
+    from accelsim.cost.rate import cycles_for
+
+    return row.transfers * per + cycles_for(row.bytes, d.bandwidth_bytes_per_cycle * lanes)
 
 
 def group_rows(buffers: list[BufferRow], config: HardwareConfig) -> list[dict[str, Any]]:

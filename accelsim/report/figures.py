@@ -44,6 +44,10 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
+from accelsim.cost.energy import Energy
+from accelsim.cost.energy import energy as energy_of
+from accelsim.cost.rate import cycles_for
 from accelsim.report.levels import (
     LevelRow,
     LinkRow,
@@ -111,6 +115,42 @@ class UnitRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PrecisionRow:
+    """The run's MACs of one precision (`accelsim.cost.precision`): on which unit, at what
+    rate relative to its native precision, at how many pJ each."""
+
+    dtype: str
+    acc: str
+    unit: str                # "matrix RxC" or "lanes"
+    macs: int
+    rate: float | None       # the unit's rate for the precision (None: not in its table)
+    native: str              # the unit's native precision
+    mac_pj: float
+
+    @property
+    def precision(self) -> str:
+        return f"{self.dtype}->{self.acc}" if self.acc and self.acc != self.dtype else self.dtype
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"precision": self.precision, "dtype": self.dtype, "acc": self.acc,
+                "unit": self.unit, "macs": self.macs, "rate": self.rate,
+                "native_dtype": self.native, "mac_pj": self.mac_pj}
+
+
+def precision_rows(config: HardwareConfig, stats: Any) -> tuple[PrecisionRow, ...]:
+    """One row per (precision, accumulator, unit) of the run's MACs, the most MACs first."""
+    cc = config.compute
+    rows = []
+    for (dt, acc, unit), n in (getattr(stats, "macs_by_dtype", None) or {}).items():
+        on_array = unit == "array"
+        rows.append(PrecisionRow(
+            dt, acc, f"matrix {cc.rows}x{cc.cols}" if on_array else f"lanes {cc.lanes}", int(n),
+            (precision.mac_rate if on_array else precision.lane_rate)(cc, dt), cc.native_dtype,
+            precision.mac_pj(config.energy, dt, acc)))
+    return tuple(sorted(rows, key=lambda r: (-r.macs, r.dtype, r.unit)))
+
+
+@dataclass(frozen=True, slots=True)
 class BufferRow:
     """The DMAs of one `dma_start` (label `src->dst`, its IR location): how much of their time
     compute hid, and how long the control processor stalled waiting for them."""
@@ -128,20 +168,6 @@ class BufferRow:
         return {"buffer": self.label, "loc": self.loc, "direction": self.direction,
                 "transfers": self.transfers, "bytes": self.bytes, "dma_cycles": self.dma_cycles,
                 "hidden_cycles": self.hidden_cycles, "exposed_cycles": self.exposed_cycles}
-
-
-@dataclass(frozen=True, slots=True)
-class Energy:
-    """pJ per component: DRAM bytes moved, SRAM bytes through the ports, arithmetic, leakage."""
-
-    dram_pj: float
-    sram_pj: float
-    compute_pj: float
-    static_pj: float
-
-    @property
-    def total_pj(self) -> float:
-        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +208,8 @@ class Report:
     array_folds: int = 0             # folds under a systolic dataflow
     array_pe_used: int = 0           # PEs mapped, summed over the folds
     array_pes: int = 0               # rows x cols
+    precisions: tuple[PrecisionRow, ...] = ()  # the MACs by precision and unit
+    peak_macs_per_cycle: int = 0     # the compute unit's MACs a cycle (rows x cols, or lanes)
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
@@ -209,7 +237,7 @@ class Report:
         macs, alu, special = int(stats.macs), int(stats.alu_ops), int(stats.special_ops)
         ops = 2 * macs + alu + special
         sram_bw = config.sram.bytes_per_cycle
-        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), -(-moved // peak_bw),
+        roof = Roofline(ops, moved, int(stats.ideal_compute_cycles), cycles_for(moved, peak_bw),
                         peak_bw, compute_unit_name(config),
                         -(-int(stats.kernel_sram_bytes) // sram_bw), sram_bw)
         honest = io = None
@@ -225,25 +253,24 @@ class Report:
                     peak = ideal
                 honest = honest_roofline(config, ops, peak,
                                          compulsory.bytes, compulsory.read_bytes,
-                                         compulsory.input_derived_written_bytes)
+                                         compulsory.input_derived_written_bytes,
+                                         compulsory.recurrence)
 
-        e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
         buffers = _buffer_rows(tf)
         if level_peaks is None:  # a trace read back keeps them in its metadata
             level_peaks = trace.metadata.get("level_peaks") or {}
         levels = level_rows(config, tf, stats, level_peaks, sram_peak_bytes, buffers)
         links = link_rows(config, trace, tf, total)
+        per_level: dict[str, float] = {}
         if config.multi_level:  # per level: its bytes at its own energies
-            dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-        else:
-            dram_pj = moved * e.dram_pj_per_byte
-            sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-        energy = Energy(
-            dram_pj=dram_pj, sram_pj=sram_pj,
-            compute_pj=(int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                        + int(stats.special_ops) * e.special_pj),
-            static_pj=e.static_mw * 1e-3 * seconds * 1e12)
+            per_level = {"dram_pj": levels[0].energy_pj,
+                         "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+        energy = energy_of(config, dram_bytes=moved,
+                           sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                           macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                           special_ops=int(stats.special_ops), seconds=seconds,
+                           compute_pj=getattr(stats, "compute_pj", None), **per_level)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
@@ -261,6 +288,8 @@ class Report:
             array_folds=int(getattr(stats, "array_folds", 0)),
             array_pe_used=int(getattr(stats, "array_pe_used", 0)),
             array_pes=config.compute.rows * config.compute.cols,
+            precisions=precision_rows(config, stats),
+            peak_macs_per_cycle=config.compute.macs_per_cycle,
             warnings=tuple(warnings))
 
     @staticmethod
@@ -290,6 +319,28 @@ class Report:
     @property
     def compute_utilization(self) -> float:
         return self.compute_busy_cycles / self.cycles if self.cycles else 0.0
+
+    @property
+    def array_busy_fraction(self) -> float:
+        """Busy time: the cycles the compute unit ran a kernel / the run's cycles (what
+        `compute_utilization` has always been). Compare `mac_utilization`."""
+        return self.compute_utilization
+
+    @property
+    def mac_utilization(self) -> float | None:
+        """Useful work: MACs / (cycles x the unit's peak MACs a cycle); a busy array whose
+        PEs are partly idle (a narrow tile, fill and drain) has it below `array_busy_fraction`.
+        The peak is the array's rate for the MACs' precisions (`compute.macs_rate`: bf16 at
+        0.5 peaks at half the PEs' native MACs) when every MAC ran on the array. None without
+        a peak."""
+        den = self.cycles * self.peak_macs_per_cycle
+        if not den:
+            return None
+        rows = self.precisions
+        if rows and all(r.unit.startswith("matrix") and r.rate for r in rows) \
+                and sum(r.macs for r in rows) == self.macs:
+            return sum(r.macs / r.rate for r in rows) / den  # type: ignore[operator]
+        return self.macs / den
 
     @property
     def dma_utilization(self) -> float:
@@ -359,7 +410,8 @@ class Report:
         return {**self.figures(), "units": [u.to_dict() for u in self.units],
                 "buffers": [b.to_dict() for b in self.buffers],
                 "levels": [lv.to_dict() for lv in self.levels],
-                "links": [lk.to_dict() for lk in self.links]}
+                "links": [lk.to_dict() for lk in self.links],
+                "precisions": [p.to_dict() for p in self.precisions]}
 
     @property
     def hierarchical_roofline(self) -> tuple[int, str]:
@@ -375,6 +427,8 @@ class Report:
             "dram_bytes_read": self.dram_bytes_read, "dram_bytes_written": self.dram_bytes_written,
             "dram_bytes_copied": self.dram_bytes_copied, "dram_bytes": self.dram_bytes,
             "compute_utilization": self.compute_utilization,
+            "array_busy_fraction": self.array_busy_fraction,
+            "mac_utilization": self.mac_utilization, "peak_macs_per_cycle": self.peak_macs_per_cycle,
             "dma_utilization": self.dma_utilization, "overlap_fraction": self.overlap_fraction,
             "dma_hidden_fraction": self.dma_hidden_fraction,
             "dma_busy_cycles": self.dma_busy_cycles, "compute_busy_cycles": self.compute_busy_cycles,
@@ -400,10 +454,21 @@ class Report:
             "hierarchical_roofline_cycles": self.hierarchical_roofline[0],
             "hierarchical_roofline_bound": self.hierarchical_roofline[1],
             "dataflow": self.dataflow or None, "array_folds": self.array_folds,
+            "precision": ",".join(p.precision for p in self.precisions) or None,
+            "precision_rate": self.precisions[0].rate if self.precisions else None,
             "mapping_efficiency": self.mapping_efficiency,
             "flags": list(self.flags), "warnings": list(self.warnings),
             **dict(self.extra),
         }
+
+    def _precision_lines(self) -> list[str]:
+        """One line per MAC precision: its unit, the unit's rate for it, pJ a MAC."""
+        out = []
+        for k, p in enumerate(self.precisions):
+            rate = "not in its rate table" if p.rate is None else f"{p.rate:g}x its native {p.native} rate"
+            out.append(f"  {'precision' if k == 0 else '':<9}  {p.precision}: {p.macs:,} MACs on the "
+                       f"{p.unit} at {rate}, {p.mac_pj:.3g} pJ a MAC")
+        return out
 
     def _array_lines(self) -> list[str]:
         """The matrix unit's dataflow line (only under a systolic dataflow)."""
@@ -428,6 +493,8 @@ class Report:
                                     if r is not None and r.latency_floor_cycles else None),
             "latency_bound": r.latency_bound if r is not None else None,
             "write_chain_cycles": r.write_chain_cycles if r is not None else None,
+            "critical_path_cycles": r.critical_path_cycles if r is not None else None,
+            "critical_path": r.critical_path_what if r is not None else None,
             "operational_intensity": r.intensity if r is not None and r.dram_bytes else None,
             "roofline_basis": self.roofline_basis,
             "compulsory_bytes": c.bytes if known else None,  # type: ignore[union-attr]
@@ -490,6 +557,12 @@ class Report:
                              + (f"run is latency-bound: the floor is {f / r.cycles:.2f}x the roofline, "
                                 f"run is {self.cycles / f:.3f}x the floor" if r.latency_bound
                                 else f"run is {self.cycles / f:.3f}x it (not latency-bound)"))
+            cp = r.critical_path_cycles
+            if cp:
+                lines.append(f"  critical   path {cp:,} cycles: {r.critical_path_what}; "
+                             + (f"the run is bound by this recurrence whatever the schedule, and is "
+                                f"{self.cycles / cp:.3f}x it" if r.critical_path_bound
+                                else f"run is {self.cycles / cp:.3f}x it (not bound by it)"))
             w = r.write_chain_cycles
             if w > r.floor_cycles:
                 derived = self.compulsory.input_derived_written_bytes  # type: ignore[union-attr]
@@ -519,6 +592,10 @@ class Report:
                          f"{self.cycles / s.sram_cycles:.3f}x that")
         return lines
 
+    def __str__(self) -> str:
+        """The text report (`format_table`), as `accelsim run --target sim` prints it."""
+        return self.format_table()
+
     def format_table(self, max_buffers: int = 20) -> str:
         """The readable default output of `accelsim run --target sim`; the DMA rows are the
         `max_buffers` with the most exposed cycles (all of them are in `to_dict()`)."""
@@ -538,9 +615,12 @@ class Report:
             f"  DMA        busy {self.dma_busy_cycles:,} cycles: hidden {self.hidden_dma_cycles:,} "
             f"({pct(self.dma_hidden_fraction)} overlapped by compute), exposed "
             f"{self.exposed_dma_cycles:,} (control stalled)",
-            f"  compute    busy {self.compute_busy_cycles:,} cycles ({pct(self.compute_utilization)}), "
+            f"  compute    busy {self.compute_busy_cycles:,} cycles (array busy "
+            f"{pct(self.array_busy_fraction)}; MAC utilization "
+            f"{pct(self.mac_utilization) if self.mac_utilization is not None else '-'}), "
             f"{plural(self.kernel_calls, 'kernel call')}, {plural(self.dma_ops, 'DMA')}",
             *self._array_lines(),
+            *self._precision_lines(),
             f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"
             if self.busiest.busy_cycles else "  busiest    -",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "

@@ -68,7 +68,9 @@ class LinkRow:
     @property
     def ceiling_cycles(self) -> int:
         """This link's roofline ceiling: its bytes at its peak bandwidth."""
-        return -(-self.bytes // self.peak_bytes_per_cycle)
+        from accelsim.cost.rate import cycles_for
+
+        return cycles_for(self.bytes, self.peak_bytes_per_cycle)
 
     def to_dict(self) -> dict[str, Any]:
         return {"src": self.src, "dst": self.dst, "bytes": self.bytes,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.peak import program_peak_cycles
+from accelsim.cost.rate import as_rate, cycles_for
 from compiler.analysis.compulsory import CompulsoryTraffic, compulsory_traffic
 from compiler.analysis.nest_kernel import NestFigures
 from compiler.diagnostics import DiagnosticError
@@ -45,6 +46,8 @@ class Roofline:
     sram_bytes_per_cycle: int = 0
     latency_floor_cycles: int = 0  # the dependent DRAM read -> write chain (`latency_floor`)
     write_chain_cycles: int = 0    # the input-derived writes after the first read (`write_chain`)
+    critical_path_cycles: int = 0  # the longest loop-carried dependence chain (`critical_path`)
+    critical_path_what: str = ""   # that chain, named (links x cycles, the loop's location)
 
     @property
     def latency_bound(self) -> bool:
@@ -54,8 +57,14 @@ class Roofline:
 
     @property
     def floor_cycles(self) -> int:
-        """The larger of the roofline and the latency floor: a lower bound on any run."""
-        return max(self.cycles, self.latency_floor_cycles)
+        """The largest of the roofline, the latency floor and the critical path: a lower
+        bound on any run."""
+        return max(self.cycles, self.latency_floor_cycles, self.critical_path_cycles)
+
+    @property
+    def critical_path_bound(self) -> bool:
+        """A loop-carried dependence chain, not compute, bandwidth or latency, bounds the run."""
+        return self.critical_path_cycles > max(self.cycles, self.latency_floor_cycles)
 
     @property
     def sram_bound(self) -> bool:
@@ -126,10 +135,12 @@ def peak_compute_cycles(config: HardwareConfig, macs: int, alu_ops: int, special
     return min(on_lanes, -(-macs // (cc.rows * cc.cols)) + -(-rest // cc.lanes))
 
 
-def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int:
-    """All channels' peak (with the DRAM timing model: the technology's, `bandwidth_view`)."""
+def peak_dram_bytes_per_cycle(config: HardwareConfig) -> int | float:
+    """All channels' peak: the one function every report, roofline and DSE figure reads DRAM
+    bandwidth through (with `dram.model = "timing"` the technology's effective peak,
+    `bandwidth_view`, never the bandwidth key it does not read)."""
     d = config.bandwidth_view().dram
-    return d.channels * d.bandwidth_bytes_per_cycle
+    return as_rate(d.channels * d.bandwidth_bytes_per_cycle)
 
 
 def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -> int:
@@ -144,9 +155,9 @@ def latency_floor(config: HardwareConfig, read_bytes: int, written_bytes: int) -
     peak = peak_dram_bytes_per_cycle(config)
     lat = config.bandwidth_view().dram.latency_cycles
     if read_bytes and written_bytes:
-        return lat + -(-read_bytes // peak) + lat
+        return lat + cycles_for(read_bytes, peak) + lat
     if read_bytes or written_bytes:
-        return lat + -(-(read_bytes + written_bytes) // peak)
+        return lat + cycles_for(read_bytes + written_bytes, peak)
     return 0
 
 
@@ -165,12 +176,31 @@ def write_chain(config: HardwareConfig, read_bytes: int, derived_bytes: int) -> 
         return 0
     view = config.bandwidth_view()
     lat, setup = view.dram.latency_cycles, view.dma.setup_cycles
-    return 2 * (setup + lat) + -(-derived_bytes // peak_dram_bytes_per_cycle(config))
+    return 2 * (setup + lat) + cycles_for(derived_bytes, peak_dram_bytes_per_cycle(config))
+
+
+def critical_path(config: HardwareConfig, recurrence: object | None) -> tuple[int, str]:
+    """The critical-path bound of a recurrence (`compiler.analysis.recurrence`): its links x
+    the cycles of one link on this machine (an ordinary op one cycle, a special op
+    `compute.special_op_cycles`), and its description; (0, "") without one."""
+    if recurrence is None:
+        return 0, ""
+    from compiler.analysis.recurrence import Recurrence
+
+    assert isinstance(recurrence, Recurrence)
+    special = config.compute.special_op_cycles
+    cycles = recurrence.cycles(special)
+    link = recurrence.plain + recurrence.special * special
+    what = (f"{recurrence.links:,} dependent steps of the loop at {recurrence.loop.loc} x "
+            f"{link} cycles ({recurrence.plain} op(s)"
+            + (f" + {recurrence.special} special x {special}" if recurrence.special else "")
+            + f" from the load to the store at {recurrence.store.loc})")
+    return cycles, what
 
 
 def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
                     compulsory_bytes: int, read_bytes: int | None = None,
-                    derived_bytes: int = 0) -> Roofline:
+                    derived_bytes: int = 0, recurrence: object | None = None) -> Roofline:
     """The roofline of the program on the machine: peak compute, compulsory DRAM traffic;
     with `read_bytes` (of the compulsory ones) also the latency floor (`latency_floor`)."""
     peak = peak_dram_bytes_per_cycle(config)
@@ -178,9 +208,10 @@ def honest_roofline(config: HardwareConfig, ops: int, compute_cycles: int,
     if read_bytes is not None:
         floor = latency_floor(config, read_bytes, compulsory_bytes - read_bytes)
         chain = write_chain(config, read_bytes, derived_bytes)
-    return Roofline(ops, compulsory_bytes, compute_cycles, -(-compulsory_bytes // peak), peak,
+    crit, what = critical_path(config, recurrence)
+    return Roofline(ops, compulsory_bytes, compute_cycles, cycles_for(compulsory_bytes, peak), peak,
                     compute_unit_name(config), latency_floor_cycles=floor,
-                    write_chain_cycles=chain)
+                    write_chain_cycles=chain, critical_path_cycles=crit, critical_path_what=what)
 
 
 def io_lower_bound(traffic: CompulsoryTraffic, sram_bytes: int) -> IoLowerBound:
@@ -228,5 +259,5 @@ def input_traffic(module: ModuleOp | FuncOp, func: str | None, config: HardwareC
 
 
 __all__ = ["IoLowerBound", "Roofline", "compute_unit_name", "honest_roofline", "input_traffic",
-           "latency_floor", "write_chain",
+           "latency_floor", "write_chain", "critical_path",
            "io_lower_bound", "peak_compute_cycles", "peak_dram_bytes_per_cycle", "traffic_figures"]

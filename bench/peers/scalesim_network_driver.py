@@ -25,7 +25,7 @@ from scalesim_driver import CONFIG, _pair
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("topology")
     p.add_argument("--rows", type=int, default=16)
     p.add_argument("--cols", type=int, default=16)

@@ -91,6 +91,9 @@ class CompulsoryTraffic:
     # (`nest_kernel.top_nests`), for the roofline's compute roof; None: work outside such nests
     nests: tuple[NestFigures, ...] | None = field(
         default=None, compare=False, repr=False)
+    # the longest loop-carried dependence chain (`recurrence.longest_recurrence`), for the
+    # report's critical-path bound; None: no such chain
+    recurrence: object | None = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def unknown(func: str, memory_space: int, reason: str) -> CompulsoryTraffic:
@@ -158,10 +161,11 @@ def _compulsory_traffic(module: ModuleOp | FuncOp, func: str | None, memory_spac
                                     exact))
     from compiler.analysis.input_derived import input_derived_written_bytes
     from compiler.analysis.nest_kernel import top_nests
+    from compiler.analysis.recurrence import longest_recurrence
 
     return CompulsoryTraffic(f.sym_name, memory_space, tuple(rows), find_contraction(f),
                              input_derived_written_bytes=input_derived_written_bytes(f, memory_space),
-                             nests=top_nests(f))
+                             nests=top_nests(f), recurrence=longest_recurrence(f))
 
 
 def _module_of(f: FuncOp) -> ModuleOp | None:

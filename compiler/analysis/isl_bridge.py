@@ -35,7 +35,9 @@ def isl_name(v: Value) -> str:
 
 
 def _val(n: int) -> isl.Val:
-    return isl.Val.int_from_si(CTX, n)
+    if -(1 << 63) <= n < (1 << 63):
+        return isl.Val.int_from_si(CTX, n)
+    return isl.Val.read_from_str(CTX, str(int(n)))   # isl's integers are unbounded
 
 
 def _loc_of(v: Value) -> Location:

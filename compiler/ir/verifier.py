@@ -35,6 +35,7 @@ from compiler.ir.ops import (
     AffineYieldOp,
     AllocOp,
     BinaryOp,
+    BitcastOp,
     CallOp,
     CastOp,
     CmpFOp,
@@ -43,7 +44,10 @@ from compiler.ir.ops import (
     DeallocOp,
     DimOp,
     ExtFOp,
+    ExtSIOp,
+    ExtUIOp,
     FPToSIOp,
+    FPToUIOp,
     FuncOp,
     IndexCastOp,
     ModuleOp,
@@ -51,12 +55,15 @@ from compiler.ir.ops import (
     ReturnOp,
     SelectOp,
     SIToFPOp,
+    TernaryOp,
     TruncFOp,
+    TruncIOp,
+    UIToFPOp,
     UnaryOp,
 )
 from compiler.ir.ops.linalg import GenericOp, LinalgIndexOp, LinalgYieldOp, NamedLinalgOp
 from compiler.ir.scope import is_valid_dim, is_valid_symbol
-from compiler.ir.types import I1, INDEX, ElementType, MemRefType, Type
+from compiler.ir.types import I1, INDEX, ElementType, MemRefType, Type, VectorType
 
 
 def verify(module: ModuleOp) -> None:
@@ -170,15 +177,35 @@ class _Verifier:
     def verify_func(self, f: FuncOp) -> None:
         if f.is_declaration:
             return
-        if len(f.blocks) != 1:
-            raise self.fail(f, f"must have one body block, found {len(f.blocks)}")
+        if not f.blocks:
+            raise self.fail(f, "has no body block")
         args = f.body.args
         ins = f.function_type.inputs
         if len(args) != len(ins) or any(a.type != t for a, t in zip(args, ins, strict=False)):
             raise self.fail(f, f"entry block arguments ({', '.join(str(a.type) for a in args)}) "
                                f"do not match the function type {f.function_type}")
         self.visible = []  # functions are isolated from above
-        self.verify_block(f.body, f, ReturnOp)
+        if len(f.blocks) == 1:
+            self.verify_block(f.body, f, ReturnOp)
+            return
+        # several blocks (cf.br / cf.cond_br): each ends with a branch or a return; a value
+        # is visible after its definition in its block and in the blocks after it (dominance
+        # is not checked: mlir-opt does)
+        from compiler.ir.ops.cf import BranchOp
+
+        defined = {id(a) for b in f.blocks for a in b.args}
+        defined |= {id(r) for b in f.blocks for op in b.ops for r in op.results}
+        for b in f.blocks:
+            self.visible = [defined]
+            self.verify_block(b, f, (ReturnOp, BranchOp))  # type: ignore[arg-type]
+        self.visible = []
+        for b in f.blocks:
+            last = b.ops[-1]
+            if isinstance(last, BranchOp):
+                for k, n in last.dests:
+                    if not 0 < k < len(f.blocks) or len(f.blocks[k].args) != n:
+                        raise self.fail(last, f"branches to block {k} with {n} operand(s), which "
+                                              "is not a block of the function taking them")
 
     def verify_block(self, block: Block, parent: Operation, terminator: type) -> None:
         if block.parent_op is not parent:
@@ -187,7 +214,9 @@ class _Verifier:
         try:
             if not block.ops or not isinstance(block.ops[-1], terminator):
                 found = f"'{block.ops[-1].NAME}'" if block.ops else "an empty block"
-                raise self.fail(parent, f"region must end with '{terminator.NAME}', found {found}")
+                want = ("'func.return', 'cf.br' or 'cf.cond_br'" if isinstance(terminator, tuple)
+                        else f"'{terminator.NAME}'")
+                raise self.fail(parent, f"region must end with {want}, found {found}")
             last = len(block.ops) - 1
             for k, op in enumerate(block.ops):
                 if op.parent_block is not block:
@@ -460,6 +489,14 @@ class _Verifier:
         self.check_scalar_kind(op, op.operand.type, float_op=True)
         self.check_result_types(op, [op.operand.type])
 
+    def r_ternary(self, op: TernaryOp) -> None:
+        if len(op.operands) != 3:
+            raise self.fail(op, f"takes three operands, found {len(op.operands)}")
+        if len({str(v.type) for v in op.operands}) != 1:
+            raise self.fail(op, "operand types differ: " + ", ".join(str(v.type) for v in op.operands))
+        self.check_scalar_kind(op, op.operands[0].type, float_op=True)
+        self.check_result_types(op, [op.operands[0].type])
+
     def r_cmp(self, op: CmpFOp) -> None:
         a, b = op.operands
         if a.type != b.type:
@@ -481,7 +518,8 @@ class _Verifier:
             raise self.fail(op, f"casts scalars only, found {src} to {dst}")
         ok = _CASTS[type(op)](src, dst)
         if not ok:
-            raise self.fail(op, f"cannot cast {src} to {dst}")
+            raise self.fail(op, f"operand type '{src}' and result type '{dst}' are cast "
+                                f"incompatible ({_CAST_RULE[type(op)]})")
 
     def r_return(self, op: ReturnOp) -> None:
         f = op.parent_op
@@ -535,12 +573,37 @@ def _index_cast(s: ElementType, d: ElementType) -> bool:
     return (s.is_index and d.is_int) or (s.is_int and d.is_index)
 
 
+def _int(t: ElementType) -> bool:
+    return t.is_int and not isinstance(t, VectorType)
+
+
+def _float(t: ElementType) -> bool:
+    return t.is_float and not isinstance(t, VectorType)
+
+
+# MLIR's arith cast rules (ArithOps.cpp: areCastCompatible), scalars only
 _CASTS: dict[type, Callable[[ElementType, ElementType], bool]] = {
     IndexCastOp: _index_cast,
-    SIToFPOp: lambda s, d: s.is_int and d.is_float,
-    FPToSIOp: lambda s, d: s.is_float and d.is_int,
-    ExtFOp: lambda s, d: s.is_float and d.is_float and d.bitwidth > s.bitwidth,
-    TruncFOp: lambda s, d: s.is_float and d.is_float and d.bitwidth < s.bitwidth,
+    SIToFPOp: lambda s, d: _int(s) and _float(d),
+    UIToFPOp: lambda s, d: _int(s) and _float(d),
+    FPToSIOp: lambda s, d: _float(s) and _int(d),
+    FPToUIOp: lambda s, d: _float(s) and _int(d),
+    ExtFOp: lambda s, d: _float(s) and _float(d) and d.bitwidth > s.bitwidth,
+    TruncFOp: lambda s, d: _float(s) and _float(d) and d.bitwidth < s.bitwidth,
+    ExtSIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth > s.bitwidth,
+    ExtUIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth > s.bitwidth,
+    TruncIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth < s.bitwidth,
+    BitcastOp: lambda s, d: ((_int(s) or _float(s)) and (_int(d) or _float(d))
+                             and s.bitwidth == d.bitwidth),
+}
+_CAST_RULE: dict[type, str] = {
+    IndexCastOp: "one side index, the other an integer",
+    SIToFPOp: "integer to float", UIToFPOp: "integer to float",
+    FPToSIOp: "float to integer", FPToUIOp: "float to integer",
+    ExtFOp: "float to a wider float", TruncFOp: "float to a narrower float",
+    ExtSIOp: "integer to a wider integer", ExtUIOp: "integer to a wider integer",
+    TruncIOp: "integer to a narrower integer",
+    BitcastOp: "integer or float to one of the same bit width",
 }
 
 _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
@@ -560,6 +623,7 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     ConstantOp: _Verifier.r_constant,
     BinaryOp: _Verifier.r_binary,
     UnaryOp: _Verifier.r_unary,
+    TernaryOp: _Verifier.r_ternary,
     CmpFOp: _Verifier.r_cmp,
     CmpIOp: _Verifier.r_cmp,
     SelectOp: _Verifier.r_select,

@@ -23,6 +23,7 @@ from compiler.text.parsing import (
     affine_ops,
     affine_parallel_ops,
     arith_ops,
+    cf_ops,
     func_ops,
     generic_ops,
     linalg_ops,
@@ -38,6 +39,7 @@ OP_PARSERS: Mapping[str, OpParseFn] = {
     **memref_ops.OPS,
     **arith_ops.OPS,
     **func_ops.OPS,
+    **cf_ops.OPS,
     **llvm_ops.OPS,
     **linalg_ops.OPS,
 }

@@ -45,9 +45,11 @@ from compiler.ir.ops import (
     OpaqueOp,
     ReturnOp,
     SelectOp,
+    TernaryOp,
     UnaryOp,
 )
-from compiler.ir.types import ElementType
+from compiler.ir.ops.cf import BranchOp
+from compiler.ir.types import ElementType, float_bits, round_float
 from compiler.text.affine_text import format_expr, format_map, format_set
 from compiler.text.linalg_printer import DISPATCH as _LINALG_DISPATCH
 
@@ -73,19 +75,24 @@ def print_op(op: Operation) -> str:
 
 
 def format_float(value: float, type: ElementType) -> str:
-    """A float literal that MLIR accepts and that reads back to exactly `value`."""
+    """A float literal that MLIR accepts and that reads back to exactly `value`: the shortest
+    decimal that does, or the raw bits in hex (`0x7FC0 : bf16`) for inf and NaN."""
     if type.bitwidth == 64:
         if not math.isfinite(value):
             return _hex_bits(value, type)
         text = repr(float(value))
     else:
-        narrow = np.float16(value) if type.bitwidth == 16 else np.float32(value)
-        if not np.isfinite(narrow):
+        narrow = type.numpy_dtype.type(value)
+        if not np.isfinite(np.float32(narrow)):
             return _hex_bits(float(narrow), type)
         text = str(narrow)
+        if round_float(float(text), type) != float(narrow):
+            text = repr(float(narrow))  # exact: every narrow float is a double
     if "e" in text and "." not in text:
         mant, _, exp = text.partition("e")
         text = f"{mant}.0e{exp}"
+    elif "e" not in text and "." not in text:
+        text += ".0"  # MLIR reads `448` as an integer literal
     return text
 
 
@@ -93,11 +100,7 @@ def _hex_bits(value: float, type: ElementType) -> str:
     if type.bitwidth == 64:
         bits = struct.unpack("<Q", struct.pack("<d", value))[0]
         return f"0x{bits:016X}"
-    if type.bitwidth == 16:
-        bits = struct.unpack("<H", struct.pack("<e", value))[0]
-        return f"0x{bits:04X}"
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    return f"0x{bits:08X}"
+    return f"0x{float_bits(value, type):0{type.bitwidth // 4}X}"
 
 
 def format_location(loc: Location) -> str:
@@ -235,6 +238,10 @@ class _Printer:
             return
         self.lines.append(head + " {")
         self.block(f.body, depth + 1, omit_empty_yield=False)
+        for k, b in enumerate(f.blocks[1:], 1):   # a function of several blocks (cf.br)
+            args = ", ".join(f"%{self.namer.define(a, True)}: {a.type}" for a in b.args)
+            self.lines.append(f"{pad}^bb{k}" + (f"({args})" if args else "") + ":")
+            self.block(b, depth + 1, omit_empty_yield=False)
         self.lines.append(f"{pad}}}" + self.loc_suffix(f))
 
     def block(self, block: Block, depth: int, omit_empty_yield: bool = True) -> None:
@@ -401,6 +408,15 @@ class _Printer:
         return (f'{self.results_prefix(op)}"{op.op_name}"({self.refs(op.operands)}){props}{attrs} '
                 f": ({ins}) -> {res}")
 
+    def p_branch(self, op: BranchOp, depth: int) -> str:
+        """`cf.br ^bb2(%v : f32)`, `cf.cond_br %c, ^bb1, ^bb2`: successors by block index."""
+        parts = []
+        for (k, _), vals in zip(op.dests, op.dest_operands(), strict=True):
+            tail = f"({self.refs(vals)} : {', '.join(str(v.type) for v in vals)})" if vals else ""
+            parts.append(f"^bb{k}{tail}")
+        cond = f"{self.refs(op.operands[:1])}, " if op.op_name == "cf.cond_br" else ""
+        return f"{op.op_name} {cond}{', '.join(parts)}"
+
     def p_constant(self, op: ConstantOp, depth: int) -> str:
         t = op.results[0].type
         assert isinstance(t, ElementType)
@@ -463,9 +479,11 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     DeallocOp: _Printer.p_dealloc,
     DimOp: _Printer.p_dim,
     OpaqueOp: _Printer.p_opaque,
+    BranchOp: _Printer.p_branch,
     ConstantOp: _Printer.p_constant,
     BinaryOp: _Printer.p_binary,
     UnaryOp: _Printer.p_unary,
+    TernaryOp: _Printer.p_unary,   # `math.fma %a, %b, %c : f32`: the operands, then the type
     CmpFOp: _Printer.p_cmp,
     CmpIOp: _Printer.p_cmp,
     SelectOp: _Printer.p_select,

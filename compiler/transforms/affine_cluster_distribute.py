@@ -25,8 +25,9 @@ not constant) runs whole on cluster 0 only, with a remark. A nest whose share is
 removed from the cluster's program.
 
 Barriers: between two top-level nests where the later one reads or writes a memref an
-earlier one writes, an `"accel.barrier"() : () -> ()` op (generic form, kept opaque by
-every pass): each cluster waits there until every cluster has reached it.
+earlier one writes, or writes a memref an earlier one reads, an
+`"accel.barrier"() : () -> ()` op (generic form, kept opaque by every pass): each cluster
+waits there until every cluster has reached it.
 """
 
 from __future__ import annotations
@@ -86,13 +87,18 @@ class AffineClusterDistributePass(Pass):
                     promote_if_single_iteration(op)
         nests = [op for op in f.body.ops if isinstance(op, AffineForOp | AffineParallelOp)]
         written: set[object] = set()
+        used: set[object] = set()      # read or written by an earlier nest
         for nest in nests:
             if isinstance(nest, AffineParallelOp):
                 nest = _as_for_nest(nest)
             touched, writes = _memrefs(nest)
-            if o.clusters > 1 and touched & written:
+            # true and output dependences (touches what an earlier nest writes) and
+            # anti-dependences (writes what an earlier nest reads): another cluster may still
+            # be reading it
+            if o.clusters > 1 and (touched & written or writes & used):
                 f.body.insert_before(nest, OpaqueOp(BARRIER, loc=nest.loc))
             written |= writes
+            used |= touched
             loops = _parallel_loops(nest)
             if not loops:
                 self.remark(nest.loc, "the nest's outer loop is not parallel (or its bounds are "

@@ -18,7 +18,7 @@ HERE = Path(__file__).parent
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--db", default="gemm.sqlite")
     ap.add_argument("--plot", default="gemm_pareto.png")
     ap.add_argument("--workers", type=int, default=None)

@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--db", default="rn18.sqlite")
     ap.add_argument("--plot", default="rn18_pareto.png")
     ap.add_argument("--workers", type=int, default=None)

@@ -51,7 +51,7 @@ def stale_files(directory: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE,
                     help="directory to write (default: next to this script)")
     ap.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")

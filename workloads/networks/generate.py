@@ -218,7 +218,7 @@ def render(name: str, lines: list[str] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true")
     p.add_argument("--out", type=Path, default=HERE)
     args = p.parse_args(argv)

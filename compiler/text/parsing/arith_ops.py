@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
-
 from compiler.diagnostics import Location
 from compiler.ir.core import Operation
-from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp, ConstantOp, SelectOp
+from compiler.ir.ops import (
+    BINARY_OPS,
+    CAST_OPS,
+    MATH_TERNARY,
+    UNARY_OPS,
+    CmpFOp,
+    CmpIOp,
+    ConstantOp,
+    SelectOp,
+)
 from compiler.ir.ops.arith import CMPF_PREDICATES, CMPI_PREDICATES
-from compiler.ir.types import ELEMENT_TYPES, ElementType, Type
+from compiler.ir.types import ELEMENT_TYPES, ElementType, Type, float_from_bits, round_float
 from compiler.text.lexer import Token
 from compiler.text.parsing.cursor import INDEX_MAX, INDEX_MIN
 from compiler.text.parsing.structure import OpParseFn, OpParser
@@ -89,6 +96,22 @@ def parse_unary(p: OpParser, cls: type, loc: Location) -> Operation:
     return p.insert(cls(a, loc=loc))
 
 
+def parse_ternary(p: OpParser, cls: type, loc: Location) -> Operation:
+    """`math.fma %a, %b, %c : f32`."""
+    operands = []
+    for k in range(3):
+        if k:
+            p.expect(",", f"between the operands of {cls.NAME}")
+        operands.append((p.parse_operand(), p.toks[p.i - 1]))
+    if p.at("fastmath"):
+        raise p.error("'fastmath' flags are not supported")
+    p.expect(":", "before the operand type")
+    ty = p.parse_type()
+    for v, t in operands:
+        p.check_type(v, t, ty)
+    return p.insert(cls(*(v for v, _ in operands), loc=loc))
+
+
 def parse_cmp(p: OpParser, cls: type, loc: Location) -> Operation:
     pt = p.expect_kind("bare", "a comparison predicate")
     allowed = CMPF_PREDICATES if cls is CmpFOp else CMPI_PREDICATES
@@ -142,11 +165,7 @@ def parse_cast(p: OpParser, cls: type, loc: Location) -> Operation:
 
 def _round_to(value: float, ty: ElementType) -> float:
     """A float constant holds exactly what its type can represent."""
-    if ty.bitwidth == 32:
-        return float(np.float32(value))
-    if ty.bitwidth == 16:
-        return float(np.float16(value))
-    return float(value)
+    return round_float(value, ty)
 
 
 def _float_from_bits(text: str, ty: ElementType, p: OpParser, t: Token) -> float:
@@ -154,8 +173,9 @@ def _float_from_bits(text: str, ty: ElementType, p: OpParser, t: Token) -> float
     width = ty.bitwidth
     if bits >= 1 << width:
         raise p.error(f"hexadecimal float {text} has more than {width} bits for {ty}", t)
-    fmt = {16: ("<H", "<e"), 32: ("<I", "<f"), 64: ("<Q", "<d")}[width]
-    return struct.unpack(fmt[1], struct.pack(fmt[0], bits))[0]
+    if width == 64:
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return float_from_bits(bits, ty)
 
 
 OPS: dict[str, OpParseFn] = {
@@ -168,5 +188,7 @@ for _name, _cls in BINARY_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_binary(p, c, loc)
 for _name, _cls in UNARY_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_unary(p, c, loc)
+for _name, _cls in MATH_TERNARY.items():
+    OPS[_name] = lambda p, loc, c=_cls: parse_ternary(p, c, loc)
 for _name, _cls in CAST_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_cast(p, c, loc)

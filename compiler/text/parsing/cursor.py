@@ -12,12 +12,17 @@ INDEX_MIN, INDEX_MAX = -(1 << 63), (1 << 63) - 1
 # expressions (parentheses and unary minus).
 MAX_REGION_NESTING = 128
 MAX_EXPR_NESTING = 100
+_EOF_PAD = 4
 
 
 class TokenCursor:
     def __init__(self, text: str, filename: str):
         self.src = Source(text, filename)
         self.toks: list[Token] = tokenize(self.src)
+        # the end of the input, repeated: a lookahead (`toks[i + 1]`) at the last token, or a
+        # layer that consumed the end as a token, still finds the end (and says so) instead of
+        # running off the list
+        self.toks += [self.toks[-1]] * _EOF_PAD
         self.i = 0
         self.region_depth = 0  # regions open around the current token
         self.expr_depth = 0    # parentheses / unary minus open in the current affine expression
@@ -35,7 +40,8 @@ class TokenCursor:
 
     def advance(self) -> Token:
         t = self.toks[self.i]
-        self.i += 1
+        if t[0] != "eof":   # the end is never passed
+            self.i += 1
         return t
 
     def error(self, message: str, tok: Token | None = None) -> ParseError:

@@ -186,9 +186,47 @@ def parse_global(p: OpParser, loc: Location) -> Operation:
     return p.insert(OpaqueOp("memref.global", [], [], prop_text=f"<{{{text}}}>", loc=loc))
 
 
+def parse_subview(p: OpParser, loc: Location) -> Operation:
+    """`memref.subview %A[4, 2] [8, 8] [1, 2] : memref<16x16xf32> to memref<8x8xf32,
+    strided<[16, 2], offset: 66>>` with static offsets, sizes and strides, kept as the
+    generic op mlir-opt prints (the front door folds it into its users' subscripts)."""
+    t = p.tok
+    src = p.parse_operand()
+    lists = []
+    for what in ("offsets", "sizes", "strides"):
+        p.expect("[", f"to open the subview's {what}")
+        vals: list[int] = []
+        while not p.at("]"):
+            if p.kind() == "pct":
+                raise p.error(f"memref.subview with dynamic {what} is not supported (static "
+                              "offsets, sizes and strides only)")
+            vals.append(p.expect_int(f"a static subview {what[:-1]}"))
+            if not p.accept(","):
+                break
+        p.expect("]", f"to close the subview's {what}")
+        lists.append(vals)
+    p.expect(":", "before the subview's source type")
+    st = p.tok
+    src_ty = p.parse_type()
+    if src_ty != src.type:
+        raise p.error(f"type {src_ty} does not match the type of '{t[1]}' ({src.type})", st)
+    p.expect("to", "between the subview's types")
+    res_ty = _memref_result_type(p, "memref.subview")
+    assert isinstance(src_ty, MemRefType)
+    if any(len(x) != src_ty.rank for x in lists):
+        raise p.error(f"memref.subview needs {src_ty.rank} offsets, sizes and strides for "
+                      f"{src_ty}, found {', '.join(str(len(x)) for x in lists)}", t)
+    offsets, sizes, strides = lists
+    props = (f"<{{operandSegmentSizes = array<i32: 1, 0, 0, 0>, "
+             f"static_offsets = array<i64: {', '.join(map(str, offsets))}>, "
+             f"static_sizes = array<i64: {', '.join(map(str, sizes))}>, "
+             f"static_strides = array<i64: {', '.join(map(str, strides))}>}}>")
+    return p.insert(OpaqueOp("memref.subview", [src], [res_ty], prop_text=props, loc=loc))
+
+
 MODULE_OPS = frozenset({"memref.global"})
 OPAQUE = frozenset({"memref.load", "memref.store", "memref.copy", "memref.get_global",
-                    "memref.global"})
+                    "memref.global", "memref.subview"})
 
 OPS: dict[str, OpParseFn] = {
     "memref.load": parse_memref_load,
@@ -200,4 +238,5 @@ OPS: dict[str, OpParseFn] = {
     "memref.alloc": lambda p, loc: parse_alloc(p, AllocOp, loc),
     "memref.alloca": lambda p, loc: parse_alloc(p, AllocaOp, loc),
     "memref.dealloc": parse_dealloc,
+    "memref.subview": parse_subview,
 }

@@ -30,6 +30,10 @@ class OpParser(LocationParser):
     def __init__(self, text: str, filename: str):
         super().__init__(text, filename)
         self.block: Block | None = None
+        # the function being parsed: its block labels (name -> (block index, token)) and the
+        # branches to resolve once every label is known
+        self.labels: dict[str, tuple[int, Token]] = {}
+        self.branches: list[tuple[Operation, list[str], Token]] = []
 
     # ---- module ----------------------------------------------------------------------
     def parse_module(self) -> ModuleOp:
@@ -160,7 +164,11 @@ class OpParser(LocationParser):
             for t, a in zip(arg_toks, f.args, strict=True):
                 assert t is not None
                 self.define(t, [a])
+            saved_labels = self.labels, self.branches
+            self.labels, self.branches = {}, []
             self.parse_region_body(f.body, "func.return")
+            self.resolve_branches(f)
+            self.labels, self.branches = saved_labels
             self.scopes = saved_scopes
             self.block = outer_block
         self.parse_trailing_loc(f)
@@ -179,14 +187,69 @@ class OpParser(LocationParser):
         while not self.at("}"):
             if self.kind() == "eof":
                 raise self.error("expected '}' to close the region, found end of file")
+            if self.tok[0] == "punct" and self.tok[1] == "^":
+                if terminator != "func.return" or self.region_depth != 1:
+                    raise self.error("block labels are supported in function bodies only (an "
+                                     "affine region has one block)")
+                if not self.block.ops or not self.block.ops[-1].IS_TERMINATOR:
+                    raise self.error("the block before this label must end with a terminator "
+                                     "(cf.br, cf.cond_br or return)")
+                self.block = self.parse_block_label(block.parent_op)
+                continue
             self.parse_operation()
         self.region_depth -= 1
         close = self.advance()
         if terminator == "affine.yield" and (not block.ops or not block.ops[-1].IS_TERMINATOR):
             block.append(AffineYieldOp(loc=self.location(close)))
-        elif terminator == "func.return" and (not block.ops or not block.ops[-1].IS_TERMINATOR):
+        elif terminator == "func.return" and (not self.block.ops
+                                              or not self.block.ops[-1].IS_TERMINATOR):
             raise self.error("function body must end with 'return' (func.return)", close)
         self.block = saved
+
+    # ---- blocks of a function (cf.br / cf.cond_br) --------------------------------------
+    def parse_block_label(self, owner: Operation | None) -> Block:
+        """`^bb1(%x: f32, ...):` opens a new block of the function; its arguments are defined."""
+        assert owner is not None
+        self.expect("^")
+        name_tok = self.expect_kind("bare", "a block label")
+        if name_tok[1] in self.labels:
+            raise self.error(f"redefinition of block '^{name_tok[1]}'", name_tok)
+        toks: list[Token] = []
+        types: list[Type] = []
+        if self.accept("("):
+            while not self.at(")"):
+                toks.append(self.expect_kind("pct", "a block argument ('%name')"))
+                self.expect(":", "after the block argument's name")
+                types.append(self.parse_type())
+                if not self.accept(","):
+                    break
+            self.expect(")", "to close the block arguments")
+        self.expect(":", "after the block label")
+        b = Block(types, [t[1][1:] if not t[1][1].isdigit() else None for t in toks])
+        owner.add_block(b)
+        for t, a in zip(toks, b.args, strict=True):
+            self.define(t, [a])
+        self.labels[name_tok[1]] = (len(owner.blocks) - 1, name_tok)
+        return b
+
+    def branch_labels(self, op: Operation, names: list[str]) -> None:
+        self.branches.append((op, names, self.toks[self.i - 1]))
+
+    def resolve_branches(self, f: Operation) -> None:
+        """Each branch's successors by block index; an unknown label, a successor given the
+        wrong operands, or the entry block as a successor is an error."""
+        for op, names, tok in self.branches:
+            dests = []
+            for name, (_, n) in zip(names, op.dests, strict=True):  # type: ignore[attr-defined]
+                if name not in self.labels:
+                    raise self.error(f"reference to an undefined block '^{name}'", tok)
+                k = self.labels[name][0]
+                args = f.blocks[k].args
+                dests.append((k, n))
+                if n != len(args):
+                    raise self.error(f"branch to '^{name}' passes {n} operand(s), the block takes "
+                                     f"{len(args)}", tok)
+            op.dests = dests  # type: ignore[attr-defined]
 
     # ---- operations ---------------------------------------------------------------------
     def parse_operation(self) -> None:

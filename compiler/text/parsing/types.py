@@ -12,6 +12,7 @@ from compiler.text.parsing.cursor import TokenCursor
 _DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 # a malformed dimension: something that is not an element type, followed by `x`
 _BAD_DIM = re.compile(r"([^x]*)x")
+_DIM_MAX = (1 << 63) - 1
 
 
 class TypeParser(TokenCursor):
@@ -81,6 +82,10 @@ class TypeParser(TokenCursor):
         assert dims is not None  # the pattern matches the empty prefix
         shape: list[int | None] = [None if d == "?" else int(d)
                                    for d in dims.group(0).split("x")[:-1]]
+        for d in shape:
+            if d is not None and d > _DIM_MAX:   # as mlir-opt: a dimension is an int64
+                raise self.error(f"invalid dimension {d} in {what}<{spelled}>: a dimension is at "
+                                 f"most {_DIM_MAX} (2^63 - 1)", first)
         return shape, spelled[dims.end():], first
 
     def parse_vector_type(self, first: Token) -> VectorType:
@@ -114,6 +119,16 @@ class TypeParser(TokenCursor):
                 raise self.error(f"invalid memref dimension '{bad.group(1)}' in '{spelled}'", first)
             raise self.error(f"expected a memref element type, found '{rest or self.tok[1]}'", first)
         space = 0
+        layout = None
+        if self.at(",") and self.toks[self.i + 1][1] == "strided":
+            self.i += 1
+            start = self.tok[2]
+            self.i += 1
+            self.skip_balanced("<", ">")
+            layout = " ".join(self.src.text[start:self.toks[self.i - 1][2] + 1].split())
+            if not self.at(","):
+                self.expect(">", "to close 'memref<'")
+                return MemRefType(tuple(shape), et, 0, None, layout)
         if self.accept(","):
             if self.at("affine_map") or (self.kind() == "hash" and self.at_map_alias()):
                 self.parse_layout_map()
@@ -139,7 +154,7 @@ class TypeParser(TokenCursor):
                 raise self.error(f"unsupported memref layout or memory space {self.describe()} "
                                  f"(expected an integer memory space)")
         self.expect(">", "to close 'memref<'")
-        return MemRefType(tuple(shape), et, space)
+        return MemRefType(tuple(shape), et, space, None, layout)
 
     def at_map_alias(self) -> bool:
         return False

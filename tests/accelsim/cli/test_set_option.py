@@ -86,7 +86,7 @@ def test_run_set_errors_name_key_value_and_range(capsys, setting, message):
 
 
 def test_set_on_the_host_target_is_refused(capsys):
-    code, _, err = run(capsys, "run", "gemm:M=8,N=8,K=8", "--set", "dma.engines=1")
+    code, _, err = run(capsys, "run", "gemm:M=8,N=8,K=8", "--target", "host", "--set", "dma.engines=1")
     assert code == 1 and "--set: only --target sim reads this" in err
 
 

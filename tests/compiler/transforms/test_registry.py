@@ -17,7 +17,8 @@ def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
                               "affine-dma-wait-sink", "affine-loop-tile", "affine-pipeline-data-transfer",
                               "affine-producer-consumer-fusion",
                               "affine-scalar-replace", "affine-sibling-fusion",
-                              "convert-linalg-to-affine-loops", "outline-kernels",
+                              "convert-linalg-to-affine-loops", "fold-memref-alias-ops",
+                              "outline-kernels",
                               "test-affine-data-copy", "test-affine-parametric-tile"]
     for flag, cls in PASSES.items():
         assert cls.name == flag
@@ -45,7 +46,7 @@ def test_flags_and_unknown_passes() -> None:
                                           r"affine-pipeline-data-transfer, affine-producer-consumer-fusion, "
                                           r"affine-scalar-replace, "
                                           r"affine-sibling-fusion, convert-linalg-to-affine-loops, "
-                                          r"outline-kernels, test-affine-data-copy, "
+                                          r"fold-memref-alias-ops, outline-kernels, test-affine-data-copy, "
                                           r"test-affine-parametric-tile\)"):
         create_pass("lower-to-host")
     pm = PassManager.from_flags(["--affine-loop-tile=tile-size=4", "--outline-kernels"])
