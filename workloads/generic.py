@@ -12,9 +12,12 @@ shapes, maps, body) are one key: one compiled kernel.
 An index expression is a list of terms `[coef, [c_0..c_{L-1}], const, div, mod]`, each meaning
 `coef · (((Σ c_l·d_l + const) floordiv div) mod mod)` (`mod` 0: none), summed.
 The body is a list of instructions over slots (slots 0..k-1 are the k inputs' values at their
-maps); each instruction appends one slot: `["const", x]`, `[op, a]` for op in `UNARY`, `[op, a, b]`
-for op in `BINARY`, `["cmp", pred, a, b]` (an i1), `["select", c, a, b]`, `["trunc", a]` (toward
-zero, through an integer). The last slot is the value. Without `combine` it is stored at the
+maps); each instruction appends one slot: `["const", x]` (`["const", x, type]` for another type
+than the dtype), `[op, a]` for op in `UNARY`, `[op, a, b]` for op in `BINARY` (float or integer
+by their operands), `["cmp", pred, a, b]` (an i1), `["select", c, a, b]`, `["trunc", a]` (toward
+zero, through an integer), `["cast", a, type]` (the arith cast that converts). `types` gives
+each operand's element type (int8 data with int32 accumulators: the quantized ONNX ops); empty,
+every operand has the workload's dtype. The last slot is the value. Without `combine` it is stored at the
 output map; with `combine` (add, mul, max, min) the output is first filled with `init` over its
 shape and the value is combined into it.
 """
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from compiler.ir import F32, Builder, ElementType, ModuleOp, memref
+from compiler.ir.types import ELEMENT_TYPES
 from workloads.model import ParamValue, Tolerance, Workload, WorkloadError, dtype_param, size
 
 UNARY = ("neg", "exp", "log", "sqrt", "abs")
@@ -55,11 +59,14 @@ class Row:
     body: tuple[tuple[Any, ...], ...]
     combine: str | None = None
     init: float = 0.0
+    types: tuple[str, ...] = ()  # element type per input then the output; () = the dtype param
 
     def to_json(self) -> str:
-        return json.dumps({"loops": self.loops, "inputs": self.inputs, "output": self.output,
-                           "body": self.body, "combine": self.combine, "init": self.init},
-                          sort_keys=True, separators=(",", ":"))
+        d = {"loops": self.loops, "inputs": self.inputs, "output": self.output,
+             "body": self.body, "combine": self.combine, "init": self.init}
+        if self.types:
+            d["types"] = self.types
+        return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
     @staticmethod
     def from_json(text: str) -> Row:
@@ -74,7 +81,7 @@ class Row:
 
         return Row(tuple(int(x) for x in d["loops"]), tuple(operand(o) for o in d["inputs"]),
                    operand(d["output"]), tuple(tuple(i) for i in d["body"]), d["combine"],
-                   float(d["init"]))
+                   float(d["init"]), tuple(d.get("types", ())))
 
     @property
     def key(self) -> int:
@@ -144,6 +151,9 @@ def _check(row: Row) -> None:
         raise WorkloadError(f"generic row: combine {row.combine!r} not in {COMBINE}")
     if not row.body and len(row.inputs) != 1:
         raise WorkloadError("generic row: an empty body copies exactly one input")
+    if row.types and (len(row.types) != len(row.inputs) + 1
+                      or any(t not in ELEMENT_TYPES and t != "u8" for t in row.types)):
+        raise WorkloadError(f"generic row: types {row.types} for {len(row.inputs)} inputs and one output")
 
 
 # ---- the module ------------------------------------------------------------------------------
@@ -171,7 +181,13 @@ def _scalar(b: Builder, row: Row, values: list[Any], dtype: ElementType) -> Any:
     for ins in row.body:
         op = ins[0]
         if op == "const":
-            slots.append(b.constant(float(ins[1]), dtype))
+            t = _elem(ins[2]) if len(ins) > 2 else dtype
+            value = float(ins[1]) if t.is_float else int(ins[1])
+            if len(ins) > 2 and ins[2] == "u8" and value > 127:
+                value -= 256  # the same bits in i8
+            slots.append(b.constant(value, t))
+        elif op == "cast":
+            slots.append(b.cast(slots[ins[1]], _elem(ins[2]), unsigned=len(ins) > 3 and ins[3] == "u"))
         elif op in UNARY:
             a = slots[ins[1]]
             slots.append({"neg": b.neg, "exp": b.exp, "log": b.log, "sqrt": b.sqrt,
@@ -190,6 +206,12 @@ def _scalar(b: Builder, row: Row, values: list[Any], dtype: ElementType) -> Any:
     return slots[-1]
 
 
+def _elem(name: str) -> ElementType:
+    """A row's element type name: MLIR's, or `u8` (uint8 data: i8 bits read and written by the
+    unsigned casts, `extui`/`uitofp`/`fptoui`)."""
+    return ELEMENT_TYPES["i8" if name == "u8" else name]
+
+
 def _absf(x: Any) -> Any:
     from compiler.ir.ops import AbsFOp
 
@@ -199,12 +221,14 @@ def _absf(x: Any) -> Any:
 def build_generic(key: int, dtype: ElementType = F32) -> ModuleOp:
     row = row_of(key)
     b = Builder()
-    args = {f"in{i}": memref(shape, dtype) for i, (shape, _) in enumerate(row.inputs)}
-    args["out"] = memref(row.output[0], dtype)
+    types = [_elem(t) for t in row.types] if row.types else [dtype] * (len(row.inputs) + 1)
+    args = {f"in{i}": memref(shape, types[i]) for i, (shape, _) in enumerate(row.inputs)}
+    args["out"] = memref(row.output[0], types[-1])
     with b.func("generic", **args) as params:
         ins, out = params[:-1], params[-1]
         if row.combine is not None:
-            _nest(b, row.output[0], lambda ivs: b.store(b.constant(row.init, dtype), out, list(ivs)))
+            init = row.init if types[-1].is_float else int(row.init)
+            _nest(b, row.output[0], lambda ivs: b.store(b.constant(init, types[-1]), out, list(ivs)))
 
         def body(ivs: Sequence[Any]) -> None:
             values = [b.load(m, [_index(e, ivs) for e in maps]) for m, (_, maps) in zip(ins, row.inputs)]
@@ -246,7 +270,8 @@ _NP_UNARY = {"neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, 
 _NP_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "max": np.maximum, "min": np.minimum}
 _NP_CMP = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.greater_equal,
-           "oeq": np.equal, "une": np.not_equal}
+           "oeq": np.equal, "une": np.not_equal, "slt": np.less, "sle": np.less_equal,
+           "sgt": np.greater, "sge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
 
 
 def evaluate(row: Row, inputs: Sequence[np.ndarray]) -> np.ndarray:
@@ -270,6 +295,8 @@ def evaluate(row: Row, inputs: Sequence[np.ndarray]) -> np.ndarray:
                 slots.append(np.where(slots[ins[1]], slots[ins[2]], slots[ins[3]]))
             elif op == "trunc":
                 slots.append(np.trunc(slots[ins[1]]))
+            elif op == "cast":
+                slots.append(_np_cast(slots[ins[1]], ins[2]))
     value = np.broadcast_to(slots[-1], row.loops)
     at = tuple(_np_index(e, grid_l) for e in row.output[1])
     if row.combine is None:
@@ -279,6 +306,17 @@ def evaluate(row: Row, inputs: Sequence[np.ndarray]) -> np.ndarray:
     out = np.full(row.output[0], row.init, dtype=np.float64)
     {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[row.combine].at(out, at, value)
     return out
+
+
+def _np_cast(v: Any, t: str) -> Any:
+    """A cast to `t` on float64 values: integers truncate toward zero and saturate."""
+    if t == "u8":
+        return np.clip(np.trunc(v), 0, 255)
+    if t.startswith("i"):
+        bits = int(t[1:])
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return np.clip(np.trunc(v), lo, hi)
+    return v
 
 
 def generic_reference(key: int, **arrays: np.ndarray) -> dict[str, np.ndarray]:

@@ -31,7 +31,8 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         func: str | None = None, as_is: bool = False, passes: Sequence[str] = (),
         distribution: str = "auto", records: bool = True, workers: int | None = None,
         kernel_time_limit: float | None = None, conv_lowering: str = "auto",
-        progress: bool = False, mapping: str | None = None,
+        dtype: str | None = None, shape: Mapping[str, Sequence[int]] | None = None,
+        progress: bool = True, mapping: str | None = None,
         tile_policy: str = "search") -> Result:
     """Compile `source` for the accelerator `config` and simulate it, exactly as
     `accelsim run SOURCE --target sim --config CONFIG` does (same pipeline, same tile search,
@@ -51,7 +52,10 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
     that replace the pipeline (`["--affine-loop-tile=tile-size=16", ...]`); `distribution` —
     with clusters > 1; `mapping` — an explicit mapping (Timeloop's loop nest per level,
     `--mapping`); `tile_policy` — "search" (default) or "gemmini" (`--tile-policy`);
-    networks: `workers`, `kernel_time_limit`, `conv_lowering`, `progress`.
+    networks: `workers`, `kernel_time_limit`, `conv_lowering`, `dtype` (the precision,
+    `"int8"`, `"bf16"`, ...: `--dtype`), `shape` (an ONNX model's symbolic input dimensions,
+    `{"input_ids": (1, 128)}`: `--shape`), `progress` (a bar of the kernels or layers on
+    stderr, as the CLI shows without --json).
     `records`: keep every trace record, for `result.timeline()` / `result.trace()` (the
     figures are the same without; `records=False` is faster on long runs)."""
     from accelsim.network.zoo import is_network_input
@@ -62,8 +66,13 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         return _run_network(source, config, set, fidelity=fidelity, timing_only=timing_only,
                             check=check, inputs=inputs, seed=seed, workers=workers,
                             kernel_time_limit=kernel_time_limit, conv_lowering=conv_lowering,
-                            progress=progress, others={"func": func, "as_is": as_is,
-                                                       "passes": tuple(passes)})
+                            dtype=dtype, shape=shape, progress=progress,
+                            others={"func": func, "as_is": as_is, "passes": tuple(passes),
+                                    "mapping": mapping,
+                                    "tile_policy": tile_policy if tile_policy != "search" else None})
+    if dtype is not None or shape is not None:
+        raise InputError("dtype, shape: network options (a kernel's precision is in its spec, "
+                         "e.g. gemm:M=64,dtype=i8)")
     return _run_program(source, config, set, fidelity=fidelity, timing_only=timing_only,
                         check=check, inputs=inputs, seed=seed, func=func, as_is=as_is,
                         passes=tuple(passes), distribution=distribution, records=records,
@@ -142,9 +151,9 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
                  *, fidelity: str, timing_only: bool, check: bool,
                  inputs: Mapping[str, np.ndarray] | str | None, seed: int | None,
                  workers: int | None, kernel_time_limit: float | None, conv_lowering: str,
-                 progress: bool, others: Mapping[str, Any]) -> Result:
-    from accelsim.api.network_run import NetworkOptions, run_network
-    from accelsim.network.zoo import load_network
+                 dtype: str | None, shape: Mapping[str, Sequence[int]] | None, progress: bool,
+                 others: Mapping[str, Any]) -> Result:
+    from accelsim.api.network_run import NetworkOptions, load_network, run_network
 
     given = [k for k, v in others.items() if v]
     if given:
@@ -153,7 +162,8 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
     if not isinstance(config, str):
         raise InputError("config: a network run takes a preset name or a TOML path")
     _config(config, overrides)  # a bad config or override is refused before anything runs
-    network = load_network(source, conv_lowering)
+    shapes = {k: tuple(int(d) for d in v) for k, v in (shape or {}).items()}
+    network, skipped = load_network(source, conv_lowering, shapes, dtype)
     opts = NetworkOptions(target="sim", fidelity=fidelity, timing_only=timing_only,
                           hardware=dict(overrides or {}), workers=workers,
                           kernel_time_limit=kernel_time_limit, check=check, seed=seed,
@@ -161,6 +171,7 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
                           inputs=inputs if isinstance(inputs, Mapping) else None,
                           progress=progress)
     run = run_network(network, config, opts, source)
+    run.dtype, run.dtype_skipped = dtype, tuple(skipped)
     check_result = run.functional.check if run.functional is not None else None
     return Result(source, network=run, check=check_result)
 
@@ -185,6 +196,10 @@ def simulate(module: ModuleOp, config: str | HardwareConfig = "default", *args: 
 
     cfg = config if isinstance(config, HardwareConfig) else load_config(config)
     func = args[1] if len(args) > 1 else kwargs.get("func")
+    if cfg.clusters > 1:
+        raise InputError(f"simulate() runs one cluster's program; config {cfg.name!r} has "
+                         f"clusters = {cfg.clusters}: accelsim.run(module, config) compiles and "
+                         "simulates every cluster's share (or set={'clusters': 1})")
     if compile:
         from accelsim.compile.accelerator import compile_for_accelerator
 

@@ -46,6 +46,26 @@ class NetworkOptions:
                                          or self.fidelity == "analytic")
 
 
+def load_network(source: str, conv_lowering: str = "auto",
+                 shapes: Mapping[str, tuple[int, ...]] | None = None,
+                 dtype: str | None = None) -> tuple[Network, list[str]]:
+    """The network `accelsim run SOURCE` runs: read (`--conv-lowering`, ONNX inputs' symbolic
+    dimensions bound by `shapes`, `--shape`), at precision `dtype` (`--dtype`; the workloads
+    that do not take it are returned, left at f32)."""
+    from accelsim.network.zoo import load_network as read
+
+    network = read(source, conv_lowering, dict(shapes) if shapes else None)
+    skipped: list[str] = []
+    if dtype:
+        from accelsim.network.precision import with_precision
+
+        try:
+            network, skipped = with_precision(network, dtype)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    return network, skipped
+
+
 @dataclass(slots=True)
 class NetworkRun:
     """A network's run: the per-layer figures (`result`, None on the host), the functional
@@ -56,6 +76,8 @@ class NetworkRun:
     result: NetworkResult | None
     functional: FunctionalRun | None
     figures: dict[str, Any]          # the --json object (an I/O edge), without target/input
+    dtype: str | None = None         # the precision it ran at (`--dtype`), and the workloads
+    dtype_skipped: tuple[str, ...] = ()  # left at f32 because they do not take it
 
     @property
     def check_ok(self) -> bool | None:
@@ -66,6 +88,9 @@ class NetworkRun:
         out = dict(self.figures)
         out["target"] = self.options.target
         out["input"] = source
+        if self.dtype:
+            out["dtype"] = self.dtype
+            out["dtype_skipped"] = list(self.dtype_skipped)
         return out
 
 
@@ -116,4 +141,4 @@ def run_network(network: Network, config: str, opts: NetworkOptions,
     return NetworkRun(network, opts, run.result, run, run.report())
 
 
-__all__ = ["NetworkOptions", "NetworkRun", "check_network_options", "run_network"]
+__all__ = ["NetworkOptions", "NetworkRun", "check_network_options", "load_network", "run_network"]

@@ -298,7 +298,7 @@ def _event(program: Program, config: HardwareConfig, module: ModuleOp,
         figures["event_cycles"] = result.cycles
         figures["divergence"] = divergence(est.cycles, result.cycles)
     tables = report.to_dict()
-    for key in ("units", "buffers", "levels", "links"):
+    for key in ("units", "buffers", "levels", "links", "precisions"):
         figures[key] = tables[key]
     groups: list[dict[str, Any]] = []
     if opts.fidelity == "both":

@@ -49,7 +49,6 @@ _KERNEL_ONLY = ("func", "save", "as_is", "roofline", "window", "compare", "fast_
 
 
 def run_network(args: argparse.Namespace, extra: list[str]) -> int:
-    from accelsim.network.zoo import load_network
 
     given = [f"--{n.replace('_', '-')}" for n in _KERNEL_ONLY if getattr(args, n, None)]
     if extra:
@@ -76,20 +75,14 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         shapes = parse_shapes(getattr(args, "shape", None))
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    network = load_network(args.input, args.conv_lowering, shapes)
-    skipped: list[str] = []
-    if getattr(args, "dtype", None):
-        from accelsim.network.precision import with_precision
+    from accelsim.api import network_run
 
-        try:
-            network, skipped = with_precision(network, args.dtype)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+    dtype = getattr(args, "dtype", None)
+    network, skipped = network_run.load_network(args.input, args.conv_lowering, shapes, dtype)
     if args.layer and args.layer not in {layer.name for layer in network.layers}:
         names = [layer.name for layer in network.layers]
         shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
         raise InputError(f"--layer {args.layer!r}: no such layer in {network.name} (layers: {shown})")
-    from accelsim.api import network_run
     from accelsim.config import parse_sets
 
     opts = network_run.NetworkOptions(target=args.target, fidelity=args.fidelity,
@@ -104,11 +97,9 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         run = network_run.run_network(network, args.config, opts, args.input)
     except NetworkRunError as exc:
         return _report_failure(args, exc)
+    run.dtype, run.dtype_skipped = dtype, tuple(skipped)  # workloads left at f32
     result, report = run.result, run.to_dict(args.input)
     status = 0 if run.check_ok in (None, True) else 1
-    if getattr(args, "dtype", None):
-        report["dtype"] = args.dtype
-        report["dtype_skipped"] = skipped  # workloads without the precision: left at f32
     if result is not None:
         _write_outputs(args, result)
     if args.json:

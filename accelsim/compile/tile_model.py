@@ -264,8 +264,9 @@ class TileModel:
         if levels:
             _, stride, per = levels[0]
         src, dst = (self.fast, self.slow) if outgoing else (self.slow, self.fast)
-        cost = self.dma_cost.transfer(elems, stride, per, r.ebytes, src == self.slow, dst == self.slow,
-                                      src <= dst, 1)
+        cost = self.dma_cost.transfer(elems, stride, per,
+                                      precision.dma_element_bytes(r.memref.type.element),  # type: ignore[attr-defined]
+                                      src == self.slow, dst == self.slow, src <= dst, 1)
         out = [(cost, count)] if count and elems else []
         if len(self._desc) > 20_000:
             self._desc.clear()

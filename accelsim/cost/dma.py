@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.rate import cycles_for
@@ -64,12 +65,13 @@ class DmaCostModel:
                       s.bytes_per_cycle, s.banks if conflicts else 0,
                       s.bank_bytes_per_cycle if conflicts else 0)
 
-    def transfer(self, n: int, stride: int | None, per: int | None, ebytes: int,
+    def transfer(self, n: int, stride: int | None, per: int | None, ebytes: int | Fraction,
                  src_dram: bool, dst_dram: bool, src_strided: bool, sram_sides: int
                  ) -> TransferCost:
-        """The cost of moving `n` elements of `ebytes` bytes; `src_dram` / `dst_dram`: which
-        sides are in DRAM, `src_strided`: the stride applies to the source, `sram_sides`:
-        how many sides are in SRAM (0 to 2)."""
+        """The cost of moving `n` elements of `ebytes` bytes (a Fraction for packed sub-byte
+        elements, `precision.dma_element_bytes`: i4 is 1/2; byte counts round up);
+        `src_dram` / `dst_dram`: which sides are in DRAM, `src_strided`: the stride applies
+        to the source, `sram_sides`: how many sides are in SRAM (0 to 2)."""
         key = (n, stride, per, ebytes, src_dram, dst_dram, src_strided, sram_sides)
         hit = self._memo.get(key)
         if hit is not None:
@@ -87,8 +89,8 @@ class DmaCostModel:
                 dram_bytes += chunked if src_strided else full
             if dst_dram:
                 dram_bytes += full if src_strided else chunked
-        sram_bytes = n * ebytes * sram_sides
-        if self.banks and sram_sides:
+        sram_bytes = -(-n * ebytes * sram_sides // 1)  # packed sub-byte elements: whole bytes
+        if self.banks and sram_sides and isinstance(ebytes, int):
             port = self._bank_port(n, stride, per, ebytes, src_dram, src_strided, sram_sides)
         else:
             port = cycles_for(sram_bytes, self.sram_bw)
@@ -167,7 +169,7 @@ class LevelCostModel:
     def for_config(config: HardwareConfig) -> LevelCostModel:
         return _level_model(config)
 
-    def hops(self, n: int, stride: int | None, per: int | None, ebytes: int, src_space: int,
+    def hops(self, n: int, stride: int | None, per: int | None, ebytes: int | Fraction, src_space: int,
              dst_space: int, src_strided: bool) -> tuple[Hop, ...]:
         """The hops of a DMA of `n` elements from `src_space` to `dst_space` (the route of
         `HardwareConfig.route`, which raises ConfigError for a refused or unknown pair)."""
@@ -186,12 +188,13 @@ class LevelCostModel:
             if a == 0:
                 c = _root_model(cfg, chain[1], down=True).transfer(
                     n, stride, per, ebytes, True, True, src_strided, 0)
-                hops.append(Hop(0, c.cycles, c.dram_bytes, c.port_cycles, n * ebytes, "copy", True,
+                hops.append(Hop(0, c.cycles, c.dram_bytes, c.port_cycles, -(-n * ebytes // 1), "copy", True,
                                 0, 0))
             else:
                 c = _model(1, 1, min(lv.read_bytes_per_cycle, lv.write_bytes_per_cycle)).transfer(
                     n, stride, per, ebytes, False, False, src_strided, 2)
-                hops.append(Hop(a - 1, c.cycles, 0, c.port_cycles, n * ebytes, "copy", False, a, a))
+                hops.append(Hop(a - 1, c.cycles, 0, c.port_cycles, -(-n * ebytes // 1), "copy", False,
+                                a, a))
         step = 1 if b > a else -1
         for k in range(a, b, step):
             parent, child = (k, k + 1) if step > 0 else (k - 1, k)
@@ -203,7 +206,7 @@ class LevelCostModel:
                 model = _model(1, p.read_bytes_per_cycle if down else p.write_bytes_per_cycle,
                                ch.write_bytes_per_cycle if down else ch.read_bytes_per_cycle)
             c = model.transfer(n, stride, per, ebytes, down, not down, src_strided, 1)
-            hops.append(Hop(parent, c.cycles, c.dram_bytes, c.port_cycles, n * ebytes,
+            hops.append(Hop(parent, c.cycles, c.dram_bytes, c.port_cycles, -(-n * ebytes // 1),
                             "read" if down else "write", parent == 0,
                             parent if down else child, child if down else parent))
         out = self._memo[key] = tuple(hops)

@@ -75,6 +75,15 @@ def storage_bytes(name: str, elements: int) -> int:
     return -(-elements * bits(name) // 8)
 
 
+def dma_element_bytes(element: object) -> int | Fraction:
+    """Bytes one element of `element` (an ElementType) takes on a DMA and in DRAM: packed,
+    so a sub-byte type is a fraction (i4: 1/2); whole bytes otherwise (i1: 1, as stored)."""
+    bw = getattr(element, "bitwidth", 32)
+    if getattr(element, "is_int", False) and 1 < bw < 8:
+        return Fraction(bw, 8)
+    return int(getattr(element, "byte_width", 4))
+
+
 def accumulator(dtype: str) -> str:
     """The accumulator a precision's MACs use by default: i32 for integers up to 32 bits (i64
     for i64), f32 for floats up to 32 bits (f64 for f64)."""
@@ -357,7 +366,8 @@ def precisions(counts: OpCounts) -> str:
 
 __all__ = [
     "ALIASES", "BITS", "DTYPES", "TECHNOLOGIES", "Technology", "UnsupportedPrecision",
-    "accumulator", "array_supports", "bits", "canonical", "compute_pj", "lane_pj", "lane_rate",
+    "accumulator", "array_supports", "bits", "canonical", "compute_pj", "dma_element_bytes",
+    "lane_pj", "lane_rate",
     "lane_slots", "mac_cycles", "mac_scale", "mac_pj", "mac_rate", "ops_pj", "parse_rates", "precisions",
     "rate", "refuse", "run_compute_pj", "storage_bytes",
 ]

@@ -55,7 +55,8 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
         figures["serial_nests"] = progs.serial
         from accelsim.report.analytic_figures import analytic_report_figures
 
-        figures.update(analytic_report_figures(config, est.cycles, None, compulsory))
+        figures.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory,
+                                               est.energy(config)))
         return ClusterRun(progs, est, None, figures, compile_seconds, time.perf_counter() - t0)
     from accelsim.sim.clusters import simulate_clusters
     from accelsim.sim.options import SimOptions

@@ -37,11 +37,17 @@ from accelsim.dse.lifeline import FORKSERVER_GUARD, announce_sweep, bind_worker
 from accelsim.dse.spec import Point, Scalar
 from accelsim.dse.store import STATUS_ERROR, STATUS_TIMEOUT, Outcome
 from accelsim.dse.time_limit import timeout_message
+from compiler.diagnostics import AccelsimError
 
 EvalFn = Callable[[Point], Mapping[str, Scalar | None]]
 RunPoint = Callable[[EvalFn, Point], Outcome]
 IN_FLIGHT = 2  # per worker: the running point and the next one
 DIED = "worker process died while evaluating this point"
+
+
+class WorkerStartError(AccelsimError):
+    """Worker processes die before they evaluate anything: no point is to blame, none is
+    stored as failed."""
 
 
 def default_mp_context() -> str:
@@ -311,6 +317,13 @@ def _run_alone(ctx: BaseContext, evaluate: EvalFn, run_point: RunPoint, point: P
                 return timed_out(point, limit_s, w.name)
             msg = w.receive()
             if msg is None:
+                if deadline is None:  # died before it took the point: it could not start
+                    w.proc.join(1.0)
+                    raise WorkerStartError(
+                        f"a sweep worker process died before it could evaluate any point (exit "
+                        f"code {w.proc.exitcode}; its error, if any, is on stderr above): the "
+                        "workers cannot start, so nothing is stored for the points not yet run "
+                        "(they run when the sweep runs again)")
                 return crashed(point, DIED)
             kind, value = msg
             if kind == "started":

@@ -47,6 +47,7 @@ from accelsim.config import HardwareConfig, load_config
 from accelsim.cost import kernel as cost_model
 from accelsim.cost.energy import Energy, energy
 from accelsim.cost.kernel import CostModel, cost_args
+from accelsim.cost.precision import dma_element_bytes
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
 from accelsim.estimate.levels import closed_form_machine
@@ -322,7 +323,7 @@ class Program:
     def _dma(self, op: O.AffineDmaStartOp) -> tuple[Step, bool, int, Rel, None]:
         st_, dt_ = op.src.type, op.dst.type
         assert isinstance(st_, MemRefType) and isinstance(dt_, MemRefType)
-        eb, ss, ds = st_.element.byte_width, st_.memory_space, dt_.memory_space
+        eb, ss, ds = dma_element_bytes(st_.element), st_.memory_space, dt_.memory_space
         numv, stv = op.num_elements, op.stride
         perv = op.elements_per_stride if stv is not None else None
         n0, ns = self._scalar(numv)

@@ -36,9 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import DramConfig, HardwareConfig
+from accelsim.cost.energy import Energy, energy
 from accelsim.cost.interconnect import InterconnectModel
 from accelsim.errors import ConfigError, InputError
-from accelsim.estimate.analytic import compiled_program, estimate
+from accelsim.estimate.analytic import AnalyticResult, compiled_program, estimate
 from accelsim.estimate.state import ClosedFormMachine, OverLimit
 from compiler.ir.entry import entry_function
 from compiler.ir.ops import ModuleOp
@@ -52,6 +53,26 @@ class ClusterEstimate:
     share: HardwareConfig     # the one-cluster machine each program was walked on
     phases: int = 1           # the programs' stretches between barriers
     startup_cycles: int = 0   # summed over the phases: the last cluster's wait at start-up
+    # every cluster's estimate together: DRAM bytes and the kernels' work (for the energy)
+    dram_bytes: int = 0
+    macs: int = 0
+    alu_ops: int = 0
+    special_ops: int = 0
+    kernel_sram_bytes: int = 0
+
+    def energy(self, config: HardwareConfig) -> Energy:
+        """The one formula (`accelsim.cost.energy`) on every cluster's counts, static power
+        over the machine's cycles (as `AnalyticResult.energy` for one cluster)."""
+        return energy(config, dram_bytes=self.dram_bytes,
+                      sram_bytes=self.kernel_sram_bytes + self.dram_bytes, macs=self.macs,
+                      alu_ops=self.alu_ops, special_ops=self.special_ops,
+                      seconds=self.cycles / (config.clock_ghz * 1e9))
+
+
+def _work(results: Sequence[AnalyticResult]) -> dict[str, int]:
+    """The counts of several estimates summed (the `ClusterEstimate` fields of that name)."""
+    names = ("dram_bytes", "macs", "alu_ops", "special_ops", "kernel_sram_bytes")
+    return {n: sum(int(getattr(r, n)) for r in results) for n in names}
 
 
 def share_config(config: HardwareConfig) -> HardwareConfig:
@@ -139,8 +160,9 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     cannot beat the best so far)."""
     share = share_config(config)
     if config.clusters == 1:
-        per = tuple(estimate(m, share, func=func, limit=limit).cycles for m in modules)
-        return ClusterEstimate(max(per), per, share)
+        runs = [estimate(m, share, func=func, limit=limit) for m in modules]
+        per = tuple(r.cycles for r in runs)
+        return ClusterEstimate(max(per), per, share, **_work(runs))
     phased = [phases_of(m, func) for m in modules]
     count = max(len(p) for p in phased)
     whole = config.with_overrides({"clusters": 1})
@@ -149,6 +171,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     collide = not config.multi_level  # a hierarchy reaches its shared level over more links
     total = startup = 0
     per = [0] * len(modules)
+    walked: list[AnalyticResult] = []  # each cluster's phases on its fair share: the counts
     for p in range(count):
         left = None if limit is None else limit - total  # what this phase may take
         shared = SharedStart.fresh(whole, model)
@@ -158,7 +181,9 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                 ends.append(0)
                 waits.append(0)
                 continue
-            fair = estimate(ph[p], share, func=func, limit=left).cycles
+            fair_run = estimate(ph[p], share, func=func, limit=left)
+            walked.append(fair_run)
+            fair = fair_run.cycles
             alone = estimate(ph[p], whole, func=func, limit=left).cycles
             ahead = 0
             if collide:  # its first kernel's delay behind the start-ups issued before its own
@@ -172,7 +197,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         startup += waits[ends.index(slowest)]
         total += slowest
         per = [a + b for a, b in zip(per, ends, strict=True)]
-    return ClusterEstimate(total, tuple(per), share, count, startup)
+    return ClusterEstimate(total, tuple(per), share, count, startup, **_work(walked))
 
 
 def phases_of(module: ModuleOp, func: str | None = None) -> list[ModuleOp]:

@@ -78,9 +78,33 @@ def network_inputs(network: Network, seed: int | None = None,
         for n, shape in network.inputs.items():
             if tuple(raw[n].shape) != shape:
                 raise InputError(f"{npz}: input {n!r} has shape {raw[n].shape}, the model wants {shape}")
-        return {n: np.ascontiguousarray(raw[n], dtype=np.float32) for n in network.inputs}
+        return {n: np.ascontiguousarray(raw[n], dtype=_dtype(network.input_dtypes.get(n, "float32")))
+                for n in network.inputs}
     rng = np.random.default_rng(0 if seed is None else seed)
-    return {n: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32) for n, shape in network.inputs.items()}
+    out: dict[str, np.ndarray] = {}
+    for n, shape in network.inputs.items():
+        dtype = _dtype(network.input_dtypes.get(n, "float32"))
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            out[n] = rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+        else:
+            out[n] = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    return out
+
+
+def _as_declared(a: np.ndarray, dtype: str | None) -> np.ndarray:
+    """uint8 outputs come back from the kernels as the same bits in int8."""
+    if dtype == "uint8" and a.dtype == np.int8:
+        return a.view(np.uint8)
+    return a
+
+
+def _dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 class _Runner:
@@ -117,7 +141,7 @@ class _Runner:
                       fidelity="event", functional=True)
         module = compiled_module(point, self.config)
         run = run_program(Program(spec, module, pick_function(module, w.func_name), w), self.config,
-                          arrays, RunOptions(), compiled=module,
+                          arrays, RunOptions(estimate=False), compiled=module,
                           compulsory=workload_traffic(spec, self.config))
         if spec not in self.figures:
             self.figures[spec] = report_figures(run.report)
@@ -152,7 +176,8 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - start
-    outputs = {n: tensors[n].reshape(shape) for n, shape in network.outputs.items()}
+    outputs = {n: _as_declared(tensors[n], network.input_dtypes.get(n)).reshape(shape)
+               for n, shape in network.outputs.items()}
     run = FunctionalRun(network, target, outputs, feeds, wall,
                         meta={"distinct_kernels": len(network.distinct_workloads())})
     if target == "sim":
@@ -203,9 +228,9 @@ def _run_kernel(kernel: Kernel, tensors: dict[str, np.ndarray], runner: _Runner)
             if src.size != int(np.prod(shape)):
                 raise NetworkError(f"kernel {kernel.workload}: argument {arg} {shape} is fed tensor "
                                    f"{reads[arg]!r} of shape {src.shape}", Location("<network>", 0, 0))
-            arrays[arg] = np.array(src, dtype=np.float32, copy=True).reshape(shape)
+            arrays[arg] = np.array(src, dtype=t.element.numpy_dtype, copy=True).reshape(shape)
         else:
-            arrays[arg] = np.zeros(shape, dtype=np.float32)
+            arrays[arg] = np.zeros(shape, dtype=t.element.numpy_dtype)
     out = runner.run(kernel.workload, arrays)
     for arg, t in kernel.writes:
         tensors[t] = out[arg]

@@ -67,6 +67,9 @@ class Network:
     inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
     outputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
     constants: dict[str, np.ndarray] = field(default_factory=dict)
+    # numpy dtype names of inputs and outputs that are not float32 (uint8 data is held as the
+    # same bits in int8 by the kernels)
+    input_dtypes: dict[str, str] = field(default_factory=dict)
 
     @property
     def functional(self) -> bool:

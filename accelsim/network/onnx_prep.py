@@ -29,7 +29,9 @@ TARGET_OPSET = 17
 MIN_OPSET = 7
 # nodes never folded (their value is not a function of their inputs)
 NOT_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-              "Bernoulli"}
+              "Bernoulli",
+              # kept so that a QDQ pattern still sees its int8 weights (`onnx_rows.fuse_qdq`)
+              "DequantizeLinear"}
 
 
 @dataclass

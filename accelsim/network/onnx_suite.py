@@ -5,7 +5,8 @@
 `test_data_set_0`); `run_case(dir)` imports one, runs it functionally on the simulator (or the
 host) with the shipped inputs and compares every output with the shipped expected output at
 ONNX's backend tolerances (rtol 1e-3, atol 1e-4). The outcome is `pass`, `wrong` (ran, differs),
-`refused` (a clear `AccelsimError`: its message is the reason) or `crash` (any other exception).
+`refused` (a clear `AccelsimError`: its message is the reason) or `crash` (any other exception,
+or the importer's "internal error" for a node it misread).
 `zoo_models()` lists the `light/` model-zoo graphs (timing only).
 """
 
@@ -113,7 +114,10 @@ def run_case(case: str, target: str = "sim", config: str = "default") -> Outcome
         net = import_model(model, os.path.join(case, "model.onnx"), shapes=shapes)
         run = run_functional(net, target, config, progress=False, inputs=inputs)
     except AccelsimError as exc:
-        return Outcome(case, "refused", str(exc).splitlines()[0])
+        from accelsim.network.onnx_import import INTERNAL
+
+        status = "crash" if INTERNAL in str(exc) else "refused"
+        return Outcome(case, status, str(exc).splitlines()[0])
     except Exception as exc:
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return Outcome(case, "crash", last)

@@ -153,7 +153,10 @@ class NetworkResult:
     def table(self, limit: int | None = None) -> str:
         """The per-layer table and the totals, as text."""
         show_eff = any(r.figures.get("mapping_efficiency") is not None for r in self.layers)
-        head = (f"{'layer':<22} {'lowering':<12} {'cycles':>12} {'busy':>6} {'MAC':>6} "
+        # an ONNX model's layers are its nodes: their op types get a column
+        show_op = self.network.source.lower().endswith(".onnx")
+        op_head = f"{'op':<18} " if show_op else ""
+        head = (f"{'layer':<22} {op_head}{'lowering':<12} {'cycles':>12} {'busy':>6} {'MAC':>6} "
                 f"{'DRAM read':>12} "
                 f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
                 + (f" {'map eff':>7}" if show_eff else ""))
@@ -165,7 +168,8 @@ class NetworkResult:
             f = r.figures
             ratio = f"{f['roofline_ratio']:.2f}" if f["roofline_ratio"] else "-"
             eff = f.get("mapping_efficiency")
-            lines.append(f"{_clip(r.layer.name, 22):<22} {r.layer.lowering:<12} {f['cycles']:>12,} "
+            op = f"{_clip(r.layer.op, 18):<18} " if show_op else ""
+            lines.append(f"{_clip(r.layer.name, 22):<22} {op}{r.layer.lowering:<12} {f['cycles']:>12,} "
                          f"{_pct(f['compute_utilization']):>6} {_pct(f.get('mac_utilization')):>6} "
                          f"{_int(f['dram_bytes_read']):>12} "
                          f"{_int(f['dram_bytes_written']):>11} {ratio:>8} {f['bound']:<9} "
@@ -176,7 +180,8 @@ class NetworkResult:
         t = self.totals()
         ratio = f"{t['roofline_ratio']:.2f}" if t["roofline_ratio"] else "-"
         lines.append("-" * len(head))
-        lines.append(f"{'total':<22} {'':<12} {t['cycles']:>12,} {_pct(t['compute_utilization']):>6} "
+        lines.append(f"{'total':<22} {op_head and ' ' * len(op_head)}{'':<12} {t['cycles']:>12,} "
+                     f"{_pct(t['compute_utilization']):>6} "
                      f"{_pct(t['mac_utilization']):>6} "
                      f"{_int(t['dram_bytes_read']):>12} {_int(t['dram_bytes_written']):>11} {ratio:>8} "
                      f"{'':<9} {_uj(t['energy_pj']):>10}")

@@ -330,9 +330,17 @@ class Report:
     def mac_utilization(self) -> float | None:
         """Useful work: MACs / (cycles x the unit's peak MACs a cycle); a busy array whose
         PEs are partly idle (a narrow tile, fill and drain) has it below `array_busy_fraction`.
-        None without a peak."""
+        The peak is the array's rate for the MACs' precisions (`compute.macs_rate`: bf16 at
+        0.5 peaks at half the PEs' native MACs) when every MAC ran on the array. None without
+        a peak."""
         den = self.cycles * self.peak_macs_per_cycle
-        return self.macs / den if den else None
+        if not den:
+            return None
+        rows = self.precisions
+        if rows and all(r.unit.startswith("matrix") and r.rate for r in rows) \
+                and sum(r.macs for r in rows) == self.macs:
+            return sum(r.macs / r.rate for r in rows) / den  # type: ignore[operator]
+        return self.macs / den
 
     @property
     def dma_utilization(self) -> float:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import NamedTuple, TypeVar
 
 from accelsim.config import HardwareConfig, SpacesConfig
 from accelsim.cost.dma import DmaCostModel, LevelCostModel, chunking
 from accelsim.cost.kernel import KernelCost
+from accelsim.cost.precision import dma_element_bytes
 from accelsim.errors import ConfigError, HazardError
 from accelsim.sim.codegen import IndexCode, call_reader, index_code, lins_fn
 from accelsim.sim.hazards import Hazards
@@ -69,7 +71,7 @@ class DmaStartPlan:
     per: Value | None
     # vals -> (src, dst, tag) linear indices, -1 if out of bounds; None: a dynamic shape
     lins: Callable[[Vals], tuple[int, int, int]] | None
-    ebytes: int
+    ebytes: int | Fraction  # per element on the DMA: packed (i4: 1/2, `precision.dma_element_bytes`)
     src_strided: bool
     src_dram: bool
     dst_dram: bool
@@ -157,12 +159,13 @@ class DmaStartPlan:
                                     st.memory_space, dt.memory_space, self.src_strided)  # type: ignore[union-attr]
             h = hops[0]
             return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
-                                 (h.cycles, h.parent_bytes, n * self.ebytes, h.port_cycles,
-                                  self.kind, self.loc), n * self.ebytes * self.sram_sides, op, n, hops)
+                                 (h.cycles, h.parent_bytes, -(-n * self.ebytes // 1), h.port_cycles,
+                                  self.kind, self.loc), -(-n * self.ebytes * self.sram_sides // 1),
+                                 op, n, hops)
         c = self.cost.transfer(n, stride, per if stride is not None else None, self.ebytes,
                                self.src_dram, self.dst_dram, self.src_strided, self.sram_sides)
         return TransferShape(nchunks, s_tail, d_tail, s_ext, d_ext, per, ci, self.src_strided,
-                             (c.cycles, c.dram_bytes, n * self.ebytes, c.port_cycles, self.kind,
+                             (c.cycles, c.dram_bytes, -(-n * self.ebytes // 1), c.port_cycles, self.kind,
                               self.loc), c.sram_bytes, op, n)
 
     def check_overrun(self, vals: Vals, src: Buffer, dst: Buffer, s0: int, d0: int,
@@ -322,7 +325,7 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
     return DmaStartPlan(
         op, op.src, compile_map(op.src_map), op.src_indices, op.dst, compile_map(op.dst_map),
         op.dst_indices, op.tag, compile_map(op.tag_map), op.tag_indices, op.num_elements,
-        op.stride, op.elements_per_stride, lins, st.element.byte_width,
+        op.stride, op.elements_per_stride, lins, dma_element_bytes(st.element),
         st.memory_space <= dt.memory_space, sd, dd, sram_sides, kind, str(op.loc),
         constant, cx.dma_cost, levels=levels, code=code)
 

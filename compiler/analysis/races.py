@@ -15,7 +15,11 @@ falls in that DMA's window, unless both only read:
   lies inside the other window);
 - a start on a tag element whose DMA is still in flight (the tag reused before its wait);
 - `memref.dealloc` of a buffer a DMA is in flight on (every element);
-- `func.call` and ops of unknown effect: every element of each memref operand, read and written.
+- `func.call` of a function defined in the module: what its affine loads and stores (and its
+  own calls) touch of each memref operand, with its index parameters bound to the operands'
+  affine functions of the loops (`compiler.analysis.call_effects`); an external callee, an
+  operand the callee uses otherwise, and ops of unknown effect: every element of each memref
+  operand, read and written.
 
 `check_clusters` adds the machine of many clusters: between two `accel.barrier`s, no element
 of a function argument one cluster writes (a DMA counts in every phase from its start to its
@@ -35,8 +39,9 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from compiler.analysis.access import is_exact_side, relation_in_frame
+from compiler.analysis.call_effects import CallSummaries
 from compiler.analysis.domain import domain_frame
-from compiler.analysis.isl_bridge import CTX, AnalysisError, isl_name
+from compiler.analysis.isl_bridge import CTX, AnalysisError, Frame, isl_name
 from compiler.diagnostics import Location
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
@@ -46,6 +51,7 @@ from compiler.ir.ops import (
     AffineIfOp,
     AffineLoadOp,
     AffineStoreOp,
+    CallOp,
     FuncOp,
 )
 from compiler.ir.ops.opaque import BARRIER_OP
@@ -111,6 +117,7 @@ class _Program:
 
     def __init__(self, func: FuncOp):
         self.func = func
+        self.calls = CallSummaries.of(func)
         self.names: dict[int, str] = {}
         self.unchecked: list[tuple[Operation, str]] = []
         self.units: list[Operation] = []
@@ -167,6 +174,8 @@ class _Program:
         elif isinstance(op, AffineDmaWaitOp):
             self.waits.append(op)
             self.doms[id(op)] = (frame, dom)
+        elif isinstance(op, CallOp):
+            self._add_call(op, name, dom.dim(isl.dim_type.set), op, frame, dom)
         else:
             self._add_opaque(op, name, dom, op)
 
@@ -191,17 +200,41 @@ class _Program:
                     got[key] = _Acc(nest, name, o.memref, rel, key[1], False, o)
             elif _memory_op(o):
                 frame, dom = domain_frame(o)
+                if isinstance(o, CallOp):
+                    self._add_call(nest, name, outer, o, frame, dom)
+                    continue
                 n = dom.dim(isl.dim_type.set)
                 self._add_opaque(nest, name, dom.project_out(isl.dim_type.set, outer, n - outer), o)
         self.accesses.extend(got.values())
 
-    def _add_opaque(self, unit: Operation, name: str, dom: isl.Set, op: Operation) -> None:
+    def _add_call(self, unit: Operation, name: str, outer: int, call: CallOp, frame: Frame,
+                  dom: isl.Set) -> None:
+        """A call's accesses per memref operand (`call_effects`), over the unit's `outer` loops:
+        `{ o<k>[outer ivs] -> B[e] }`; the operands the callee's summary leaves opaque count as
+        every element, read and written."""
+        n = dom.dim(isl.dim_type.set)
+        opaque: list[Value] = []
+        for ce in self.calls.at_call(call, frame, dom):
+            if ce.opaque:
+                opaque.append(ce.operand)
+                continue
+            for rel, write in ((ce.read, False), (ce.write, True)):
+                if rel is not None:
+                    # { [ivs] -> B[e] } -> { o<k>[outer ivs] -> B[e] }
+                    rel = _named_in(rel.project_out(isl.dim_type.in_, outer, n - outer), name)
+                    self.accesses.append(_Acc(unit, name, ce.operand, rel, write, False, call))
+        if opaque:
+            self._add_opaque(unit, name, dom.project_out(isl.dim_type.set, outer, n - outer), call,
+                             opaque)
+
+    def _add_opaque(self, unit: Operation, name: str, dom: isl.Set, op: Operation,
+                    only: Sequence[Value] | None = None) -> None:
         """dealloc (writes every element), a call or an op of unknown effect (reads and writes
-        every element of each memref operand)."""
+        every element of each memref operand, or of those in `only`)."""
         whole = op.NAME == "memref.dealloc"
         for v in op.operands:
             t = v.type
-            if not isinstance(t, MemRefType):
+            if not isinstance(t, MemRefType) or (only is not None and not any(v is o for o in only)):
                 continue
             rel = _everything(dom, name, v, t)
             if rel is None:

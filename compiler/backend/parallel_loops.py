@@ -22,11 +22,13 @@ from compiler.ir.ops import (
     MulFOp,
     MulIOp,
 )
+from compiler.ir.ops.arith import AndIOp, OrIOp
 from compiler.ir.types import ElementType
 
 _COMBINE: dict[str, tuple[type[BinaryOp], float]] = {
     "addf": (AddFOp, 0.0), "mulf": (MulFOp, 1.0), "maximumf": (MaximumFOp, -math.inf),
     "minimumf": (MinimumFOp, math.inf), "addi": (AddIOp, 0), "muli": (MulIOp, 1),
+    "andi": (AndIOp, -1), "ori": (OrIOp, 0),  # -1: all ones, read signed
 }
 
 

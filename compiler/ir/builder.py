@@ -506,20 +506,11 @@ class Builder:
             raise TypeError(f"cast takes a scalar, found {s}")
         if s == to:
             return x
-        if s.is_index or to.is_index:
-            return self._cast(O.IndexCastOp, x, to)
-        if s.is_float and to.is_float:
-            if s.bitwidth == to.bitwidth:
-                raise TypeError(f"no arith cast converts {s} to {to} (same width: go through "
-                                "f32 with extf then truncf)")
-            return self.extf(x, to) if to.bitwidth > s.bitwidth else self.truncf(x, to)
-        if s.is_float:
-            return self.fptoui(x, to) if unsigned else self.fptosi(x, to)
-        if to.is_float:
-            return self.uitofp(x, to) if unsigned else self.sitofp(x, to)
-        if to.bitwidth > s.bitwidth:
-            return self.extui(x, to) if unsigned else self.extsi(x, to)
-        return self.trunci(x, to)
+        cls = O.cast_op_for(s, to, unsigned)
+        if cls is None:
+            raise TypeError(f"no arith cast converts {s} to {to} (same width: go through f32 "
+                            "with extf then truncf)")
+        return self._cast(cls, x, to)
 
     def neg(self, a: Value) -> Value:
         return self.insert(NegFOp(a, loc=self.loc())).result

@@ -4,6 +4,7 @@ what is wrong with an op, or None. compiler.ir.verifier raises them with the op'
 from __future__ import annotations
 
 from compiler.ir.affine_expr import Dim
+from compiler.ir.ops.arith import cast_op_for
 from compiler.ir.ops.linalg import (
     ITERATOR_TYPES,
     GenericOp,
@@ -13,7 +14,7 @@ from compiler.ir.ops.linalg import (
     NamedLinalgOp,
     element_type,
 )
-from compiler.ir.types import INDEX, ElementType, MemRefType
+from compiler.ir.types import INDEX, ElementType, MemRefType, VectorType
 
 
 def structured_problem(op: LinalgOp) -> str | None:
@@ -93,9 +94,13 @@ def named_problem(op: NamedLinalgOp) -> str | None:
             if isinstance(t, MemRefType) and t.rank != want_rank[k]:
                 return f"operand #{k} must have rank {want_rank[k]}, found {t}"
     types = {element_type(v.type) for v in op.operands}
-    if len(types) != 1:
-        return ("mixed element types (" + ", ".join(sorted(str(t) for t in types)) + ") are not "
-                "supported: every operand must have the output's element type")
+    if len(types) != 1:  # inputs convert to the output's type, as upstream's (signed) casts do
+        want = element_type(out)
+        for t in types - {want}:
+            if (t is None or want is None or isinstance(t, VectorType)
+                    or isinstance(want, VectorType) or cast_op_for(t, want) is None):
+                return (f"cannot convert element type {t} to the output's {want} (mixed element "
+                        "types need one arith cast from each input's type to the output's)")
     return structured_problem(op)
 
 

@@ -309,8 +309,8 @@ def from_file_array(a: np.ndarray, t: ElementType, what: str) -> np.ndarray:
         raise ValueError(f"{what} has dtype {a.dtype}, expected {r.file_dtype}{how}{also}")
     if r.file_dtype == r.dtype:
         return a
-    if r.bits_in_file:
-        return np.ascontiguousarray(a).view(r.dtype)
+    if r.bits_in_file:  # (a 0-d array stays 0-d: np.ascontiguousarray would make it 1-d)
+        return (a if a.flags.c_contiguous else np.ascontiguousarray(a)).view(r.dtype)
     if a.size and (int(a.min()) < -8 or int(a.max()) > 7):
         bad = a[(a < -8) | (a > 7)].flat[0]
         raise ValueError(f"{what} holds {bad}, outside i4's range [-8, 7]")

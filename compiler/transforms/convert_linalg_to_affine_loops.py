@@ -38,6 +38,7 @@ from compiler.ir.ops import (
     MulFOp,
     MulIOp,
 )
+from compiler.ir.ops.arith import cast_op_for
 from compiler.ir.ops.linalg import (
     NAMED_OPS,
     GenericOp,
@@ -46,7 +47,7 @@ from compiler.ir.ops.linalg import (
     LinalgYieldOp,
     NamedLinalgOp,
 )
-from compiler.ir.types import MemRefType
+from compiler.ir.types import ElementType, MemRefType
 from compiler.transforms.pass_base import Pass
 
 # payload -> (float op, integer op); "mac" is out + in0 * in1
@@ -186,10 +187,14 @@ class _Emitter:
             return self.inline_region(op, values)
         assert isinstance(op, NamedLinalgOp)
         out = values.get(op.num_inputs)
+        t = op.outputs[0].type
+        assert isinstance(t, MemRefType)
+        # inputs of another element type convert to the output's first (upstream's signed casts)
+        values = {k: self.converted(v, t.element) if k < op.num_inputs else v
+                  for k, v in values.items()}
         if op.PAYLOAD == "yield":
             return [values[0]]
-        t = op.outputs[0].type
-        assert isinstance(t, MemRefType) and out is not None
+        assert out is not None
         is_float = t.element.is_float
         if op.PAYLOAD == "mac":
             mul = MulFOp if is_float else MulIOp
@@ -198,6 +203,10 @@ class _Emitter:
             return [self.put(add(out, prod)).results[0]]
         cls = _COMBINE[op.PAYLOAD][0 if is_float else 1]
         return [self.put(cls(out, values[0])).results[0]]  # type: ignore[call-arg]
+
+    def converted(self, v: Value, to: ElementType) -> Value:
+        cls = cast_op_for(v.type, to) if isinstance(v.type, ElementType) else None
+        return v if cls is None else self.put(cls(v, to)).results[0]
 
     def inline_region(self, op: GenericOp, values: dict[int, Value]) -> list[Value]:
         mapping: dict[Value, Value] = {a: values[k] for k, a in enumerate(op.body.args) if k in values}

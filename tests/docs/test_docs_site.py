@@ -63,3 +63,13 @@ def test_hook_turns_the_notebook_into_markdown():
     assert md.startswith("# ")
     blocks = re.findall(r"^```python\n", md, re.M)
     assert len(blocks) >= 5  # chip, kernel, network, sweep, plot
+
+
+def test_hook_publishes_repository_files_that_docs_pages_link():
+    """A docs page's link out of docs/ (as the forge renders it) is published under _repo/;
+    a link into docs/ or to a missing file is left to mkdocs (which reports the missing one)."""
+    hook = _hook()
+    page = ROOT / "docs" / "concepts" / "x.md"
+    found = hook.outside_links(page, "[r](../../bench/RESULTS.md#top) ![i](../img/demo_timeline.png) "
+                                     "[m](../../no_such_file.md) [w](https://x.org/a.md)")
+    assert found == {"../../bench/RESULTS.md#top": ROOT / "bench" / "RESULTS.md"}

@@ -208,3 +208,19 @@ def test_readme_picture_is_the_demo_run():
     demo = shlex.split(recipe.group(1).replace("\\\n", " ").split("\n\t")[-1].strip().lstrip("\t"))
     assert demo[0].endswith("accelsim") and demo[1:len(DEMO) + 1] == DEMO
     assert "docs/img/demo_timeline.png" in README.read_text(encoding="utf-8")
+
+
+def test_shown_demo_report_is_the_demo_run():
+    """The report lines the README and docs/concepts/reports.md show are `make demo`'s, as it
+    prints them now (a timing change that moves them fails here, not in a reader's terminal)."""
+    import accelsim
+    from plots.readme_figures import DEMO
+
+    res = accelsim.run(DEMO[1], config=DEMO[DEMO.index("--config") + 1], timing_only=True)
+    report = str(res.report).splitlines()
+    for page in (README, ROOT / "docs" / "concepts" / "reports.md"):
+        shown = [b for lang, b in _FENCE.findall(page.read_text(encoding="utf-8"))
+                 if not lang and b.startswith("@gemm on 'default'")]
+        assert shown, page
+        for line in shown[0].splitlines():
+            assert line in report, f"{page.name}: {line!r} is not in the demo's report"

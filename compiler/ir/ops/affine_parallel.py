@@ -26,6 +26,8 @@ from compiler.ir.types import INDEX, Type
 REDUCTIONS: dict[str, str] = {
     "addf": "arith.addf", "mulf": "arith.mulf", "maximumf": "arith.maximumf",
     "minimumf": "arith.minimumf", "addi": "arith.addi", "muli": "arith.muli",
+    # (mlir-opt-19 also names maxs/mins/maxu/minu, but accepts them on si/ui types only)
+    "andi": "arith.andi", "ori": "arith.ori",
 }
 
 

@@ -331,3 +331,24 @@ UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, LogOp,
 CAST_OPS: dict[str, type[CastOp]] = {c.NAME: c for c in (
     IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
     UIToFPOp, FPToUIOp, ExtSIOp, ExtUIOp, TruncIOp, BitcastOp)}
+
+
+def cast_op_for(src: ElementType, dst: ElementType, unsigned: bool = False) -> type[CastOp] | None:
+    """The one arith cast that converts `src` to `dst` (None: they are equal, or no single
+    cast does it: floats of equal width, e.g. bf16 and f16). `unsigned` reads or writes the
+    integer side unsigned (`extui`, `uitofp`, `fptoui`); linalg's implicit casts are signed."""
+    if src == dst:
+        return None
+    if src.is_index or dst.is_index:
+        return IndexCastOp
+    if src.is_float and dst.is_float:
+        if src.bitwidth == dst.bitwidth:
+            return None
+        return ExtFOp if dst.bitwidth > src.bitwidth else TruncFOp
+    if src.is_float:
+        return FPToUIOp if unsigned else FPToSIOp
+    if dst.is_float:
+        return UIToFPOp if unsigned else SIToFPOp
+    if dst.bitwidth > src.bitwidth:
+        return ExtUIOp if unsigned else ExtSIOp
+    return TruncIOp

@@ -136,3 +136,43 @@ def test_mlir_path_and_config_object_equal_the_cli(capsys) -> None:
                        "dma.engines=1", "--timing-only", "--json")
     assert status == 0
     assert _same(result.to_dict()) == _same(json.loads(out))
+
+
+@pytest.mark.parametrize("config", ["default", "cluster4"])
+def test_analytic_run_has_the_event_reports_energy(config: str) -> None:
+    """One energy formula (`accelsim.cost.energy`): the analytic run's energy is the event
+    report's on the same program, one cluster or many (issue: the default fidelity gave no
+    energy)."""
+    analytic = accelsim.run(GEMM, config=config, fidelity="analytic").to_dict()
+    event = accelsim.run(GEMM, config=config, timing_only=True).to_dict()
+    assert analytic["dram_bytes"] == event["dram_bytes"]
+    for key in ("energy_pj", "energy_dram_pj", "energy_sram_pj", "energy_compute_pj",
+                "energy_static_pj"):
+        assert analytic[key] == pytest.approx(event[key], rel=1e-9), key
+
+
+def test_onnx_network_with_data_and_check_equals_the_cli(capsys, tmp_path: Path) -> None:
+    """An ONNX model runs with data flowing, checked against onnx's reference evaluator."""
+    from tests.accelsim.network import onnx_models
+
+    model = onnx_models.save(onnx_models.convnet(), tmp_path / "convnet.onnx")
+    result = accelsim.run(str(model), check=True, progress=False)
+    status, out = _cli(capsys, "run", str(model), "--target", "sim", "--check", "--json")
+    assert status == 0
+    assert _same(result.to_dict()) == _same(json.loads(out))
+    assert result.ok is True and result.outputs
+    assert set(result.outputs) == set(json.loads(out)["outputs"])
+
+
+def test_network_precision_equals_the_cli(capsys, tmp_path: Path) -> None:
+    """`dtype=` is `--dtype`: the network at that precision, the same --json object."""
+    topo = tmp_path / "tiny.csv"
+    topo.write_text(TOPO)
+    result = accelsim.run(str(topo), dtype="int8", workers=0, progress=False)
+    status, out = _cli(capsys, "run", str(topo), "--target", "sim", "--dtype", "int8", "--json",
+                       "--workers", "0")
+    assert status == 0
+    cli = json.loads(out)
+    assert _same(result.to_dict()) == _same(cli) and cli["dtype"] == "int8"
+    with pytest.raises(InputError, match="network options"):
+        accelsim.run(GEMM, dtype="int8")

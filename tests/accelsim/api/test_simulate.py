@@ -50,3 +50,10 @@ def test_pipeline_docstring_recipe_matches_the_cli() -> None:
     compile_for_accelerator(cfg, module)
     assert accelsim.simulate(module, cfg, functional=False).cycles == \
         accelsim.run(GEMM, timing_only=True).cycles
+
+
+def test_many_clusters_point_at_accelsim_run() -> None:
+    from accelsim.errors import InputError
+
+    with pytest.raises(InputError, match=r"accelsim\.run\(module, config\)"):
+        accelsim.simulate(workloads.get(GEMM).module(), "cluster4", compile=True)

@@ -171,6 +171,18 @@ def test_packed_bytes():
     assert precision.storage_bytes("bf16", 3) == 6
 
 
+def test_i4_weights_move_packed_half_a_byte_each():
+    # B tiles of 32 rows x 128 columns: a row is 64 B packed at i4 (one burst), 128 B at i8
+    cfg = load_config("int8")
+    r8, rep8 = _fixed("gemm:M=64,N=128,K=128,dtype=i8", cfg, 64, tiles=(32, 128, 32))
+    r4, rep4 = _fixed("gemm:M=64,N=128,K=128,dtype=i8,wdtype=i4", cfg, 64, tiles=(32, 128, 32))
+    b8, b4 = _dma_bytes(rep8, "B", "in"), _dma_bytes(rep4, "B", "in")
+    assert b4 * 2 == b8 > 0
+    assert _dma_bytes(rep4, "A", "in") == _dma_bytes(rep8, "A", "in")
+    assert rep8.dram_bytes - rep4.dram_bytes == b8 - b4  # DRAM: the bursts of B halve too
+    assert r4.stats.macs == r8.stats.macs
+
+
 @pytest.mark.parametrize("spec", [
     "gemm:M=8,N=12,K=40,dtype=i8",
     "gemm:M=8,N=12,K=40,dtype=i8,wdtype=i4",
@@ -229,3 +241,49 @@ def test_workload_types_default_and_refuse():
     assert workloads.get("gemm:M=4,N=4,K=4").spec == "gemm:M=4,N=4,K=4,dtype=f32"
     with pytest.raises(workloads.WorkloadError, match="dtype must be one of f32, f64"):
         workloads.get("relu:N=4,dtype=i8")
+
+
+def test_report_names_the_precision_and_its_rate():
+    cfg = load_config("int8").with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": 0.5}})
+    r, rep = _fixed("gemm:M=64,N=64,K=64,dtype=bf16", cfg, 64)
+    (row,) = rep.precisions
+    assert (row.precision, row.unit, row.rate, row.native, row.macs) == (
+        "bf16->f32", "matrix 32x32", 0.5, "i8", 64 ** 3)
+    assert row.mac_pj == pytest.approx(precision.mac_pj(cfg.energy, "bf16", "f32"))
+    f = rep.figures()
+    assert (f["precision"], f["precision_rate"]) == ("bf16->f32", 0.5)
+    assert rep.to_dict()["precisions"][0]["rate"] == 0.5
+    assert "precision  bf16->f32: 262,144 MACs on the matrix 32x32 at 0.5x its native i8 rate" \
+        in rep.format_table()
+    # utilization against the array's peak at that precision (half the PEs' native MACs)
+    assert rep.mac_utilization == pytest.approx(64 ** 3 / 0.5 / (r.cycles * 32 * 32))
+
+
+def test_the_analytic_estimate_charges_the_same_compute_energy():
+    from accelsim.estimate.analytic import estimate
+
+    cfg = load_config("int8")
+    for spec in ("gemm:M=64,N=64,K=64,dtype=i8", "gemm:M=64,N=64,K=64,dtype=bf16,out=bf16"):
+        w = workloads.get(spec)
+        m = w.module()
+        compile_for_accelerator(cfg, m)
+        event = Report.from_result(simulate(m, cfg, functional=False))
+        m2 = w.module()
+        compile_for_accelerator(cfg, m2)
+        est = estimate(m2, cfg)
+        assert event.energy.compute_pj > 0
+        assert est.energy.compute_pj == pytest.approx(event.energy.compute_pj)
+        assert est.macs == event.macs == 64 ** 3
+
+
+@pytest.mark.parametrize("rate", [0.25, 0.5, 2.0, 4.0])
+@pytest.mark.parametrize("dims", [(16, 16, 16), (48, 40, 24), (64, 32, 8)])
+def test_array_cycles_scale_with_the_rate(rate, dims):
+    M, N, K = dims
+    base = load_config("int8").with_overrides({"compute.matmul_unit": "array"})
+    scaled = base.with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": rate}})
+    full = base.with_overrides({"compute.macs_rate": {"i8": 1.0, "bf16": 1.0}})
+    f = workloads.get(f"gemm:M={M},N={N},K={K},dtype=bf16").func()
+    c1 = CostModel(full).kernel(f, [None] * 3).compute_cycles
+    cr = CostModel(scaled).kernel(f, [None] * 3).compute_cycles
+    assert cr == math.ceil(c1 / rate)

@@ -134,3 +134,30 @@ def test_own_evaluator_without_the_main_guard_fails_once_before_storing(tmp_path
     assert 'if __name__ == "__main__":' in out.stderr.splitlines()[-1]
     with ResultStore(tmp_path / "r.sqlite") as store:
         assert store.count() == 0
+
+
+def test_workers_that_cannot_start_store_nothing(tmp_path: Path, monkeypatch) -> None:
+    """A worker that dies before taking its point blames no point: one error, no row (before,
+    every point was stored as failed, and a rerun skipped them)."""
+    from accelsim.dse.local_pool import WorkerStartError
+
+    (tmp_path / "dies_at_start.py").write_text(textwrap.dedent("""
+        import os
+        if os.getpid() != int(os.environ["SWEEP_PARENT_PID"]):  # any worker: dies importing it
+            os._exit(3)
+        def evaluate(point):
+            return {"cycles": 1}
+        """))
+    import os
+
+    monkeypatch.setenv("SWEEP_PARENT_PID", str(os.getpid()))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import dies_at_start
+
+    sweep = dse.Sweep(workloads=[GEMM], hardware={"dma.engines": [1, 2]})
+    db = tmp_path / "r.sqlite"
+    with pytest.raises(WorkerStartError, match="before it could evaluate any point"):
+        dse.run_sweep(sweep, db, evaluate=dies_at_start.evaluate, workers=1, mp_context="spawn",
+                      progress=False)
+    with ResultStore(db) as store:
+        assert store.count() == 0

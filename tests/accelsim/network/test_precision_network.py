@@ -113,3 +113,17 @@ def test_resnet18_precision_example_is_valid():
         ("network:resnet18", "i8"), ("network:resnet18", "bf16"), ("network:resnet18", "f32")]
     chip = load_config(str(here / "multiprec.toml"))
     assert dict(chip.compute.macs_rate) == {"i8": 1.0, "bf16": 0.5, "f32": 0.25}
+
+
+def test_kernel_json_names_its_precision_and_the_arrays_rate(capsys):
+    status, out, _ = _run(capsys, "run", "gemm:M=64,N=64,K=64,dtype=i8", "--target", "sim",
+                          "--config", "int8", "--timing-only", "--json")
+    assert status == 0
+    d = json.loads(out)
+    assert (d["precision"], d["precision_rate"]) == ("i8->i32", 1.0)
+    (row,) = d["precisions"]
+    assert row["unit"] == "matrix 32x32" and row["native_dtype"] == "i8" and row["macs"] == 64 ** 3
+    assert row["mac_pj"] == pytest.approx(0.3)
+    status, out, _ = _run(capsys, "run", "gemm:M=64,N=64,K=64,dtype=i8", "--target", "sim",
+                          "--config", "int8", "--timing-only")
+    assert "precision  i8->i32: 262,144 MACs on the matrix 32x32 at 1x its native i8 rate" in out

@@ -18,7 +18,8 @@ from compiler.text import parse_module, print_module
 
 KINDS = {"addf": ("arith.addf", "0.0", "f32"), "mulf": ("arith.mulf", "1.0", "f32"),
          "maximumf": ("arith.maximumf", "0xFF800000", "f32"), "addi": ("arith.addi", "0", "i32"),
-         "muli": ("arith.muli", "1", "i32")}
+         "muli": ("arith.muli", "1", "i32"), "andi": ("arith.andi", "-1", "i32"),
+         "ori": ("arith.ori", "0", "i32")}
 
 
 def parallel_text(kind: str, n: int, m: int, s0: int, s1: int) -> str:
@@ -88,7 +89,7 @@ def test_mlir_opt_reads_our_parallel_band(mlir_opt: str) -> None:
 
 @pytest.mark.parametrize("body,message", [
     ('affine.parallel (%i) = (0) to (4) reduce ("maxs") -> (i32) {\n  }',
-     "unsupported reduction 'maxs' (supported: addf, mulf, maximumf, minimumf, addi, muli)"),
+     "unsupported reduction 'maxs' (supported: addf, mulf, maximumf, minimumf, addi, muli, andi, ori)"),
     ("affine.parallel (%i, %j) = (0) to (4, 4) {\n  }",
      "affine.parallel has 2 induction variable(s) but 1 lower bound(s)"),
     ("affine.parallel (%i) = (max(0, 1)) to (4) {\n  }",

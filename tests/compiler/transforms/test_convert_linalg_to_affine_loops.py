@@ -177,9 +177,9 @@ def test_bad_linalg_is_a_located_parse_error(text: str, message: str) -> None:
     ("func.func @f(%A: memref<4x5xf32>, %B: memref<6x3xf32>, %C: memref<4x3xf32>) {\n"
      "  linalg.matmul ins(%A, %B : memref<4x5xf32>, memref<6x3xf32>) outs(%C : memref<4x3xf32>)\n"
      "  return\n}", "operand #1 dimension 0 has size 6, but loop d2 runs 5 times"),
-    ("func.func @f(%A: memref<4x5xf32>, %B: memref<5x3xi32>, %C: memref<4x3xf32>) {\n"
-     "  linalg.matmul ins(%A, %B : memref<4x5xf32>, memref<5x3xi32>) outs(%C : memref<4x3xf32>)\n"
-     "  return\n}", "mixed element types"),
+    ("func.func @f(%A: memref<4x5xf16>, %B: memref<5x3xbf16>, %C: memref<4x3xf16>) {\n"
+     "  linalg.matmul ins(%A, %B : memref<4x5xf16>, memref<5x3xbf16>) outs(%C : memref<4x3xf16>)\n"
+     "  return\n}", "cannot convert element type bf16 to the output's f16"),
     ("func.func @f(%A: memref<?x5xf32>, %B: memref<?x5xf32>) {\n"
      "  linalg.copy ins(%A : memref<?x5xf32>) outs(%B : memref<?x5xf32>)\n  return\n}",
      "dynamic shapes are not supported"),
