@@ -92,14 +92,10 @@ def test_sim_matches_reference(spec: str) -> None:
     assert result.check is not None and result.check["ok"], result.check
 
 
-# deriche at SMALL: the race check stops the default pipeline's output (a compiler bug,
-# issue 31 item 3); it runs correctly at smaller sizes (TINY above)
-_RACE = pytest.mark.xfail(reason="compiler race at SMALL (issue 31 item 3)", strict=True)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kernel", [pytest.param(k, marks=_RACE) if k == "deriche" else k
-                                    for k in sorted(SMALL)])
+@pytest.mark.parametrize("kernel", sorted(SMALL))   # deriche too: its SMALL race is fixed
 def test_sim_matches_reference_small(kernel: str) -> None:
     import accelsim
 
