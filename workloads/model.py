@@ -247,6 +247,13 @@ class Workload:
     tolerance: Callable[[Mapping[str, ParamValue]], Tolerance]
     tolerance_reason: str
     check: Callable[[Mapping[str, ParamValue]], str | None] = field(default=lambda p: None)
+    # arrays that need a data pattern (a positive-definite matrix, integer weights): called
+    # with the parameters and the generator after the uniform draw, returns float64 arrays
+    # for some arguments, which replace the uniform ones
+    inputs: Callable[[Mapping[str, ParamValue], np.random.Generator], Mapping[str, np.ndarray]] | None = None
+    # "library": the kernels the catalog-wide tests and benches sweep (`workloads.names()`);
+    # "polybench": PolyBench kernels only that suite's tests cover (`workloads.names("polybench")`)
+    suite: str = "library"
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -404,6 +411,10 @@ class BoundWorkload:
                 out[name] = rng.integers(-half, half, size=shape).astype(t.element.numpy_dtype)
             else:
                 out[name] = rng.uniform(-1.0, 1.0, size=shape).astype(t.element.numpy_dtype)
+        if self.workload.inputs is not None:
+            types = self.arg_types()
+            for name, value in self.workload.inputs(self.params, rng).items():
+                out[name] = np.asarray(value, dtype=np.float64).astype(types[name].element.numpy_dtype)
         return out
 
     def reference(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

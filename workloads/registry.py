@@ -25,8 +25,11 @@ def catalog() -> dict[str, Workload]:
     return dict(sorted(found.items()))
 
 
-def names() -> list[str]:
-    return list(catalog())
+def names(suite: str | None = "library") -> list[str]:
+    """Workload names, sorted: the library's kernels by default (what the catalog-wide tests
+    and benches sweep), one suite's (`"polybench"`: PolyBench/C kernels the library did not
+    have before, covered by tests/workloads/test_polybench.py), or every one (`None`)."""
+    return [n for n, w in catalog().items() if suite is None or w.suite == suite]
 
 
 def lookup(name: str) -> Workload:

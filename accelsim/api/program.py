@@ -61,7 +61,7 @@ def load_program(source: str, func: str | None = None) -> Program:
         if ":" in source or not os.path.splitext(source)[1]:
             workloads.get(source)  # raises a WorkloadError naming what exists
         raise InputError(f"INPUT {name!r} is neither an existing .mlir file nor a workload spec "
-                         f"(workloads: {', '.join(workloads.names())})")
+                         f"(workloads: {', '.join(workloads.names(None))})")
     if func is None and workload is not None:
         func = workload.func_name
     return Program(source, module, pick_function(module, func), workload, lowered)

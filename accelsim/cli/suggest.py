@@ -33,7 +33,7 @@ def check_known_input(source: str) -> None:
     if source == "-" or os.path.exists(source) or source.endswith(".mlir"):
         return
     name = source.partition(":")[0]
-    kernels, networks = workloads.names(), list(zoo())
+    kernels, networks = workloads.names(None), list(zoo())
     if source in networks:
         return
     try:

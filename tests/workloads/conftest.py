@@ -36,6 +36,11 @@ _BINARY: dict[str, Callable[[float, float], float]] = {
     "arith.divf": lambda a, b: a / b,
     "arith.maximumf": max,
     "arith.minimumf": min,
+    "math.powf": math.pow,
+}
+_CMPF: dict[str, Callable[[float, float], bool]] = {
+    "oeq": lambda a, b: a == b, "olt": lambda a, b: a < b, "ole": lambda a, b: a <= b,
+    "ogt": lambda a, b: a > b, "oge": lambda a, b: a >= b, "one": lambda a, b: a != b,
 }
 _UNARY: dict[str, Callable[[float], float]] = {
     "math.exp": math.exp,
@@ -89,6 +94,11 @@ class _Interpreter:
             env[op.result] = op.value
         elif isinstance(op, BinaryOp) and op.NAME in _BINARY:
             env[op.result] = _BINARY[op.NAME](env[op.lhs], env[op.rhs])  # type: ignore[arg-type]
+        elif op.NAME == "arith.cmpf":
+            env[op.result] = _CMPF[op.predicate](env[op.operands[0]], env[op.operands[1]])  # type: ignore[attr-defined,arg-type]
+        elif op.NAME == "arith.select":
+            cond, a, b = (env[v] for v in op.operands)
+            env[op.result] = a if cond else b
         elif op.NAME in _UNARY:
             env[op.result] = _UNARY[op.NAME](env[op.operands[0]])  # type: ignore[arg-type]
         else:

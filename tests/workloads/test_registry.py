@@ -44,7 +44,7 @@ def test_unknown_workload_lists_known_names() -> None:
         workloads.get("gemmm:M=4")
     msg = str(info.value)
     assert msg.startswith("unknown workload 'gemmm'; known: ")
-    assert msg.endswith(", ".join(workloads.names()))
+    assert msg.endswith(", ".join(workloads.names(None)))
 
 
 def test_unknown_parameter_lists_parameters() -> None:
@@ -93,7 +93,7 @@ def test_dtype_f64_reaches_the_module_and_the_inputs() -> None:
 
 
 def test_lookup_by_function_name() -> None:
-    for name in workloads.names():
+    for name in workloads.names(None):
         w = workloads.lookup(name)
         assert workloads.lookup(w.func_name) is w
 
