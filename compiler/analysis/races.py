@@ -2,12 +2,13 @@
 
 The control program is sequential; a DMA runs from its `affine.dma_start` to the first
 `affine.dma_wait` after it on the same tag element (the simulator's tag file: one transfer
-per tag element). Every op instance gets a time, its position in the program: the 2d+1
-schedule `[p0, i0, p1, i1, ..., pd]` (p: the position of the op or its ancestor in its
-block, i: the loop's IV, 0 for an `affine.if`; the then/else region offsets p). A DMA's window
-is (time of its start, time of its matching wait]; a start with no wait after it is in flight
-to the end. The program is race-free when no access of an element that a DMA in flight
-reads or writes falls in that DMA's window, unless both only read:
+per tag element). Instances are ordered as the program runs them: of two ops, the one whose
+common enclosing loops' IVs are lexicographically smaller, and at equal IVs the one first
+in the text (`_Program.before`: a few disjuncts per pair, the common loops only). An access
+is in a DMA instance's window when it runs after the start and no wait on the start's tag
+element runs between them (an existential isl decides: no lexmin, no schedule vectors). The
+program is race-free when no access of an element that a DMA in flight reads or writes
+falls in that DMA's window, unless both only read:
 
 - loads and stores, and the src/dst sides of every DMA start (a DMA whose window holds the
   start of another is caught from the other's side too: two windows overlap iff one start
@@ -31,6 +32,7 @@ everything else is exact (isl decides emptiness; no sampling, no bounds on trip 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -117,13 +119,9 @@ class _Program:
         self.func = func
         self.calls = CallSummaries.of(func)
         self.names: dict[int, str] = {}
-        self.sched: dict[int, isl.Map] = {}
         self.unchecked: list[tuple[Operation, str]] = []
         self.units: list[Operation] = []
         self._collect(func.body.ops)
-        self.depth = max((len(_chain(op, func)) for op in self.units), default=1)
-        self.width = 2 * self.depth + 1
-        self.end = len(func.body.ops) + 1    # a time after every op
         for k, op in enumerate(self.units):
             self.names[id(op)] = f"o{k}"
         self.accesses: list[_Acc] = []
@@ -152,31 +150,9 @@ class _Program:
                 self.units.append(op)
 
     # ---- schedules -------------------------------------------------------------------
-    def _schedule(self, op: Operation, dom: isl.Set) -> isl.Map:
-        """`[params] -> { o<k>[ivs] -> [p0, i0, ..., pd, 0...] }` on the unit's domain."""
-        chain = _chain(op, self.func)
-        ivs = [f"i{j}" for j in range(dom.dim(isl.dim_type.set))]
-        out: list[str] = []
-        j = 0
-        for node in chain:   # the op's ancestors below the function, then the op
-            out.append(str(_position(node)))
-            if node is op:
-                break
-            if isinstance(node, AffineForOp):
-                out.append(ivs[j])
-                j += 1
-            else:
-                out.append("0")
-        out += ["0"] * (self.width - len(out))
-        name = self.names[id(op)]
-        text = f"{{ {name}[{', '.join(ivs)}] -> [{', '.join(out)}] }}"
-        m = isl.Map.read_from_str(CTX, text)
-        return m.intersect_domain(_named(dom, name))
-
     def _add(self, op: Operation) -> None:
         frame, dom = domain_frame(op)
         name = self.names[id(op)]
-        self.sched[id(op)] = self._schedule(op, dom)
         if isinstance(op, AffineForOp):
             self._add_nest(op, name, dom.dim(isl.dim_type.set))
         elif isinstance(op, AffineLoadOp | AffineStoreOp):
@@ -285,17 +261,10 @@ class _Program:
         nx = sum(1 for o in cx[:-1] if isinstance(o, AffineForOp))
         ny = sum(1 for o in cy[:-1] if isinstance(o, AffineForOp))
         x_first = k < len(cx) and k < len(cy) and _position(cx[k]) < _position(cy[k])
-        xs, ys = [f"i{j}" for j in range(nx)], [f"j{j}" for j in range(ny)]
-        terms = []
-        for m in range(loops + (1 if x_first else 0)):
-            eq = [f"i{j} = j{j}" for j in range(m)]
-            if m < loops:
-                eq.append(f"i{m} < j{m}")
-            terms.append("(" + (" and ".join(eq) if eq else "true") + ")")
-        cond = " or ".join(terms) if terms else "false"
-        text = (f"{{ {self.names[id(x)]}[{', '.join(xs)}] -> {self.names[id(y)]}[{', '.join(ys)}] "
-                f": {cond} }}")
-        got = self._before[key] = isl.Map.read_from_str(CTX, text)
+        shape = _order_map(nx, ny, loops, x_first)
+        got = shape.set_tuple_name(isl.dim_type.in_, self.names[id(x)]).set_tuple_name(
+            isl.dim_type.out, self.names[id(y)])
+        self._before[key] = got
         return got
 
     def closers(self) -> dict[int, list[tuple[AffineDmaWaitOp, isl.Map]]]:
@@ -515,6 +484,20 @@ def _phase_footprints(func: FuncOp) -> tuple[list[dict[int, tuple[isl.Set | None
 
 # ---- helpers --------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1024)
+def _order_map(nx: int, ny: int, loops: int, x_first: bool) -> isl.Map:
+    """`{ [i0..] -> [j0..] : ix before iy }` for `loops` common loops (see `before`)."""
+    xs, ys = [f"i{j}" for j in range(nx)], [f"j{j}" for j in range(ny)]
+    terms = []
+    for m in range(loops + (1 if x_first else 0)):
+        eq = [f"i{j} = j{j}" for j in range(m)]
+        if m < loops:
+            eq.append(f"i{m} < j{m}")
+        terms.append("(" + (" and ".join(eq) if eq else "true") + ")")
+    cond = " or ".join(terms) if terms else "false"
+    return isl.Map.read_from_str(CTX, f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] : {cond} }}")
+
+
 def _never_after(a: Operation, d: Operation) -> bool:
     """No instance of `a` runs after an instance of `d`: `a` comes first in the text and no
     loop holds both (program order alone decides)."""
@@ -550,16 +533,6 @@ def _memory_op(op: Operation) -> bool:
                    "memref.subview", "memref.cast"):
         return False
     return any(isinstance(v.type, MemRefType) for v in op.operands)
-
-
-def _chain(op: Operation, func: FuncOp) -> list[Operation]:
-    """`op`'s ancestors below `func`, outer to inner, then `op`."""
-    out = [op]
-    anc = op.parent_op
-    while anc is not None and anc is not func:
-        out.append(anc)
-        anc = anc.parent_op
-    return out[::-1]
 
 
 def _position(op: Operation) -> int:

@@ -118,9 +118,13 @@ class Operation:
                  blocks: Sequence[Block] = (), loc: Location = UNKNOWN_LOC,
                  result_names: Sequence[str | None] = ()):
         self.operands: list[Value] = list(operands)
-        names = list(result_names) + [None] * (len(result_types) - len(result_names))
-        self.results: list[OpResult] = [OpResult(t, self, i, n)
-                                        for i, (t, n) in enumerate(zip(result_types, names, strict=True))]
+        if result_names:
+            names = list(result_names) + [None] * (len(result_types) - len(result_names))
+            self.results: list[OpResult] = [
+                OpResult(t, self, i, n)
+                for i, (t, n) in enumerate(zip(result_types, names, strict=True))]
+        else:
+            self.results = [OpResult(t, self, i) for i, t in enumerate(result_types)]
         self.blocks: list[Block] = []
         for b in blocks:
             self.add_block(b)

@@ -52,8 +52,9 @@ class Source:
         return line, offset - self._line_starts[line - 1] + 1
 
     def location(self, offset: int) -> Location:
-        line, col = self.line_col(offset)
-        return Location(self.filename, line, col)
+        starts = self._line_starts
+        line = bisect.bisect_right(starts, offset)
+        return Location(self.filename, line, offset - starts[line - 1] + 1)
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]

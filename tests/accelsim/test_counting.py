@@ -112,3 +112,20 @@ def test_index_ops_that_feed_no_bound_do_not_force_enumeration():
     f = b.module.lookup("d")
     c = count_ops(f, (None,))
     assert c.add == 2048 * 2048 and c.load == 2048 * 2048
+
+
+def test_integer_multiply_accumulate_counts_as_a_mac():
+    """An int8 array (Gemmini's) runs `C += A * B` on integers: muli feeding addi is a MAC and
+    the kernel maps onto the array; index arithmetic (muli/addi on index) never is."""
+    from compiler.ir import I8
+
+    b = Builder()
+    with b.func("k", private=True, A=memref((7, 3), I8, 1), B=memref((3, 5), I8, 1),
+                C=memref((7, 5), I8, 1)) as (A, B, C):
+        for i in b.range(7):
+            for j in b.range(5):
+                for k in b.range(3):
+                    C[i, j] = C[i, j] + A[i, k] * B[k, j]
+    c = count_ops(b.module.lookup("k"), (None, None, None))
+    assert (c.mac, c.mul, c.add) == (105, 0, 0)
+    assert c.matmul_like and c.bytes_in(1) == 420  # 315 loads + 105 stores of one byte

@@ -31,7 +31,11 @@ def parse_bound(p: OpParser, prefix: str) -> tuple[AffineMap, list[Value]]:
             raise p.error(f"loop bound '{t[1]}' must have type index, found {v.type}", t)
         return AffineMap.single_symbol(), [v]
     if t[0] == "int" or (t[0] == "punct" and t[1] == "-"):
-        return AffineMap.constant(p.expect_int("a constant loop bound")), []
+        c = p.expect_int("a constant loop bound")
+        m = p.const_maps.get(c)
+        if m is None:
+            m = p.const_maps[c] = AffineMap.constant(c)
+        return m, []
     has_prefix = p.accept(prefix)
     map_tok = p.tok
     m = p.parse_map_ref()

@@ -16,41 +16,59 @@ from compiler.text.parsing.affine import AffineParser
 class IndexListParser(AffineParser):
     def __init__(self, text: str, filename: str):
         super().__init__(text, filename)
-        self.index_names: dict[str, tuple[tuple[str, bool], ...]] = {}
+        # spelling of an index list -> (its operands: name, result #, written `symbol(...)`;
+        # its number of tokens); (spelling, dim/symbol class of each operand) -> (map, order)
+        self.index_names: dict[str, tuple[tuple[tuple[str, int, bool], ...], int]] = {}
         self.index_maps: dict[tuple[str, tuple[bool, ...]], tuple[AffineMap, list[int]]] = {}
+        self.const_maps: dict[int, AffineMap] = {}  # constant loop bounds, shared (frozen)
 
     def parse_index_list(self) -> tuple[AffineMap, list[Value]]:
         """`[%i + 1, symbol(%n), 0]` after a memref operand -> (map, dims + symbols).
 
-        Index lists repeat verbatim all over a file; a list spelled like one seen before, whose
-        operands classify the same way (dim or symbol), reuses that parse.
+        Index lists repeat verbatim all over a file; a list spelled like one seen before (up to
+        the first ']', which must be the same token: not in a comment), whose operands classify
+        the same way (dim or symbol), reuses that parse.
         """
         lb = self.expect("[", "to open the index list")
-        toks = self.toks
-        j = self.i
-        while toks[j][1] != "]" and toks[j][0] != "eof":
-            j += 1
-        key = self.src.text[lb[2]:toks[j][2]]
-        names = self.index_names.get(key)
-        if names is not None:
-            values: list[Value] = []
-            flags: list[bool] = []
-            for name, explicit in names:
-                v = self.lookup(name)
-                if v is None or v.type != INDEX:
-                    break  # let the full parse report it
-                values.append(v)
-                flags.append(explicit or is_valid_symbol(v))
-            else:
-                found = self.index_maps.get((key, tuple(flags)))
-                if found is not None:
-                    self.i = j + 1
-                    return found[0], [values[k] for k in found[1]]
+        text = self.src.text
+        close = text.find("]", lb[2])
+        key = text[lb[2] + 1:close]
+        entry = self.index_names.get(key) if close >= 0 else None
+        if entry is not None and self.i + entry[1] < len(self.toks):
+            names, ntoks = entry
+            t = self.toks[self.i + ntoks]
+            if t[2] == close and t[1] == "]":
+                values: list[Value] = []
+                flags: list[bool] = []
+                scopes = self.scopes[::-1]
+                for name, k, explicit in names:
+                    for scope in scopes:
+                        vals = scope.get(name)
+                        if vals is not None:
+                            break
+                    else:
+                        break  # let the full parse report it
+                    if k >= len(vals):
+                        break
+                    v = vals[k]
+                    if v.type is not INDEX and v.type != INDEX:
+                        break
+                    values.append(v)
+                    flags.append(explicit or is_valid_symbol(v))
+                else:
+                    found = self.index_maps.get((key, tuple(flags)))
+                    if found is not None:
+                        self.i += ntoks + 1
+                        return found[0], [values[k] for k in found[1]]
+        start = self.i
         m, operands, seen = self.parse_index_list_body()
-        self.index_names[key] = tuple((name, explicit) for _, name, explicit, _ in seen)
+        if close < 0 or self.toks[self.i - 1][2] != close:
+            return m, operands  # the first ']' is not the one that closed the list
+        self.index_names[key] = (tuple((*_split_use(name), explicit) for _, name, explicit, _ in seen),
+                                 self.i - 1 - start)
         order = {id(v): k for k, (v, _, _, _) in enumerate(seen)}
-        flags = tuple(is_sym for _, _, _, is_sym in seen)
-        self.index_maps[(key, flags)] = (m, [order[id(v)] for v in operands])
+        flags_key = tuple(is_sym for _, _, _, is_sym in seen)
+        self.index_maps[(key, flags_key)] = (m, [order[id(v)] for v in operands])
         return m, operands
 
     def parse_index_list_body(
@@ -152,6 +170,12 @@ class IndexListParser(AffineParser):
         ty = self.parse_type()
         if ty != mem.type:
             raise self.error(f"type {ty} does not match the type of '{mem_tok[1]}' ({mem.type})", t)
+
+
+def _split_use(name: str) -> tuple[str, int]:
+    """`%x#1` -> ("x", 1); `%x` -> ("x", 0)."""
+    base, _, idx = name[1:].partition("#")
+    return base, int(idx) if idx else 0
 
 
 def _print_order(m: AffineMap, operands: list[Value]) -> tuple[AffineMap, list[Value]]:

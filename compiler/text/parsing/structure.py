@@ -253,19 +253,24 @@ class OpParser(LocationParser):
 
     # ---- operations ---------------------------------------------------------------------
     def parse_operation(self) -> None:
-        first = self.tok
+        toks = self.toks
+        first = toks[self.i]
         result_toks: list[Token] = []
         group = 0
         if first[0] == "pct":
-            while True:
-                result_toks.append(self.parse_value_def())
-                if self.accept(":"):
-                    group = self.expect_int("a result count")
-                if not self.accept(","):
-                    break
-            self.expect("=", "after the result names")
-        name_tok = self.tok
-        loc = self.location(first)
+            if toks[self.i + 1][1] == "=":  # the common `%x = ...`
+                result_toks.append(first)
+                self.i += 2
+            else:
+                while True:
+                    result_toks.append(self.parse_value_def())
+                    if self.accept(":"):
+                        group = self.expect_int("a result count")
+                    if not self.accept(","):
+                        break
+                self.expect("=", "after the result names")
+        name_tok = toks[self.i]
+        loc = self.src.location(first[2])
         if name_tok[0] == "str":
             op = self.parse_generic_op(loc)
         else:
@@ -289,7 +294,8 @@ class OpParser(LocationParser):
         elif result_toks:
             for t, r in zip(result_toks, op.results, strict=True):
                 self.define(t, [r])
-        self.parse_trailing_loc(op)
+        if self.toks[self.i][1] == "loc":
+            self.parse_loc_body(op)
 
     def parse_generic_op(self, loc: Location) -> Operation:
         """`"name"(...) : (...) -> ...`: the generic form (compiler.text.parsing.generic_ops,

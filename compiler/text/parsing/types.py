@@ -51,20 +51,22 @@ class TypeParser(TokenCursor):
         self.i += 1  # `memref`
         lt = self.expect("<", "after 'memref'")
         # Types repeat a lot in real files: reuse the parse of an identical spelling (only for
-        # a body with no nested `<...>` or `->`, where the first '>' closes the type).
-        close = self.src.text.find(">", lt[2])
-        key = self.src.text[lt[2]:close]
+        # a body with no nested `<...>` or `->`, where the first '>' closes the type, and only
+        # when that '>' is a token of its own: not in a comment, not the start of `>=`).
+        text = self.src.text
+        close = text.find(">", lt[2])
+        key = text[lt[2] + 1:close]
         simple = close >= 0 and "<" not in key and "-" not in key
         cached = self.type_cache.get(key) if simple else None
         if cached is not None:
             toks, i = self.toks, self.i
-            while toks[i][1] != ">" and toks[i][0] != "eof":
+            while toks[i][2] < close:
                 i += 1
-            if toks[i][0] != "eof":  # the same spelling up to the same '>': the same type
+            if toks[i][2] == close and toks[i][1] == ">":
                 self.i = i + 1
                 return cached
         ty = self.parse_memref_type_body()
-        if simple:
+        if simple and self.toks[self.i - 1][2] == close:
             self.type_cache[key] = ty
         return ty
 

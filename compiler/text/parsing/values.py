@@ -14,11 +14,18 @@ class ValueParser(TypeParser):
         self.scopes: list[dict[str, list[Value]]] = []
 
     def use_value(self, t: Token) -> Value:
-        name, _, idx = t[1][1:].partition("#")
+        name = t[1][1:]
+        if "#" not in name:  # the common case: a whole value, `%x`
+            for scope in reversed(self.scopes):
+                vals = scope.get(name)
+                if vals is not None:
+                    return vals[0]
+            raise self.error(f"use of undefined SSA value '%{name}'", t)
+        name, _, idx = name.partition("#")
         for scope in reversed(self.scopes):
             vals = scope.get(name)
             if vals is not None:
-                k = int(idx) if idx else 0
+                k = int(idx)
                 if k >= len(vals):
                     raise self.error(f"'%{name}' has {len(vals)} results, no result #{k}", t)
                 return vals[k]

@@ -16,7 +16,7 @@ from compiler.text import parse_module
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.registry import PASSES
 from workloads.gemm import build_gemm
-from workloads.polybench import build_2mm
+from workloads.polybench.kernels import build_2mm
 
 
 def _union(build, clusters: int, dist: str, chunk: int, inputs: dict[str, np.ndarray], func: str
