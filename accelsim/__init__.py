@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from accelsim.cost.version import PACKAGE_VERSION as __version__  # noqa: F401 (accelsim.__version__)
 
 _LAZY = {
     "AnalyticResult": "accelsim.estimate.analytic", "analytic_estimate": "accelsim.estimate.analytic",

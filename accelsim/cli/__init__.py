@@ -18,7 +18,7 @@ SUBCOMMANDS = ("opt", "run", "dse", "networks", "config")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from accelsim import __version__
+    from accelsim.cost.version import PACKAGE_VERSION as __version__
 
     parser = argparse.ArgumentParser(allow_abbrev=False, prog="accelsim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"accelsim {__version__}")

@@ -27,13 +27,37 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from accelsim.errors import ConfigError
 
 if TYPE_CHECKING:
-    from accelsim.config import ComputeConfig, EnergyConfig
     from compiler.analysis.counting import OpCounts
+
+
+class ComputeConfig(Protocol):
+    """What this module reads of a compute unit (`accelsim.config.ComputeConfig`, which
+    imports this module: hence a protocol, not an import)."""
+
+    kind: str
+    rows: int
+    cols: int
+    lanes: int
+    special_op_cycles: int
+    matmul_unit: str
+    native_dtype: str
+    acc_dtype: str | None
+    macs_rate: tuple[tuple[str, float], ...]
+    lanes_rate: tuple[tuple[str, float], ...]
+
+
+class EnergyConfig(Protocol):
+    """What this module reads of `accelsim.config.EnergyConfig`."""
+
+    technology: str
+    mac_pj: float | None
+    alu_pj: float | None
+    special_pj: float
 
 # ---- element types -------------------------------------------------------------------------
 

@@ -9,4 +9,8 @@ counter for that day.
 
 TIMING_MODEL_VERSION = "2026.12.07.1"
 
-__all__ = ["TIMING_MODEL_VERSION"]
+# the package's own version (`accelsim --version`, stored with every DSE row); a leaf module,
+# so the DSE workers read it without importing the package's API
+PACKAGE_VERSION = "0.1.0"
+
+__all__ = ["PACKAGE_VERSION", "TIMING_MODEL_VERSION"]

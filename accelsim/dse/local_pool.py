@@ -221,14 +221,14 @@ class Slot:
 
 
 def timed_out(point: Point, limit_s: float, worker: str) -> Outcome:
-    from accelsim import __version__
+    from accelsim.cost.version import PACKAGE_VERSION as __version__
 
     return Outcome(point=point, status=STATUS_TIMEOUT, error=timeout_message(limit_s),
                    accelsim_version=__version__, wall_s=limit_s, worker=worker)
 
 
 def crashed(point: Point, why: str) -> Outcome:
-    from accelsim import __version__
+    from accelsim.cost.version import PACKAGE_VERSION as __version__
 
     return Outcome(point=point, status=STATUS_ERROR, error=why, accelsim_version=__version__)
 

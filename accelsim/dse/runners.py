@@ -59,7 +59,7 @@ def run_point(evaluate: EvalFn, point: Point, time_limit_s: float | None = None)
 
     With `time_limit_s`, the evaluation is interrupted in this thread at the limit (the local
     runner's workers go without: their parent kills them at the limit instead)."""
-    from accelsim import __version__
+    from accelsim.cost.version import PACKAGE_VERSION as __version__
     from accelsim.cost.version import TIMING_MODEL_VERSION
 
     start, cpu = time.perf_counter(), time.process_time()
