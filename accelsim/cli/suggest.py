@@ -49,6 +49,6 @@ def check_known_input(source: str) -> None:
     what = "no such file, and neither" if looks_like_file else "neither"
     hint = ("; did you mean " + " or ".join(f"{h!r} (a {kinds[h]})" for h in hits) + "?"
             if hits else "")
-    raise InputError(f"INPUT {source!r}: {what} a workload nor a network{hint}. "
+    raise InputError(f"INPUT {source!r}: {what} a workload nor a network{hint or '.'} "
                      f"Workloads: {', '.join(kernels)}; networks: {', '.join(networks)} "
                      "(`accelsim networks`); or a .mlir file")
