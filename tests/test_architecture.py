@@ -160,6 +160,7 @@ MUST_NOT_IMPORT: list[tuple[str, tuple[str, ...]]] = [
                          "accelsim.dse", "simpy")),
     ("accelsim.network", ("accelsim.cli", "simpy", "accelsim.hw", "plots", "matplotlib")),
     ("accelsim.dse", ("accelsim.cli", "accelsim.network")),
+    ("accelsim.api", ("accelsim.cli",)),
 ]
 
 

@@ -248,6 +248,13 @@ def cmd_status(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if n:
             line += f", {n} {what}"
     print(line)
+    from accelsim.dse.staleness import describe, stale_rows
+    from accelsim.dse.store import ResultStore
+
+    with ResultStore(args.db) as store:
+        stale = stale_rows(store.identities().values())
+    for text in describe(stale.values()):
+        print(f"{text} (run again by the next `accelsim dse run`)")
     for col in ("workload", "config", "fidelity"):
         if col in df.columns and df[col].nunique() > 1:
             counts = df.groupby(col)["status"].value_counts().unstack(fill_value=0)

@@ -75,57 +75,23 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         names = [layer.name for layer in network.layers]
         shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
         raise InputError(f"--layer {args.layer!r}: no such layer in {network.name} (layers: {shown})")
-    if args.target == "host" and not network.functional:
-        raise InputError(f"--target host runs a model with data (an ONNX file); {args.input} describes "
-                         "layer shapes only: use --target sim")
-    if args.check and not network.functional:
-        raise InputError(f"--check needs a model with data (an ONNX file); {args.input} describes "
-                         "layer shapes only")
-    timing = args.target == "sim" and (args.timing_only or not network.functional
-                                       or args.fidelity == "analytic")
-    if args.check and timing:
-        raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
-    if (args.inputs or args.seed is not None) and not network.functional:
-        raise InputError(f"--inputs/--seed: {args.input} describes layer shapes only (no data flows)")
+    from accelsim.api import network_run
     from accelsim.config import parse_sets
 
-    hardware = parse_sets(getattr(args, "set", None))
-    if hardware and not timing:
-        raise InputError("--set: a network run with data flowing does not read it yet "
-                         "(use --timing-only, or a config file)")
-    if timing:
-        from accelsim.network.timing import run_timing
+    opts = network_run.NetworkOptions(target=args.target, fidelity=args.fidelity,
+                                      timing_only=bool(args.timing_only),
+                                      hardware=parse_sets(getattr(args, "set", None)), workers=args.workers,
+                                      kernel_time_limit=getattr(args, "kernel_time_limit", None),
+                                      check=bool(args.check), seed=args.seed, inputs_npz=args.inputs,
+                                      progress=not args.json)
+    from accelsim.network.timing import NetworkRunError
 
-        limit = getattr(args, "kernel_time_limit", None)
-        if limit is not None:
-            from accelsim.dse.time_limit import check_time_limit
-
-            try:
-                limit = check_time_limit(limit, "--kernel-time-limit")
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-        from accelsim.network.timing import NetworkRunError
-
-        try:
-            result = run_timing(network, args.config, hardware, fidelity=args.fidelity,
-                                workers=args.workers, progress=not args.json, time_limit_s=limit)
-        except NetworkRunError as exc:
-            return _report_failure(args, exc)
-        report = result.to_dict()
-        status = 0
-    else:
-        from accelsim.network.functional import run_functional
-        from accelsim.network.timing import NetworkRunError
-
-        try:
-            run = run_functional(network, args.target, args.config, seed=args.seed,
-                                 inputs_npz=args.inputs, check=args.check, progress=not args.json)
-        except NetworkRunError as exc:
-            return _report_failure(args, exc)
-        result, report = run.result, run.report()
-        status = 0 if run.check_ok in (None, True) else 1
-    report["target"] = args.target
-    report["input"] = args.input
+    try:
+        run = network_run.run_network(network, args.config, opts, args.input)
+    except NetworkRunError as exc:
+        return _report_failure(args, exc)
+    result, report = run.result, run.to_dict(args.input)
+    status = 0 if run.check_ok in (None, True) else 1
     if result is not None:
         _write_outputs(args, result)
     if args.json:

@@ -28,11 +28,11 @@ from accelsim.cli.common import (
     RunOutcome,
     RunRequest,
     check_figure_path,
-    describe_array,
     load_inputs,
     load_program,
 )
 from accelsim.errors import InputError
+from compiler.ir.types import to_file_array
 
 # Target name -> "module:function" taking a RunRequest and returning a RunOutcome. Imported on
 # use, so a target with heavy dependencies costs nothing when not chosen.
@@ -171,7 +171,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     outcome = target(RunRequest(program, inputs, args))
     if args.save:
         try:
-            np.savez(args.save, **outcome.arrays)
+            # bf16/fp8 as raw bits, i4 as int8 (docs/precision.md)
+            np.savez(args.save, **{k: to_file_array(v) for k, v in outcome.arrays.items()})
         except OSError as exc:
             raise InputError(f"cannot write {args.save}: {exc.strerror}") from None
     report = _report(args, program, outcome)
@@ -199,33 +200,17 @@ def _apply_passes(program: Program, flags: list[str]) -> None:
 
 
 def _report(args: argparse.Namespace, program: Program, outcome: RunOutcome) -> dict[str, Any]:
-    outputs = outcome.outputs
-    if program.workload is not None:
-        outputs = tuple(program.workload.outputs)
-    return {
-        "target": args.target,
-        "input": program.source,
-        "func": program.func_name,
-        "wall_seconds": outcome.wall_seconds,
-        "compile_seconds": outcome.compile_seconds,
-        "outputs": {name: describe_array(outcome.arrays[name]) for name in outputs if name in outcome.arrays},
-        **outcome.extra,
-    }
+    from accelsim.api.result import run_report
+
+    return run_report(args.target, program, outcome.arrays, outcome.outputs, outcome.wall_seconds,
+                      outcome.compile_seconds, outcome.extra)
 
 
 def _check(program: Program, inputs: Mapping[str, np.ndarray],
            arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, Any], bool]:
-    w = program.workload
-    if w is None:
-        raise InputError("--check needs a workload spec as INPUT (a .mlir file has no reference)")
-    expected = w.reference(inputs)
-    worst: dict[str, float] = {}
-    ok = True
-    for name in w.outputs:
-        got, want = arrays[name].astype(np.float64), expected[name].astype(np.float64)
-        worst[name] = float(np.max(np.abs(got - want), initial=0.0))
-        ok &= bool(np.allclose(got, want, rtol=w.rtol, atol=w.atol))
-    return {"ok": ok, "rtol": w.rtol, "atol": w.atol, "max_abs_error": worst}, ok
+    from accelsim.api.program import check_outputs
+
+    return check_outputs(program, inputs, arrays)
 
 
 def _json_default(value: object) -> object:

@@ -78,28 +78,13 @@ def require_trace_outputs_unused(args: argparse.Namespace) -> None:
                          "not --fidelity analytic")
 
 
-def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix: str = "",
-         compulsory: Any = None) -> Any:
-    """After one event run: print the table (unless --json), add the rows to the --json
-    figures, and write --timeline/--roofline/--trace. Returns the Report (`compulsory`: the
-    input program's `CompulsoryTraffic`, for the honest roofline)."""
-    from accelsim.report import Report
-
-    report = Report.from_result(result, compulsory)
-    d = report.to_dict()
-    figures["units"] = d["units"]
-    figures["buffers"] = d["buffers"]
-    figures["levels"] = d["levels"]  # one per memory level, DRAM first
-    figures["links"] = d["links"]    # one per link, in chain order
-    if figures.get("fidelity") == "both":
-        from accelsim.report.divergence import group_rows
-
-        figures["dma_groups"] = group_rows(report.buffers, result.config)
-    written = write_outputs(args, result, report, suffix)
-    if written:
-        figures["files"] = written
+def show(args: argparse.Namespace, run: Any) -> list[str]:
+    """After one event run (`accelsim.api.ProgramRun`): write --timeline/--roofline/--trace
+    and print the table (unless --json). Returns the files written."""
+    written = write_outputs(args, run.sim, run.report)
     if not getattr(args, "json", False):
-        print(report.format_table())
+        figures = run.figures
+        print(run.report.format_table())
         if figures.get("fidelity") == "both":
             from accelsim.report.divergence import format_divergence
 
@@ -110,7 +95,7 @@ def emit(args: argparse.Namespace, result: Any, figures: dict[str, Any], suffix:
                   f"({figures['analytic_error']:+.2%} from this run)")
         for path in written:
             print(f"  wrote {path}")
-    return report
+    return written
 
 
 def write_outputs(args: argparse.Namespace, result: Any, report: Any, suffix: str = "") -> list[str]:
@@ -213,10 +198,9 @@ def run_compare(req: RunRequest) -> RunOutcome:
     print both reports side by side with B/A ratios (and both in --json)."""
     import time
 
+    from accelsim.api.program_run import RunOptions, run_program
     from accelsim.cli.common import config_from_args
-    from accelsim.report import compare, metrics
-    from accelsim.sim.options import SimOptions
-    from accelsim.sim.simulate import simulate
+    from accelsim.report import compare
 
     args = req.args
     if getattr(args, "pass_flags", None) or getattr(args, "as_is", False):
@@ -230,8 +214,10 @@ def run_compare(req: RunRequest) -> RunOutcome:
     from accelsim.report import input_traffic
 
     compulsory = input_traffic(fresh_module(req.program), req.program.func_name, config)
+    options = RunOptions(timing_only=args.timing_only, keep_records=records_wanted(args),
+                         estimate=False)
     sides: list[dict[str, Any]] = []
-    results = []
+    runs = []
     compile_seconds = wall = 0.0
     for name in names:
         module = fresh_module(req.program)
@@ -239,25 +225,20 @@ def run_compare(req: RunRequest) -> RunOutcome:
         flags, remarks = compile_side(name, config, module, req.program.func_name)
         for r in remarks:
             print(r, file=sys.stderr)
-        t1 = time.perf_counter()
-        res = simulate(module, config, inputs=req.inputs if functional else None,
-                       func=req.program.func_name, functional=functional,
-                       options=SimOptions(keep_records=records_wanted(args)))
-        wall += time.perf_counter() - t1
-        compile_seconds += t1 - t0
-        figs = metrics(res, compulsory)
+        compile_seconds += time.perf_counter() - t0
+        run = run_program(req.program, config, req.inputs, options, compiled=module,
+                          compulsory=compulsory)
+        wall += run.wall_seconds
+        figs = dict(run.figures)  # `accelsim.report.metrics` of the side's run
         figs["side"] = name
         figs["pipeline"] = flags
-        results.append(res)
+        runs.append(run)
         sides.append(figs)
-    from accelsim.report import Report
-
-    reports = []
+    reports = [run.report for run in runs]
     distinct = names[0] != names[1]
-    for k, (name, res) in enumerate(zip(names, results, strict=True)):
-        rep = Report.from_result(res, compulsory)
-        reports.append(rep)
-        sides[k]["files"] = write_outputs(args, res, rep, suffix=name if distinct else "AB"[k])
+    for k, (name, run) in enumerate(zip(names, runs, strict=True)):
+        sides[k]["files"] = write_outputs(args, run.sim, run.report,
+                                          suffix=name if distinct else "AB"[k])
     shown = tuple(n if len(n) <= 20 else ab for n, ab in zip(names, ("A", "B"), strict=True))
     if shown[0] == shown[1]:
         shown = ("A", "B")
@@ -275,8 +256,7 @@ def run_compare(req: RunRequest) -> RunOutcome:
               if isinstance(a[k], int | float) and not isinstance(a[k], bool)
               and isinstance(b.get(k), int | float)}
     extra = {"compare": {"A": a, "B": b, "ratios": ratios}}
-    last = results[1]
-    arrays = dict(last.outputs) if last.outputs is not None else {}
+    arrays = runs[1].arrays
     if args.check and not arrays:
         raise InputError("--check needs output data: drop --timing-only")
     return RunOutcome(arrays, wall, compile_seconds, tuple(arrays) if functional else (), extra)
@@ -290,5 +270,6 @@ def fresh_module(program: Program) -> ModuleOp:
     return clone_module(program.module)
 
 
-__all__ = ["PRESETS", "add_arguments", "compile_side", "emit", "fresh_module", "parse_window",
-           "require_trace_outputs_unused", "run_compare", "side_flags", "side_pipeline", "write_outputs"]
+__all__ = ["PRESETS", "add_arguments", "compile_side", "fresh_module", "parse_window",
+           "require_trace_outputs_unused", "run_compare", "show", "side_flags", "side_pipeline",
+           "write_outputs"]

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from accelsim.cli.common import RunOutcome, RunRequest, config_from_args
-from accelsim.compile.accelerator import compile_for_accelerator
 from accelsim.errors import InputError
 
 
@@ -52,9 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_on_sim(req: RunRequest) -> RunOutcome:
-    from accelsim.report import metrics
-    from accelsim.sim.simulate import simulate
-
+    """`accelsim.api.run_program` on the request, then the CLI's part: remarks on stderr, the
+    report table (unless --json), --timeline/--roofline/--trace files."""
     args = req.args
     config = config_from_args(args)
     if config.clusters > 1:
@@ -63,115 +60,43 @@ def run_on_sim(req: RunRequest) -> RunOutcome:
         from accelsim.cli.sim_report import run_compare
 
         return run_compare(req)
-    module = req.program.module
-    func = req.program.func_name
-    # the honest roofline needs the traffic of the program as given, before any pass
-    from accelsim.cli.sim_report import fresh_module
-    from accelsim.report import input_traffic
-
-    compulsory = input_traffic(fresh_module(req.program) if getattr(args, "pass_flags", None)
-                               else module, func, config)
-    t0 = time.perf_counter()
-    applied: list[str] = list(req.program.lowered)
-    if not args.as_is and not getattr(args, "pass_flags", None):
-        pipeline, remarks = compile_for_accelerator(config, module, func)
-        for r in remarks:
-            print(r, file=sys.stderr)
-        applied += pipeline.flags()
-    compile_seconds = time.perf_counter() - t0
-    extra: dict[str, Any]
     if args.fidelity == "analytic":
         from accelsim.cli.sim_report import require_trace_outputs_unused
-        from accelsim.estimate.analytic import estimate
 
         require_trace_outputs_unused(args)
+    from accelsim.api.program_run import run_program
 
-        est = estimate(module, config, func=func, inputs=req.inputs)
-        extra = {"fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,
-                 "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
-                 "kernel_calls": est.kernel_calls, "dram_bytes": est.dram_bytes}
-        from accelsim.report.roofline import traffic_figures
+    run = run_program(req.program, config, req.inputs, run_options(args))
+    for r in run.remarks:
+        print(r, file=sys.stderr)
+    files: list[str] = []
+    if run.sim is not None:
+        from accelsim.cli.sim_report import show
 
-        extra.update(traffic_figures(compulsory, est.dram_bytes))
-        from accelsim.report.analytic_figures import analytic_report_figures
-
-        extra.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory))
-        arrays: dict[str, Any] = {}
-        wall = est.wall_seconds
-        outputs: tuple[str, ...] = ()
-    else:
-        from accelsim.cli.sim_report import records_wanted
-        from accelsim.sim.options import SimOptions
-
-        functional = not args.timing_only
-        t1 = time.perf_counter()
-        result = simulate(module, config, inputs=req.inputs if functional else None, func=func,
-                          functional=functional, options=SimOptions(keep_records=records_wanted(args)))
-        wall = time.perf_counter() - t1
-        extra = metrics(result, compulsory)
-        from accelsim.estimate.analytic import estimate
-
-        est = estimate(module, config, func=func, inputs=req.inputs)
-        extra["analytic_cycles"] = est.cycles
-        extra["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
-        if args.fidelity == "both":
-            from accelsim.report.divergence import divergence
-
-            extra["fidelity"] = "both"
-            extra["event_cycles"] = result.cycles
-            extra["divergence"] = divergence(est.cycles, result.cycles)
-        arrays = dict(result.outputs) if result.outputs is not None else {}
-        outputs = tuple(arrays) if functional else ()
-        from accelsim.cli.sim_report import emit
-
-        # the report table (unless --json), --timeline/--roofline/--trace
-        emit(args, result, extra, compulsory=compulsory)
-    extra["pipeline"] = applied
-    if args.check and not arrays:
+        files = show(args, run)  # the report table (unless --json), --timeline/--roofline/--trace
+    extra = run.json_figures(files)
+    if args.check and not run.arrays:
         raise InputError("--check needs output data: drop --timing-only / --fidelity analytic")
     if not args.json and args.fidelity == "analytic":
-        _print_summary(extra)
-    return RunOutcome(arrays, wall, compile_seconds, outputs, extra)
+        print(run.report)
+    return RunOutcome(run.arrays, run.wall_seconds, run.compile_seconds, run.outputs, extra)
 
 
-def _print_summary(m: dict[str, Any]) -> None:
-    print(f"sim [{m['fidelity']}] config {m['config']}: {m['cycles']} cycles "
-          f"({m['seconds'] * 1e6:.2f} us)")
-    if m["fidelity"] == "analytic":
-        from accelsim.report.analytic_figures import summary_lines
+def run_options(args: argparse.Namespace) -> Any:
+    """The `RunOptions` the flags of `accelsim run --target sim` mean."""
+    from accelsim.api.program_run import RunOptions
+    from accelsim.cli.sim_report import records_wanted
 
-        for line in summary_lines(m):
-            print(line)
-    if m["fidelity"] == "event":
-        print(f"  DRAM read {m['dram_bytes_read']} B, written {m['dram_bytes_written']} B; "
-              f"compute util {m['compute_utilization']:.1%}, DMA util {m['dma_utilization']:.1%}, "
-              f"overlap {m['overlap_fraction']:.1%}, stalls {m['stall_cycles']} cycles")
-        print(f"  roofline {m['roofline_cycles']} cycles (ratio {m['roofline_ratio']:.2f}), "
-              f"SRAM peak {m['sram_peak_bytes']} B, energy {m['energy_pj'] / 1e6:.3f} uJ; "
-              f"analytic estimate {m['analytic_cycles']} ({m['analytic_error']:+.2%})")
-        for f in m["flags"]:
-            print(f"  flag: {f}")
-
-
-# the flags a many-cluster run refuses, and why (each cluster runs its own program, made by
-# affine-cluster-distribute and the accelerator pipeline; the report is the cluster report)
-CLUSTER_REFUSALS = {
-    "as_is": "every cluster needs its own share of the program (affine-cluster-distribute), "
-             "so the input cannot be simulated as given",
-    "pass_flags": "each cluster's program comes from affine-cluster-distribute and the "
-                  "accelerator pipeline; pass flags would replace it",
-    "compare": "--compare sets two pipelines against each other on one cluster; compare "
-               "cluster counts with two runs (--set clusters=N) or `accelsim dse`",
-    "roofline": "the plot is one cluster's roofline; the machine's (clusters' arrays, DRAM, "
-                "the hottest link) is the report's `bound` line and --json cluster_roofline",
-}
+    return RunOptions(fidelity=args.fidelity, timing_only=bool(args.timing_only),
+                      as_is=bool(args.as_is), passes_given=bool(getattr(args, "pass_flags", None)),
+                      distribution=getattr(args, "distribution", "auto"),
+                      keep_records=records_wanted(args))
 
 
 def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
     """A machine of several clusters: per-cluster programs, the many-cluster event run and
-    its report (`accelsim.dse.cluster_run.run_clusters`, which the DSE evaluator shares)."""
-
-    from accelsim.dse.cluster_run import run_clusters
+    its report (`accelsim.api.run_program`, which the DSE evaluator shares)."""
+    from accelsim.api.program_run import CLUSTER_REFUSALS, run_program
     from accelsim.report.chrome_trace import write_chrome_trace
 
     args = req.args
@@ -185,32 +110,14 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
             raise InputError("--trace needs the event fidelity")
         if args.check:
             raise InputError("--check needs output data: drop --fidelity analytic")
-    from accelsim.cli.sim_report import records_wanted
-
-    functional = not args.timing_only and args.fidelity != "analytic"
-    run = run_clusters(req.program.module, config, req.program.func_name,
-                       distribution=getattr(args, "distribution", "auto"),
-                       fidelity="analytic" if args.fidelity == "analytic" else "event",
-                       inputs=req.inputs, functional=functional,
-                       keep_records=records_wanted(args))
-    progs, est, extra = run.programs, run.estimate, run.figures
-    if run.result is None:
+    run = run_program(req.program, config, req.inputs, run_options(args))
+    extra = run.json_figures()
+    if run.sim is None:
         if not args.json:
-            print(f"sim [analytic] config {config.name}: {est.cycles} cycles, distribution "
-                  f"{progs.distribution} (slowest of {config.clusters} clusters, each on its "
-                  "fair share of DRAM and the interconnect)")
-            from accelsim.report.analytic_figures import summary_lines
-
-            print("\n".join(summary_lines(extra)))
-        return RunOutcome({}, run.sim_seconds, run.compile_seconds, (), extra)
-    result = run.result
-    if args.fidelity == "both":
-        from accelsim.report.divergence import divergence
-
-        extra["fidelity"] = "both"
-        extra["event_cycles"] = result.cycles
-        extra["divergence"] = divergence(est.cycles, result.cycles)
-    for r in progs.remarks:
+            print(run.report)
+        return RunOutcome({}, run.wall_seconds, run.compile_seconds, (), extra)
+    result = run.sim
+    for r in run.remarks:
         print(r, file=sys.stderr)
     if getattr(args, "trace", None):
         write_chrome_trace(args.trace, result.trace, config.clock_ghz)
@@ -219,21 +126,5 @@ def _run_clusters(req: RunRequest, config: Any) -> RunOutcome:
 
         plot_cluster_timeline(result.trace, args.timeline, config=config)
     if not args.json:
-        from accelsim.report.clusters import run_cluster_report
-
-        rep = run_cluster_report(result, config)
-        print(f"sim [event] config {config.name}: {result.cycles} cycles "
-              f"({result.seconds * 1e6:.2f} us), distribution {progs.distribution}")
-        print(rep.text())
-        from accelsim.report.clusters import cluster_summary_lines
-
-        print("\n".join(cluster_summary_lines(extra)))
-        print(f"  analytic estimate {est.cycles} ({extra['analytic_error']:+.2%}; {est.phases} "
-              f"phase(s) between barriers, start-up wait {est.startup_cycles} cycles)")
-        for loc in progs.serial:
-            print(f"  on cluster 0 only: {loc}")
-        for f in result.flags:
-            print(f"  flag: {f}")
-    arrays = dict(result.outputs) if result.outputs is not None else {}
-    return RunOutcome(arrays, run.sim_seconds, run.compile_seconds,
-                      tuple(arrays) if functional else (), extra)
+        print(run.report)
+    return RunOutcome(run.arrays, run.wall_seconds, run.compile_seconds, run.outputs, extra)

@@ -2,11 +2,14 @@
 
     from accelsim import dse
     sweep = dse.Sweep(workloads=["gemm:M=128,N=128,K=128"],
-                      hardware={"sram.capacity_kib": [64, 128, 256]},
-                      compiler={"stages": [1, 2]})
-    dse.run_sweep(sweep, "results.sqlite")          # local processes, one per core
+                      hardware={"sram.capacity_kib": [64, 128, 256]})
+    # defaults as `accelsim run --target sim`: the tile search's tiles (tile_sizes="search");
+    # fidelity "analytic" (cycles and energy; "event" for every report figure)
+    dse.run_sweep(sweep, "results.sqlite")          # local processes, one per core, a progress bar
     df = dse.load("results.sqlite")                 # pandas DataFrame, one row per point
     front = dse.pareto_front(df, ["cycles", "energy_pj"])
+    own = dse.Sweep(workloads=["gemm:M=128,N=128,K=128"],   # a tiling of one's own: stages too
+                    compiler={"tile_sizes": "auto", "stages": [1, 2]})
     best = dse.autotune("gemm:M=256,N=256,K=256", "default")   # tile sizes x stages
 """
 

@@ -30,8 +30,8 @@ def point_pipeline(options: Mapping[str, Scalar], config: HardwareConfig) -> Acc
     `AcceleratorPipeline.for_config`'s capacity rule: with `stages` buffers per copied region,
     the copies get 1/stages of the SRAM and "auto" tiles (the cache model) aim at half of that,
     so the multi-buffered working set fits; the pipelining pass itself may use the whole SRAM.
-    ("auto" is not the machine-aware tile search of `--target sim`, which scores candidates
-    and compiles the best few: too dear per sweep point; sweep `tile_sizes` instead.)
+    "search" (the default, what `accelsim run --target sim` compiles) is decided per module by
+    the tile search (`compiled_module`); this pipeline then only groups points.
     """
     from accelsim.compile.pipeline import AcceleratorPipeline
 
@@ -91,8 +91,11 @@ def compile_point(point: Point, module: ModuleOp, config: HardwareConfig) -> Mod
 
 
 def evaluate_point(point: Point) -> dict[str, Scalar | None]:
-    """Every report figure of one point (plus `config_hash`, which the store keeps apart)."""
+    """Every report figure of one point (plus `config_hash`, which the store keeps apart):
+    `accelsim.api.run_program` on the point's compiled module, as `accelsim run --target sim`."""
     import workloads
+    from accelsim.api.program import Program, pick_function
+    from accelsim.api.program_run import RunOptions, run_program
     from accelsim.config import load_config
 
     wl = workloads.get(point.workload)
@@ -104,26 +107,29 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
         module = compiled_module(point, config)
         check_buffers_fit(module, config)
     compulsory = workload_traffic(point.workload, config)
-    if point.fidelity in ("analytic", "both"):
-        figures = analytic_figures(module, config, wl.func_name, compulsory)
+    program = Program(point.workload, module, pick_function(module, wl.func_name), wl)
+    analytic = point.fidelity in ("analytic", "both")
+    # a point stores report figures only: the trace summary, not the records
+    inputs = wl.random_inputs(INPUT_SEED) if point.functional and not analytic else None
+    run = run_program(program, config, inputs,
+                      RunOptions(fidelity="analytic" if analytic else "event",
+                                 timing_only=not point.functional),
+                      compiled=module, compulsory=compulsory)
+    assert run.estimate is not None
+    if analytic:
+        figures = estimate_figures(run.estimate, compulsory)
         if point.fidelity == "both":  # the event figures come if the point is on the front
             figures["analytic_cycles"] = figures["cycles"]
             figures["confirmed"] = False
     else:
-        from accelsim.sim.options import SimOptions
-        from accelsim.sim.simulate import simulate
-
-        inputs = wl.random_inputs(INPUT_SEED) if point.functional else None
-        # a point stores report figures only: the trace summary, not the records
-        result = simulate(module, config, inputs=inputs, func=wl.func_name, functional=point.functional,
-                          options=SimOptions(keep_records=False))
-        figures = event_figures(result, compulsory)
+        assert run.sim is not None
+        figures = report_figures(run.report)
         # the analytic estimate of the same program, so a sweep shows how far the two differ
-        est = analytic_figures(module, config, wl.func_name)["cycles"]
+        est, cycles = run.estimate.cycles, run.sim.cycles
         figures["analytic_cycles"] = est
-        figures["analytic_error"] = (est - result.cycles) / result.cycles if result.cycles else None
+        figures["analytic_error"] = (est - cycles) / cycles if cycles else None
         if point.functional:
-            figures.update(_check_outputs(wl, inputs, result.outputs))
+            figures.update(_check_outputs(wl, inputs, run.sim.outputs))
     figures["config_hash"] = config.hash()
     return figures
 
@@ -138,7 +144,8 @@ def cluster_point_figures(point: Point, config: HardwareConfig) -> dict[str, Sca
     code of `accelsim run KERNEL --target sim` with clusters > 1, timing only (event, or
     analytic for `fidelity = "analytic"`); its scalar figures, the per-cluster tables left out."""
     import workloads
-    from accelsim.dse.cluster_run import run_clusters
+    from accelsim.api.program import Program, pick_function
+    from accelsim.api.program_run import RunOptions, run_program
     from accelsim.errors import InputError
 
     tiles = str(point.options["tile_sizes"])
@@ -150,7 +157,11 @@ def cluster_point_figures(point: Point, config: HardwareConfig) -> dict[str, Sca
                          "points are timing only")
     wl = workloads.get(point.workload)
     fidelity = "analytic" if point.fidelity == "analytic" else "event"
-    run = run_clusters(wl.module(), config, wl.func_name, fidelity=fidelity)
+    module = wl.module()
+    program = Program(point.workload, module, pick_function(module, wl.func_name), wl)
+    ran = run_program(program, config, None, RunOptions(fidelity=fidelity, timing_only=True))
+    run = ran.clusters
+    assert run is not None
     figures: dict[str, Scalar | None] = {}
     for k, v in run.figures.items():
         if k not in _NOT_FIGURES and isinstance(v, int | float | str) and not isinstance(v, bool):
@@ -243,18 +254,17 @@ confirm_point.preload = PRELOAD  # type: ignore[attr-defined]
 _NOT_FIGURES = ("config", "func", "fidelity", "flags", "warnings", "units", "buffers", "levels", "links")
 
 
-def report_dict(result: Any, compulsory: Any = None) -> dict[str, Any]:
-    """The report of an event run as a dict: `Report.from_result(...).to_dict()`, with the
-    honest roofline when `compulsory` (the input program's `CompulsoryTraffic`) is given."""
-    from accelsim.report import Report
-
-    return dict(Report.from_result(result, compulsory).to_dict())
-
-
 def event_figures(result: Any, compulsory: Any = None) -> dict[str, Scalar | None]:
     """Every scalar report figure of an event run (the honest roofline ones from `compulsory`,
     the workload's `CompulsoryTraffic`), plus one utilization column per unit."""
-    m = report_dict(result, compulsory)
+    from accelsim.report import Report
+
+    return report_figures(Report.from_result(result, compulsory))
+
+
+def report_figures(report: Any) -> dict[str, Scalar | None]:
+    """Every scalar figure of a `Report` (a point's row), plus one utilization column per unit."""
+    m = dict(report.to_dict())
     figures: dict[str, Scalar | None] = {k: v for k, v in m.items() if k not in _NOT_FIGURES}
     if "dram_bytes" not in figures:
         figures["dram_bytes"] = int(m["dram_bytes_read"]) + int(m["dram_bytes_written"])
@@ -273,29 +283,38 @@ def event_figures(result: Any, compulsory: Any = None) -> dict[str, Scalar | Non
 
 def analytic_figures(module: Any, config: Any, func: str | None,
                      compulsory: Any = None) -> dict[str, Scalar | None]:
-    """Every scalar field of the analytic estimate (`accelsim.estimate.analytic.estimate`): no trace,
-    so fewer figures than an event run (today: cycles, DMA ops, kernel calls, DRAM bytes,
-    compute cycles; no energy), plus `compulsory_bytes` and `traffic_ratio` (DRAM bytes / the
-    compulsory ones) from `compulsory`. New fields of the estimate become columns by themselves."""
-    import dataclasses
-
+    """`estimate_figures` of the analytic estimate of `module` on `config`."""
     from accelsim.estimate.analytic import estimate
 
-    est = estimate(module, config, func=func)
+    return estimate_figures(estimate(module, config, func=func), compulsory)
+
+
+def estimate_figures(est: Any, compulsory: Any = None) -> dict[str, Scalar | None]:
+    """Every scalar field of an analytic estimate (`accelsim.estimate.analytic.AnalyticResult`):
+    no trace, so fewer figures than an event run (cycles, DMA ops, kernel calls, DRAM bytes,
+    compute cycles, the kernels' work), its energy by the event report's formula
+    (`energy_pj` and its parts, `AnalyticResult.energy`), plus `compulsory_bytes` and
+    `traffic_ratio` (DRAM bytes / the compulsory ones) from `compulsory`. New fields of the
+    estimate become columns by themselves."""
+    import dataclasses
+
     figures: dict[str, Scalar | None] = {}
     for f in dataclasses.fields(est):
         v = getattr(est, f.name)
         if f.name != "wall_seconds" and isinstance(v, int | float | str) and not isinstance(v, bool):
             figures[f.name] = v
     figures["seconds"] = float(est.seconds)
+    e = est.energy  # the event report's formula on the estimate's counts
+    figures.update(energy_pj=e.total_pj, energy_dram_pj=e.dram_pj, energy_sram_pj=e.sram_pj,
+                   energy_compute_pj=e.compute_pj, energy_static_pj=e.static_pj)
     if compulsory is not None:
         from accelsim.report.analytic_figures import analytic_report_figures
         from accelsim.report.roofline import traffic_figures
 
         figures.update(traffic_figures(compulsory, int(est.dram_bytes)))
         # the roofline, MAC utilization and an energy estimate (energy_basis says what it holds)
-        figures.update(analytic_report_figures(config, int(est.cycles), int(est.dram_bytes),
-                                               compulsory))
+        figures.update(analytic_report_figures(est.config, int(est.cycles), int(est.dram_bytes),
+                                               compulsory, e))
     return figures
 
 

@@ -21,14 +21,17 @@ takes half of the largest unfinished group.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import socket
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 from accelsim.dse.lifeline import FORKSERVER_GUARD, announce_sweep, bind_worker
 from accelsim.dse.spec import Point, Scalar
@@ -47,6 +50,7 @@ def default_mp_context() -> str:
 
 
 def context_for(evaluate: EvalFn, mp_context: str | None) -> BaseContext:
+    check_main_guard(evaluate)
     method = mp_context or default_mp_context()
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
@@ -55,6 +59,61 @@ def context_for(evaluate: EvalFn, mp_context: str | None) -> BaseContext:
         ctx.set_forkserver_preload([m for m in wanted if m])  # type: ignore[attr-defined]
         announce_sweep()
     return ctx
+
+
+class main_script_hidden:
+    """While a worker starts: the sweep's script (`__main__`) hidden from multiprocessing, so
+    the worker (and the fork server) do not import it again: a script that runs its sweep at
+    top level, without `if __name__ == "__main__":`, would run the sweep again in every worker
+    and fail there. Only when neither function the worker runs lives in the script."""
+
+    def __init__(self, *functions: Callable[..., object]):
+        self.active = all(getattr(f, "__module__", None) != "__main__" for f in functions)
+        self.saved: dict[str, object] = {}
+
+    def __enter__(self) -> None:
+        main = sys.modules.get("__main__")
+        if not self.active or main is None:
+            return
+        for name in ("__file__", "__spec__"):
+            if name in vars(main):
+                self.saved[name] = vars(main)[name]
+        main.__spec__ = None
+        if "__file__" in self.saved:
+            del main.__file__
+
+    def __exit__(self, *exc: object) -> None:
+        main = sys.modules.get("__main__")
+        if main is not None:
+            for name, value in self.saved.items():
+                setattr(main, name, value)
+        self.saved.clear()
+
+
+def check_main_guard(evaluate: EvalFn) -> None:
+    """An evaluation function defined in the sweep's script needs the workers to import that
+    script: refuse, before anything runs or is stored, a script that would then run its sweep
+    again in every worker (no `if __name__ == "__main__":` guard)."""
+    if getattr(evaluate, "__module__", None) != "__main__":
+        return
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not path or not os.path.isfile(path):
+        return  # interactive: the function cannot reach a worker anyway (pickling says so)
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return
+    guarded = any(isinstance(n, ast.If) and "__name__" in ast.unparse(n.test)
+                  and "__main__" in ast.unparse(n.test) for n in tree.body)
+    if not guarded:
+        from accelsim.errors import ConfigError
+
+        raise ConfigError(
+            f"{path}: the evaluation function {getattr(evaluate, '__name__', '?')} is defined in "
+            "this script, which every worker process imports again: put the sweep under "
+            "`if __name__ == \"__main__\":` (or run it in this process: workers=0)")
 
 
 def serve(conn: Connection, evaluate: EvalFn, run_point: RunPoint) -> None:
@@ -79,7 +138,8 @@ class Worker:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc: BaseProcess = ctx.Process(target=serve, args=(child, evaluate, run_point),  # type: ignore[attr-defined]
                                              daemon=True, name="accelsim-dse-worker")
-        self.proc.start()
+        with main_script_hidden(evaluate, run_point):
+            self.proc.start()
         child.close()
         self.sent: deque[Point] = deque()
         self.started_at: float | None = None  # monotonic time the first of `sent` started

@@ -22,6 +22,12 @@ def format_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (its stderr is no terminal, yet shows a bar)."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
 class Progress:
     """Call `advance(ok)` once per finished point, `close()` at the end."""
 
@@ -39,7 +45,8 @@ class Progress:
         self.clock = clock
         self.start = clock()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.min_redraw_s = min_redraw_s if self.tty else log_interval_s
+        notebook = not self.tty and self.stream is sys.stderr and _in_notebook()
+        self.min_redraw_s = min_redraw_s if self.tty or notebook else log_interval_s
         self._last_draw = -float("inf")
         self._tqdm = None
         if self.tty:
@@ -47,6 +54,12 @@ class Progress:
 
             self._tqdm = tqdm(total=total, file=self.stream, unit="pt", desc="points",
                               mininterval=min_redraw_s, ncols=width + 70, leave=True)
+        elif notebook:  # a Jupyter kernel: tqdm's widget (or its text bar without ipywidgets)
+            from tqdm.auto import tqdm as auto_tqdm
+
+            self.tty = True
+            self._tqdm = auto_tqdm(total=total, unit="pt", desc="points",
+                                   mininterval=min_redraw_s, leave=True)
 
     @property
     def rate(self) -> float:

@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +60,7 @@ def run_point(evaluate: EvalFn, point: Point, time_limit_s: float | None = None)
     With `time_limit_s`, the evaluation is interrupted in this thread at the limit (the local
     runner's workers go without: their parent kills them at the limit instead)."""
     from accelsim import __version__
+    from accelsim.cost.version import TIMING_MODEL_VERSION
 
     start, cpu = time.perf_counter(), time.process_time()
     try:
@@ -78,7 +79,8 @@ def run_point(evaluate: EvalFn, point: Point, time_limit_s: float | None = None)
         error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
     return Outcome(point=point, status=status, figures=figures, error=error,
                    accelsim_version=__version__, wall_s=time.perf_counter() - start,
-                   cpu_s=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}")
+                   cpu_s=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}",
+                   timing_model=TIMING_MODEL_VERSION)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,6 +238,9 @@ class SweepSummary:
     wall_s: float
     infeasible: int = 0  # of those, stored as infeasible (buffers that cannot fit), never simulated
     timed_out: int = 0  # of those, stopped at the time limit
+    # stored points that no longer answered their point (config edited, another timing model)
+    # and ran again: (reason, count)
+    stale: tuple[tuple[str, int], ...] = ()
 
     @property
     def rate(self) -> float:
@@ -244,8 +249,12 @@ class SweepSummary:
     def __str__(self) -> str:
         extra = "".join(f", {n} {what}" for n, what in ((self.infeasible, "infeasible"),
                                                          (self.timed_out, "timed out")) if n)
+        from accelsim.dse.staleness import describe
+
+        again = "".join(f"; {line}, run again" for line in
+                        describe(why for why, n in self.stale for _ in range(n)))
         return (f"{self.ran} points evaluated ({self.failed} failed{extra}), {self.skipped} already stored, "
-                f"{self.total} in the sweep; {self.wall_s:.1f} s, {self.rate:.2f} points/s")
+                f"{self.total} in the sweep{again}; {self.wall_s:.1f} s, {self.rate:.2f} points/s")
 
 
 RETRIED = (STATUS_ERROR, STATUS_TIMEOUT)  # what `retry_failed` re-runs; infeasible is a result
@@ -282,21 +291,36 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
     points = list({p.key: p for p in points}.values())
     store = db if isinstance(db, ResultStore) else ResultStore(db)
     try:
-        stored = store.keys()
-        if retry_failed:
-            stored -= set().union(*(store.keys(s) for s in RETRIED))
-        todo = [p for p in points if p.key not in stored]
+        from accelsim.dse.staleness import ConfigDigests, stale_reason
+
+        digests = ConfigDigests()
+        rows = store.identities()
+        todo, stale = [], []
+        for p in points:
+            row = rows.get(p.key)
+            if row is None or (retry_failed and row["status"] in RETRIED):
+                todo.append(p)
+                continue
+            why = stale_reason(row["config_hash"], row["timing_model"], digests(p))
+            if why is not None:  # its config was edited, or another timing model computed it
+                todo.append(p)
+                stale.append(why)
         if isinstance(sweep, Sweep):
             store.record_sweep(sweep.name, sweep.to_dict())
         counts = dict.fromkeys((STATUS_OK, STATUS_ERROR, STATUS_INFEASIBLE, STATUS_TIMEOUT), 0)
         stream = progress if not isinstance(progress, bool) else sys.stderr
         bar = Progress(len(todo), skipped=len(points) - len(todo), stream=stream) if progress else None
+        if stale and progress:
+            from accelsim.dse.staleness import describe
+
+            for line in describe(stale):
+                print(f"{line}: running again", file=stream)
 
         def drain(outcomes: Any) -> None:
             """Store each outcome as it completes."""
             try:
                 for outcome in outcomes:
-                    store.put(outcome)
+                    store.put(outcome, digests(outcome.point))
                     counts[outcome.status] = counts.get(outcome.status, 0) + 1
                     if bar is not None:
                         bar.advance(outcome.ok, outcome.status)
@@ -341,7 +365,8 @@ def run_sweep(sweep: Sweep | Iterable[Point], db: str | Path | ResultStore, *,
                 client.close()
         return SweepSummary(total=len(points), skipped=len(points) - len(todo), ran=sum(counts.values()),
                             failed=counts[STATUS_ERROR], wall_s=time.perf_counter() - start,
-                            infeasible=counts[STATUS_INFEASIBLE], timed_out=counts[STATUS_TIMEOUT])
+                            infeasible=counts[STATUS_INFEASIBLE], timed_out=counts[STATUS_TIMEOUT],
+                            stale=tuple(Counter(stale).most_common()))
     finally:
         if not isinstance(db, ResultStore):
             store.close()

@@ -31,6 +31,7 @@ MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
                   "constraints", "time_limit_s", "objectives")
 DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` confirms
+SEARCH = "search"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,9 +77,11 @@ class CompilerOption:
 
 
 COMPILER_OPTIONS: dict[str, CompilerOption] = {
-    "tile_sizes": CompilerOption("auto", _tile_sizes,
-                                 "affine-loop-tile sizes per loop of the band, or auto / search / "
-                                 "none"),
+    # "search" by default: a point compiles as `accelsim run --target sim` does
+    "tile_sizes": CompilerOption("search", _tile_sizes,
+                                 "affine-loop-tile sizes per loop of the band, or search (the "
+                                 "default: the tile search of `accelsim run --target sim`, which "
+                                 "chooses copies and stages too) / auto (the cache model) / none"),
     "stages": CompilerOption(2, _positive_int,
                              "affine-pipeline-data-transfer stages (1 = no pipelining)"),
     "copy_out_pipelining": CompilerOption(True, _bool, "pipeline copy-out DMAs as well as copy-in"),
@@ -319,6 +322,7 @@ class Sweep:
 
         object.__setattr__(self, "hardware", self._check_hardware(_flatten(self.hardware)))
         object.__setattr__(self, "compiler", self._check_compiler(dict(self.compiler)))
+        self._check_search_options()
 
         cons: list[Constraint] = []
         for i, text in enumerate(_as_range(self.constraints)):
@@ -385,6 +389,19 @@ class Sweep:
             out[key] = tuple(dict.fromkeys(canon))
         return out
 
+    def _check_search_options(self) -> None:
+        """The tile search (tile_sizes = "search", the default) chooses the copies and stages
+        itself: a swept option it would ignore is an error, not a sweep of equal points."""
+        tiles = self.compiler.get("tile_sizes", (COMPILER_OPTIONS["tile_sizes"].default,))
+        others = [k for k in self.compiler if k != "tile_sizes"]
+        if others and all(t == SEARCH for t in tiles):
+            raise ConfigError(
+                f"{self.source}: key 'compiler.{others[0]}': with tile_sizes = \"search\" (the "
+                "default: the tile search of `accelsim run --target sim`) the search chooses the "
+                f"tiles, copies and stages itself, so {others[0]} would change nothing; to sweep "
+                "it, set compiler.tile_sizes = \"auto\" (the cache model's tiles) or explicit "
+                "tiles")
+
     def _check_constraint_names(self) -> None:
         known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
                                                                "functional", "kernel", "dtype_bytes"}
@@ -444,14 +461,21 @@ class Sweep:
         hw_keys, cc_keys = list(self.hardware), list(self.compiler)
         for wl, cfg in itertools.product(self.workloads, self.config):
             for hw in itertools.product(*(self.hardware[k] for k in hw_keys)):
+                seen: set[tuple[tuple[str, Scalar], ...]] = set()
                 for cc in itertools.product(*(self.compiler[k] for k in cc_keys)):
                     opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
                     opts.update(zip(cc_keys, cc))
+                    if opts["tile_sizes"] == SEARCH:  # the search's choice: the rest unused
+                        opts = {n: o.default for n, o in COMPILER_OPTIONS.items()}
+                    compiler = tuple(sorted(opts.items()))
+                    if compiler in seen:
+                        continue
+                    seen.add(compiler)
                     for fid in self.fidelity:
                         yield Point(workload=wl, config=cfg,
                                     hardware=tuple(sorted(zip(hw_keys, hw))),
-                                    compiler=tuple(sorted(opts.items())),
-                                    fidelity=fid, functional=self.functional)
+                                    compiler=compiler, fidelity=fid,
+                                    functional=self.functional)
 
     def points(self) -> list[Point]:
         """Every point that satisfies all constraints, in a stable order."""

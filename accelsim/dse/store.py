@@ -27,7 +27,7 @@ from accelsim.errors import ConfigError
 SCHEMA_VERSION = "1"
 TABLE = "points"
 FIXED_COLUMNS = ("key", "status", "error", "accelsim_version", "config_hash", "wall_s", "cpu_s", "worker",
-                 "finished_at", "point_json")
+                 "finished_at", "point_json", "timing_model")
 BOOL_COLUMNS = ("functional", "copy_out_pipelining", "cross_tile_prefetch", "data_copy", "outputs_match",
                 "confirmed")
 STATUS_OK = "ok"
@@ -49,6 +49,7 @@ class Outcome:
     wall_s: float = 0.0
     cpu_s: float = 0.0  # CPU time of the worker process for this point (load-independent cost)
     worker: str = ""
+    timing_model: str = ""  # accelsim.cost.version.TIMING_MODEL_VERSION of the evaluating process
 
     @property
     def ok(self) -> bool:
@@ -142,11 +143,16 @@ class ResultStore:
             self.conn.execute("INSERT INTO sweeps (name, started_at, spec_json) VALUES (?, ?, ?)",
                               (name, time.time(), json.dumps(spec, sort_keys=True)))
 
-    def put(self, outcome: Outcome) -> None:
-        """Store one point's row and commit it before returning (replaces a row of the same key)."""
+    def put(self, outcome: Outcome, config_hash: str | None = None) -> None:
+        """Store one point's row and commit it before returning (replaces a row of the same key).
+        `config_hash`: the content hash of the point's config, when its figures do not carry
+        one (a failed point), so an edit of the config makes the row stale
+        (`accelsim.dse.staleness`)."""
+        from accelsim.cost.version import TIMING_MODEL_VERSION
+
         params = outcome.point.params()
         figures = dict(outcome.figures)
-        config_hash = figures.pop("config_hash", None)
+        config_hash = figures.pop("config_hash", None) or config_hash
         clash = (set(params) & set(figures)) | (set(FIXED_COLUMNS) & (set(params) | set(figures)))
         if clash:
             raise ConfigError(f"result column name(s) {sorted(clash)} used both as a parameter and a figure")
@@ -161,6 +167,7 @@ class ResultStore:
             "worker": outcome.worker,
             "finished_at": time.time(),
             "point_json": json.dumps(outcome.point.canonical(), sort_keys=True),
+            "timing_model": outcome.timing_model or TIMING_MODEL_VERSION,
         }
         row.update(params)
         row.update(figures)
@@ -177,6 +184,15 @@ class ResultStore:
         if status is None:
             return {r[0] for r in self.conn.execute(f"SELECT key FROM {TABLE}")}
         return {r[0] for r in self.conn.execute(f"SELECT key FROM {TABLE} WHERE status=?", (status,))}
+
+    def identities(self) -> dict[str, dict[str, Any]]:
+        """key -> the row's status, config hash, timing model and point (what decides whether
+        it still answers its point: `accelsim.dse.staleness`)."""
+        self._columns = self._read_columns()
+        model = "timing_model" if "timing_model" in self._columns else "NULL"
+        cur = self.conn.execute(f"SELECT key, status, config_hash, {model}, point_json FROM {TABLE}")
+        return {r[0]: {"key": r[0], "status": r[1], "config_hash": r[2], "timing_model": r[3],
+                       "point_json": r[4]} for r in cur.fetchall()}
 
     def count(self) -> int:
         return int(self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])

@@ -45,6 +45,7 @@ import numpy as np
 
 from accelsim.config import HardwareConfig, load_config
 from accelsim.cost import kernel as cost_model
+from accelsim.cost.energy import Energy, energy
 from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
@@ -75,10 +76,26 @@ class AnalyticResult:
     compute_cycles: int
     wall_seconds: float
     config: HardwareConfig
+    # the kernels' work, for the energy (as an event run's `RunStats` counts it)
+    macs: int = 0
+    alu_ops: int = 0
+    special_ops: int = 0
+    kernel_sram_bytes: int = 0
 
     @property
     def seconds(self) -> float:
         return self.cycles / (self.config.clock_ghz * 1e9)
+
+    @property
+    def energy(self) -> Energy:
+        """The energy by the one formula (`accelsim.cost.energy`) on the estimate's counts:
+        its DRAM bytes, the kernels' SRAM bytes plus the DMAs' SRAM side (each DMA byte
+        moved between DRAM and SRAM once), its MACs / ALU / special ops, static power over
+        its cycles. With memory levels the flat per-byte energies (the inner levels' traffic
+        is not estimated)."""
+        return energy(self.config, dram_bytes=self.dram_bytes,
+                      sram_bytes=self.kernel_sram_bytes + self.dram_bytes, macs=self.macs,
+                      alu_ops=self.alu_ops, special_ops=self.special_ops, seconds=self.seconds)
 
 
 class _Buf:
@@ -355,15 +372,13 @@ class Program:
                     cache[0], cache[1] = m, m.cost.kernel(f, args)
                 c = cache[1]
                 m.busy_for(m.issue + c.cycles)
-                m.calls += 1
-                m.compute += c.compute_cycles
+                m.call(c)
             return call_static, True, 1, dict.fromkeys(idx, 0), None
 
         def call(e: Env, m: ClosedFormMachine) -> None:
             c = m.cost.kernel(f, tuple([c if s < 0 else int(e[s]) for c, s in pattern]))
             m.busy_for(m.issue + c.cycles)
-            m.calls += 1
-            m.compute += c.compute_cycles
+            m.call(c)
         return call, True, 1, dict.fromkeys(idx, 0), None
 
     def _if(self, op: O.AffineIfOp) -> tuple[Step | None, bool, int, Rel, None]:
@@ -462,12 +477,11 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
         deltas: list[tuple[int, ...]] = []
         sigs: list[Signature | None] = []
         while k < last:
-            before = (m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute)
+            before = (m.t, *m.counters())
             e[iv] = lo + k * stride
             for s in steps:
                 s(e, m)
-            d = (m.t - before[0], m.dma_ops - before[1], m.calls - before[2],
-                 m.dram_bytes - before[3], m.compute - before[4])
+            d = tuple(map(sub, (m.t, *m.counters()), before))
             k += 1
             if m.t > m.limit:
                 raise OverLimit(m.t)
@@ -496,8 +510,8 @@ def _walk(e: Env, m: ClosedFormMachine, steps: list[Step], iv: int, lo: int, hi:
                 period = math.lcm(period, mod)
                 if len(sigs) > period and sigs[-1 - period] == sigs[-1]:
                     reps = (last - k) // period
-                    d = [sum(x[i] for x in deltas[-period:]) for i in range(5)]
-                    m.advance(reps, d[0], (d[1], d[2], d[3], d[4]))
+                    d = [sum(x[i] for x in deltas[-period:]) for i in range(len(d))]
+                    m.advance(reps, d[0], d[1:])  # type: ignore[arg-type]
                     k += reps * period
                     sigs.clear()
                     deltas.clear()
@@ -724,7 +738,8 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     # a bandwidth/latency model: with the DRAM timing model, its figures in those terms
     m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs, limit)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
-                          time.perf_counter() - t0, cfg)
+                          time.perf_counter() - t0, cfg, m.macs, m.alu_ops, m.special_ops,
+                          m.kernel_sram_bytes)
 
 
 def clear_caches() -> None:

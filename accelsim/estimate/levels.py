@@ -94,6 +94,7 @@ class LevelMachine(ClosedFormMachine):
         self.calls += d[1]
         self.dram_bytes += d[2]
         self.compute += d[3]
+        self.add_work(d, 1)
         base = (t << SHIFT) + self.dma_ops
         free, tags, links, self.next_channel, front = sig
         self.front = base + front
@@ -132,6 +133,7 @@ class LevelMachine(ClosedFormMachine):
         self.calls += k * d[1]
         self.dram_bytes += k * d[2]
         self.compute += k * d[3]
+        self.add_work(d, k)
 
     def end(self) -> int:
         return max([self.t, *(b for L in self.lk for b in L.busy),

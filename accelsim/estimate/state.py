@@ -31,10 +31,12 @@ from accelsim.config import HardwareConfig
 from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
-from accelsim.cost.kernel import CostModel
+from accelsim.cost.kernel import CostModel, KernelCost
 
 Signature = tuple  # type: ignore[type-arg]
-Counters = tuple[int, int, int, int]  # dma_ops, kernel calls, DRAM bytes, compute cycles
+# dma_ops, kernel calls, DRAM bytes, compute cycles, then the kernels' work for the energy:
+# MACs, ALU ops, special ops, SRAM bytes
+Counters = tuple[int, int, int, int, int, int, int, int]
 LoopOutcome = tuple[int, Signature, Counters]
 Tag = tuple[int, ...]  # a tag slot: (tag buffer site, linear index) in the estimate
 SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 DMAs per run)
@@ -55,10 +57,11 @@ class ClosedFormMachine:
     and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
     the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
 
-    __slots__ = ("_accept", "_reserve", "busy", "calls", "compute", "cost", "dma_cost", "dma_ops",
-                 "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front", "issue",
-                 "limit", "loads", "max_out", "memo", "next_channel", "pending", "queued", "recent",
-                 "sizes", "sram_space", "t", "tags")
+    __slots__ = ("_accept", "_reserve", "alu_ops", "busy", "calls", "compute", "cost", "dma_cost",
+                 "dma_ops", "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front",
+                 "issue", "kernel_sram_bytes", "limit", "loads", "macs", "max_out", "memo",
+                 "next_channel", "pending", "queued", "recent", "sizes", "special_ops", "sram_space",
+                 "t", "tags")
 
     def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
         fixed = _fixed(config)
@@ -86,6 +89,7 @@ class ClosedFormMachine:
                          else self._earliest if fixed.dram.channels > 1 else self._one)
         self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
+        self.macs = self.alu_ops = self.special_ops = self.kernel_sram_bytes = 0
         # (elements, stride, per stride, element bytes, src space, dst space)
         #   -> (DRAM bytes, port cycles, transfer cycles)
         self.sizes: dict[tuple[int, int | None, int | None, int, int, int],
@@ -122,7 +126,8 @@ class ClosedFormMachine:
                 self.next_channel, front - base)
 
     def counters(self) -> Counters:
-        return (self.dma_ops, self.calls, self.dram_bytes, self.compute)
+        return (self.dma_ops, self.calls, self.dram_bytes, self.compute, self.macs, self.alu_ops,
+                self.special_ops, self.kernel_sram_bytes)
 
     def restore(self, dt: int, sig: Signature, d: Counters) -> None:
         """Move the clock by `dt`, take the state `sig` (relative to the new clock and issue
@@ -132,6 +137,7 @@ class ClosedFormMachine:
         self.calls += d[1]
         self.dram_bytes += d[2]
         self.compute += d[3]
+        self.add_work(d, 1)
         base = (t << SHIFT) + self.dma_ops
         free, tags, pend, rec, que, self.next_channel, front = sig
         m, n = self.max_out, len(self.busy)
@@ -167,6 +173,24 @@ class ClosedFormMachine:
         self.calls += k * d[1]
         self.dram_bytes += k * d[2]
         self.compute += k * d[3]
+        self.add_work(d, k)
+
+    def add_work(self, d: Counters, k: int) -> None:
+        """Add `k` times the kernels' work of the counters `d` (for the energy)."""
+        self.macs += k * d[4]
+        self.alu_ops += k * d[5]
+        self.special_ops += k * d[6]
+        self.kernel_sram_bytes += k * d[7]
+
+    def call(self, c: KernelCost) -> None:
+        """Count one kernel call of cost `c` (a `KernelCost`): its compute cycles and work."""
+        self.calls += 1
+        self.compute += c.compute_cycles
+        n = c.counts
+        self.macs += n.mac
+        self.alu_ops += n.mul + n.add + n.other
+        self.special_ops += n.special
+        self.kernel_sram_bytes += c.sram_bytes
 
     def end(self) -> int:
         return max([self.t, *self.busy, *(v >> SHIFT for v in self.tags.values()),

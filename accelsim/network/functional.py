@@ -108,18 +108,21 @@ class _Runner:
                 compiled = self._host[spec] = compile_module(w.module())
             compiled.call(w.func_name, arrays)
             return arrays
-        from accelsim.dse.evaluate import compiled_module, event_figures, workload_traffic
+        from accelsim.api.program import Program, pick_function
+        from accelsim.api.program_run import RunOptions, run_program
+        from accelsim.dse.evaluate import compiled_module, report_figures, workload_traffic
         from accelsim.dse.spec import Point
-        from accelsim.sim.options import SimOptions
-        from accelsim.sim.simulate import simulate
 
         point = Point(workload=spec, config=self.config_name, compiler=(("tile_sizes", "search"),),
                       fidelity="event", functional=True)
         module = compiled_module(point, self.config)
-        result = simulate(module, self.config, inputs=arrays, func=w.func_name, functional=True,
-                          options=SimOptions(keep_records=False))
+        run = run_program(Program(spec, module, pick_function(module, w.func_name), w), self.config,
+                          arrays, RunOptions(), compiled=module,
+                          compulsory=workload_traffic(spec, self.config))
         if spec not in self.figures:
-            self.figures[spec] = event_figures(result, workload_traffic(spec, self.config))
+            self.figures[spec] = report_figures(run.report)
+        result = run.sim
+        assert result is not None
         return dict(result.outputs or {})
 
 

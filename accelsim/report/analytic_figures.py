@@ -2,10 +2,10 @@
 (the input program's op counts and compulsory DRAM traffic), MAC utilization, and an energy
 estimate from the bytes the estimate moves on DRAM and the program's ops.
 
-The energy here counts DRAM bytes (the estimate's), MACs / ALU / special ops (the input
-program's top-level nests, as the event run counts its kernels') and static power over the
-estimated time; SRAM accesses depend on the kernels' reuse, which only the event run counts,
-so `energy_sram_pj` is None and `energy_basis` says what `energy_pj` holds.
+The energy is the one formula's (`accelsim.cost.energy`): on the estimate's own counts where
+the caller has them (`AnalyticResult.energy`: its DRAM and SRAM bytes, its kernels' ops), else
+on the DRAM bytes and the input program's top-level nests' ops, SRAM accesses not counted
+(`energy_sram_pj` None); `energy_basis` says which.
 """
 
 from __future__ import annotations
@@ -13,15 +13,19 @@ from __future__ import annotations
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.energy import Energy, energy
 
 ENERGY_BASIS = "analytic: DRAM bytes, ops and static power (SRAM accesses not counted)"
+ESTIMATE_BASIS = "analytic: the estimate's DRAM and SRAM bytes, its kernels' ops, static power"
 
 
 def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int | None,
-                            compulsory: Any) -> dict[str, Any]:
+                            compulsory: Any, estimated: Energy | None = None) -> dict[str, Any]:
     """`dram_bytes` and, when the input program's op counts are known (`compulsory`: its
     `CompulsoryTraffic`, with top-level nests), the roofline, MAC utilization and (with
-    `dram_bytes`; None: the estimate does not count them) energy."""
+    `dram_bytes`; None: the estimate does not count them) energy: `estimated`, the estimate's
+    own (`AnalyticResult.energy`, SRAM bytes counted), else the one formula
+    (`accelsim.cost.energy`) on the DRAM bytes and the input program's ops."""
     from accelsim.report.roofline import honest_roofline, peak_compute_cycles
 
     out: dict[str, Any] = {} if dram_bytes is None else {"dram_bytes": int(dram_bytes)}
@@ -44,11 +48,7 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
         roof = honest_roofline(config, ops, peak, compulsory.bytes, compulsory.read_bytes,
                                compulsory.input_derived_written_bytes)
         roof_cycles, bound = roof.cycles, roof.bound
-    e = config.energy
     seconds = cycles / (config.clock_ghz * 1e9)
-    dram_pj = (dram_bytes or 0) * e.dram_pj_per_byte
-    compute_pj = macs * e.mac_pj + alu * e.alu_pj + special * e.special_pj
-    static_pj = e.static_mw * 1e-3 * seconds * 1e12
     peak_macs = config.clusters * config.compute.macs_per_cycle
     out.update({
         "macs": macs, "alu_ops": alu, "special_ops": special, "ops": ops,
@@ -57,11 +57,18 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
         "mac_utilization": macs / (cycles * peak_macs) if cycles and peak_macs else None,
         "peak_macs_per_cycle": peak_macs,
     })
-    if dram_bytes is not None:
+    if estimated is not None:
         out.update({
-            "energy_pj": dram_pj + compute_pj + static_pj, "energy_dram_pj": dram_pj,
-            "energy_sram_pj": None, "energy_compute_pj": compute_pj,
-            "energy_static_pj": static_pj, "energy_basis": ENERGY_BASIS})
+            "energy_pj": estimated.total_pj, "energy_dram_pj": estimated.dram_pj,
+            "energy_sram_pj": estimated.sram_pj, "energy_compute_pj": estimated.compute_pj,
+            "energy_static_pj": estimated.static_pj, "energy_basis": ESTIMATE_BASIS})
+    elif dram_bytes is not None:
+        e = energy(config, dram_bytes=int(dram_bytes), sram_bytes=0, macs=macs, alu_ops=alu,
+                   special_ops=special, seconds=seconds)
+        out.update({
+            "energy_pj": e.total_pj, "energy_dram_pj": e.dram_pj,
+            "energy_sram_pj": None, "energy_compute_pj": e.compute_pj,
+            "energy_static_pj": e.static_pj, "energy_basis": ENERGY_BASIS})
     return out
 
 

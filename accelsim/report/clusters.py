@@ -85,6 +85,9 @@ class ClusterReport:
                 "dram_bytes_read": self.dram_read, "dram_bytes_written": self.dram_written,
                 "dram_bytes_copied": self.dram_copied}
 
+    def __str__(self) -> str:
+        return self.text()
+
     def text(self) -> str:
         out = [f"clusters: {len(self.rows)}, {self.cycles} cycles; load imbalance "
                f"{self.imbalance:.1%}; bound: {self.bound} (roofline "
@@ -188,15 +191,15 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     moved, SRAM bytes through every cluster's ports (with memory levels: every level's bytes
     at its own energies, `levels` from `cluster_levels`), every cluster's arithmetic, and the
     configured static power over the run (`energy.static_mw`: the machine's)."""
-    e = config.energy
+    from accelsim.cost.energy import energy
+
+    per_level: dict[str, float] = {}
     if config.multi_level:
-        dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-    else:
-        dram_pj = (rep.dram_read + rep.dram_written + rep.dram_copied) * e.dram_pj_per_byte
-        sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-    return Energy(dram_pj, sram_pj,
-                  int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                  + int(stats.special_ops) * e.special_pj, e.static_mw * 1e-3 * seconds * 1e12)
+        per_level = {"dram_pj": levels[0].energy_pj, "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+    return energy(config, dram_bytes=rep.dram_read + rep.dram_written + rep.dram_copied,
+                  sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                  macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                  special_ops=int(stats.special_ops), seconds=seconds, **per_level)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,

@@ -44,6 +44,8 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.energy import Energy
+from accelsim.cost.energy import energy as energy_of
 from accelsim.cost.rate import cycles_for
 from accelsim.report.levels import (
     LevelRow,
@@ -132,20 +134,6 @@ class BufferRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Energy:
-    """pJ per component: DRAM bytes moved, SRAM bytes through the ports, arithmetic, leakage."""
-
-    dram_pj: float
-    sram_pj: float
-    compute_pj: float
-    static_pj: float
-
-    @property
-    def total_pj(self) -> float:
-        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj
-
-
-@dataclass(frozen=True, slots=True)
 class Report:
     cycles: int
     clock_ghz: float
@@ -229,23 +217,20 @@ class Report:
                                          compulsory.bytes, compulsory.read_bytes,
                                          compulsory.input_derived_written_bytes)
 
-        e = config.energy
         seconds = total / (config.clock_ghz * 1e9)
         buffers = _buffer_rows(tf)
         if level_peaks is None:  # a trace read back keeps them in its metadata
             level_peaks = trace.metadata.get("level_peaks") or {}
         levels = level_rows(config, tf, stats, level_peaks, sram_peak_bytes, buffers)
         links = link_rows(config, trace, tf, total)
+        per_level: dict[str, float] = {}
         if config.multi_level:  # per level: its bytes at its own energies
-            dram_pj, sram_pj = levels[0].energy_pj, sum(lv.energy_pj for lv in levels[1:])
-        else:
-            dram_pj = moved * e.dram_pj_per_byte
-            sram_pj = (int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes)) * e.sram_pj_per_byte
-        energy = Energy(
-            dram_pj=dram_pj, sram_pj=sram_pj,
-            compute_pj=(int(stats.macs) * e.mac_pj + int(stats.alu_ops) * e.alu_pj
-                        + int(stats.special_ops) * e.special_pj),
-            static_pj=e.static_mw * 1e-3 * seconds * 1e12)
+            per_level = {"dram_pj": levels[0].energy_pj,
+                         "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
+        energy = energy_of(config, dram_bytes=moved,
+                           sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
+                           macs=int(stats.macs), alu_ops=int(stats.alu_ops),
+                           special_ops=int(stats.special_ops), seconds=seconds, **per_level)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
@@ -537,6 +522,10 @@ class Report:
                          f"{s.sram_bytes_per_cycle} B/cycle takes {s.sram_cycles:,} cycles; run is "
                          f"{self.cycles / s.sram_cycles:.3f}x that")
         return lines
+
+    def __str__(self) -> str:
+        """The text report (`format_table`), as `accelsim run --target sim` prints it."""
+        return self.format_table()
 
     def format_table(self, max_buffers: int = 20) -> str:
         """The readable default output of `accelsim run --target sim`; the DMA rows are the

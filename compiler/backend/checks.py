@@ -29,7 +29,7 @@ from compiler.diagnostics import Location
 from compiler.ir.affine_expr import AffineExpr, Binary, Const
 from compiler.ir.affine_map import AffineMap, IntegerSet
 from compiler.ir.core import OpResult, Value
-from compiler.ir.ops import ConstantOp, DivSIOp, ModuleOp, RemSIOp
+from compiler.ir.ops import ConstantOp, DivSIOp, DivUIOp, ModuleOp, RemSIOp, RemUIOp
 from compiler.ir.types import ElementType
 
 STATUS_WORDS = 6
@@ -192,9 +192,10 @@ class FunctionChecks:
                      lambda: [_i64(CheckKind.DMA_SPAN), _i64(site), _i64(0), first, end, numel])
 
     # ---- division ---------------------------------------------------------------------
-    def divisor(self, site: Callable[[], int], dividend: ir.Value, divisor: ir.Value) -> ir.Value:
-        """`divisor`, after a check that it is not zero and that dividend / divisor does not
-        overflow. A nonzero constant other than -1 needs no check (and makes no site)."""
+    def divisor(self, site: Callable[[], int], dividend: ir.Value, divisor: ir.Value,
+                signed: bool = True) -> ir.Value:
+        """`divisor`, after a check that it is not zero and (`signed`) that dividend / divisor
+        does not overflow. A nonzero constant other than -1 needs no check (and makes no site)."""
         t = divisor.type
         mask = (1 << t.width) - 1
         if isinstance(divisor, ir.Constant) and (divisor.constant & mask) not in (0, mask):
@@ -202,7 +203,7 @@ class FunctionChecks:
         b = self.b
         zero = b.icmp_signed("==", divisor, ir.Constant(t, 0))
         bad = zero
-        if t.width > 1:
+        if t.width > 1 and signed:
             minimum = ir.Constant(t, -(1 << (t.width - 1)))
             overflow = b.and_(b.icmp_signed("==", divisor, ir.Constant(t, -1)),
                               b.icmp_signed("==", dividend, minimum))
@@ -223,7 +224,7 @@ def needs_status(module: ModuleOp, bounds_check: bool) -> bool:
     if bounds_check:
         return True
     for op in module.walk():
-        if isinstance(op, DivSIOp | RemSIOp):
+        if isinstance(op, DivSIOp | RemSIOp | DivUIOp | RemUIOp):
             if not _safe_constant(op.operands[1]):
                 return True
             continue

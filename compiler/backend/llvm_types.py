@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from compiler.backend.lower_floats import EMULATED
 from compiler.ir.types import ElementType, MemRefType
 
 I1 = ir.IntType(1)
@@ -16,15 +17,20 @@ ALIGN = 64
 
 
 def scalar_type(t: ElementType) -> ir.Type:
-    """Register type of a scalar."""
+    """Register type of a scalar: bf16 and fp8 live in a float (lower_floats.py)."""
     if t.is_float:
+        if t.name in EMULATED:
+            return ir.FloatType()
         return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bitwidth]
     return ir.IntType(t.bitwidth)
 
 
 def memory_type(t: ElementType) -> ir.Type:
-    """In-memory type of a memref element: i1 is stored as a byte, like numpy's bool."""
-    return I8 if t.bitwidth == 1 and not t.is_float else scalar_type(t)
+    """In-memory type of a memref element, the layout of its numpy/ml_dtypes array: i1 and i4
+    take a byte (i4 its low four bits), bf16 and fp8 are their raw bits."""
+    if t.is_float:
+        return ir.IntType(t.bitwidth) if t.name in EMULATED else scalar_type(t)
+    return I8 if t.bitwidth < 8 else scalar_type(t)
 
 
 def i64(v: int) -> ir.Constant:

@@ -32,6 +32,14 @@ from compiler.backend.interchange import plan_interchanges
 from compiler.backend.llvm_types import ALIGN, I1, I8, I64, PTR, MemRefHandle, i64, memory_type, scalar_type
 from compiler.backend.lower_bounds import BoundsPlan, access_site
 from compiler.backend.lower_dma import lower_dma_start
+from compiler.backend.lower_floats import (
+    from_bits,
+    is_emulated,
+    round_float_result,
+    round_to,
+    to_bits,
+    to_double,
+)
 from compiler.backend.preflight import check_module
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
@@ -52,6 +60,8 @@ from compiler.ir.ops import (
     AffineYieldOp,
     AllocaOp,
     AllocOp,
+    AndIOp,
+    BitcastOp,
     CallOp,
     CmpFOp,
     CmpIOp,
@@ -60,28 +70,42 @@ from compiler.ir.ops import (
     DimOp,
     DivFOp,
     DivSIOp,
+    DivUIOp,
     ExpOp,
     ExtFOp,
+    ExtSIOp,
+    ExtUIOp,
     FPToSIOp,
+    FPToUIOp,
     FuncOp,
     IndexCastOp,
     MaximumFOp,
     MaxSIOp,
+    MaxUIOp,
     MinimumFOp,
     MinSIOp,
+    MinUIOp,
     ModuleOp,
     MulFOp,
     MulIOp,
     NegFOp,
     OpaqueOp,
+    OrIOp,
     RemSIOp,
+    RemUIOp,
     ReturnOp,
     SelectOp,
+    ShLIOp,
+    ShRSIOp,
+    ShRUIOp,
     SIToFPOp,
     SqrtOp,
     SubFOp,
     SubIOp,
     TruncFOp,
+    TruncIOp,
+    UIToFPOp,
+    XOrIOp,
 )
 from compiler.ir.ops.opaque import BARRIER_OP
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
@@ -282,7 +306,7 @@ _CMPF = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o",
 _CMPI = {"eq": (True, "=="), "ne": (True, "!="), "slt": (True, "<"), "sle": (True, "<="),
          "sgt": (True, ">"), "sge": (True, ">="), "ult": (False, "<"), "ule": (False, "<="),
          "ugt": (False, ">"), "uge": (False, ">=")}
-_FLOAT_SUFFIX = {16: "f16", 32: "f32", 64: "f64"}
+_FLOAT_SUFFIX = {ir.HalfType(): "f16", ir.FloatType(): "f32", ir.DoubleType(): "f64"}
 
 
 class _FunctionLowering:
@@ -315,19 +339,26 @@ class _FunctionLowering:
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
             NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
             AbsFOp: self.intrinsic1,
-            IndexCastOp: self.int_cast, SIToFPOp: self.sitofp, FPToSIOp: self.fptosi,
-            ExtFOp: self.fpext, TruncFOp: self.fptrunc,
+            IndexCastOp: self.int_cast, ExtSIOp: self.int_cast, TruncIOp: self.int_cast,
+            ExtUIOp: self.zext, SIToFPOp: self.int_to_float, UIToFPOp: self.int_to_float,
+            FPToSIOp: self.float_to_int, FPToUIOp: self.float_to_int,
+            ExtFOp: self.float_cast, TruncFOp: self.float_cast, BitcastOp: self.bitcast,
         }
         float_bin = {AddFOp: "fadd", SubFOp: "fsub", MulFOp: "fmul", DivFOp: "fdiv"}
         for cls, meth in float_bin.items():
             self.dispatch[cls] = self._float_binary(meth)
-        int_bin = {AddIOp: "add", SubIOp: "sub", MulIOp: "mul", DivSIOp: "sdiv", RemSIOp: "srem"}
+        int_bin = {AddIOp: "add", SubIOp: "sub", MulIOp: "mul", DivSIOp: "sdiv", RemSIOp: "srem",
+                   DivUIOp: "udiv", RemUIOp: "urem", AndIOp: "and_", OrIOp: "or_", XOrIOp: "xor"}
         for cls, meth in int_bin.items():
             self.dispatch[cls] = self._int_binary(meth)
+        for cls, meth in {ShLIOp: "shl", ShRSIOp: "ashr", ShRUIOp: "lshr"}.items():
+            self.dispatch[cls] = self._shift(meth)
         self.dispatch[MaximumFOp] = self._float_intrinsic2("llvm.maximum")
         self.dispatch[MinimumFOp] = self._float_intrinsic2("llvm.minimum")
-        self.dispatch[MaxSIOp] = self._int_minmax(">")
-        self.dispatch[MinSIOp] = self._int_minmax("<")
+        self.dispatch[MaxSIOp] = self._int_minmax(">", True)
+        self.dispatch[MinSIOp] = self._int_minmax("<", True)
+        self.dispatch[MaxUIOp] = self._int_minmax(">", False)
+        self.dispatch[MinUIOp] = self._int_minmax("<", False)
 
     # ---- driver -----------------------------------------------------------------------
     def run(self) -> None:
@@ -581,17 +612,25 @@ class _FunctionLowering:
         assert isinstance(op, AffineLoadOp)
         h = self.memref(op.memref)
         ptr = self.element_ptr(h, self.access_indices(op, op.memref, op.map, op.indices, "from"))
-        v = self.b.load(ptr, typ=memory_type(h.type.element))
-        if h.type.element.bitwidth == 1 and not h.type.element.is_float:
+        et = h.type.element
+        v = self.b.load(ptr, typ=memory_type(et))
+        if et.bitwidth == 1 and not et.is_float:
             v = self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
+        elif et.bitwidth < 8 and et.is_int:
+            v = self.b.trunc(v, scalar_type(et))
+        elif is_emulated(et):
+            v = from_bits(self.b, self.llmod, v, et)
         self.values[op.result] = v
 
     def store(self, op: Operation) -> None:
         assert isinstance(op, AffineStoreOp)
         h = self.memref(op.memref)
         v = self.scalar(op.value)
-        if h.type.element.bitwidth == 1 and not h.type.element.is_float:
+        et = h.type.element
+        if et.bitwidth < 8 and et.is_int:  # i1 as 0/1, i4 as its nibble (ml_dtypes' layout)
             v = self.b.zext(v, I8)
+        elif is_emulated(et):
+            v = to_bits(self.b, self.llmod, v, et)
         self.b.store(v, self.element_ptr(h, self.access_indices(op, op.memref, op.map, op.indices, "into")))
 
     def dma_start(self, op: Operation) -> None:
@@ -683,20 +722,35 @@ class _FunctionLowering:
     def _float_binary(self, meth: str) -> Callable[[Operation], None]:
         def lower(op: Operation) -> None:
             fn = getattr(self.b, meth)
-            self.values[op.results[0]] = fn(self.scalar(op.operands[0]), self.scalar(op.operands[1]),
-                                            flags=self.fmf)
+            t = op.results[0].type
+            assert isinstance(t, ElementType)
+            r = fn(self.scalar(op.operands[0]), self.scalar(op.operands[1]), flags=self.fmf)
+            self.values[op.results[0]] = round_float_result(self.b, self.llmod, r, t)
         return lower
 
     def _int_binary(self, meth: str) -> Callable[[Operation], None]:
         def lower(op: Operation) -> None:
             fn = getattr(self.b, meth)
             lhs, rhs = self.scalar(op.operands[0]), self.scalar(op.operands[1])
-            if meth in ("sdiv", "srem"):
+            if meth in ("sdiv", "srem", "udiv", "urem"):
                 def site() -> int:
                     subject = ", ".join(value_text(v) for v in op.operands)
                     return self.checks.site(CheckSite(op.NAME, op.loc, subject, str(op.operands[1].type)))
-                rhs = self.checks.divisor(site, lhs, rhs)
+                rhs = self.checks.divisor(site, lhs, rhs, signed=meth[0] == "s")
             self.values[op.results[0]] = fn(lhs, rhs)
+        return lower
+
+    def _shift(self, meth: str) -> Callable[[Operation], None]:
+        """An amount >= the width (poison in MLIR) gives 0, or the sign for `shrsi`."""
+        def lower(op: Operation) -> None:
+            a, n = self.scalar(op.operands[0]), self.scalar(op.operands[1])
+            w = a.type.width
+            top = ir.Constant(a.type, w - 1)
+            big = self.b.icmp_unsigned(">", n, top)
+            r = getattr(self.b, meth)(a, self.b.select(big, top, n))
+            if meth != "ashr":
+                r = self.b.select(big, ir.Constant(a.type, 0), r)
+            self.values[op.results[0]] = r
         return lower
 
     def _float_intrinsic2(self, base: str) -> Callable[[Operation], None]:
@@ -704,14 +758,15 @@ class _FunctionLowering:
             a, c = self.scalar(op.operands[0]), self.scalar(op.operands[1])
             t = op.results[0].type
             assert isinstance(t, ElementType)
-            fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[t.bitwidth]}", a.type, [a.type, a.type])
+            fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[a.type]}", a.type, [a.type, a.type])
             self.values[op.results[0]] = self.b.call(fn, [a, c])
         return lower
 
-    def _int_minmax(self, pred: str) -> Callable[[Operation], None]:
+    def _int_minmax(self, pred: str, signed: bool) -> Callable[[Operation], None]:
         def lower(op: Operation) -> None:
             a, c = self.scalar(op.operands[0]), self.scalar(op.operands[1])
-            self.values[op.results[0]] = self.b.select(self.b.icmp_signed(pred, a, c), a, c)
+            cmp = self.b.icmp_signed if signed else self.b.icmp_unsigned
+            self.values[op.results[0]] = self.b.select(cmp(pred, a, c), a, c)
         return lower
 
     def intrinsic1(self, op: Operation) -> None:
@@ -719,8 +774,9 @@ class _FunctionLowering:
         a = self.scalar(op.operands[0])
         t = op.results[0].type
         assert isinstance(t, ElementType)
-        fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[t.bitwidth]}", a.type, [a.type])
-        self.values[op.results[0]] = self.b.call(fn, [a], fastmath=self.fmf)
+        fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[a.type]}", a.type, [a.type])
+        r = self.b.call(fn, [a], fastmath=self.fmf)
+        self.values[op.results[0]] = round_float_result(self.b, self.llmod, r, t)
 
     def negf(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)
@@ -761,17 +817,42 @@ class _FunctionLowering:
             r = v
         self.values[op.results[0]] = r
 
-    def sitofp(self, op: Operation) -> None:
-        self.values[op.results[0]] = self.b.sitofp(self.scalar(op.operands[0]), self._result_type(op))
+    def zext(self, op: Operation) -> None:
+        self.values[op.results[0]] = self.b.zext(self.scalar(op.operands[0]), self._result_type(op))
 
-    def fptosi(self, op: Operation) -> None:
-        self.values[op.results[0]] = self.b.fptosi(self.scalar(op.operands[0]), self._result_type(op))
+    def _types(self, op: Operation) -> tuple[ElementType, ElementType]:
+        s, t = op.operands[0].type, op.results[0].type
+        assert isinstance(s, ElementType) and isinstance(t, ElementType)
+        return s, t
 
-    def fpext(self, op: Operation) -> None:
-        self.values[op.results[0]] = self.b.fpext(self.scalar(op.operands[0]), self._result_type(op))
+    def int_to_float(self, op: Operation) -> None:
+        """`sitofp`/`uitofp`: the integer to double (rounded to nearest even, exact up to
+        2**53), then rounded to the result type."""
+        _, t = self._types(op)
+        v = self.scalar(op.operands[0])
+        d = (self.b.sitofp if isinstance(op, SIToFPOp) else self.b.uitofp)(v, ir.DoubleType())
+        self.values[op.results[0]] = round_to(self.b, self.llmod, d, t)
 
-    def fptrunc(self, op: Operation) -> None:
-        self.values[op.results[0]] = self.b.fptrunc(self.scalar(op.operands[0]), self._result_type(op))
+    def float_to_int(self, op: Operation) -> None:
+        """`fptosi`/`fptoui`: toward zero, saturating out of range, NaN to 0 (LLVM's
+        `fptosi.sat`; MLIR leaves an out-of-range result poison)."""
+        _, t = self._types(op)
+        d = to_double(self.b, self.scalar(op.operands[0]))
+        to = self._result_type(op)
+        base = "llvm.fptosi.sat" if isinstance(op, FPToSIOp) else "llvm.fptoui.sat"
+        fn = self._intrinsic(f"{base}.i{t.bitwidth}.f64", to, [ir.DoubleType()])
+        self.values[op.results[0]] = self.b.call(fn, [d])
+
+    def float_cast(self, op: Operation) -> None:
+        """`extf` (exact) and `truncf` (to nearest even, once, from double)."""
+        _, t = self._types(op)
+        d = to_double(self.b, self.scalar(op.operands[0]))
+        self.values[op.results[0]] = round_to(self.b, self.llmod, d, t)
+
+    def bitcast(self, op: Operation) -> None:
+        s, t = self._types(op)
+        bits = to_bits(self.b, self.llmod, self.scalar(op.operands[0]), s)
+        self.values[op.results[0]] = from_bits(self.b, self.llmod, bits, t)
 
 
 def value_text(v: Value) -> str:

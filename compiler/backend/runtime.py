@@ -20,7 +20,7 @@ from compiler.backend.lower import LoweringOptions, lower_module, symbol_name
 from compiler.backend.preflight import check_module
 from compiler.backend.signature import Signature, ctype_of, default_function, signatures
 from compiler.ir.ops import ModuleOp
-from compiler.ir.types import ElementType, MemRefType
+from compiler.ir.types import ElementType, MemRefType, round_float
 
 Args = Sequence[object] | Mapping[str, object]
 _byref = ctypes.byref
@@ -200,9 +200,10 @@ class CompiledModule:
             flags = value.flags
             if not flags.c_contiguous:
                 return None
-            if flags.writeable and value.size:
+            if flags.writeable and value.size and dtype.isbuiltin == 1:
                 # byref(from_buffer) is the cheapest way to a data pointer (about 1 us less
-                # per array than `.ctypes.data`); it needs a writable, non-empty buffer
+                # per array than `.ctypes.data`); it needs a writable, non-empty buffer of a
+                # numpy dtype (ctypes cannot read ml_dtypes' buffer formats)
                 cargs.append(_byref(_c_char.from_buffer(value)))
             elif is_written and not flags.writeable:
                 return None
@@ -276,7 +277,7 @@ def _check_scalar(sig: Signature, name: str, t: ElementType, value: object) -> o
     if t.is_float:
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise ArgumentError(f"{where}: expected a {t} number, got {type(value).__name__}")
-        return float(value)
+        return round_float(float(value), t)
     if not isinstance(value, int | bool):
         raise ArgumentError(f"{where}: expected an integer for {t}, got {type(value).__name__}")
     return int(value)

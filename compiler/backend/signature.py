@@ -13,6 +13,8 @@ from compiler.ir.types import ElementType, MemRefType
 _CTYPES: dict[str, type] = {
     "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
     "i64": ctypes.c_int64, "index": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double,
+    # held in a float register (compiler.backend.lower_floats)
+    "bf16": ctypes.c_float, "f8E4M3FN": ctypes.c_float, "f8E5M2": ctypes.c_float,
 }
 
 

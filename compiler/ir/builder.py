@@ -12,6 +12,13 @@ Workload authors write plain Python::
 Index values combine into `IndexExpr`s (no op is emitted; they become affine maps where they
 are used); float and integer values emit `arith` ops on the active builder; `A[i, j]` loads
 and `A[i, j] = v` stores. Every op records the Python line that built it.
+
+Any element type works (`compiler.ir.types`: i4 ... i64, f8E4M3FN ... f64); casts are
+explicit, as in MLIR (`b.extsi`, `b.truncf`, ... or `b.cast(x, T)` which picks the op)::
+
+    with b.func("qgemm", A=memref((M, K), I8), B=memref((K, N), I4), C=memref((M, N), I32)) as (A, B, C):
+        ...
+                    C[i, j] = C[i, j] + b.extsi(A[i, k], I32) * b.extsi(B[k, j], I32)
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from compiler.ir.ops import (
     SubFOp,
     SubIOp,
 )
+from compiler.ir.ops import arith as O
 from compiler.ir.scope import is_valid_symbol
 from compiler.ir.types import INDEX, ElementType, FunctionType, MemRefType, Type
 
@@ -408,10 +416,109 @@ class Builder:
         return self.binary(DivFOp, DivSIOp, a, b)
 
     def max(self, a: ScalarLike, b: ScalarLike) -> Value:
-        return self.binary(MaximumFOp, None, a, b)
+        """`maximumf`, or `maxsi` for integers (`maxu` for `maxui`)."""
+        return self.binary(MaximumFOp, O.MaxSIOp, a, b)
 
     def min(self, a: ScalarLike, b: ScalarLike) -> Value:
-        return self.binary(MinimumFOp, None, a, b)
+        return self.binary(MinimumFOp, O.MinSIOp, a, b)
+
+    # integer-only ops: MLIR's integers are signless, the op says signed or unsigned
+    def _int(self, cls: type, a: ScalarLike, b: ScalarLike) -> Value:
+        t = _scalar_type(a, b)
+        if t.is_float:
+            raise TypeError(f"{cls.NAME} takes integers, found {t}")
+        return self.insert(cls(self.coerce(a, t), self.coerce(b, t), loc=self.loc())).result
+
+    def rem(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.RemSIOp, a, b)
+
+    def divu(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.DivUIOp, a, b)
+
+    def remu(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.RemUIOp, a, b)
+
+    def maxu(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.MaxUIOp, a, b)
+
+    def minu(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.MinUIOp, a, b)
+
+    def shl(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.ShLIOp, a, b)
+
+    def shrs(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.ShRSIOp, a, b)
+
+    def shru(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.ShRUIOp, a, b)
+
+    def and_(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.AndIOp, a, b)
+
+    def or_(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.OrIOp, a, b)
+
+    def xor(self, a: ScalarLike, b: ScalarLike) -> Value:
+        return self._int(O.XOrIOp, a, b)
+
+    # ---- casts ----------------------------------------------------------------------------
+    def _cast(self, cls: type, x: Value, to: ElementType) -> Value:
+        return self.insert(cls(x, to, loc=self.loc())).result
+
+    def extsi(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.ExtSIOp, x, to)
+
+    def extui(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.ExtUIOp, x, to)
+
+    def trunci(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.TruncIOp, x, to)
+
+    def extf(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.ExtFOp, x, to)
+
+    def truncf(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.TruncFOp, x, to)
+
+    def sitofp(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.SIToFPOp, x, to)
+
+    def uitofp(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.UIToFPOp, x, to)
+
+    def fptosi(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.FPToSIOp, x, to)
+
+    def fptoui(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.FPToUIOp, x, to)
+
+    def bitcast(self, x: Value, to: ElementType) -> Value:
+        return self._cast(O.BitcastOp, x, to)
+
+    def cast(self, x: Value, to: ElementType, unsigned: bool = False) -> Value:
+        """`x` converted to `to` by the one arith cast that does it (`x` itself when it has
+        that type): ext/trunc by width, int<->float (`unsigned`: `extui`/`uitofp`/`fptoui`
+        read or write the integer unsigned), index<->integer by `index_cast`."""
+        s = x.type
+        if not isinstance(s, ElementType):
+            raise TypeError(f"cast takes a scalar, found {s}")
+        if s == to:
+            return x
+        if s.is_index or to.is_index:
+            return self._cast(O.IndexCastOp, x, to)
+        if s.is_float and to.is_float:
+            if s.bitwidth == to.bitwidth:
+                raise TypeError(f"no arith cast converts {s} to {to} (same width: go through "
+                                "f32 with extf then truncf)")
+            return self.extf(x, to) if to.bitwidth > s.bitwidth else self.truncf(x, to)
+        if s.is_float:
+            return self.fptoui(x, to) if unsigned else self.fptosi(x, to)
+        if to.is_float:
+            return self.uitofp(x, to) if unsigned else self.sitofp(x, to)
+        if to.bitwidth > s.bitwidth:
+            return self.extui(x, to) if unsigned else self.extsi(x, to)
+        return self.trunci(x, to)
 
     def neg(self, a: Value) -> Value:
         return self.insert(NegFOp(a, loc=self.loc())).result
@@ -509,6 +616,19 @@ for _n in ("add", "sub", "mul", "truediv"):
     setattr(Value, f"__r{_n}__", _arith(_n, reflected=True))
 for _k in ("ge", "le", "gt", "lt"):
     setattr(Value, f"__{_k}__", _cmp(_k))
+def _bitwise(name: str, reflected: bool = False):  # type: ignore[no-untyped-def]
+    """`&`, `|`, `^`, `<<`, `>>` (arithmetic: `shrsi`) on integer values."""
+    def method(self: Value, other: object) -> object:
+        bld = current_builder()
+        fn = {"and": bld.and_, "or": bld.or_, "xor": bld.xor, "lshift": bld.shl,
+              "rshift": bld.shrs}[name]
+        return fn(other, self) if reflected else fn(self, other)  # type: ignore[arg-type]
+    return method
+
+
+for _n in ("and", "or", "xor", "lshift", "rshift"):
+    setattr(Value, f"__{_n}__", _bitwise(_n))
+    setattr(Value, f"__r{_n}__", _bitwise(_n, reflected=True))
 Value.__neg__ = _neg  # type: ignore[attr-defined]
 Value.__getitem__ = _getitem  # type: ignore[attr-defined]
 Value.__setitem__ = _setitem  # type: ignore[attr-defined]

@@ -5,12 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
 class ElementType:
-    """A scalar type: `f32`, `f64`, `i1`, `i32`, `i64`, `index`."""
+    """A scalar type as MLIR spells it: `f32`, `bf16`, `f8E4M3FN`, `i4`, `i32`, `index`, ...
+    Integers are signless as in MLIR (the op says how to read them: `divsi`/`divui`); their
+    values are held in two's complement, read as signed (`numpy_dtype` is a signed dtype).
+    Every other fact about a type is in `ELEMENT_FACTS`, one row per type."""
 
     name: str
     bitwidth: int
@@ -32,23 +36,104 @@ class ElementType:
         return self.kind == "index"
 
     @property
+    def facts(self) -> ElementFacts:
+        return ELEMENT_FACTS[self.name]
+
+    @property
     def byte_width(self) -> int:
+        """Bytes one element occupies in an (unpacked) array: `i1` and `i4` take a byte."""
         return max(1, self.bitwidth // 8)
+
+    def packed_bytes(self, count: int) -> int:
+        """Bytes `count` elements take packed at `bitwidth` bits each (two `i4` per byte)."""
+        return -(-count * self.bitwidth // 8)
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return np.dtype(_NUMPY[self.name])
+        """The dtype of the arrays that hold this type's values (ml_dtypes for bf16, fp8, i4)."""
+        return ELEMENT_FACTS[self.name].dtype
+
+    @property
+    def file_dtype(self) -> np.dtype:
+        """The dtype of this type's arrays in `--inputs`/`--save` files: bf16 and fp8 as their
+        raw bits (uint16/uint8), i4 as int8 in [-8, 7], the others as `numpy_dtype`."""
+        return ELEMENT_FACTS[self.name].file_dtype
 
 
 F16 = ElementType("f16", 16, "float")
+BF16 = ElementType("bf16", 16, "float")
 F32 = ElementType("f32", 32, "float")
 F64 = ElementType("f64", 64, "float")
+F8E4M3FN = ElementType("f8E4M3FN", 8, "float")
+F8E5M2 = ElementType("f8E5M2", 8, "float")
 I1 = ElementType("i1", 1, "int")
+I4 = ElementType("i4", 4, "int")
 I8 = ElementType("i8", 8, "int")
 I16 = ElementType("i16", 16, "int")
 I32 = ElementType("i32", 32, "int")
 I64 = ElementType("i64", 64, "int")
 INDEX = ElementType("index", 64, "index")
+
+
+@dataclass(frozen=True, slots=True)
+class FloatFormat:
+    """A binary float format: `precision` significand bits (the implicit one included),
+    `emin` the exponent of the smallest normal, `max` the largest finite value, `has_inf`
+    (false for the `FN` formats: there an overflow is NaN), and the raw bits' width."""
+
+    precision: int
+    emin: int
+    max: float
+    has_inf: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ElementFacts:
+    """One row of the element type table."""
+
+    type: ElementType
+    dtype: np.dtype        # arrays holding values of the type
+    file_dtype: np.dtype   # arrays in --inputs/--save files
+    float_format: FloatFormat | None  # None for integers and index
+
+    @property
+    def bits_in_file(self) -> bool:
+        """Files hold the raw bits (bf16, fp8), not the values."""
+        return self.type.is_float and self.file_dtype != self.dtype
+
+
+def _row(t: ElementType, dtype: object, file_dtype: object | None = None,
+         fmt: FloatFormat | None = None) -> ElementFacts:
+    d = np.dtype(dtype)  # type: ignore[call-overload]
+    return ElementFacts(t, d, d if file_dtype is None else np.dtype(file_dtype),  # type: ignore[call-overload]
+                        fmt)
+
+
+ELEMENT_FACTS: dict[str, ElementFacts] = {r.type.name: r for r in (
+    _row(F16, np.float16, fmt=FloatFormat(11, -14, 65504.0, True)),
+    _row(BF16, ml_dtypes.bfloat16, np.uint16,
+         FloatFormat(8, -126, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max), True)),
+    _row(F32, np.float32, fmt=FloatFormat(24, -126, float(np.finfo(np.float32).max), True)),
+    _row(F64, np.float64, fmt=FloatFormat(53, -1022, float(np.finfo(np.float64).max), True)),
+    _row(F8E4M3FN, ml_dtypes.float8_e4m3fn, np.uint8, FloatFormat(4, -6, 448.0, False)),
+    _row(F8E5M2, ml_dtypes.float8_e5m2, np.uint8, FloatFormat(3, -14, 57344.0, True)),
+    _row(I1, np.bool_),
+    _row(I4, ml_dtypes.int4, np.int8),
+    _row(I8, np.int8),
+    _row(I16, np.int16),
+    _row(I32, np.int32),
+    _row(I64, np.int64),
+    _row(INDEX, np.int64),
+)}
+
+
+def wrap_int(value: int, bitwidth: int) -> int:
+    """`value` modulo 2**bitwidth, read as a signed two's complement number (i1: 0 or 1)."""
+    if bitwidth == 1:
+        return value & 1
+    value &= (1 << bitwidth) - 1
+    return value - (1 << bitwidth) if value >> (bitwidth - 1) else value
+
 
 @dataclass(frozen=True, slots=True)
 class VectorType(ElementType):
@@ -84,21 +169,16 @@ def has_vector_element(t: object) -> bool:
     return isinstance(t, VectorType)
 
 
-ELEMENT_TYPES: dict[str, ElementType] = {
-    t.name: t for t in (F16, F32, F64, I1, I8, I16, I32, I64, INDEX)
-}
-_NUMPY = {
-    "f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
-    "i16": "int16", "i32": "int32", "i64": "int64", "index": "int64",
-}
+ELEMENT_TYPES: dict[str, ElementType] = {name: r.type for name, r in ELEMENT_FACTS.items()}
 
 
-def element_type_for_dtype(dtype: np.dtype | str) -> ElementType:
-    name = np.dtype(dtype).name
-    for key, value in _NUMPY.items():
-        if value == name and key != "index":
-            return ELEMENT_TYPES[key]
-    raise ValueError(f"no element type for numpy dtype {name}")
+def element_type_for_dtype(dtype: np.dtype | str | type) -> ElementType:
+    """The element type whose arrays have `dtype` (int64 is i64, not index)."""
+    d = np.dtype(dtype)  # type: ignore[call-overload]
+    for name, r in ELEMENT_FACTS.items():
+        if r.dtype == d and name != "index":
+            return r.type
+    raise ValueError(f"no element type for numpy dtype {d.name}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,3 +260,53 @@ def memref(shape: tuple[int | None, ...] | list[int | None], element: ElementTyp
            space: int = 0) -> MemRefType:
     """Short constructor for workload authors: `memref((M, K), F32)`."""
     return MemRefType(tuple(shape), element, space)
+
+
+def round_float(value: float, t: ElementType) -> float:
+    """`value` rounded to the nearest value of float type `t` (ties to even; overflow to inf,
+    or to NaN for a format without inf), as a Python float."""
+    if t.bitwidth == 64:
+        return float(value)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.array(value, dtype=np.float64).astype(t.numpy_dtype))
+
+
+def float_bits(value: float, t: ElementType) -> int:
+    """The raw bits of `value` (already a value of `t`) in float type `t`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = np.array(value, dtype=np.float64).astype(t.numpy_dtype)
+    return int(a.view(np.dtype(f"uint{t.bitwidth}")))
+
+
+def float_from_bits(bits: int, t: ElementType) -> float:
+    """The value of float type `t` whose raw bits are `bits` (< 2**bitwidth)."""
+    return float(np.array(bits, dtype=np.dtype(f"uint{t.bitwidth}")).view(t.numpy_dtype))
+
+
+def to_file_array(a: np.ndarray) -> np.ndarray:
+    """An array of an element type's `numpy_dtype` as `--save` writes it (`file_dtype`):
+    bf16/fp8 as their raw bits, i4 as int8; numpy's own dtypes unchanged."""
+    for r in ELEMENT_FACTS.values():
+        if r.dtype == a.dtype and r.file_dtype != r.dtype:
+            return a.view(r.file_dtype) if r.bits_in_file else a.astype(r.file_dtype)
+    return a
+
+
+def from_file_array(a: np.ndarray, t: ElementType, what: str) -> np.ndarray:
+    """The array of `t`'s `numpy_dtype` that `a`, read from an `--inputs` file, stands for;
+    ValueError (naming `what`) when `a` has the wrong dtype or an i4 value outside [-8, 7]."""
+    r = ELEMENT_FACTS[t.name]
+    if a.dtype != r.file_dtype:
+        how = (f" (the raw bits of {t}, e.g. `np.asarray(x, ml_dtypes.{r.dtype.name})"
+               f".view(np.{r.file_dtype.name})`)" if r.bits_in_file else
+               " (values in [-8, 7])" if t.name == "i4" else "")
+        also = f" (or ml_dtypes' {r.dtype.name} in Python)" if r.file_dtype != r.dtype else ""
+        raise ValueError(f"{what} has dtype {a.dtype}, expected {r.file_dtype}{how}{also}")
+    if r.file_dtype == r.dtype:
+        return a
+    if r.bits_in_file:
+        return np.ascontiguousarray(a).view(r.dtype)
+    if a.size and (int(a.min()) < -8 or int(a.max()) > 7):
+        bad = a[(a < -8) | (a > 7)].flat[0]
+        raise ValueError(f"{what} holds {bad}, outside i4's range [-8, 7]")
+    return a.astype(r.dtype)

@@ -35,6 +35,7 @@ from compiler.ir.ops import (
     AffineYieldOp,
     AllocOp,
     BinaryOp,
+    BitcastOp,
     CallOp,
     CastOp,
     CmpFOp,
@@ -43,7 +44,10 @@ from compiler.ir.ops import (
     DeallocOp,
     DimOp,
     ExtFOp,
+    ExtSIOp,
+    ExtUIOp,
     FPToSIOp,
+    FPToUIOp,
     FuncOp,
     IndexCastOp,
     ModuleOp,
@@ -52,11 +56,13 @@ from compiler.ir.ops import (
     SelectOp,
     SIToFPOp,
     TruncFOp,
+    TruncIOp,
+    UIToFPOp,
     UnaryOp,
 )
 from compiler.ir.ops.linalg import GenericOp, LinalgIndexOp, LinalgYieldOp, NamedLinalgOp
 from compiler.ir.scope import is_valid_dim, is_valid_symbol
-from compiler.ir.types import I1, INDEX, ElementType, MemRefType, Type
+from compiler.ir.types import I1, INDEX, ElementType, MemRefType, Type, VectorType
 
 
 def verify(module: ModuleOp) -> None:
@@ -481,7 +487,8 @@ class _Verifier:
             raise self.fail(op, f"casts scalars only, found {src} to {dst}")
         ok = _CASTS[type(op)](src, dst)
         if not ok:
-            raise self.fail(op, f"cannot cast {src} to {dst}")
+            raise self.fail(op, f"operand type '{src}' and result type '{dst}' are cast "
+                                f"incompatible ({_CAST_RULE[type(op)]})")
 
     def r_return(self, op: ReturnOp) -> None:
         f = op.parent_op
@@ -535,12 +542,37 @@ def _index_cast(s: ElementType, d: ElementType) -> bool:
     return (s.is_index and d.is_int) or (s.is_int and d.is_index)
 
 
+def _int(t: ElementType) -> bool:
+    return t.is_int and not isinstance(t, VectorType)
+
+
+def _float(t: ElementType) -> bool:
+    return t.is_float and not isinstance(t, VectorType)
+
+
+# MLIR's arith cast rules (ArithOps.cpp: areCastCompatible), scalars only
 _CASTS: dict[type, Callable[[ElementType, ElementType], bool]] = {
     IndexCastOp: _index_cast,
-    SIToFPOp: lambda s, d: s.is_int and d.is_float,
-    FPToSIOp: lambda s, d: s.is_float and d.is_int,
-    ExtFOp: lambda s, d: s.is_float and d.is_float and d.bitwidth > s.bitwidth,
-    TruncFOp: lambda s, d: s.is_float and d.is_float and d.bitwidth < s.bitwidth,
+    SIToFPOp: lambda s, d: _int(s) and _float(d),
+    UIToFPOp: lambda s, d: _int(s) and _float(d),
+    FPToSIOp: lambda s, d: _float(s) and _int(d),
+    FPToUIOp: lambda s, d: _float(s) and _int(d),
+    ExtFOp: lambda s, d: _float(s) and _float(d) and d.bitwidth > s.bitwidth,
+    TruncFOp: lambda s, d: _float(s) and _float(d) and d.bitwidth < s.bitwidth,
+    ExtSIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth > s.bitwidth,
+    ExtUIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth > s.bitwidth,
+    TruncIOp: lambda s, d: _int(s) and _int(d) and d.bitwidth < s.bitwidth,
+    BitcastOp: lambda s, d: ((_int(s) or _float(s)) and (_int(d) or _float(d))
+                             and s.bitwidth == d.bitwidth),
+}
+_CAST_RULE: dict[type, str] = {
+    IndexCastOp: "one side index, the other an integer",
+    SIToFPOp: "integer to float", UIToFPOp: "integer to float",
+    FPToSIOp: "float to integer", FPToUIOp: "float to integer",
+    ExtFOp: "float to a wider float", TruncFOp: "float to a narrower float",
+    ExtSIOp: "integer to a wider integer", ExtUIOp: "integer to a wider integer",
+    TruncIOp: "integer to a narrower integer",
+    BitcastOp: "integer or float to one of the same bit width",
 }
 
 _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {

@@ -47,7 +47,7 @@ from compiler.ir.ops import (
     SelectOp,
     UnaryOp,
 )
-from compiler.ir.types import ElementType
+from compiler.ir.types import ElementType, float_bits, round_float
 from compiler.text.affine_text import format_expr, format_map, format_set
 from compiler.text.linalg_printer import DISPATCH as _LINALG_DISPATCH
 
@@ -73,19 +73,24 @@ def print_op(op: Operation) -> str:
 
 
 def format_float(value: float, type: ElementType) -> str:
-    """A float literal that MLIR accepts and that reads back to exactly `value`."""
+    """A float literal that MLIR accepts and that reads back to exactly `value`: the shortest
+    decimal that does, or the raw bits in hex (`0x7FC0 : bf16`) for inf and NaN."""
     if type.bitwidth == 64:
         if not math.isfinite(value):
             return _hex_bits(value, type)
         text = repr(float(value))
     else:
-        narrow = np.float16(value) if type.bitwidth == 16 else np.float32(value)
-        if not np.isfinite(narrow):
+        narrow = type.numpy_dtype.type(value)
+        if not np.isfinite(np.float32(narrow)):
             return _hex_bits(float(narrow), type)
         text = str(narrow)
+        if round_float(float(text), type) != float(narrow):
+            text = repr(float(narrow))  # exact: every narrow float is a double
     if "e" in text and "." not in text:
         mant, _, exp = text.partition("e")
         text = f"{mant}.0e{exp}"
+    elif "e" not in text and "." not in text:
+        text += ".0"  # MLIR reads `448` as an integer literal
     return text
 
 
@@ -93,11 +98,7 @@ def _hex_bits(value: float, type: ElementType) -> str:
     if type.bitwidth == 64:
         bits = struct.unpack("<Q", struct.pack("<d", value))[0]
         return f"0x{bits:016X}"
-    if type.bitwidth == 16:
-        bits = struct.unpack("<H", struct.pack("<e", value))[0]
-        return f"0x{bits:04X}"
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    return f"0x{bits:08X}"
+    return f"0x{float_bits(value, type):0{type.bitwidth // 4}X}"
 
 
 def format_location(loc: Location) -> str:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from compiler.diagnostics import UNKNOWN_LOC, Location
 from compiler.ir.core import Operation, Value
-from compiler.ir.types import I1, ElementType, Type
+from compiler.ir.types import I1, ElementType, Type, round_float, wrap_int
 
 
 class ConstantOp(Operation):
-    """`arith.constant`; `value` is a Python int/float/bool matching the result type."""
+    """`arith.constant`; `value` is a Python int/float/bool matching the result type. An
+    integer in [-2**(w-1), 2**w) is kept as its signed reading (`255 : i8` is -1, as MLIR
+    prints it); one outside stays as given for the verifier to refuse."""
 
     __slots__ = ("value",)
     NAME = "arith.constant"
@@ -17,7 +19,15 @@ class ConstantOp(Operation):
     def __init__(self, value: int | float | bool, type: ElementType, loc: Location = UNKNOWN_LOC,
                  name_hint: str | None = None):
         super().__init__(result_types=[type], loc=loc, result_names=[name_hint])
-        self.value = float(value) if type.is_float else int(value)
+        if type.is_float:  # a narrow float holds what its type can represent
+            self.value: int | float = (round_float(float(value), type) if type.bitwidth < 32
+                                       else float(value))
+        else:
+            v = int(value)
+            w = type.bitwidth
+            if type.is_int and w > 1 and -(1 << (w - 1)) <= v < (1 << w):
+                v = wrap_int(v, w)
+            self.value = v
 
 
 class BinaryOp(Operation):
@@ -107,6 +117,66 @@ class MaxSIOp(BinaryOp):
 class MinSIOp(BinaryOp):
     __slots__ = ()
     NAME = "arith.minsi"
+    FLOAT = False
+
+
+class DivUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.divui"
+    FLOAT = False
+
+
+class RemUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.remui"
+    FLOAT = False
+
+
+class MaxUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.maxui"
+    FLOAT = False
+
+
+class MinUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.minui"
+    FLOAT = False
+
+
+class ShLIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shli"
+    FLOAT = False
+
+
+class ShRSIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shrsi"
+    FLOAT = False
+
+
+class ShRUIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.shrui"
+    FLOAT = False
+
+
+class AndIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.andi"
+    FLOAT = False
+
+
+class OrIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.ori"
+    FLOAT = False
+
+
+class XOrIOp(BinaryOp):
+    __slots__ = ()
+    NAME = "arith.xori"
     FLOAT = False
 
 
@@ -218,9 +288,41 @@ class TruncFOp(CastOp):
     NAME = "arith.truncf"
 
 
+class UIToFPOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.uitofp"
+
+
+class FPToUIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.fptoui"
+
+
+class ExtSIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.extsi"
+
+
+class ExtUIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.extui"
+
+
+class TruncIOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.trunci"
+
+
+class BitcastOp(CastOp):
+    __slots__ = ()
+    NAME = "arith.bitcast"
+
+
 BINARY_OPS: dict[str, type[BinaryOp]] = {c.NAME: c for c in (
     AddFOp, SubFOp, MulFOp, DivFOp, MaximumFOp, MinimumFOp,
-    AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp)}
+    AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp,
+    DivUIOp, RemUIOp, MaxUIOp, MinUIOp, ShLIOp, ShRSIOp, ShRUIOp, AndIOp, OrIOp, XOrIOp)}
 UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, SqrtOp, AbsFOp)}
 CAST_OPS: dict[str, type[CastOp]] = {c.NAME: c for c in (
-    IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp)}
+    IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
+    UIToFPOp, FPToUIOp, ExtSIOp, ExtUIOp, TruncIOp, BitcastOp)}

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
-
 from compiler.diagnostics import Location
 from compiler.ir.core import Operation
 from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp, ConstantOp, SelectOp
 from compiler.ir.ops.arith import CMPF_PREDICATES, CMPI_PREDICATES
-from compiler.ir.types import ELEMENT_TYPES, ElementType, Type
+from compiler.ir.types import ELEMENT_TYPES, ElementType, Type, float_from_bits, round_float
 from compiler.text.lexer import Token
 from compiler.text.parsing.cursor import INDEX_MAX, INDEX_MIN
 from compiler.text.parsing.structure import OpParseFn, OpParser
@@ -142,11 +140,7 @@ def parse_cast(p: OpParser, cls: type, loc: Location) -> Operation:
 
 def _round_to(value: float, ty: ElementType) -> float:
     """A float constant holds exactly what its type can represent."""
-    if ty.bitwidth == 32:
-        return float(np.float32(value))
-    if ty.bitwidth == 16:
-        return float(np.float16(value))
-    return float(value)
+    return round_float(value, ty)
 
 
 def _float_from_bits(text: str, ty: ElementType, p: OpParser, t: Token) -> float:
@@ -154,8 +148,9 @@ def _float_from_bits(text: str, ty: ElementType, p: OpParser, t: Token) -> float
     width = ty.bitwidth
     if bits >= 1 << width:
         raise p.error(f"hexadecimal float {text} has more than {width} bits for {ty}", t)
-    fmt = {16: ("<H", "<e"), 32: ("<I", "<f"), 64: ("<Q", "<d")}[width]
-    return struct.unpack(fmt[1], struct.pack(fmt[0], bits))[0]
+    if width == 64:
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return float_from_bits(bits, ty)
 
 
 OPS: dict[str, OpParseFn] = {

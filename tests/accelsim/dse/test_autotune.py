@@ -30,9 +30,8 @@ def test_with_every_candidate_in_the_final_round_the_winner_is_the_exhaustive_op
     for t in TILES:
         for s in stages:
             f = evaluate_point(Point(result.workload, "default",
-                                     compiler=tuple(sorted(Point("x").options.items() | {
-                                         ("tile_sizes", t), ("stages", s)} - {
-                                         ("tile_sizes", "auto"), ("stages", 2)})),
+                                     compiler=tuple(sorted({**Point("x").options,
+                                                            "tile_sizes": t, "stages": s}.items())),
                                      fidelity="event"))
             exhaustive[(t, s)] = f["cycles"]
     best_cycles = min(exhaustive.values())

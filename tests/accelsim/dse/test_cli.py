@@ -17,6 +17,7 @@ constraints = ["stages <= dma.engines + 1"]
 sram.capacity_kib = [32, 64, 128, 256]
 dma.engines = [1, 2, 4]
 [compiler]
+tile_sizes = "auto"
 stages = [1, 2, 3]
 """
 

@@ -15,6 +15,7 @@ workloads = ["gemm:M=16,N=16,K=16"]
 [hardware]
 sram.capacity_kib = [32, 64]
 [compiler]
+tile_sizes = "auto"
 stages = [1, 2]
 """
 

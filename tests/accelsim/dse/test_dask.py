@@ -30,7 +30,7 @@ def cluster():
 def test_dask_rows_equal_local_rows_closed_form(tmp_path, cluster):
     sweep = Sweep(workloads=["gemm:M=16,N=16,K=16"],
                   hardware={"sram.capacity_kib": [32, 64, 128], "dma.engines": [1, 2]},
-                  compiler={"stages": [1, 2]})
+                  compiler={"tile_sizes": "auto", "stages": [1, 2]})
     local = run_sweep(sweep, tmp_path / "local.sqlite", evaluate=toy_eval.failing, workers=0, progress=False)
     dask = run_sweep(sweep, tmp_path / "dask.sqlite", evaluate=toy_eval.slow,
                      scheduler=cluster.scheduler_address, progress=False)

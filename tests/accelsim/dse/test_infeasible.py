@@ -136,7 +136,7 @@ def test_status_export_and_pareto_treat_infeasible_points_apart(tmp_path, capsys
 
     spec = tmp_path / "s.toml"
     spec.write_text('workloads = ["gemm:M=16,N=16,K=16"]\n[hardware]\nsram.capacity_kib = [32, 64, 128]\n'
-                    'dma.engines = [1, 2]\n[compiler]\nstages = [1, 2]\n')
+                    'dma.engines = [1, 2]\n[compiler]\ntile_sizes = "auto"\nstages = [1, 2]\n')
     db = tmp_path / "s.sqlite"
     assert main(["dse", "run", str(spec), "--db", str(db), "--workers", "0", "--evaluator",
                  "toy_eval:infeasible", "--no-progress"]) == 0

@@ -12,7 +12,8 @@ FIGURES = ["cycles", "energy_pj", "sram_peak_bytes", "note"]
 
 def sweep(**kw) -> Sweep:
     hw = kw.pop("hardware", {"sram.capacity_kib": [32, 64, 128], "dma.engines": [1, 2, 3]})
-    return Sweep(workloads=["gemm:M=16,N=16,K=16"], hardware=hw, compiler={"stages": [1, 2]}, **kw)
+    return Sweep(workloads=["gemm:M=16,N=16,K=16"], hardware=hw,
+                 compiler={"tile_sizes": "auto", "stages": [1, 2]}, **kw)
 
 
 def rows(db) -> dict:
@@ -112,7 +113,7 @@ def test_real_evaluator_failing_point_stores_its_error(tmp_path):
 def test_points_of_a_group_stay_on_one_worker(tmp_path):
     s = Sweep(workloads=["gemm:M=16,N=16,K=16"],
               hardware={"sram.capacity_kib": [64, 128, 256, 512], "dma.engines": [1, 2, 4]},
-              compiler={"stages": [1, 2]})
+              compiler={"tile_sizes": "auto", "stages": [1, 2]})
     run_sweep(s, tmp_path / "g.sqlite", evaluate=toy_eval.grouped, workers=2, progress=False)
     df = load(tmp_path / "g.sqlite")
     assert len(df) == 24 and df["worker"].nunique() == 2

@@ -82,9 +82,11 @@ TEXT_CASES = [
     ("cmpi_on_floats", F("  %b = arith.cmpi slt, %x, %x : f32"), 2, 3,
      "'arith.cmpi' op operands must be integers or index, found f32"),
     ("bad_index_cast", F("  %k = arith.index_cast %x : f32 to i32"), 2, 3,
-     "'arith.index_cast' op cannot cast f32 to i32"),
+     "'arith.index_cast' op operand type 'f32' and result type 'i32' are cast incompatible "
+     "(one side index, the other an integer)"),
     ("extf_narrowing", F("  %k = arith.extf %x : f32 to f16"), 2, 3,
-     "'arith.extf' op cannot cast f32 to f16"),
+     "'arith.extf' op operand type 'f32' and result type 'f16' are cast incompatible "
+     "(float to a wider float)"),
     ("call_undefined", F("  func.call @nowhere(%n) : (index) -> ()"), 2, 3,
      "'func.call' op calls '@nowhere', which is not defined in the module"),
     ("call_signature", "func.func private @g(index) -> f32\n" + F(

@@ -245,7 +245,7 @@ def test_random_nests_through_mlir_opt(module: ModuleOp) -> None:
 def every_scalar_op_module() -> ModuleOp:
     """One of every arith/math op class the IR has, in a function mlir-opt must accept."""
     from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp
-    from compiler.ir.types import F16, I64
+    from compiler.ir.types import BF16, F16, I4, I8, I64
 
     b = Builder()
     with b.func("ops", results=[F32, I32], x=F32, k=I32, i=INDEX) as (x, k, i):
@@ -259,7 +259,9 @@ def every_scalar_op_module() -> ModuleOp:
             fv = b.insert(cls(fv)).result
         casts = {"arith.index_cast": (i, I64), "arith.sitofp": (k, F32), "arith.fptosi": (x, I32),
                  "arith.extf": (b.insert(CAST_OPS["arith.truncf"](x, F16)).result, F32),
-                 "arith.truncf": (x, F16)}
+                 "arith.truncf": (x, F16), "arith.uitofp": (k, BF16), "arith.fptoui": (x, I8),
+                 "arith.extsi": (k, I64), "arith.extui": (k, I64), "arith.trunci": (k, I4),
+                 "arith.bitcast": (x, I32)}
         for name, (src, dst) in casts.items():
             b.insert(CAST_OPS[name](src, dst))
         for pred in ("oeq", "une", "ult", "true"):

@@ -1,0 +1,49 @@
+"""The one energy formula: pJ per component from a run's counts and the config's `[energy]`.
+
+`Report.build` (an event run's trace and counters), the many-cluster report
+(`report/clusters.py` `cluster_energy`) and the analytic estimate
+(`estimate/analytic.py` `AnalyticResult.energy`) all call it, so the event report and the
+analytic estimate of one program differ only in the counts they feed it:
+
+    DRAM   bytes moved x dram_pj_per_byte        (with memory levels: each level's bytes
+    SRAM   bytes through the ports x sram_pj_per_byte   at its own pJ/B, `dram_pj`/`sram_pj`)
+    compute  MACs x mac_pj + ALU ops x alu_pj + special ops x special_pj
+    static   static_mw over the run's seconds
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accelsim.config import HardwareConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Energy:
+    """pJ per component: DRAM bytes moved, SRAM bytes through the ports, arithmetic, leakage."""
+
+    dram_pj: float
+    sram_pj: float
+    compute_pj: float
+    static_pj: float
+
+    @property
+    def total_pj(self) -> float:
+        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj
+
+
+def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: int, alu_ops: int,
+           special_ops: int, seconds: float, dram_pj: float | None = None,
+           sram_pj: float | None = None) -> Energy:
+    """The energy of a run on `config` from its counts. `dram_pj` / `sram_pj`, when given,
+    replace the flat per-byte terms (a machine with memory levels counts each level's bytes at
+    that level's energy: `report/levels.py`)."""
+    e = config.energy
+    return Energy(
+        dram_pj=dram_bytes * e.dram_pj_per_byte if dram_pj is None else dram_pj,
+        sram_pj=sram_bytes * e.sram_pj_per_byte if sram_pj is None else sram_pj,
+        compute_pj=macs * e.mac_pj + alu_ops * e.alu_pj + special_ops * e.special_pj,
+        static_pj=e.static_mw * 1e-3 * seconds * 1e12)
+
+
+__all__ = ["Energy", "energy"]
