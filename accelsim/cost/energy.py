@@ -46,4 +46,14 @@ def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: in
         static_pj=e.static_mw * 1e-3 * seconds * 1e12)
 
 
-__all__ = ["Energy", "energy"]
+DEFAULT_TECHNOLOGY = "horowitz45"  # Horowitz, ISSCC 2014, 45 nm: the [energy] defaults
+
+
+def technology_of(config: HardwareConfig) -> str:
+    """The name of the energy table `config`'s [energy] figures come from (`energy.technology`;
+    a key the section does not give takes that table's figure), which every report names so
+    that nobody reads 45 nm fp32 figures without being told."""
+    return str(getattr(config.energy, "technology", DEFAULT_TECHNOLOGY))
+
+
+__all__ = ["DEFAULT_TECHNOLOGY", "Energy", "energy", "technology_of"]
