@@ -34,8 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from accelsim.config import DramConfig, HardwareConfig
+from accelsim.cost.energy import Energy, energy
 from accelsim.cost.interconnect import InterconnectModel
 from accelsim.errors import ConfigError, InputError
 from accelsim.estimate.analytic import compiled_program, estimate
@@ -52,6 +54,27 @@ class ClusterEstimate:
     share: HardwareConfig     # the one-cluster machine each program was walked on
     phases: int = 1           # the programs' stretches between barriers
     startup_cycles: int = 0   # summed over the phases: the last cluster's wait at start-up
+    # every cluster's counts summed (each walked on its share): DRAM bytes, the kernels' SRAM
+    # bytes and ops, for the report's DRAM bytes and energy (`accelsim.cost.energy`)
+    dram_bytes: int = 0
+    kernel_sram_bytes: int = 0
+    macs: int = 0
+    alu_ops: int = 0
+    special_ops: int = 0
+
+    def energy(self, config: HardwareConfig) -> Energy:
+        """The one formula on the clusters' summed counts, static power over the estimate's
+        cycles (as `AnalyticResult.energy`, the DMAs' SRAM side one byte per DRAM byte)."""
+        return energy(config, dram_bytes=self.dram_bytes,
+                      sram_bytes=self.kernel_sram_bytes + self.dram_bytes, macs=self.macs,
+                      alu_ops=self.alu_ops, special_ops=self.special_ops,
+                      seconds=self.cycles / (config.clock_ghz * 1e9))
+
+
+def _counts(results: Sequence[Any]) -> dict[str, int]:
+    """The summed counts of `AnalyticResult`s (ClusterEstimate's count fields)."""
+    keys = ("dram_bytes", "kernel_sram_bytes", "macs", "alu_ops", "special_ops")
+    return {k: sum(int(getattr(r, k)) for r in results) for k in keys}
 
 
 def share_config(config: HardwareConfig) -> HardwareConfig:
@@ -139,8 +162,9 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     cannot beat the best so far)."""
     share = share_config(config)
     if config.clusters == 1:
-        per = tuple(estimate(m, share, func=func, limit=limit).cycles for m in modules)
-        return ClusterEstimate(max(per), per, share)
+        results = [estimate(m, share, func=func, limit=limit) for m in modules]
+        per = tuple(r.cycles for r in results)
+        return ClusterEstimate(max(per), per, share, **_counts(results))
     phased = [phases_of(m, func) for m in modules]
     count = max(len(p) for p in phased)
     whole = config.with_overrides({"clusters": 1})
@@ -149,6 +173,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     collide = not config.multi_level  # a hierarchy reaches its shared level over more links
     total = startup = 0
     per = [0] * len(modules)
+    walked: list[Any] = []  # every cluster's walk on its share, every phase
     for p in range(count):
         left = None if limit is None else limit - total  # what this phase may take
         shared = SharedStart.fresh(whole, model)
@@ -158,7 +183,9 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
                 ends.append(0)
                 waits.append(0)
                 continue
-            fair = estimate(ph[p], share, func=func, limit=left).cycles
+            fair_run = estimate(ph[p], share, func=func, limit=left)
+            walked.append(fair_run)
+            fair = fair_run.cycles
             alone = estimate(ph[p], whole, func=func, limit=left).cycles
             ahead = 0
             if collide:  # its first kernel's delay behind the start-ups issued before its own
@@ -172,7 +199,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         startup += waits[ends.index(slowest)]
         total += slowest
         per = [a + b for a, b in zip(per, ends, strict=True)]
-    return ClusterEstimate(total, tuple(per), share, count, startup)
+    return ClusterEstimate(total, tuple(per), share, count, startup, **_counts(walked))
 
 
 def phases_of(module: ModuleOp, func: str | None = None) -> list[ModuleOp]:

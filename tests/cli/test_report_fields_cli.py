@@ -179,3 +179,13 @@ def test_every_report_names_the_energy_table_a_partial_energy_section_falls_back
         assert status == 0
         energy_line = next(ln for ln in out.splitlines() if ln.strip().startswith("energy "))
         assert f"{name} table" in energy_line, extra
+
+
+def test_a_cluster_estimate_has_dram_bytes_and_energy_near_the_event_run(capsys):
+    event = _json(capsys, "run", GEMM, "--config", "cluster4", "--timing-only")
+    est = _json(capsys, "run", GEMM, "--config", "cluster4", "--fidelity", "analytic")
+    assert est["fidelity"] == "analytic"
+    assert est["dram_bytes"] > 0 and est["energy_pj"] > 0 and est["energy_sram_pj"] > 0
+    assert est["traffic_ratio"] == pytest.approx(est["dram_bytes"] / est["compulsory_bytes"])
+    assert est["dram_bytes"] == pytest.approx(event["dram_bytes"], rel=0.25)
+    assert est["energy_pj"] == pytest.approx(event["energy_pj"], rel=0.25)
