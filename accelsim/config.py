@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from accelsim.config_rules import Rate, Rule, check_fields, check_value, fmt_number
+from accelsim.cost import precision
 from accelsim.cost.dram_tech import (
     OPTIONAL_RULES,
     ORGANIZATION_KEYS,
@@ -176,6 +177,11 @@ class SramConfig:
         return self.banks * self.bank_bytes_per_cycle
 
 
+# the default unit's rate table: every precision at the native rate (a generic unit; a
+# precision's own preset, e.g. `int8`, says what its array supports)
+DEFAULT_RATES: tuple[tuple[str, float], ...] = tuple((d, 1.0) for d in precision.DTYPES)
+
+
 @dataclass(frozen=True, slots=True)
 class ComputeConfig:
     """One compute unit: a `rows` x `cols` MAC array (matrix) or `lanes` SIMD lanes (vector).
@@ -205,6 +211,12 @@ class ComputeConfig:
     `matmul_unit` is where a matmul-like kernel runs: "faster" (the default): on the array or,
     where they take fewer cycles (a mat-vec maps ~1/cols of the array's PEs), on the lanes;
     "array": always on the array, as in SCALE-Sim, which has no lanes (the `ideal` preset).
+
+    Precision (`accelsim.cost.precision`): `native_dtype` is the array's native precision and
+    `macs_rate` its MAC rate per supported precision relative to it (`{i8 = 1.0, bf16 = 0.5}`;
+    a precision not in the table is not supported; the default unit runs every precision at
+    1.0); `lanes_rate` the same for the lanes; `acc_dtype` the widest accumulator the PEs hold
+    (None: any; a MAC accumulating wider is not supported on the array).
     """
 
     SECTION: ClassVar[str] = "compute"
@@ -236,9 +248,29 @@ class ComputeConfig:
     array_convention: str = "accelsim"
     min_block_cycles: int = 1
     array_mapping: str = "im2col"
+    native_dtype: str = "f32"
+    acc_dtype: str | None = None
+    macs_rate: tuple[tuple[str, float], ...] = DEFAULT_RATES
+    lanes_rate: tuple[tuple[str, float], ...] = DEFAULT_RATES
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        native = precision.canonical(self.native_dtype, "compute.native_dtype")
+        object.__setattr__(self, "native_dtype", native)
+        if self.acc_dtype is not None:
+            acc = precision.canonical(self.acc_dtype, "compute.acc_dtype")
+            if precision.bits(acc) < precision.bits(native):
+                raise ConfigError(f"compute.acc_dtype = {acc!r}: narrower than compute.native_dtype "
+                                  f"= {native!r}; the accumulator holds at least the native width")
+            object.__setattr__(self, "acc_dtype", acc)
+        for key in ("macs_rate", "lanes_rate"):
+            object.__setattr__(self, key, precision.parse_rates(f"compute.{key}", getattr(self, key)))
+        if precision.rate(self.macs_rate, native) not in (None, 1.0):
+            raise ConfigError(f"compute.macs_rate.{native} = {precision.rate(self.macs_rate, native)!r}: "
+                              f"rates are relative to the native precision ({native}), whose rate is 1.0")
+        if precision.rate(self.macs_rate, native) is None:
+            object.__setattr__(self, "macs_rate", precision.parse_rates(
+                "compute.macs_rate", (*self.macs_rate, (native, 1.0))))
         if self.kind == "vector" and self.dataflow != "fixed":
             raise ConfigError(f"compute.dataflow = {self.dataflow!r}: a vector unit (compute.kind = "
                               "'vector') has no systolic array; must be 'fixed' (or compute.kind = "
@@ -255,7 +287,12 @@ class EnergyConfig:
 
     - DRAM: 1.3-2.6 nJ per 64-bit access -> 1300 pJ / 8 B = 162.5 pJ/byte (low end).
     - SRAM: 32 KB array, 20 pJ per 64-bit read -> 2.5 pJ/byte.
-    - fp32 multiply 3.7 pJ + fp32 add 0.9 pJ -> 4.6 pJ per MAC; an fp32 add/ALU op 0.9 pJ.
+    - compute: per operation per precision from the `technology` table
+      (`accelsim.cost.precision.TECHNOLOGIES`; "horowitz45": the paper's int8 / int32 / fp16 /
+      fp32 adds and multiplies, the other precisions derived as it states): a MAC is a
+      multiply at its operands' precision plus an add at its accumulator's (fp32: 3.7 + 0.9 =
+      4.6 pJ), a lane op an add (a multiply: a multiply) at its result's. `mac_pj` / `alu_pj`,
+      when given, replace the table for every precision.
     - exp/div/sqrt: not in the paper; assumed ~5 fp32 multiplies (18.5 pJ).
     - static (leakage) power, mW: not in the paper; assumed 100 mW, ~10% of the default MAC
       array's peak dynamic power (256 MACs x 4.6 pJ x 1 GHz = 1.18 W). Charged per second run.
@@ -265,20 +302,26 @@ class EnergyConfig:
     RULES: ClassVar[dict[str, Rule]] = {
         "dram_pj_per_byte": (float, 0, 1e6),
         "sram_pj_per_byte": (float, 0, 1e6),
-        "mac_pj": (float, 0, 1e6),
-        "alu_pj": (float, 0, 1e6),
         "special_pj": (float, 0, 1e6),
         "static_mw": (float, 0, 1e9),
+        "technology": (str, tuple(precision.TECHNOLOGIES)),
     }
+    OPTIONAL: ClassVar[dict[str, Rule]] = {"mac_pj": (float, 0, 1e6), "alu_pj": (float, 0, 1e6)}
     dram_pj_per_byte: float = 162.5
     sram_pj_per_byte: float = 2.5
-    mac_pj: float = 4.6
-    alu_pj: float = 0.9
     special_pj: float = 18.5
     static_mw: float = 100.0
+    technology: str = "horowitz45"
+    mac_pj: float | None = None  # None: the technology's, per precision
+    alu_pj: float | None = None
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        for name, rule in self.OPTIONAL.items():
+            value = getattr(self, name)
+            if value is not None:
+                _check_value(f"energy.{name}", value, rule)
+                object.__setattr__(self, name, float(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,7 +544,9 @@ class HardwareConfig:
         for sec in _SECTIONS:
             if sec == "sram" and self.memory:
                 continue  # derived from the last level
-            out[sec] = self.dram.shown() if sec == "dram" else dataclasses.asdict(getattr(self, sec))
+            out[sec] = (self.dram.shown() if sec == "dram" else _shown_compute(self.compute)
+                        if sec == "compute" else _shown_energy(self.energy) if sec == "energy"
+                        else dataclasses.asdict(getattr(self, sec)))
         if self.memory:
             out["memory"] = [level_dict(lv) for lv in self.memory]
             out["link"] = [link_dict(lk) for lk in self.link]  # the rest follow [dma]
@@ -549,6 +594,26 @@ class HardwareConfig:
             _apply_override(data, key, value)
         name = data.pop("name")  # a name that is not a string: HardwareConfig says so
         return config_from_dict(data, name=name)
+
+
+def _shown_compute(cc: ComputeConfig) -> dict[str, Any]:
+    """[compute] in the TOML shape; the precision keys only where they differ from the default
+    (so the hash of a config without them stays what it was)."""
+    out = dataclasses.asdict(cc)
+    for key in ("macs_rate", "lanes_rate"):
+        out[key] = dict(getattr(cc, key))
+        if getattr(cc, key) == DEFAULT_RATES:
+            del out[key]
+    if cc.native_dtype == "f32":
+        del out["native_dtype"]
+    if cc.acc_dtype is None:
+        del out["acc_dtype"]
+    return out
+
+
+def _shown_energy(e: EnergyConfig) -> dict[str, Any]:
+    """[energy] in the TOML shape, the overrides not given left out."""
+    return {k: v for k, v in dataclasses.asdict(e).items() if v is not None}
 
 
 _TOP_KEYS = ("clock_ghz", "name", "clusters")

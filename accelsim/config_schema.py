@@ -111,11 +111,24 @@ DOCS: dict[str, tuple[str, str]] = {
     "compute.array_mapping": ("", "\"im2col\": the array's rows/columns hold any consecutive "
                                   "elements of their role; \"innermost\": one run of its "
                                   "innermost loop (Gemmini's)"),
+    "compute.native_dtype": ("", "the array's native precision (MLIR's name: i8, bf16, f32, ...); "
+                                 "compute.macs_rate is relative to it (docs/precision.md)"),
+    "compute.acc_dtype": ("", "the widest accumulator the PEs hold (unset: any); a MAC "
+                              "accumulating wider runs on the lanes"),
+    "compute.macs_rate": ("x native", "the array's MAC rate per supported precision, relative "
+                                      "to native_dtype, e.g. { i8 = 1.0, bf16 = 0.5 }; a "
+                                      "precision absent is not supported (default: every one at 1)"),
+    "compute.lanes_rate": ("x", "the lanes' op rate per supported precision, as macs_rate"),
     # [energy]
     "energy.dram_pj_per_byte": ("pJ/B", "a DRAM byte moved (Horowitz 2014, 45 nm: 162.5)"),
     "energy.sram_pj_per_byte": ("pJ/B", "an SRAM byte through a port (45 nm, 32 KB array: 2.5)"),
-    "energy.mac_pj": ("pJ", "one multiply-accumulate (45 nm fp32: 3.7 + 0.9 = 4.6)"),
-    "energy.alu_pj": ("pJ", "one add/ALU op (45 nm fp32 add: 0.9)"),
+    "energy.technology": ("", "the table of pJ per operation per precision (horowitz45: "
+                              "Horowitz ISSCC 2014, 45 nm; docs/precision.md)"),
+    "energy.mac_pj": ("pJ", "one multiply-accumulate at every precision, replacing the "
+                            "technology's (unset: its multiply at the operands' precision + add "
+                            "at the accumulator's, fp32 3.7 + 0.9 = 4.6, int8 0.2 + 0.1)"),
+    "energy.alu_pj": ("pJ", "one lane op at every precision, replacing the technology's (unset: "
+                            "an add at its precision, fp32 0.9; a multiply, its multiply)"),
     "energy.special_pj": ("pJ", "one exp/div/sqrt (assumed ~5 fp32 multiplies: 18.5)"),
     "energy.static_mw": ("mW", "static (leakage) power, charged over the run's seconds"),
     # [spaces]

@@ -21,3 +21,8 @@ class InputError(AccelsimError):
 
 class SimulationError(DiagnosticError):
     """A program the simulator cannot execute (an unsupported op, a missing kernel)."""
+
+
+class CompilerBugError(DiagnosticError):
+    """The compiler produced a wrong program (e.g. a race between a DMA and an access): a bug
+    of ours, not the user's; the message names the pass that produced it."""

@@ -1,4 +1,4 @@
-"""Makes the network figure the README shows (committed in docs/img/): the layer timeline of
+"""Makes the network figure docs/networks.md shows (committed in docs/img/): the layer timeline of
 ResNet-18 on the `default` machine, and the per-layer table that goes with it.
 
     .venv/bin/python -m plots.network_figures      # writes docs/img/resnet18_layers.png and .txt

@@ -1,8 +1,10 @@
-"""Makes the figures the README shows (committed in docs/img/): the overlap timeline of a tiled
-gemm before pipelining (tile + DMA copies) and after (+ affine-pipeline-data-transfer), drawn on
-the same cycle axis, their roofline, and the A/B table that goes with them.
+"""Makes the figures of the README and docs/concepts/reports.md (in docs/img/): the timeline
+`make demo` draws (the README's picture), and the overlap timeline of a tiled gemm before
+pipelining (tile + DMA copies) and after (+ affine-pipeline-data-transfer), drawn on the same
+cycle axis, their roofline, and the A/B table that goes with them.
 
     .venv/bin/python -m plots.readme_figures            # writes docs/img/*.png and gemm_ab.txt
+    .venv/bin/python -m plots.readme_figures --only demo
 
 Everything comes from the compiler passes and the simulator, run here; the script prints the
 table and the file sizes.
@@ -11,6 +13,8 @@ table and the file sizes.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 from pathlib import Path
 
@@ -21,6 +25,8 @@ SPEC = "gemm:M=128,N=128,K=128"
 CONFIG = "default"
 TILES = (32, 32, 32)
 CAPACITY_KIB = 16
+# `make demo`'s run (the Makefile's command without its output files)
+DEMO = ["run", "gemm:M=256,N=256,K=256", "--target", "sim", "--config", "default", "--check"]
 
 
 def pipeline(pipelined: bool, config: HardwareConfig) -> AcceleratorPipeline:
@@ -53,6 +59,16 @@ def run(pipelined: bool):  # type: ignore[no-untyped-def]
     return result
 
 
+def demo_timeline(path: Path) -> None:
+    """The README's picture: the timeline of `make demo`'s run, drawn by the CLI itself."""
+    from accelsim.cli import main as cli
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = cli([*DEMO, "--timeline", str(path)])
+    if status:
+        raise SystemExit(f"the demo run failed (exit {status})")
+
+
 def main(argv: list[str] | None = None) -> int:
     from accelsim.report import Report, compare
     from plots.roofline import plot_roofline
@@ -60,9 +76,16 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "img"))
+    ap.add_argument("--only", choices=("demo", "gemm"), help="make only the demo's timeline or only "
+                    "the gemm before/after figures")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.only != "gemm":
+        demo_timeline(out / "demo_timeline.png")
+        print(f"{out / 'demo_timeline.png'}: {os.path.getsize(out / 'demo_timeline.png') / 1024:.0f} KiB")
+    if args.only == "demo":
+        return 0
     before, after = run(False), run(True)
     import workloads
     from accelsim.report import input_traffic

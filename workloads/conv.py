@@ -11,7 +11,21 @@ from collections.abc import Mapping
 import numpy as np
 
 from compiler.ir import F32, Builder, ElementType, ModuleOp, memref
-from workloads.model import ParamValue, Workload, accumulation_tolerance, dtype_param, size
+from workloads.model import (
+    EVERY,
+    ParamValue,
+    Workload,
+    acc_param,
+    accumulation_tolerance,
+    convert,
+    dtype_param,
+    out_param,
+    reduce_sum,
+    requantized,
+    requantized_reference,
+    size,
+    wdtype_param,
+)
 
 
 def output_extent(extent: int, window: int, stride: int) -> int:
@@ -19,21 +33,34 @@ def output_extent(extent: int, window: int, stride: int) -> int:
 
 
 def build_conv2d(N: int, C: int, H: int, W: int, K: int, R: int, S: int, stride: int,
-                 dtype: ElementType = F32) -> ModuleOp:
-    """output[n,k,p,q] += Σ_{c,r,s} input[n,c,p·stride+r,q·stride+s] · filter[k,c,r,s]."""
+                 dtype: ElementType = F32, acc: ElementType | None = None,
+                 wdtype: ElementType | None = None, out: ElementType | None = None) -> ModuleOp:
+    """output[n,k,p,q] += Σ_{c,r,s} input[n,c,p·stride+r,q·stride+s] · filter[k,c,r,s]; the
+    input `dtype`, the filter `wdtype`, the output the accumulator `acc` (operands widened to
+    it before the multiply-add, as `build_gemm`). With `out` (`build_gemm`'s): output =
+    requantized(Σ) of type out, the sum carried in iter_args from zero."""
+    acc, wdtype = acc or dtype, wdtype or dtype
+    rq = out
     P, Q = output_extent(H, R, stride), output_extent(W, S, stride)
     b = Builder()
-    with b.func("conv2d", input=memref((N, C, H, W), dtype), filter=memref((K, C, R, S), dtype),
-                output=memref((N, K, P, Q), dtype)) as (inp, filt, out):
+    with b.func("conv2d", input=memref((N, C, H, W), dtype), filter=memref((K, C, R, S), wdtype),
+                output=memref((N, K, P, Q), rq or acc)) as (inp, filt, out):
         for n in b.range(N):
             for k in b.range(K):
                 for p in b.range(P):
                     for q in b.range(Q):
+                        if rq is not None:
+                            total = reduce_sum(b, [C, R, S], acc, lambda iv, n=n, k=k, p=p, q=q: (
+                                convert(b, inp[n, iv[0], p * stride + iv[1], q * stride + iv[2]], acc)
+                                * convert(b, filt[k, iv[0], iv[1], iv[2]], acc)))
+                            out[n, k, p, q] = requantized(b, total, rq)
+                            continue
                         for c in b.range(C):
                             for r in b.range(R):
                                 for s in b.range(S):
-                                    pixel = inp[n, c, p * stride + r, q * stride + s]
-                                    out[n, k, p, q] = out[n, k, p, q] + pixel * filt[k, c, r, s]
+                                    pixel = convert(b, inp[n, c, p * stride + r, q * stride + s], acc)
+                                    out[n, k, p, q] = (out[n, k, p, q]
+                                                       + pixel * convert(b, filt[k, c, r, s], acc))
     return b.module
 
 
@@ -43,42 +70,60 @@ def _window(x: np.ndarray, r: int, s: int, P: int, Q: int, stride: int) -> np.nd
 
 
 def conv2d_reference(input: np.ndarray, filter: np.ndarray, output: np.ndarray, stride: int,
+                     out: ElementType | None = None, acc: ElementType | None = None,
                      **_: object) -> dict[str, np.ndarray]:
     _, _, P, Q = output.shape
     _, _, R, S = filter.shape
-    result = output.copy()
+    result = output.copy() if out is None else np.zeros_like(output)
     for r in range(R):
         for s in range(S):
             result += np.einsum("nchw,kc->nkhw", _window(input, r, s, P, Q, stride), filter[:, :, r, s])
+    if out is not None:
+        result = requantized_reference(result, out, acc)  # type: ignore[arg-type]
     return {"output": result}
 
 
 def build_depthwise_conv2d(N: int, C: int, H: int, W: int, R: int, S: int, stride: int,
-                           dtype: ElementType = F32) -> ModuleOp:
-    """output[n,c,p,q] += Σ_{r,s} input[n,c,p·stride+r,q·stride+s] · filter[c,r,s]."""
+                           dtype: ElementType = F32, acc: ElementType | None = None,
+                           wdtype: ElementType | None = None, out: ElementType | None = None) -> ModuleOp:
+    """output[n,c,p,q] += Σ_{r,s} input[n,c,p·stride+r,q·stride+s] · filter[c,r,s] (types and
+    `out` as `build_conv2d`'s)."""
+    acc, wdtype = acc or dtype, wdtype or dtype
+    rq = out
     P, Q = output_extent(H, R, stride), output_extent(W, S, stride)
     b = Builder()
-    with b.func("depthwise_conv2d", input=memref((N, C, H, W), dtype), filter=memref((C, R, S), dtype),
-                output=memref((N, C, P, Q), dtype)) as (inp, filt, out):
+    with b.func("depthwise_conv2d", input=memref((N, C, H, W), dtype),
+                filter=memref((C, R, S), wdtype),
+                output=memref((N, C, P, Q), rq or acc)) as (inp, filt, out):
         for n in b.range(N):
             for c in b.range(C):
                 for p in b.range(P):
                     for q in b.range(Q):
+                        if rq is not None:
+                            total = reduce_sum(b, [R, S], acc, lambda iv, n=n, c=c, p=p, q=q: (
+                                convert(b, inp[n, c, p * stride + iv[0], q * stride + iv[1]], acc)
+                                * convert(b, filt[c, iv[0], iv[1]], acc)))
+                            out[n, c, p, q] = requantized(b, total, rq)
+                            continue
                         for r in b.range(R):
                             for s in b.range(S):
-                                pixel = inp[n, c, p * stride + r, q * stride + s]
-                                out[n, c, p, q] = out[n, c, p, q] + pixel * filt[c, r, s]
+                                pixel = convert(b, inp[n, c, p * stride + r, q * stride + s], acc)
+                                out[n, c, p, q] = (out[n, c, p, q]
+                                                   + pixel * convert(b, filt[c, r, s], acc))
     return b.module
 
 
 def depthwise_conv2d_reference(input: np.ndarray, filter: np.ndarray, output: np.ndarray, stride: int,
+                               out: ElementType | None = None, acc: ElementType | None = None,
                                **_: object) -> dict[str, np.ndarray]:
     _, _, P, Q = output.shape
     _, R, S = filter.shape
-    result = output.copy()
+    result = output.copy() if out is None else np.zeros_like(output)
     for r in range(R):
         for s in range(S):
             result += _window(input, r, s, P, Q, stride) * filter[None, :, r, s, None, None]
+    if out is not None:
+        result = requantized_reference(result, out, acc)  # type: ignore[arg-type]
     return {"output": result}
 
 
@@ -102,18 +147,20 @@ def _window_params() -> tuple:
 WORKLOADS = (
     Workload(
         name="conv2d", func_name="conv2d", summary="output += conv(input NCHW, filter KCRS), no padding",
-        params=(*_image_params(), size("K", 32, "output channels"), *_window_params(), dtype_param()),
+        params=(*_image_params(), size("K", 32, "output channels"), *_window_params(),
+                dtype_param(EVERY), acc_param(), wdtype_param(), out_param()),
         build=build_conv2d, reference=conv2d_reference, outputs=("output",),
-        tolerance=lambda p: accumulation_tolerance(p["dtype"], p["C"] * p["R"] * p["S"]),  # type: ignore
+        tolerance=lambda p: accumulation_tolerance(p["out"] or p["acc"], p["C"] * p["R"] * p["S"]),  # type: ignore
         tolerance_reason="each output sums C·R·S products; rounding grows ~sqrt(C·R·S) ulps",
         check=_window_fits,
     ),
     Workload(
         name="depthwise_conv2d", func_name="depthwise_conv2d",
         summary="output += per-channel conv(input NCHW, filter CRS), no padding",
-        params=(*_image_params(), *_window_params(), dtype_param()),
+        params=(*_image_params(), *_window_params(), dtype_param(EVERY), acc_param(), wdtype_param(),
+                out_param()),
         build=build_depthwise_conv2d, reference=depthwise_conv2d_reference, outputs=("output",),
-        tolerance=lambda p: accumulation_tolerance(p["dtype"], p["R"] * p["S"]),  # type: ignore
+        tolerance=lambda p: accumulation_tolerance(p["out"] or p["acc"], p["R"] * p["S"]),  # type: ignore
         tolerance_reason="each output sums R·S products; rounding grows ~sqrt(R·S) ulps",
         check=_window_fits,
     ),

@@ -16,7 +16,15 @@ from collections.abc import Mapping
 import numpy as np
 
 from compiler.ir import F32, Builder, ElementType, ModuleOp, memref
-from workloads.model import ParamValue, Workload, accumulation_tolerance, dtype_param, scalar, size
+from workloads.model import (
+    EVERY,
+    ParamValue,
+    Workload,
+    accumulation_tolerance,
+    dtype_param,
+    scalar,
+    size,
+)
 
 _MAX_LEN = 1 << 28
 _GELU_C = math.sqrt(2.0 / math.pi)
@@ -406,20 +414,20 @@ WORKLOADS = (
                      size("left", 1, "columns left", lo=0, hi=256),
                      size("bottom", 1, "rows below", lo=0, hi=256),
                      size("right", 1, "columns right", lo=0, hi=256),
-                     scalar("value", 0.0, "the padding value"), dtype_param()),
+                     scalar("value", 0.0, "the padding value"), dtype_param(EVERY)),
              build=build_pad2d, reference=_pad_ref, outputs=("output",), tolerance=_exact,
              tolerance_reason="a copy is exact"),
     Workload(name="permute", func_name="permute", summary="rank-4 transpose: output = input.transpose(p)",
              params=(*(size(f"d{i}", 4, f"input extent {i}") for i in range(4)),
                      *(size(f"p{i}", (0, 2, 1, 3)[i], f"input axis of output axis {i}", lo=0, hi=3)
-                       for i in range(4)), dtype_param()),
+                       for i in range(4)), dtype_param(EVERY)),
              build=build_permute, reference=_permute_ref, outputs=("output",), tolerance=_exact,
              tolerance_reason="a copy is exact", check=_permute_check),
     Workload(name="im2col", func_name="im2col", summary="convolution patches as a (C·R·S) x (P·Q) matrix",
              params=(size("C", 4, "channels"), size("H", 8, "height"), size("W", 8, "width"),
                      size("R", 3, "filter height", hi=64), size("S", 3, "filter width", hi=64),
                      size("stride", 1, "window step", hi=16), size("dilation", 1, "tap spacing", hi=16),
-                     dtype_param()),
+                     dtype_param(EVERY)),
              build=build_im2col, reference=_im2col_ref, outputs=("cols",), tolerance=_exact,
              tolerance_reason="a copy is exact", check=_im2col_fits),
 )

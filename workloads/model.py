@@ -8,20 +8,53 @@ make inputs, compute the expected outputs).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import ml_dtypes
 import numpy as np
 
 from compiler.diagnostics import AccelsimError
-from compiler.ir import F32, F64, ElementType, FuncOp, MemRefType, ModuleOp
+from compiler.ir import F32, F64, Builder, ElementType, FuncOp, MemRefType, ModuleOp
+from compiler.ir.core import Value
+from compiler.ir.ops import MaxSIOp, MinSIOp, MulIOp, ShRSIOp
+from compiler.ir.types import ELEMENT_TYPES
 from compiler.ir.verifier import verify as verify_module
 
 ParamValue = int | float | ElementType
-ParamKind = Literal["int", "float", "dtype"]
+# "dtype": the element type of the kernel; "type": another element type (the accumulator
+# `acc`, the weights' `wdtype`), None by default: derived from dtype when bound
+ParamKind = Literal["int", "float", "dtype", "type"]
 
-DTYPES: dict[str, ElementType] = {"f32": F32, "f64": F64}
+# the precisions a kernel can take (MLIR's names); most kernels take FLOATS, the matmul family
+# and the integer-safe ones every type
+DTYPES: dict[str, ElementType] = {n: ELEMENT_TYPES[n] for n in (
+    "f32", "f64", "f16", "bf16", "f8E4M3FN", "f8E5M2", "i4", "i8", "i16", "i32")}
+FLOATS: tuple[str, ...] = ("f32", "f64")
+EVERY: tuple[str, ...] = tuple(DTYPES)
+# names people write for them
+ALIASES: dict[str, str] = {"int4": "i4", "int8": "i8", "int16": "i16", "int32": "i32",
+                           "fp8": "f8E4M3FN", "fp16": "f16", "half": "f16", "bfloat16": "bf16",
+                           "fp32": "f32", "float32": "f32", "fp64": "f64", "float64": "f64"}
+
+
+def accumulator(dtype: ElementType) -> ElementType:
+    """The type a kernel of `dtype` accumulates in by default: i32 for integers (of up to 32
+    bits), f32 for floats of up to 32 bits, f64 for f64."""
+    if dtype.is_int:
+        return DTYPES["i32"] if dtype.bitwidth <= 32 else dtype
+    return F64 if dtype.bitwidth > 32 else F32
+
+
+def convert(b: Builder, v: Value, to: ElementType) -> Value:
+    """`v` as type `to` (`Builder.cast`: extsi / trunci between integers, extf / truncf between
+    floats, sitofp / fptosi across; nothing when it already is); a pair no cast converts
+    (bf16 <-> f16) is a WorkloadError."""
+    try:
+        return b.cast(v, to)
+    except TypeError as exc:
+        raise WorkloadError(f"{v.type} to {to}: {exc}") from None
 
 
 class WorkloadError(AccelsimError):
@@ -38,14 +71,17 @@ class Param:
     kind: ParamKind = "int"
     lo: int | None = 1
     hi: int | None = 1 << 16
+    choices: tuple[str, ...] = FLOATS  # dtype / type parameters: the precisions allowed
 
     def parse(self, text: str, workload: str) -> ParamValue:
         """The value written in a spec (`"512"`, `"1.5"`, `"f64"`), range-checked."""
         text = text.strip()
-        if self.kind == "dtype":
-            if text not in DTYPES:
-                raise WorkloadError(f"{workload}: dtype must be one of {', '.join(DTYPES)}, got '{text}'")
-            return DTYPES[text]
+        if self.kind in ("dtype", "type"):
+            name = ALIASES.get(text.lower(), text)
+            if name not in self.choices:
+                raise WorkloadError(f"{workload}: {self.name} must be one of "
+                                    f"{', '.join(self.choices)}, got '{text}'")
+            return DTYPES[name]
         if self.kind == "float":
             try:
                 value = float(text)
@@ -68,7 +104,9 @@ class Param:
 
     def range_text(self) -> str:
         if self.kind == "dtype":
-            return " | ".join(DTYPES)
+            return " | ".join(self.choices)
+        if self.kind == "type":
+            return " | ".join(self.choices) + f" (default: {self.doc.split(';')[-1].strip()})"
         if self.kind == "float":
             return "any finite number"
         lo = "" if self.lo is None else f"{self.lo} <= "
@@ -76,8 +114,75 @@ class Param:
         return f"{lo}{self.name}{hi}"
 
 
-def dtype_param() -> Param:
-    return Param("dtype", F32, "element type of every array", kind="dtype", lo=None, hi=None)
+# the fixed-point scale of a requantized integer output: y = clamp(acc >> REQUANT_SHIFT)
+REQUANT_SHIFT = 8
+
+
+def reduce_sum(b: Builder, extents: Sequence[int], acc: ElementType,
+               term: Callable[[list[Value]], Value]) -> Value:
+    """Σ of `term(ivs)` over nested loops of `extents`, carried in iter_args from zero in the
+    accumulator type `acc` (the accumulator lives in the PE, never in memory)."""
+    def level(k: int, init: Value, ivs: list[Value]) -> Value:
+        with b.loop(0, extents[k], iter_args=[init]) as lp:
+            inner, here = lp.region_iter_args[0], [*ivs, lp.iv]
+            b.yield_([inner + term(here)] if k == len(extents) - 1 else [level(k + 1, inner, here)])
+        return lp.results[0]  # type: ignore[no-any-return]
+
+    return level(0, b.constant(0, acc), [])
+
+
+def requantized(b: Builder, v: Value, out: ElementType, mult: int = 1,
+                shift: int = REQUANT_SHIFT) -> Value:
+    """An accumulator value in the output precision: integers clamp((v * mult) >> shift) then
+    narrowed (`muli`, `shrsi`, `maxsi`, `minsi`, `trunci`), floats rounded (`truncf`)."""
+    t = v.type
+    assert isinstance(t, ElementType)
+    if not (t.is_int and out.is_int):
+        return convert(b, v, out)
+    lo = b.constant(-(1 << (out.bitwidth - 1)), t)
+    hi = b.constant((1 << (out.bitwidth - 1)) - 1, t)
+    if mult != 1:
+        v = b.insert(MulIOp(v, b.constant(mult, t), loc=b.loc())).result
+    v = b.insert(ShRSIOp(v, b.constant(shift, t), loc=b.loc())).result
+    v = b.insert(MaxSIOp(v, lo, loc=b.loc())).result
+    v = b.insert(MinSIOp(v, hi, loc=b.loc())).result
+    return convert(b, v, out)
+
+
+def requantized_reference(x: np.ndarray, out: ElementType, acc: ElementType, mult: int = 1,
+                          shift: int = REQUANT_SHIFT) -> np.ndarray:
+    """`requantized` in numpy (float64 in, the values the output type then holds)."""
+    if out.is_int and acc.is_int:
+        lo, hi = -(1 << (out.bitwidth - 1)), (1 << (out.bitwidth - 1)) - 1
+        return np.clip(np.floor(x * mult / (1 << shift)), lo, hi)  # >> rounds toward -inf
+    return x.astype(acc.numpy_dtype).astype(np.float64)  # summed in acc, then rounded once
+
+
+def out_param() -> Param:
+    """`out=`: requantize each output into this type in the kernel (an int8 accelerator's
+    fused epilogue): the sum starts at zero in the accumulator (iter_args, never in memory)
+    and integers are scaled by 2^-8 and clamped; none (the default): out += the sum, in acc."""
+    return Param("out", None, "requantized output type; none: output += the sum in acc",  # type: ignore[arg-type]
+                 kind="type", lo=None, hi=None, choices=EVERY)
+
+
+def dtype_param(choices: tuple[str, ...] = FLOATS) -> Param:
+    return Param("dtype", F32, "element type of every array", kind="dtype", lo=None, hi=None,
+                 choices=choices)
+
+
+def acc_param() -> Param:
+    """`acc=`: the accumulator's (and the output's) type; by default i32 for integer dtypes,
+    f32 for bf16 / f16 / fp8 / f32, f64 for f64."""
+    return Param("acc", None, "accumulator and output type; i32 for integers, f32 for floats "  # type: ignore[arg-type]
+                 "up to 32 bits, f64 for f64", kind="type", lo=None, hi=None, choices=EVERY)
+
+
+def wdtype_param() -> Param:
+    """`wdtype=`: the weights' type (the second operand), e.g. i4 weights with i8
+    activations; by default dtype."""
+    return Param("wdtype", None, "weights' element type; dtype", kind="type",  # type: ignore[arg-type]
+                 lo=None, hi=None, choices=EVERY)
 
 
 def size(name: str, default: int, doc: str, lo: int = 1, hi: int = 1 << 16) -> Param:
@@ -97,7 +202,9 @@ def accumulation_tolerance(dtype: ElementType, terms: int) -> Tolerance:
     Rounding error of a sequential sum grows about like sqrt(terms) ulps of the partial sums,
     so atol scales with sqrt(terms); 1000 ulps leaves room for a different summation order.
     """
-    eps = float(np.finfo(dtype.numpy_dtype).eps)
+    if dtype.is_int:
+        return 0.0, 0.0  # integer kernels are exact (inputs are drawn so nothing wraps)
+    eps = float(ml_dtypes.finfo(dtype.numpy_dtype).eps)
     return 1000 * eps, 1000 * eps * math.sqrt(max(1, terms))
 
 
@@ -151,7 +258,8 @@ class Workload:
                  f"  default: @{self.func_name}({args})",
                  f"  writes: {', '.join(bound.outputs)}"]
         for p in self.params:
-            default = p.default.name if isinstance(p.default, ElementType) else p.default
+            default = (p.default.name if isinstance(p.default, ElementType)
+                   else "auto" if p.default is None else p.default)
             lines.append(f"  {p.name:<7} = {default!s:<8} {p.doc}; {p.range_text()}")
         lines.append(f"  tolerance: {self.tolerance_reason}")
         return "\n".join(lines)
@@ -166,11 +274,18 @@ class Workload:
             if p.name not in given:
                 params[p.name] = p.default
                 continue
+            if p.kind == "type" and given[p.name] is None:
+                params[p.name] = None  # type: ignore[assignment]
+                continue
             v = given[p.name]
             if isinstance(v, str):
                 params[p.name] = p.parse(v, self.name)
             else:
                 params[p.name] = _check_value(p, v, self.name)
+        if params.get("acc", 0) is None:
+            params["acc"] = accumulator(params["dtype"])  # type: ignore[arg-type]
+        if params.get("wdtype", 0) is None:
+            params["wdtype"] = params["dtype"]
         problem = self.check(params)
         if problem is not None:
             raise WorkloadError(f"{self.name}: {problem}")
@@ -178,10 +293,10 @@ class Workload:
 
 
 def _check_value(p: Param, v: object, workload: str) -> ParamValue:
-    if p.kind == "dtype":
-        if isinstance(v, ElementType) and v in DTYPES.values():
+    if p.kind in ("dtype", "type"):
+        if isinstance(v, ElementType) and v.name in p.choices:
             return v
-        raise WorkloadError(f"{workload}: dtype must be one of {', '.join(DTYPES)}, got {v!r}")
+        raise WorkloadError(f"{workload}: {p.name} must be one of {', '.join(p.choices)}, got {v!r}")
     if p.kind == "float":
         if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
             return float(v)
@@ -228,8 +343,12 @@ class BoundWorkload:
 
     @property
     def spec(self) -> str:
-        """The canonical spec string, every parameter written out: `gemm:M=4,N=4,K=4,dtype=f32`."""
-        parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()]
+        """The canonical spec string, every parameter written out: `gemm:M=4,N=4,K=4,dtype=f32`
+        (an `acc` / `wdtype` equal to what dtype gives left out: `dtype=i8` means acc=i32)."""
+        derived = {"acc": accumulator(self.dtype), "wdtype": self.dtype}  # left out when so
+        parts = [f"{k}={v.name if isinstance(v, ElementType) else v}" for k, v in self.params.items()
+                 if v is not None
+                 and not (k in derived and self.workload.param(k).kind == "type" and v == derived[k])]
         return f"{self.name}:{','.join(parts)}"
 
     def module(self, verify: bool = True) -> ModuleOp:
@@ -256,12 +375,18 @@ class BoundWorkload:
 
     def random_inputs(self, seed: int = 0) -> dict[str, np.ndarray]:
         """Deterministic inputs: one generator seeded with `seed`, arguments drawn in signature
-        order, each uniform in [-1, 1) in float64 and then cast to the element type."""
+        order, each uniform in [-1, 1) in float64 and then cast to the element type; integer
+        arrays uniform integers in [-8, 8) for i4 and [-128, 128) for wider ones (products of
+        two summed in i32 never wrap for reductions of up to 2^17 terms)."""
         rng = np.random.default_rng(seed)
         out: dict[str, np.ndarray] = {}
         for name, t in self.arg_types().items():
             shape = tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
-            out[name] = rng.uniform(-1.0, 1.0, size=shape).astype(t.element.numpy_dtype)
+            if t.element.is_int:
+                half = 1 << (min(t.element.bitwidth, 8) - 1)
+                out[name] = rng.integers(-half, half, size=shape).astype(t.element.numpy_dtype)
+            else:
+                out[name] = rng.uniform(-1.0, 1.0, size=shape).astype(t.element.numpy_dtype)
         return out
 
     def reference(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -199,6 +199,10 @@ def run_program(program: Program, config: HardwareConfig,
         pipeline, found = compile_for_accelerator(config, module, func)
         remarks = tuple(found)
         applied += pipeline.flags()
+    elif opts.as_is:
+        from accelsim.compile.race_check import check_user_program
+
+        check_user_program(module)   # the user's own DMAs: a race is theirs, on every fidelity
     compile_seconds = time.perf_counter() - t0
     if opts.fidelity == "analytic":
         return _analytic(program, config, module, inputs, opts, compulsory, applied, remarks,

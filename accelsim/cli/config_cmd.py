@@ -45,6 +45,10 @@ def cmd_show(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _value(v: Any) -> str:
+    if isinstance(v, dict) or (isinstance(v, tuple | list) and v
+                               and all(isinstance(x, tuple | list) and len(x) == 2 for x in v)):
+        # a rate table (compute.macs_rate): a TOML inline table
+        return "{ " + ", ".join(f"{k} = {_value(x)}" for k, x in dict(v).items()) + " }"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):

@@ -71,6 +71,14 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
     if args.layer and not args.timeline:
         raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
     network = load_network(args.input, args.conv_lowering)
+    skipped: list[str] = []
+    if getattr(args, "dtype", None):
+        from accelsim.network.precision import with_precision
+
+        try:
+            network, skipped = with_precision(network, args.dtype)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     if args.layer and args.layer not in {layer.name for layer in network.layers}:
         names = [layer.name for layer in network.layers]
         shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
@@ -92,6 +100,9 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         return _report_failure(args, exc)
     result, report = run.result, run.to_dict(args.input)
     status = 0 if run.check_ok in (None, True) else 1
+    if getattr(args, "dtype", None):
+        report["dtype"] = args.dtype
+        report["dtype_skipped"] = skipped  # workloads without the precision: left at f32
     if result is not None:
         _write_outputs(args, result)
     if args.json:
@@ -159,6 +170,10 @@ def _zoom(args: argparse.Namespace, result: Any) -> None:
 
 
 def _print_text(report: dict[str, Any], result: Any) -> None:
+    if report.get("dtype"):
+        skipped = report.get("dtype_skipped") or []
+        print(f"precision {report['dtype']}" + (f" ({', '.join(skipped)} left at f32: they do not "
+                                                 "take it)" if skipped else ""))
     if result is not None:
         print(result.table(limit=None))
     else:
@@ -196,6 +211,10 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --timeline OUT.png: also draw layer NAME's engine timeline (OUT.NAME.png)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
+    g.add_argument("--dtype", default=None, metavar="int8|int4|bf16|fp8|f16|f32",
+                   help="zoo, topology and layer-list networks: weights and activations in this "
+                        "precision, the matmul family accumulating wider (i32 / f32) and "
+                        "requantizing its outputs (docs/precision.md); default f32")
 
 
 def is_network(source: str) -> bool:

@@ -156,6 +156,9 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     check_known_input(args.input)  # a name of neither kind: the closest of both
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
+    if getattr(args, "dtype", None):
+        raise InputError(f"--dtype {args.dtype}: for a network INPUT; a workload spec takes "
+                         "dtype= (and acc=, wdtype=), e.g. gemm:M=512,dtype=i8")
     target = resolve_target(args.target)
     check_options(args)
     program = load_program(args.input, args.func)

@@ -47,21 +47,32 @@ def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
 
 
 def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
-                            func: str | None = None) -> tuple[AcceleratorPipeline, list[Remark]]:
+                            func: str | None = None, check: bool = True
+                            ) -> tuple[AcceleratorPipeline, list[Remark]]:
     """Run `accelerator_pipeline(config, module, func)` on `module` in place: the pipeline
     and the passes' remarks. The tile search already compiled its choice on a copy of the
-    module, which then becomes the module's body (the passes do not run twice)."""
+    module, which then becomes the module's body (the passes do not run twice). `check`: prove
+    the output race-free (`accelsim.compile.race_check`); the many-cluster compiler checks
+    the programs it keeps itself."""
+    from accelsim.compile.race_check import check_compiled
     from compiler.transforms.registry import PassManager
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
+    source = clone_module(module) if check else module   # for naming the pass of a race
     found = _choose(module, config, func)
     if found.compiled is not None:
         _adopt(module, found.compiled)
-        return found.pipeline, list(found.remarks)
-    pm = PassManager(found.pipeline.passes())
-    pm.run(module)
-    return found.pipeline, list(pm.remarks)
+        remarks = list(found.remarks)
+    else:
+        pm = PassManager(found.pipeline.passes())
+        pm.run(module)
+        remarks = list(pm.remarks)
+    # every schedule the compiler emits is proven race-free before it runs
+    if check:
+        check_compiled(module, lambda: clone_module(source), found.pipeline.passes(),
+                       found.pipeline.flags())
+    return found.pipeline, remarks
 
 
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:

@@ -52,6 +52,7 @@ class ClusterPrograms:
     # `auto`: the analytic cycles of every distribution it weighed (None: its estimate stopped
     # once slower than the best before it)
     weighed: dict[str, int | None] = field(default_factory=dict)
+    chunk: int = 1     # cyclic's chunk
 
 
 def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str,
@@ -74,9 +75,30 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
     """The tile search runs once, on the largest cluster's share (the tile sizes, copy
     capacity and stages it picks fit every smaller share); every cluster's program is its
     share through that pipeline. `auto`: see the module docstring."""
+    source = clone_module(module)
     if distribution == "auto":
-        return _choose(config, module, func)
-    return _compile(config, module, func, distribution)
+        progs = _choose(config, module, func)
+    else:
+        progs = _compile(config, module, func, distribution)
+    _check(config, source, func, progs)
+    return progs
+
+
+def _check(config: HardwareConfig, module: ModuleOp, func: str | None,
+           progs: ClusterPrograms) -> None:
+    """The kept programs race-free, each and together (`accelsim.compile.race_check`)."""
+    from accelsim.compile.race_check import check_cluster_programs
+    from compiler.transforms.registry import parse_pass_flag
+
+    def rebuild(k: int) -> ModuleOp:
+        m = clone_module(module)
+        lower_linalg(m)
+        m = distribute(m, config, k, progs.distribution, chunk=progs.chunk)
+        check_input_program(m)
+        return m
+
+    check_cluster_programs(progs.modules, func, rebuild,
+                           lambda: [parse_pass_flag(f) for f in progs.flags], progs.flags)
 
 
 def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
@@ -87,6 +109,7 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
 
     lower_linalg(module)
     found = {} if searched is None else searched
+    chunk = 1
     if distribution == "cyclic":
         pipe, _, remarks = _searched(config, module, func, "block", found)
         chunk = cyclic_chunk(config, module, func, pipe)
@@ -111,7 +134,7 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
                 check_input_program(m)
                 PassManager(pipe.passes()).run(m)
     return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
-                           [f"{r.loc}: {r.message}" for r in serial])
+                           [f"{r.loc}: {r.message}" for r in serial], chunk=chunk)
 
 
 def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
@@ -125,7 +148,7 @@ def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distri
         if shares is None:
             shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
         m = clone_module(shares[_largest(shares)])
-        pipe, remarks = compile_for_accelerator(share_config(config), m, func)
+        pipe, remarks = compile_for_accelerator(share_config(config), m, func, check=False)
         found[distribution] = (pipe, m, remarks)
     pipe, m, remarks = found[distribution]
     return pipe, clone_module(m), list(remarks)
@@ -191,7 +214,7 @@ def weigh(config: HardwareConfig, module: ModuleOp, func: str | None = None,
         if _same_shares(config, module, d, chunk):
             progs, cycles = out["block"]  # one parallel loop, or chunks as large as blocks
             out[d] = (ClusterPrograms([clone_module(m) for m in progs.modules], d, progs.flags,
-                                      progs.remarks, progs.serial), cycles)
+                                      progs.remarks, progs.serial, chunk=chunk), cycles)
             continue
         progs = _compile(config, module, func, d, found)
         try:

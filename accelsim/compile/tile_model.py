@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from accelsim.compile.band import Band, BandRef
 from accelsim.compile.tile_kernel import TileKernel
 from accelsim.config import HardwareConfig
-from accelsim.cost import vector_reuse
+from accelsim.cost import precision, vector_reuse
 from accelsim.cost.dma import DmaCostModel, TransferCost
 from accelsim.cost.kernel import on_array
 from accelsim.cost.rate import cycles_for
@@ -305,19 +305,22 @@ class TileModel:
         unit = self._unit
         assert unit is not None
         counts = unit.counts
-        special = counts.special * cc.special_op_cycles
         # each call is busy for its compute or its SRAM accesses, whichever is longer
         # (bank conflicts can make the SRAM faster than bytes / bandwidth: broadcasts)
         sram = (self._point_sram * volume // cfg.sram.bytes_per_cycle
                 if cfg.sram.bank_model == "bandwidth" else 0)
-        compute = max((counts.vector_ops + special) * volume // cc.lanes, sram)
+        # every op at its precision's rate on its unit (`accelsim.cost.precision`)
+        lanes_all = precision.lane_slots(cc, counts, with_macs=True)
+        compute = max(math.floor(lanes_all * volume / cc.lanes), sram)
         # a matmul-like kernel may run on the array (at its full rate at best) or the lanes,
         # whichever the cost model finds faster for the tile (`CostModel._best`); on the array
         # only under `compute.matmul_unit = "array"`
         matrix = on_array(cc, counts)
         if matrix:
-            on_matrix = (counts.mac * volume // (cc.rows * cc.cols)
-                         + (counts.mul + counts.add + counts.other + special) * volume // cc.lanes)
+            rest = precision.lane_slots(cc, counts, with_macs=False)
+            on_matrix = (math.floor(counts.mac * volume * precision.mac_scale(cc, counts)
+                                    / (cc.rows * cc.cols))
+                         + math.floor(rest * volume / cc.lanes))
             compute = (max(on_matrix, sram) if cc.matmul_unit == "array"
                        else min(compute, on_matrix))
         compute += calls * (call_overhead(cc, matrix) + cfg.control.issue_cycles)

@@ -7,7 +7,9 @@ analytic estimate of one program differ only in the counts they feed it:
 
     DRAM   bytes moved x dram_pj_per_byte        (with memory levels: each level's bytes
     SRAM   bytes through the ports x sram_pj_per_byte   at its own pJ/B, `dram_pj`/`sram_pj`)
-    compute  MACs x mac_pj + ALU ops x alu_pj + special ops x special_pj
+    compute  each op at its precision's energy (`accelsim.cost.precision`: the `[energy]
+             technology` table, or `mac_pj` / `alu_pj` when set): the kernels' sum when
+             the run kept it (`compute_pj`), else MACs, ALU and special ops at f32
     static   static_mw over the run's seconds
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,26 +37,26 @@ class Energy:
 
 def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: int, alu_ops: int,
            special_ops: int, seconds: float, dram_pj: float | None = None,
-           sram_pj: float | None = None) -> Energy:
+           sram_pj: float | None = None, compute_pj: float | None = None) -> Energy:
     """The energy of a run on `config` from its counts. `dram_pj` / `sram_pj`, when given,
     replace the flat per-byte terms (a machine with memory levels counts each level's bytes at
-    that level's energy: `report/levels.py`)."""
+    that level's energy: `report/levels.py`); `compute_pj`, when given, is the kernels' compute
+    energy by precision (`precision.compute_pj` summed per call), else the counts at f32."""
     e = config.energy
+    if compute_pj is None:
+        compute_pj = precision.ops_pj(e, macs, alu_ops, special_ops)
     return Energy(
         dram_pj=dram_bytes * e.dram_pj_per_byte if dram_pj is None else dram_pj,
         sram_pj=sram_bytes * e.sram_pj_per_byte if sram_pj is None else sram_pj,
-        compute_pj=macs * e.mac_pj + alu_ops * e.alu_pj + special_ops * e.special_pj,
+        compute_pj=compute_pj,
         static_pj=e.static_mw * 1e-3 * seconds * 1e12)
-
-
-DEFAULT_TECHNOLOGY = "horowitz45"  # Horowitz, ISSCC 2014, 45 nm: the [energy] defaults
 
 
 def technology_of(config: HardwareConfig) -> str:
     """The name of the energy table `config`'s [energy] figures come from (`energy.technology`;
     a key the section does not give takes that table's figure), which every report names so
     that nobody reads 45 nm fp32 figures without being told."""
-    return str(getattr(config.energy, "technology", DEFAULT_TECHNOLOGY))
+    return config.energy.technology
 
 
-__all__ = ["DEFAULT_TECHNOLOGY", "Energy", "energy", "technology_of"]
+__all__ = ["Energy", "energy", "technology_of"]

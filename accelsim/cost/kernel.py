@@ -35,7 +35,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from accelsim.config import HardwareConfig
-from accelsim.cost import kernel_map, kernel_shape, kernel_streams, sram_banks, vector_reuse
+from accelsim.cost import (
+    kernel_map,
+    kernel_shape,
+    kernel_streams,
+    precision,
+    sram_banks,
+    vector_reuse,
+)
 from accelsim.cost.kernel_shape import KernelShape
 from accelsim.cost.systolic import ArrayCost, GemmView, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
@@ -59,6 +66,7 @@ class KernelCost:
     # writes (sram_bytes is their sum); the two-level machine: ()
     level_bytes: tuple[tuple[int, int], ...] = ()
     array: ArrayCost | None = None  # folds under a systolic dataflow (None: fixed rule)
+    compute_pj: float = 0.0  # the call's compute energy, by precision (`cost.precision`)
 
     @property
     def touches_dram(self) -> bool:
@@ -69,9 +77,12 @@ def on_array(cc: ComputeConfig, counts: OpCounts) -> bool:
     """Whether the kernel is costed on the matrix array: a matrix unit and a matmul-like kernel
     (a reduction `acc + a*b` three loops deep, one-trip loops not counted) or, under
     `compute.matmul_unit = "array"` (SCALE-Sim, which maps a mat-vec or a dot product onto
-    its array too), any such reduction."""
+    its array too), any such reduction. A kernel whose MAC precision the array does not
+    support (`compute.macs_rate`, `compute.acc_dtype`) runs on the lanes, except under
+    `matmul_unit = "array"` (where `CostModel` refuses it)."""
     return cc.kind == "matrix" and (counts.matmul_like
-                                    or (cc.matmul_unit == "array" and counts.reduction))
+                                    or (cc.matmul_unit == "array" and counts.reduction)) \
+        and (cc.matmul_unit == "array" or precision.array_supports(cc, counts))
 
 
 class CostModel:
@@ -179,6 +190,7 @@ class CostModel:
         of its PEs, no faster than the lanes); always on the array under
         `compute.matmul_unit = "array"`."""
         cfg = self.config
+        precision.refuse(cfg.compute, counts, func.sym_name, on_array(cfg.compute, counts))
         banks = self._banks(func, args, counts, trips)
         if not on_array(cfg.compute, counts):
             return self._cost_from(counts, footprint, None, banks,
@@ -194,7 +206,8 @@ class CostModel:
                 array = array_cost(cc.dataflow, view, cc.rows, cc.cols, cc.array_convention,
                                    cc.min_block_cycles, cc.array_mapping)
         cost = self._cost_from(counts, footprint, array, banks, mapped)
-        if cfg.compute.matmul_unit == "array":
+        if cfg.compute.matmul_unit == "array" \
+                or precision.lanes_unsupported(cfg.compute, counts, with_macs=True) is not None:
             return cost
         lane_banks = self._banks(func, args, counts, trips, on_matrix=False)
         lanes = self._cost_from(counts, {}, None, lane_banks, on_matrix=False,
@@ -265,14 +278,16 @@ class CostModel:
         cfg = self.config
         cc = cfg.compute
         on_matrix = on_matrix and on_array(cc, counts)
-        special = counts.special * cc.special_op_cycles
+        # every op at its precision's rate on its unit (`accelsim.cost.precision`)
         if on_matrix:
-            lane_cycles = math.ceil((counts.mul + counts.add + counts.other + special) / cc.lanes)
-            mac_cycles = (math.ceil(counts.mac / (cc.rows * cc.cols)) if mapped_cycles is None
-                          else mapped_cycles)
+            lane_cycles = math.ceil(precision.lane_slots(cc, counts, with_macs=False) / cc.lanes)
+            mac_cycles = precision.mac_cycles(
+                cc, counts, math.ceil(counts.mac / (cc.rows * cc.cols)) if mapped_cycles is None
+                else mapped_cycles)
             compute = mac_cycles + lane_cycles
         else:
-            lane_cycles = compute = math.ceil((counts.vector_ops + special) / cc.lanes)
+            lane_cycles = compute = math.ceil(precision.lane_slots(cc, counts, with_macs=True)
+                                              / cc.lanes)
 
         def bytes_in(space: int) -> int:
             if on_matrix:
@@ -292,13 +307,14 @@ class CostModel:
             sram_cycles = (math.ceil(sram_bytes / cfg.sram.bytes_per_cycle) if bank_cycles is None
                            else bank_cycles)
         dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
-        if array is not None:  # fill, stream and drain are in the folds
-            cycles = max(array.cycles + lane_cycles, sram_cycles) + dram_direct
+        if array is not None:  # fill, stream and drain are in the folds (at the MACs' rate)
+            cycles = (max(precision.mac_cycles(cc, counts, array.cycles) + lane_cycles, sram_cycles)
+                      + dram_direct)
         else:
             busy = max(compute, sram_cycles)
             cycles = (cc.fill_cycles + busy + cc.drain_cycles if busy else 0) + dram_direct
         return KernelCost(cycles, compute, sram_cycles, dram_direct, counts, sram_bytes, on_matrix,
-                          level_bytes, array)
+                          level_bytes, array, precision.compute_pj(cfg.energy, counts))
 
     @staticmethod
     def _footprint_bytes(func: FuncOp, args: Sequence[int | None], space: int) -> int:

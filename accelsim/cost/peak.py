@@ -20,20 +20,27 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
 from accelsim.cost.kernel_map import gemm_view
 from accelsim.cost.systolic import peak_macs_per_cycle
 from compiler.analysis.nest_kernel import NestFigures
 
 
 def nest_peak_cycles(config: HardwareConfig, nest: NestFigures) -> Fraction:
-    """The fewest compute cycles of one nest."""
+    """The fewest compute cycles of one nest, every op at its precision's rate on its unit
+    (`accelsim.cost.precision`): the MACs on the array (when it supports them) or the lanes,
+    whichever is faster, the rest on the lanes."""
     cc = config.compute
     counts = nest.counts
-    rest = counts.mul + counts.add + counts.other + counts.special * cc.special_op_cycles
-    rate = Fraction(cc.lanes)
-    if cc.kind == "matrix" and counts.reduction and counts.mac:
-        rate = max(rate, array_rate(config, nest))
-    return counts.mac / rate + Fraction(rest, cc.lanes)
+    rest = precision.lane_slots(cc, counts, with_macs=False)
+    macs = (precision.lane_slots(cc, counts, with_macs=True) - rest) / cc.lanes
+    if precision.lanes_unsupported(cc, counts, with_macs=True) is not None:
+        macs = None  # type: ignore[assignment]
+    if cc.kind == "matrix" and counts.reduction and counts.mac \
+            and precision.array_supports(cc, counts):
+        on_array = counts.mac * precision.mac_scale(cc, counts) / array_rate(config, nest)
+        macs = on_array if macs is None else min(macs, on_array)
+    return (macs or Fraction(0)) + rest / cc.lanes
 
 
 def program_peak_cycles(config: HardwareConfig, nests: Sequence[NestFigures]) -> int:

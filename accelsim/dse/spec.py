@@ -29,7 +29,7 @@ Scalar = int | float | str | bool
 FIDELITIES = ("analytic", "event", "both")  # both: analytic, the front confirmed by event
 MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
-                  "constraints", "time_limit_s", "objectives")
+                  "constraints", "time_limit_s", "objectives", "dtype")
 DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` confirms
 SEARCH = "search"
 
@@ -174,9 +174,12 @@ class Point:
     compiler: tuple[tuple[str, Scalar], ...] = ()
     fidelity: str = "analytic"
     functional: bool = False
+    # the sweep's `dtype` (MLIR's name; "": not swept): a kernel's workload already carries it
+    # (`gemm:...,dtype=i8`), a network runs at it (`accelsim.network.precision`)
+    dtype: str = ""
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        out = {
             "workload": self.workload,
             "config": self.config,
             "hardware": dict(sorted(self.hardware)),
@@ -184,6 +187,9 @@ class Point:
             "fidelity": self.fidelity,
             "functional": self.functional,
         }
+        if self.dtype:  # (absent when not swept: the keys of older points stay)
+            out["dtype"] = self.dtype
+        return out
 
     @property
     def key(self) -> str:
@@ -204,6 +210,8 @@ class Point:
         """The input columns of this point's row: one per parameter, flat."""
         row: dict[str, Scalar] = {"workload": self.workload, "config": self.config,
                                   "fidelity": self.fidelity, "functional": self.functional}
+        if self.dtype:
+            row["dtype"] = self.dtype
         row.update(self.hardware)
         row.update(self.options)
         return row
@@ -214,15 +222,14 @@ class Point:
         `kernel` = "network" and `network` = its name."""
         if is_network(self.workload):
             net_env: dict[str, Any] = {"kernel": "network", "network": self.workload[len(NETWORK_PREFIX):],
-                                       "dtype_bytes": 4}
+                                       "dtype_bytes": _bytes(self.dtype or "f32")}
             net_env.update(self.params())
             net_env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
             return net_env
         name, wl_params = parse_workload(self.workload)
         env: dict[str, Any] = dict(wl_params)
         env["kernel"] = name
-        bits = re.fullmatch(r"[a-z]+(\d+)", str(wl_params.get("dtype", "f32")))
-        env["dtype_bytes"] = max(1, int(bits.group(1)) // 8) if bits else 4
+        env["dtype_bytes"] = _bytes(str(wl_params.get("dtype", "f32")))
         env.update(self.params())
         env["tile_sizes"] = tile_sizes_value(str(self.options["tile_sizes"]))
         return env
@@ -236,7 +243,15 @@ class Point:
             compiler=tuple(sorted(data["compiler"].items())),
             fidelity=data["fidelity"],
             functional=bool(data["functional"]),
+            dtype=str(data.get("dtype", "")),
         )
+
+
+def _bytes(dtype: str) -> float:
+    """Bytes of one element of `dtype` (i4: 0.5; an unknown name: 4)."""
+    from accelsim.cost.precision import BITS
+
+    return BITS.get(dtype, 32) / 8
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,9 +291,13 @@ class Sweep:
     objectives: Sequence[str] = DEFAULT_OBJECTIVES
     source: str = "<python>"
     check_registry: bool = True
+    # precisions every workload runs at (`dtype = ["i8", "bf16", "f32"]`): a kernel's spec gets
+    # `dtype=` (its acc= default follows), a network runs with `--dtype`'s rules; None: as given
+    dtype: Sequence[str] | str | None = None
 
     def __post_init__(self) -> None:
         src = self.source
+        object.__setattr__(self, "dtype", self._check_dtype())
         wls = _as_range(self.workloads)
         if not wls:
             raise ConfigError(f"{src}: key 'workloads': empty range (expected at least one workload)")
@@ -405,6 +424,8 @@ class Sweep:
     def _check_constraint_names(self) -> None:
         known = set(self.hardware) | set(COMPILER_OPTIONS) | {"workload", "config", "fidelity",
                                                                "functional", "kernel", "dtype_bytes"}
+        if self.dtype:
+            known.add("dtype")
         for w in self.workloads:
             known |= {"network"} if is_network(w) else set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
@@ -433,6 +454,34 @@ class Sweep:
                     except ConfigError as exc:
                         raise ConfigError(f"{self.source}: key 'hardware.{key}': {exc}")
 
+    def _check_dtype(self) -> tuple[str, ...]:
+        if self.dtype is None:
+            return ()
+        from accelsim.network.precision import dtype_name
+
+        values = _as_range(self.dtype)
+        if not values:
+            raise ConfigError(f"{self.source}: key 'dtype': empty range (expected e.g. [\"i8\", \"f32\"])")
+        out = []
+        for v in values:
+            try:
+                out.append(dtype_name(v) if isinstance(v, str) else dtype_name(repr(v)))
+            except ValueError as exc:
+                raise ConfigError(f"{self.source}: key 'dtype': {str(exc).replace('--dtype ', '')}")
+        return tuple(dict.fromkeys(out))
+
+    def _at(self, workload: str, dtype: str) -> str:
+        """`workload` at `dtype`: a kernel's spec with `dtype=` (checked by the registry)."""
+        if not dtype or is_network(workload):
+            return workload
+        name, params = parse_workload(workload)
+        params = {k: v for k, v in params.items() if k not in ("dtype", "acc", "wdtype")}
+        text = name + ":" + ",".join([*(f"{k}={v}" for k, v in params.items()), f"dtype={dtype}"])
+        try:
+            return self._canonical_workload(text)
+        except (AccelsimError, ValueError) as exc:
+            raise ConfigError(f"{self.source}: key 'dtype': {workload} at {dtype}: {exc}") from None
+
     def _canonical_workload(self, spec: str) -> str:
         """With the registry: its canonical spec (every parameter, defaults included), so
         `gemm` and `gemm:M=<default>` are one point. Without: sorted `key=value` pairs.
@@ -452,14 +501,15 @@ class Sweep:
     @property
     def size(self) -> int:
         """Points before constraints."""
-        n = len(self.workloads) * len(self.config) * len(self.fidelity)
+        n = len(self.workloads) * len(self.config) * len(self.fidelity) * max(1, len(self.dtype))
         for values in (*self.hardware.values(), *self.compiler.values()):
             n *= len(values)
         return n
 
     def iter_all(self) -> Iterator[Point]:
         hw_keys, cc_keys = list(self.hardware), list(self.compiler)
-        for wl, cfg in itertools.product(self.workloads, self.config):
+        for wl0, dt, cfg in itertools.product(self.workloads, self.dtype or ("",), self.config):
+            wl = self._at(wl0, dt)
             for hw in itertools.product(*(self.hardware[k] for k in hw_keys)):
                 seen: set[tuple[tuple[str, Scalar], ...]] = set()
                 for cc in itertools.product(*(self.compiler[k] for k in cc_keys)):
@@ -475,7 +525,7 @@ class Sweep:
                         yield Point(workload=wl, config=cfg,
                                     hardware=tuple(sorted(zip(hw_keys, hw))),
                                     compiler=compiler, fidelity=fid,
-                                    functional=self.functional)
+                                    functional=self.functional, dtype=dt)
 
     def points(self) -> list[Point]:
         """Every point that satisfies all constraints, in a stable order."""
@@ -508,6 +558,7 @@ class Sweep:
             "constraints": list(self.constraints),
             "time_limit_s": self.time_limit_s,
             "objectives": list(self.objectives),
+            **({"dtype": list(self.dtype)} if self.dtype else {}),
         }
 
 
@@ -532,6 +583,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: b
         name=data.get("name", Path(source).stem if source.endswith(".toml") else "sweep"),
         time_limit_s=data.get("time_limit_s", DEFAULT_TIME_LIMIT_S),
         objectives=data.get("objectives", DEFAULT_OBJECTIVES),
+        dtype=data.get("dtype"),
         source=source,
         check_registry=check_registry,
     )

@@ -81,6 +81,7 @@ class AnalyticResult:
     alu_ops: int = 0
     special_ops: int = 0
     kernel_sram_bytes: int = 0
+    compute_pj: float | None = None  # the kernels' compute energy by precision (None: at f32)
 
     @property
     def seconds(self) -> float:
@@ -95,7 +96,8 @@ class AnalyticResult:
         is not estimated)."""
         return energy(self.config, dram_bytes=self.dram_bytes,
                       sram_bytes=self.kernel_sram_bytes + self.dram_bytes, macs=self.macs,
-                      alu_ops=self.alu_ops, special_ops=self.special_ops, seconds=self.seconds)
+                      alu_ops=self.alu_ops, special_ops=self.special_ops, seconds=self.seconds,
+                      compute_pj=self.compute_pj)
 
 
 class _Buf:
@@ -739,7 +741,7 @@ def estimate(module: O.ModuleOp, config: HardwareConfig | str = "default", func:
     m = compiled_program(module, func).run(cfg.bandwidth_view(), cost, inputs, limit)
     return AnalyticResult(m.t, m.dma_ops, m.calls, m.dram_bytes, m.compute,
                           time.perf_counter() - t0, cfg, m.macs, m.alu_ops, m.special_ops,
-                          m.kernel_sram_bytes)
+                          m.kernel_sram_bytes, m.compute_pj)
 
 
 def clear_caches() -> None:

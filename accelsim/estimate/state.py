@@ -36,7 +36,7 @@ from accelsim.cost.kernel import CostModel, KernelCost
 Signature = tuple  # type: ignore[type-arg]
 # dma_ops, kernel calls, DRAM bytes, compute cycles, then the kernels' work for the energy:
 # MACs, ALU ops, special ops, SRAM bytes
-Counters = tuple[int, int, int, int, int, int, int, int]
+Counters = tuple[int, int, int, int, int, int, int, int, float]  # ..., compute pJ
 LoopOutcome = tuple[int, Signature, Counters]
 Tag = tuple[int, ...]  # a tag slot: (tag buffer site, linear index) in the estimate
 SHIFT = 40  # a completion is (cycle << SHIFT) + issue number (fewer than 2**40 DMAs per run)
@@ -57,7 +57,8 @@ class ClosedFormMachine:
     and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
     the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
 
-    __slots__ = ("_accept", "_reserve", "alu_ops", "busy", "calls", "compute", "cost", "dma_cost",
+    __slots__ = ("_accept", "_reserve", "alu_ops", "busy", "calls", "compute", "compute_pj", "cost",
+                 "dma_cost",
                  "dma_ops", "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front",
                  "issue", "kernel_sram_bytes", "limit", "loads", "macs", "max_out", "memo",
                  "next_channel", "pending", "queued", "recent", "sizes", "special_ops", "sram_space",
@@ -90,6 +91,7 @@ class ClosedFormMachine:
         self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
         self.macs = self.alu_ops = self.special_ops = self.kernel_sram_bytes = 0
+        self.compute_pj = 0.0  # the kernels' compute energy, by precision
         # (elements, stride, per stride, element bytes, src space, dst space)
         #   -> (DRAM bytes, port cycles, transfer cycles)
         self.sizes: dict[tuple[int, int | None, int | None, int, int, int],
@@ -127,7 +129,7 @@ class ClosedFormMachine:
 
     def counters(self) -> Counters:
         return (self.dma_ops, self.calls, self.dram_bytes, self.compute, self.macs, self.alu_ops,
-                self.special_ops, self.kernel_sram_bytes)
+                self.special_ops, self.kernel_sram_bytes, self.compute_pj)
 
     def restore(self, dt: int, sig: Signature, d: Counters) -> None:
         """Move the clock by `dt`, take the state `sig` (relative to the new clock and issue
@@ -181,6 +183,7 @@ class ClosedFormMachine:
         self.alu_ops += k * d[5]
         self.special_ops += k * d[6]
         self.kernel_sram_bytes += k * d[7]
+        self.compute_pj += k * d[8]
 
     def call(self, c: KernelCost) -> None:
         """Count one kernel call of cost `c` (a `KernelCost`): its compute cycles and work."""
@@ -191,6 +194,7 @@ class ClosedFormMachine:
         self.alu_ops += n.mul + n.add + n.other
         self.special_ops += n.special
         self.kernel_sram_bytes += c.sram_bytes
+        self.compute_pj += c.compute_pj
 
     def end(self) -> int:
         return max([self.t, *self.busy, *(v >> SHIFT for v in self.tags.values()),

@@ -47,6 +47,7 @@ class LayerResult:
                 "array_busy_fraction": f["compute_utilization"],
                 "mac_utilization": f.get("mac_utilization"), "roofline_ratio": f["roofline_ratio"],
                 "bound": f["bound"], "mapping_efficiency": f.get("mapping_efficiency"),
+                "precision": f.get("precision"),
                 "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where}
 
 
@@ -77,6 +78,9 @@ def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]
     out["mac_utilization"] = mac_utilization(out["macs"], cycles, out["peak_macs_per_cycle"])
     dominant = max(per_kernel, key=lambda f: f.get("roofline_cycles") or 0, default=None)
     out["bound"] = str(dominant.get("roofline_bound") or "-") if dominant else "-"
+    # the MAC precisions of the layer's kernels (`i8->i32`), as their reports name them
+    found = [str(f["precision"]) for f in per_kernel if f.get("precision")]
+    out["precision"] = ",".join(dict.fromkeys(found)) or None
     effs = [(f.get("mapping_efficiency"), f.get("cycles") or 0) for f in per_kernel]
     known = [(e, c) for e, c in effs if isinstance(e, int | float)]
     if known and len(known) == len(effs):

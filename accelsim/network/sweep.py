@@ -28,6 +28,10 @@ def evaluate(point: Point) -> dict[str, Scalar | None]:
     from accelsim.network.zoo import load_network
 
     network = load_network(point.workload[len(NETWORK_PREFIX):])
+    if point.dtype:  # the sweep's precision (`accelsim.network.precision`)
+        from accelsim.network.precision import with_precision
+
+        network, _ = with_precision(network, point.dtype)
     config = load_config(point.config).with_overrides(point.hw)
     result = kernel_figures(network, point, config)
     totals = result.totals()

@@ -200,7 +200,8 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     return energy(config, dram_bytes=rep.dram_read + rep.dram_written + rep.dram_copied,
                   sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
                   macs=int(stats.macs), alu_ops=int(stats.alu_ops),
-                  special_ops=int(stats.special_ops), seconds=seconds, **per_level)
+                  special_ops=int(stats.special_ops), seconds=seconds,
+                  compute_pj=getattr(stats, "compute_pj", None), **per_level)
 
 
 def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, distribution: str,

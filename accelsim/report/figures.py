@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from accelsim.config import HardwareConfig
+from accelsim.cost import precision
 from accelsim.cost.energy import Energy, technology_of
 from accelsim.cost.energy import energy as energy_of
 from accelsim.cost.rate import cycles_for
@@ -114,6 +115,42 @@ class UnitRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PrecisionRow:
+    """The run's MACs of one precision (`accelsim.cost.precision`): on which unit, at what
+    rate relative to its native precision, at how many pJ each."""
+
+    dtype: str
+    acc: str
+    unit: str                # "matrix RxC" or "lanes"
+    macs: int
+    rate: float | None       # the unit's rate for the precision (None: not in its table)
+    native: str              # the unit's native precision
+    mac_pj: float
+
+    @property
+    def precision(self) -> str:
+        return f"{self.dtype}->{self.acc}" if self.acc and self.acc != self.dtype else self.dtype
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"precision": self.precision, "dtype": self.dtype, "acc": self.acc,
+                "unit": self.unit, "macs": self.macs, "rate": self.rate,
+                "native_dtype": self.native, "mac_pj": self.mac_pj}
+
+
+def precision_rows(config: HardwareConfig, stats: Any) -> tuple[PrecisionRow, ...]:
+    """One row per (precision, accumulator, unit) of the run's MACs, the most MACs first."""
+    cc = config.compute
+    rows = []
+    for (dt, acc, unit), n in (getattr(stats, "macs_by_dtype", None) or {}).items():
+        on_array = unit == "array"
+        rows.append(PrecisionRow(
+            dt, acc, f"matrix {cc.rows}x{cc.cols}" if on_array else f"lanes {cc.lanes}", int(n),
+            (precision.mac_rate if on_array else precision.lane_rate)(cc, dt), cc.native_dtype,
+            precision.mac_pj(config.energy, dt, acc)))
+    return tuple(sorted(rows, key=lambda r: (-r.macs, r.dtype, r.unit)))
+
+
+@dataclass(frozen=True, slots=True)
 class BufferRow:
     """The DMAs of one `dma_start` (label `src->dst`, its IR location): how much of their time
     compute hid, and how long the control processor stalled waiting for them."""
@@ -171,6 +208,7 @@ class Report:
     array_folds: int = 0             # folds under a systolic dataflow
     array_pe_used: int = 0           # PEs mapped, summed over the folds
     array_pes: int = 0               # rows x cols
+    precisions: tuple[PrecisionRow, ...] = ()  # the MACs by precision and unit
     peak_macs_per_cycle: int = 0     # the compute unit's MACs a cycle (rows x cols, or lanes)
     energy_technology: str = ""      # the energy table the [energy] figures come from
 
@@ -231,7 +269,8 @@ class Report:
         energy = energy_of(config, dram_bytes=moved,
                            sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
                            macs=int(stats.macs), alu_ops=int(stats.alu_ops),
-                           special_ops=int(stats.special_ops), seconds=seconds, **per_level)
+                           special_ops=int(stats.special_ops), seconds=seconds,
+                           compute_pj=getattr(stats, "compute_pj", None), **per_level)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
@@ -249,6 +288,7 @@ class Report:
             array_folds=int(getattr(stats, "array_folds", 0)),
             array_pe_used=int(getattr(stats, "array_pe_used", 0)),
             array_pes=config.compute.rows * config.compute.cols,
+            precisions=precision_rows(config, stats),
             peak_macs_per_cycle=config.compute.macs_per_cycle,
             energy_technology=technology_of(config),
             warnings=tuple(warnings))
@@ -363,7 +403,8 @@ class Report:
         return {**self.figures(), "units": [u.to_dict() for u in self.units],
                 "buffers": [b.to_dict() for b in self.buffers],
                 "levels": [lv.to_dict() for lv in self.levels],
-                "links": [lk.to_dict() for lk in self.links]}
+                "links": [lk.to_dict() for lk in self.links],
+                "precisions": [p.to_dict() for p in self.precisions]}
 
     @property
     def hierarchical_roofline(self) -> tuple[int, str]:
@@ -406,10 +447,21 @@ class Report:
             "hierarchical_roofline_cycles": self.hierarchical_roofline[0],
             "hierarchical_roofline_bound": self.hierarchical_roofline[1],
             "dataflow": self.dataflow or None, "array_folds": self.array_folds,
+            "precision": ",".join(p.precision for p in self.precisions) or None,
+            "precision_rate": self.precisions[0].rate if self.precisions else None,
             "mapping_efficiency": self.mapping_efficiency,
             "flags": list(self.flags), "warnings": list(self.warnings),
             **dict(self.extra),
         }
+
+    def _precision_lines(self) -> list[str]:
+        """One line per MAC precision: its unit, the unit's rate for it, pJ a MAC."""
+        out = []
+        for k, p in enumerate(self.precisions):
+            rate = "not in its rate table" if p.rate is None else f"{p.rate:g}x its native {p.native} rate"
+            out.append(f"  {'precision' if k == 0 else '':<9}  {p.precision}: {p.macs:,} MACs on the "
+                       f"{p.unit} at {rate}, {p.mac_pj:.3g} pJ a MAC")
+        return out
 
     def _array_lines(self) -> list[str]:
         """The matrix unit's dataflow line (only under a systolic dataflow)."""
@@ -553,6 +605,7 @@ class Report:
             f"{pct(self.mac_utilization) if self.mac_utilization is not None else '-'}), "
             f"{plural(self.kernel_calls, 'kernel call')}, {plural(self.dma_ops, 'DMA')}",
             *self._array_lines(),
+            *self._precision_lines(),
             f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"
             if self.busiest.busy_cycles else "  busiest    -",
             f"  energy     {en.total_pj / 1e6:,.4g} uJ ({self.energy_technology or '-'} table): "

@@ -108,8 +108,10 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         stats.flags += ex.stats.flags
         stats.unwaited += ex.stats.unwaited
         for key in ("dma_ops", "kernel_calls", "macs", "alu_ops", "special_ops",
-                    "kernel_sram_bytes", "dma_sram_bytes", "ideal_compute_cycles"):
+                    "kernel_sram_bytes", "dma_sram_bytes", "ideal_compute_cycles", "compute_pj"):
             setattr(stats, key, getattr(stats, key) + getattr(ex.stats, key))
+        for key, n in ex.stats.macs_by_dtype.items():
+            stats.macs_by_dtype[key] = stats.macs_by_dtype.get(key, 0) + n
         if config.multi_level:  # every cluster's per-level bytes (the report's level rows)
             for space, nbytes in ex.stats.kernel_level_bytes.items():
                 stats.kernel_level_bytes[space] = stats.kernel_level_bytes.get(space, 0) + nbytes

@@ -98,6 +98,12 @@ class KernelCalls:
             s.macs += k * c.mac
             s.alu_ops += k * (c.mul + c.add + c.other)
             s.special_ops += k * c.special
+            s.compute_pj += k * cost.compute_pj
+            unit = "array" if cost.on_matrix else "lanes"
+            for cls, dt, acc, n in c.typed:
+                if cls == "mac":
+                    key = (dt, acc, unit)
+                    s.macs_by_dtype[key] = s.macs_by_dtype.get(key, 0) + k * n
             s.kernel_sram_bytes += k * cost.sram_bytes
             for space, nbytes in cost.level_bytes:
                 s.kernel_level_bytes[space] = s.kernel_level_bytes.get(space, 0) + k * nbytes

@@ -27,6 +27,7 @@ import numpy as np
 from accelsim.errors import SimulationError
 from compiler.ir import ops as O
 from compiler.ir.core import Operation
+from compiler.ir.ops.math_ops import numpy_fn
 from compiler.ir.types import ElementType, Type
 
 Scalar = int | float | bool | np.generic  # a run-time index or element value
@@ -244,3 +245,18 @@ SCALAR_OPS: dict[type[Operation], ScalarFn] = {
     O.SIToFPOp: _sitofp, O.UIToFPOp: _uitofp, O.FPToSIOp: _fpto(True), O.FPToUIOp: _fpto(False),
     O.ExtFOp: _floatcast, O.TruncFOp: _floatcast, O.BitcastOp: _bitcast,
 }
+
+
+def _math(name: str) -> ScalarFn:
+    """A math op on scalars by its numpy function (a 0-d result made a scalar)."""
+    f = numpy_fn(name)
+
+    def run(op: Operation, *xs: Scalar) -> Scalar:
+        r = f(*xs)
+        return r[()] if isinstance(r, np.ndarray) else r  # type: ignore[no-any-return]
+    return run
+
+
+for _table in (O.MATH_UNARY, O.MATH_BINARY, O.MATH_TERNARY):
+    for _name, _cls in _table.items():
+        SCALAR_OPS[_cls] = _math(_name)

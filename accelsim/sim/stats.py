@@ -17,6 +17,9 @@ class RunStats:
     kernel_sram_bytes: int = 0
     dma_sram_bytes: int = 0
     ideal_compute_cycles: int = 0
+    compute_pj: float = 0.0  # kernels' compute energy, each op at its precision
+    # MACs by (precision, accumulator, "array" | "lanes"), for the report's precision rows
+    macs_by_dtype: dict[tuple[str, str, str], int] = field(default_factory=dict)
     # memory levels: kernel operand bytes per on-chip level (memory space -> bytes), and the
     # bytes each level's DMAs read and wrote (by chain position, [read, written])
     kernel_level_bytes: dict[int, int] = field(default_factory=dict)

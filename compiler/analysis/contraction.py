@@ -29,18 +29,26 @@ from compiler.analysis.isl_bridge import AnalysisError, Frame
 from compiler.ir.core import Operation, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
+    AddIOp,
     AffineDmaStartOp,
     AffineForOp,
     AffineLoadOp,
     AffineStoreOp,
     AffineYieldOp,
     CallOp,
+    CastOp,
     ConstantOp,
     FuncOp,
+    IndexCastOp,
     MulFOp,
+    MulIOp,
     ReturnOp,
 )
-from compiler.ir.types import MemRefType
+from compiler.ir.types import ElementType, MemRefType
+
+# float and integer multiply-adds alike; an operand may be widened first (`extsi` i8 -> i32)
+_ADD = (AddFOp, AddIOp)
+_MUL = (MulFOp, MulIOp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +132,8 @@ def _match_body(loops: list[AffineForOp]) -> ContractionMatch:
     body = [op for op in loops[-1].body.ops if not isinstance(op, AffineYieldOp)]
     stores = [op for op in body if isinstance(op, AffineStoreOp)]
     loads = [op for op in body if isinstance(op, AffineLoadOp)]
-    others = [op for op in body if not isinstance(op, AffineStoreOp | AffineLoadOp | AddFOp | MulFOp
-                                                   | ConstantOp)]
+    others = [op for op in body if not (isinstance(op, (AffineStoreOp, AffineLoadOp, ConstantOp,
+                                                         *_ADD, *_MUL)) or _widening(op))]
     if len(stores) != 1 or others:
         return _none("the innermost body is not one store of loads, multiplies and adds")
     store = stores[0]
@@ -161,9 +169,9 @@ def _match_body(loops: list[AffineForOp]) -> ContractionMatch:
                          "(e.g. convolution windows that overlap: one element feeds several "
                          "multiply-adds of the same output and weight), so the gemm bound does "
                          "not hold and none tighter is known here")
-    widths = {_mt(v).element.byte_width for v, _, _ in accesses}
-    if len(widths) != 1:
-        return _none("the operands have different element types")
+    # operands of different widths (i8 operands, an i32 accumulator): the bound in words of
+    # the narrowest, a lower bound for every wider one too
+    widths = {min(_mt(v).element.byte_width for v, _, _ in accesses)}
     trips = [lp.constant_trip_count or 0 for lp in loops]
 
     def prod(group: set[int]) -> int:
@@ -191,7 +199,7 @@ def _same(a: list[Value], b: list[Value]) -> bool:
 
 def _is_mac(v: Value, acc: AffineLoadOp, a: AffineLoadOp, b: AffineLoadOp) -> bool:
     """`acc + product` (either order), the product a tree of mulf over a, b and constants."""
-    if not (isinstance(v, OpResult) and isinstance(v.owner, AddFOp)):
+    if not (isinstance(v, OpResult) and isinstance(v.owner, _ADD)):
         return False
     x, y = v.owner.operands
     for first, second in ((x, y), (y, x)):
@@ -204,10 +212,21 @@ def _is_mac(v: Value, acc: AffineLoadOp, a: AffineLoadOp, b: AffineLoadOp) -> bo
 
 
 def _product_leaves(v: Value, out: list[Value]) -> bool:
-    if isinstance(v, OpResult) and isinstance(v.owner, MulFOp):
+    if isinstance(v, OpResult) and isinstance(v.owner, _MUL):
         return all(_product_leaves(x, out) for x in v.owner.operands)
+    if isinstance(v, OpResult) and _widening(v.owner):
+        return _product_leaves(v.owner.operands[0], out)
     out.append(v)
     return True
+
+
+def _widening(op: Operation) -> bool:
+    """A cast to a type at least as wide (`extsi`, `extf`, `sitofp`): the value unchanged."""
+    if not isinstance(op, CastOp) or isinstance(op, IndexCastOp):
+        return False
+    src, dst = op.operands[0].type, op.results[0].type
+    return (isinstance(src, ElementType) and isinstance(dst, ElementType) and not src.is_index
+            and dst.bitwidth >= src.bitwidth)
 
 
 def _is_constant(v: Value) -> bool:

@@ -22,9 +22,10 @@ from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_inte
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr
-from compiler.ir.core import Block, OpResult, Value
+from compiler.ir.core import Block, Operation, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
+    AddIOp,
     AffineApplyOp,
     AffineForOp,
     AffineIfOp,
@@ -33,26 +34,39 @@ from compiler.ir.ops import (
     AffineMinOp,
     AffineStoreOp,
     AffineYieldOp,
+    CastOp,
     CmpFOp,
     CmpIOp,
     ConstantOp,
     DivFOp,
+    DivSIOp,
     ExpOp,
     FuncOp,
+    IndexCastOp,
     MaximumFOp,
     MinimumFOp,
     MulFOp,
+    MulIOp,
     NegFOp,
+    RemSIOp,
     SelectOp,
     SqrtOp,
     SubFOp,
+    SubIOp,
 )
-from compiler.ir.types import MemRefType
+from compiler.ir.ops.math_ops import CHEAP as MATH_CHEAP
+from compiler.ir.ops.math_ops import LLVM as MATH_LLVM
+from compiler.ir.types import ElementType, MemRefType
 
 # ---- op classes ----------------------------------------------------------------------------
 
 CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
-_SPECIAL = (DivFOp, ExpOp, SqrtOp)
+# float and integer ops alike (an integer op on `index` values is address arithmetic, not
+# data: never counted); casts are lane work, except a widening cast feeding a MAC's multiply
+# (`extsi` of an i8 operand to i32: the array's PEs take the narrow operand as it is)
+_ADD = (AddFOp, SubFOp, AddIOp, SubIOp)
+_MUL = (MulFOp, MulIOp)
+_SPECIAL = (DivFOp, ExpOp, SqrtOp, DivSIOp, RemSIOp)
 _OTHER = (MaximumFOp, MinimumFOp, CmpFOp, CmpIOp, SelectOp, NegFOp)
 
 
@@ -72,6 +86,10 @@ class OpCounts:
     matmul_like: bool = False
     max_depth: int = 0
     reduction: bool = False  # an `acc + a*b` reduction, at any depth (matmul_like: at depth >= 3)
+    # the counts by precision: (class, element type, accumulator type or "", count); a MAC's
+    # type is its multiply's operands' before any widening cast (i8 for `extsi i8 -> i32`),
+    # its accumulator the add's; every other op's, its result's (`accelsim.cost.precision`)
+    typed: tuple[tuple[str, str, str, int], ...] = ()
 
     def bytes_in(self, space: int) -> int:
         return dict(self.bytes_by_space).get(space, 0)
@@ -89,6 +107,7 @@ class _Static:
     """Per-function facts that do not depend on argument values."""
 
     op_class: dict[int, str] = field(default_factory=dict)  # id(op) -> class
+    op_type: dict[int, tuple[str, str]] = field(default_factory=dict)  # id(op) -> (type, acc)
     iterate: set[int] = field(default_factory=set)           # id(for op) walked value by value
     matmul_like: bool = False
     max_depth: int = 0
@@ -105,30 +124,43 @@ def _static(func: FuncOp) -> _Static:
         return hit[1]
     st = _Static()
     paired: set[int] = set()
+    free: set[int] = set()  # widening casts feeding a MAC's multiply
     for op in func.walk():
-        if isinstance(op, AddFOp | SubFOp):
+        if isinstance(op, _ADD) and _is_data(op):
             for v in op.operands:
                 d = v.owner if isinstance(v, OpResult) else None
-                if isinstance(d, MulFOp) and id(d) not in paired:
+                if isinstance(d, _MUL) and id(d) not in paired:
                     paired.add(id(d))
                     st.op_class[id(op)] = "mac"
+                    st.op_type[id(op)] = (_mac_type(d, free), _type_name(op))
                     if _is_reduction(op, v):
                         st.matmul_like = st.reduction = True
                     break
             else:
                 st.op_class[id(op)] = "add"
-        elif isinstance(op, _SPECIAL):
-            st.op_class[id(op)] = "special"
-        elif isinstance(op, _OTHER):
+        elif _is_data(op) and (isinstance(op, _SPECIAL)
+                               or (op.NAME in MATH_LLVM and op.NAME not in MATH_CHEAP)):
+            st.op_class[id(op)] = "special"   # a transcendental: the special-function rate
+        elif op.NAME in MATH_CHEAP or isinstance(op, _OTHER):
             st.op_class[id(op)] = "other"
         elif isinstance(op, AffineLoadOp):
             st.op_class[id(op)] = "load"
         elif isinstance(op, AffineStoreOp):
             st.op_class[id(op)] = "store"
+        elif op.NAME.startswith("arith.") and not isinstance(op, (ConstantOp, IndexCastOp, *_MUL)) \
+                and op.results and _is_data(op):
+            # an integer or float op no table names (a cast, a shift, and/or/xor, a cmp):
+            # one lane-op, at its result's precision
+            st.op_class[id(op)] = "other"
     feeds = _control_values(func)
     for op in func.walk():
-        if isinstance(op, MulFOp) and id(op) not in paired:
+        if isinstance(op, _MUL) and id(op) not in paired and _is_data(op):
             st.op_class[id(op)] = "mul"
+        if id(op) in free:
+            st.op_class.pop(id(op), None)
+        cls = st.op_class.get(id(op))
+        if cls in ("mul", "add", "special", "other"):
+            st.op_type[id(op)] = (_type_name(op), "")
         if isinstance(op, AffineForOp):
             # a loop of one trip (a tile loop over a whole extent) adds no depth
             depth = sum(1 for a in (op, *op.ancestors())
@@ -143,6 +175,40 @@ def _static(func: FuncOp) -> _Static:
         _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def _is_data(op: Operation) -> bool:
+    """An op on data (float or integer values), not on `index` values (address arithmetic)."""
+    t = op.results[0].type if op.results else None
+    return isinstance(t, ElementType) and not t.is_index
+
+
+def _type_name(op: Operation) -> str:
+    return str(op.results[0].type)
+
+
+def _source_type(v: Value, free: set[int]) -> ElementType | None:
+    """The type of `v` before the widening casts it comes through (recorded in `free`)."""
+    t = v.type
+    while isinstance(v, OpResult) and isinstance(v.owner, CastOp) \
+            and not isinstance(v.owner, IndexCastOp):
+        src = v.owner.operands[0]
+        st = src.type
+        if not (isinstance(st, ElementType) and isinstance(t, ElementType)) or st.is_index \
+                or st.bitwidth > t.bitwidth:
+            break
+        free.add(id(v.owner))
+        v, t = src, st
+    return t if isinstance(t, ElementType) else None
+
+
+def _mac_type(mul: Operation, free: set[int]) -> str:
+    """A MAC's precision: the wider of its multiply's operands before widening casts."""
+    types = [_source_type(v, free) for v in mul.operands]
+    known = [t for t in types if t is not None]
+    if not known:
+        return _type_name(mul)
+    return max(known, key=lambda t: (t.bitwidth, t.is_float)).name
 
 
 def static_trip_count(loop: AffineForOp) -> int | None:
@@ -196,7 +262,7 @@ def control_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int | None, .
     return tuple(a if k in ctl else None for k, a in enumerate(args))
 
 
-def _is_reduction(add: AddFOp | SubFOp, mul_value: Value) -> bool:
+def _is_reduction(add: Operation, mul_value: Value) -> bool:
     """`acc + a*b` where acc is an iter_arg or a load of the memref the sum is stored to."""
     acc = next((v for v in add.operands if v is not mul_value), None)
     if acc is None:
@@ -250,14 +316,17 @@ def _count_ops(func: FuncOp, args: Sequence[int | None]) -> OpCounts:
     acc: dict[str, int] = dict.fromkeys(CLASSES, 0)
     space_bytes: dict[int, int] = {}
     space_acc: dict[int, int] = {}
-    _count_block(func.body, env, 1, st, acc, space_bytes, space_acc)
+    typed: dict[tuple[str, str, str], int] = {}
+    _count_block(func.body, env, 1, st, acc, space_bytes, space_acc, typed)
     return OpCounts(**acc, bytes_by_space=tuple(sorted(space_bytes.items())),
                     accesses_by_space=tuple(sorted(space_acc.items())),
-                    matmul_like=st.matmul_like, max_depth=st.max_depth, reduction=st.reduction)
+                    matmul_like=st.matmul_like, max_depth=st.max_depth, reduction=st.reduction,
+                    typed=tuple((c, t, a, n) for (c, t, a), n in sorted(typed.items())))
 
 
 def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, acc: dict[str, int],
-                 space_bytes: dict[int, int], space_acc: dict[int, int]) -> None:
+                 space_bytes: dict[int, int], space_acc: dict[int, int],
+                 typed: dict[tuple[str, str, str], int]) -> None:
     for op in block.ops:
         if isinstance(op, AffineForOp):
             b = _bounds(op, env)
@@ -269,18 +338,18 @@ def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, ac
             if id(op) in st.iterate:
                 for i in range(lo, hi, op.step):
                     env[op.iv] = i
-                    _count_block(op.body, env, mult, st, acc, space_bytes, space_acc)
+                    _count_block(op.body, env, mult, st, acc, space_bytes, space_acc, typed)
                 env.pop(op.iv, None)
             else:
                 trip = -((lo - hi) // op.step)
-                _count_block(op.body, env, mult * trip, st, acc, space_bytes, space_acc)
+                _count_block(op.body, env, mult * trip, st, acc, space_bytes, space_acc, typed)
         elif isinstance(op, AffineIfOp):
             try:
                 cond = compile_set(op.condition)([env[v] for v in op.operands])
             except KeyError:
                 raise ValueError(f"affine.if at {op.loc} depends on a value unknown to the count")
             _count_block(op.then_block if cond else op.else_block, env, mult, st, acc,
-                         space_bytes, space_acc)
+                         space_bytes, space_acc, typed)
         elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):
             try:
                 r = compile_map(op.map)([env[v] for v in op.operands])
@@ -298,6 +367,10 @@ def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, ac
             if cls is None:
                 continue
             acc[cls] += mult
+            ty = st.op_type.get(id(op))
+            if ty is not None:
+                k = (cls, *ty)
+                typed[k] = typed.get(k, 0) + mult
             if cls in ("load", "store"):
                 mt = op.memref.type  # type: ignore[attr-defined]
                 assert isinstance(mt, MemRefType)

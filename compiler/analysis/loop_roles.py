@@ -27,13 +27,19 @@ from compiler.ir.affine_expr import AffineExpr, Binary, Dim, Sym
 from compiler.ir.core import BlockArgument, OpResult, Value
 from compiler.ir.ops import (
     AddFOp,
+    AddIOp,
     AffineForOp,
     AffineLoadOp,
     AffineStoreOp,
     AffineYieldOp,
+    ConstantOp,
     FuncOp,
     MulFOp,
+    MulIOp,
 )
+
+_ADD = (AddFOp, AddIOp)  # float and integer multiply-adds alike
+_MUL = (MulFOp, MulIOp)
 
 # id(func) -> (func, roles by loop in walk order or None)
 _ROLES: dict[int, tuple[FuncOp, tuple[str, ...] | None]] = {}
@@ -55,7 +61,7 @@ def loop_roles(func: FuncOp) -> tuple[str, ...] | None:
 def _roles(func: FuncOp) -> tuple[str, ...] | None:
     found = None
     for op in func.walk():
-        if isinstance(op, AddFOp):
+        if isinstance(op, _ADD):
             hit = _reduction(op)
             if hit is not None:
                 if found is not None:
@@ -84,7 +90,7 @@ def _roles(func: FuncOp) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _reduction(add: AddFOp) -> tuple[AddFOp, AffineStoreOp, Value, Value] | None:
+def _reduction(add: AddFOp | AddIOp) -> tuple[AddFOp | AddIOp, AffineStoreOp, Value, Value] | None:
     """(the add, the store, the first factor, the second) of `out = out + a * b`, the
     accumulator loaded and stored around the add or carried in iter_args between them; a
     factor is a load or a value computed from loads (`(x - mean) * (x - mean)`: its indices
@@ -93,7 +99,7 @@ def _reduction(add: AddFOp) -> tuple[AddFOp, AffineStoreOp, Value, Value] | None
     acc_value: Value | None = None
     for v in add.operands:
         d = v.owner if isinstance(v, OpResult) else None
-        if mul is None and isinstance(d, MulFOp):
+        if mul is None and isinstance(d, _MUL):
             mul = d
         else:
             acc_value = v
@@ -113,12 +119,33 @@ def _reduction(add: AddFOp) -> tuple[AddFOp, AffineStoreOp, Value, Value] | None
             return None
         result, acc_value = loop.results[j], loop.inits[j]
     acc = acc_value.owner if isinstance(acc_value, OpResult) else None
+    if isinstance(acc, ConstantOp) and isinstance(result, OpResult) \
+            and result.owner.parent_block is not None:
+        # a sum started at a constant in iter_args and stored once done, maybe through
+        # value-wise ops (a requantization: shift, clamp, narrow): `out = f(Σ a*b)`
+        for op in result.owner.parent_block.ops:
+            if isinstance(op, AffineStoreOp) and _derives(op.value, result):
+                return add, op, factors[0], factors[1]  # type: ignore[return-value]
+        return None
     if not isinstance(acc, AffineLoadOp) or acc.parent_block is None:
         return None
     for op in acc.parent_block.ops:
         if isinstance(op, AffineStoreOp) and op.value is result and op.memref is acc.memref:
             return add, op, factors[0], factors[1]  # type: ignore[return-value]
     return None
+
+
+def _derives(v: Value, source: Value) -> bool:
+    """`v` is `source` through ops whose other operands are all constants."""
+    while v is not source:
+        if not isinstance(v, OpResult) or isinstance(v.owner, AffineLoadOp | AffineForOp):
+            return False
+        data = [x for x in v.owner.operands
+                if not (isinstance(x, OpResult) and isinstance(x.owner, ConstantOp))]
+        if len(data) != 1:
+            return False
+        v = data[0]
+    return True
 
 
 def _ivs_of(v: Value) -> set[int]:

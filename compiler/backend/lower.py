@@ -107,6 +107,8 @@ from compiler.ir.ops import (
     UIToFPOp,
     XOrIOp,
 )
+from compiler.ir.ops.math_ops import LLVM as MATH_LLVM
+from compiler.ir.ops.math_ops import MATH_BINARY, MATH_TERNARY, MATH_UNARY
 from compiler.ir.ops.opaque import BARRIER_OP
 from compiler.ir.types import ElementType, FunctionType, MemRefType, Type, VectorType
 
@@ -353,6 +355,9 @@ class _FunctionLowering:
             self.dispatch[cls] = self._int_binary(meth)
         for cls, meth in {ShLIOp: "shl", ShRSIOp: "ashr", ShRUIOp: "lshr"}.items():
             self.dispatch[cls] = self._shift(meth)
+        for table in (MATH_UNARY, MATH_BINARY, MATH_TERNARY):
+            for cls in table.values():
+                self.dispatch[cls] = self.math_op
         self.dispatch[MaximumFOp] = self._float_intrinsic2("llvm.maximum")
         self.dispatch[MinimumFOp] = self._float_intrinsic2("llvm.minimum")
         self.dispatch[MaxSIOp] = self._int_minmax(">", True)
@@ -777,6 +782,32 @@ class _FunctionLowering:
         fn = self._intrinsic(f"{base}.{_FLOAT_SUFFIX[a.type]}", a.type, [a.type])
         r = self.b.call(fn, [a], fastmath=self.fmf)
         self.values[op.results[0]] = round_float_result(self.b, self.llmod, r, t)
+
+    def math_op(self, op: Operation) -> None:
+        """A `math` op of `compiler.ir.ops.math_ops`: its LLVM intrinsic, or the C library's
+        function (`f` suffix for f32; f16 goes through f32); rsqrt 1 / sqrt. The value's
+        register type decides (bf16/fp8 live in float registers), the result is rounded to
+        the op's element type (`round_float_result`)."""
+        name, intrinsic = MATH_LLVM[op.NAME]
+        args = [self.scalar(v) for v in op.operands]
+        t = op.results[0].type
+        assert isinstance(t, ElementType)
+        ty = args[0].type
+        f32 = ir.FloatType()
+        if name == "rsqrt":
+            fn = self._intrinsic(f"llvm.sqrt.{_FLOAT_SUFFIX[ty]}", ty, [ty])
+            root = self.b.call(fn, args, fastmath=self.fmf)
+            got = self.b.fdiv(ir.Constant(ty, 1.0), root, flags=self.fmf)
+        elif intrinsic:
+            fn = self._intrinsic(f"{name}.{_FLOAT_SUFFIX[ty]}", ty, [ty] * len(args))
+            got = self.b.call(fn, args, fastmath=self.fmf)
+        elif ty == ir.DoubleType():
+            got = self.b.call(self._libc(name, ty, [ty] * len(args)), args)
+        else:
+            wide = [a if ty == f32 else self.b.fpext(a, f32) for a in args]
+            got = self.b.call(self._libc(f"{name}f", f32, [f32] * len(args)), wide)
+            got = got if ty == f32 else self.b.fptrunc(got, ty)
+        self.values[op.results[0]] = round_float_result(self.b, self.llmod, got, t)
 
     def negf(self, op: Operation) -> None:
         self.values[op.results[0]] = self.b.fneg(self.scalar(op.operands[0]), flags=self.fmf)

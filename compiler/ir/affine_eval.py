@@ -142,8 +142,8 @@ def expr_source(e: AffineExpr, nd: int) -> str:
 @cache
 def compile_map(m: AffineMap) -> MapFn:
     """`fn(operand_values) -> results` for a map whose operands are (dims..., symbols...)."""
-    body = ", ".join(expr_source(r, m.num_dims) for r in m.results)
-    return eval(f"lambda v: ({body},)")  # type: ignore[no-any-return]
+    body = "".join(f"{expr_source(r, m.num_dims)}, " for r in m.results)
+    return eval(f"lambda v: ({body})")  # type: ignore[no-any-return]  # () for a zero-rank index
 
 
 @cache

@@ -55,6 +55,7 @@ from compiler.ir.ops import (
     ReturnOp,
     SelectOp,
     SIToFPOp,
+    TernaryOp,
     TruncFOp,
     TruncIOp,
     UIToFPOp,
@@ -466,6 +467,14 @@ class _Verifier:
         self.check_scalar_kind(op, op.operand.type, float_op=True)
         self.check_result_types(op, [op.operand.type])
 
+    def r_ternary(self, op: TernaryOp) -> None:
+        if len(op.operands) != 3:
+            raise self.fail(op, f"takes three operands, found {len(op.operands)}")
+        if len({str(v.type) for v in op.operands}) != 1:
+            raise self.fail(op, "operand types differ: " + ", ".join(str(v.type) for v in op.operands))
+        self.check_scalar_kind(op, op.operands[0].type, float_op=True)
+        self.check_result_types(op, [op.operands[0].type])
+
     def r_cmp(self, op: CmpFOp) -> None:
         a, b = op.operands
         if a.type != b.type:
@@ -592,6 +601,7 @@ _RULES: dict[type, Callable[[_Verifier, Operation], None]] = {
     ConstantOp: _Verifier.r_constant,
     BinaryOp: _Verifier.r_binary,
     UnaryOp: _Verifier.r_unary,
+    TernaryOp: _Verifier.r_ternary,
     CmpFOp: _Verifier.r_cmp,
     CmpIOp: _Verifier.r_cmp,
     SelectOp: _Verifier.r_select,

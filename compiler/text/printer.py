@@ -45,6 +45,7 @@ from compiler.ir.ops import (
     OpaqueOp,
     ReturnOp,
     SelectOp,
+    TernaryOp,
     UnaryOp,
 )
 from compiler.ir.types import ElementType, float_bits, round_float
@@ -467,6 +468,7 @@ _DISPATCH: dict[type, Callable[[_Printer, Operation, int], str | None]] = {
     ConstantOp: _Printer.p_constant,
     BinaryOp: _Printer.p_binary,
     UnaryOp: _Printer.p_unary,
+    TernaryOp: _Printer.p_unary,   # `math.fma %a, %b, %c : f32`: the operands, then the type
     CmpFOp: _Printer.p_cmp,
     CmpIOp: _Printer.p_cmp,
     SelectOp: _Printer.p_select,

@@ -39,6 +39,7 @@ from compiler.analysis.legality import opaque_memory_op
 from compiler.ir.core import Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
+    AffineDmaWaitOp,
     AffineForOp,
     FuncOp,
     ModuleOp,
@@ -430,12 +431,32 @@ class AffinePipelineDataTransferPass(Pass):
 
 
 def filled_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:
-    """Whether a DMA of another level (not from a `space` buffer) in `loop` writes `memref`:
-    the level above's copy into the buffer an incoming DMA reads, its data there only after
-    that DMA's wait. (This level's own copy-outs are the dependence check's.)"""
+    """Whether a DMA of another level (not from a `space` buffer) fills `memref` with its start
+    or its wait in `loop`: the level above's copy into the buffer an incoming DMA reads, its
+    data there only after that DMA's wait. A wait alone counts: after the level above was
+    pipelined, its epilogue holds the waits of copies started before the loop, and a prefetch
+    hoisted over such a wait reads the buffer while it is being filled. (This level's own
+    copy-outs are the dependence check's.)"""
     mine = {id(o) for o in unit.walk()}
-    return any(isinstance(o, AffineDmaStartOp) and o.dst is memref and id(o) not in mine
-               and memref_type(o.src).memory_space != space for o in loop.walk())
+    fillers = [o for o in _func_of(loop).walk()
+               if isinstance(o, AffineDmaStartOp) and o.dst is memref and id(o) not in mine
+               and memref_type(o.src).memory_space != space]
+    if not fillers:
+        return False
+    tags = [o.tag for o in fillers]
+    return any((isinstance(o, AffineDmaStartOp) and any(o is f for f in fillers))
+               or (isinstance(o, AffineDmaWaitOp) and any(o.tag is t for t in tags))
+               for o in loop.walk())
+
+
+def _func_of(op: Operation) -> Operation:
+    """The outermost op above `op` below the module (its function)."""
+    top = op
+    for a in op.ancestors():
+        if isinstance(a, ModuleOp):
+            break
+        top = a
+    return top
 
 
 def read_by_other_dma(loop: AffineForOp, memref: Value, unit: Operation, space: int) -> bool:

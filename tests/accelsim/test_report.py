@@ -120,7 +120,7 @@ def test_figures_match_cycle_by_cycle_brute_force(trace, extra_cycles, need_read
     e = cfg.energy
     assert rep.energy.dram_pj == pytest.approx(moved * e.dram_pj_per_byte)
     assert rep.energy.sram_pj == pytest.approx(24 * e.sram_pj_per_byte)
-    assert rep.energy.compute_pj == pytest.approx(7 * e.mac_pj + 5 * e.alu_pj + 2 * e.special_pj)
+    assert rep.energy.compute_pj == pytest.approx(7 * (3.7 + 0.9) + 5 * 0.9 + 2 * e.special_pj)  # f32
     assert rep.energy.static_pj == pytest.approx(e.static_mw * 1e-3 * n / 1e9 * 1e12)
     json.dumps(rep.to_dict(), allow_nan=False)
 

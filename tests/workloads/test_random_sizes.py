@@ -18,7 +18,7 @@ CAPS = {"H": 6, "W": 6, "N": 5, "T": 4}
 
 
 def _strategy(p: Param) -> st.SearchStrategy[object]:
-    if p.kind == "dtype":
+    if p.kind in ("dtype", "type"):  # the element type, the accumulator and weights' types
         return st.just("f64")
     if p.kind == "float":
         return st.sampled_from(["0", "1", "-0.5", "2.25"])

@@ -59,7 +59,10 @@ def test_unknown_parameter_lists_parameters() -> None:
     ("gemm:M=-3", "gemm: M=-3 is out of range"),
     ("gemm:M=4.5", "gemm: M must be an integer, got '4.5'"),
     ("gemm:M=x", "gemm: M must be an integer, got 'x'"),
-    ("gemm:dtype=f16", "gemm: dtype must be one of f32, f64, got 'f16'"),
+    ("relu:dtype=f16", "relu: dtype must be one of f32, f64, got 'f16'"),
+    ("gemm:dtype=f12", "gemm: dtype must be one of f32, f64, f16, bf16, f8E4M3FN, f8E5M2, i4, i8, "
+                       "i16, i32, got 'f12'"),
+    ("gemm:acc=q8", "gemm: acc must be one of"),
     ("saxpy:a=fast", "saxpy: a must be a number, got 'fast'"),
     ("saxpy:a=inf", "saxpy: a must be finite, got 'inf'"),
     ("conv2d:H=2,R=3", "conv2d: the filter (3x3) must fit in the image (2x34): need R <= H and S <= W"),
@@ -72,7 +75,8 @@ def test_bad_values_are_rejected(spec: str, message: str) -> None:
 
 def test_defaults_and_overrides() -> None:
     w = workloads.get("gemm:N=48")
-    assert w.params == {"M": 256, "N": 48, "K": 256, "dtype": F32}
+    assert w.params == {"M": 256, "N": 48, "K": 256, "dtype": F32, "acc": F32, "wdtype": F32,
+                        "out": None}
     assert w.spec == "gemm:M=256,N=48,K=256,dtype=f32"
     assert workloads.get(w.spec).params == w.params
     assert workloads.get("saxpy:a=-0.5").params["a"] == -0.5
@@ -148,7 +152,7 @@ def test_every_workload_describes_itself() -> None:
         bound = w.bind()
         assert bound.outputs and set(bound.outputs) <= set(bound.arg_types())
         assert 0 < bound.rtol < 1e-2 and 0 < bound.atol < 1e-1
-        assert [p.name for p in w.params][-1] == "dtype"
+        assert w.param("dtype").kind == "dtype"
 
 
 def test_random_inputs_agree_with_the_backend_generator() -> None:
@@ -179,10 +183,10 @@ def test_a_workload_is_valid_from_construction() -> None:
     gemm = workloads.lookup("gemm")
     fields = dict(name="bad", func_name="bad", summary="", build=gemm.build, reference=gemm.reference,
                   outputs=("C",), tolerance=gemm.tolerance, tolerance_reason="")
-    dtype = gemm.params[-1]
+    dtype = gemm.param("dtype")
     with pytest.raises(ValueError, match="duplicate parameter names"):
         workloads.Workload(params=(gemm.params[0], gemm.params[0], dtype), **fields)
     with pytest.raises(ValueError, match="exactly one dtype parameter"):
-        workloads.Workload(params=gemm.params[:-1], **fields)
+        workloads.Workload(params=tuple(p for p in gemm.params if p.name != "dtype"), **fields)
     with pytest.raises(WorkloadError, match="M=0 is out of range"):
         workloads.Workload(params=(workloads.Param("M", 0, "rows"), dtype), **fields)

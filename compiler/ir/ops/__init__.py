@@ -64,10 +64,16 @@ from compiler.ir.ops.arith import (
     XOrIOp,
 )
 from compiler.ir.ops.func import CallOp, FuncOp, ModuleOp, ReturnOp
+from compiler.ir.ops.math_ops import MATH_BINARY, MATH_TERNARY, MATH_UNARY, FmaOp, TernaryOp
 from compiler.ir.ops.memref import AllocaOp, AllocOp, DeallocOp, DimOp
 from compiler.ir.ops.opaque import OpaqueOp, opaque_memref_uses
 
+# the math dialect's other float ops parse, print and lower through the same tables
+UNARY_OPS.update(MATH_UNARY)
+BINARY_OPS.update(MATH_BINARY)
+
 __all__ = [
+    "FmaOp", "MATH_BINARY", "MATH_TERNARY", "MATH_UNARY", "TernaryOp",
     "AbsFOp", "AddFOp", "AddIOp", "AffineApplyOp", "AffineDmaStartOp", "AffineDmaWaitOp",
     "AffineForOp", "AffineIfOp", "AffineParallelOp", "REDUCTIONS", "AffineLoadOp", "AffineMaxOp",
     "AffineMinOp", "AffineStoreOp",

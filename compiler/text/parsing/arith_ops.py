@@ -7,7 +7,16 @@ import struct
 
 from compiler.diagnostics import Location
 from compiler.ir.core import Operation
-from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp, ConstantOp, SelectOp
+from compiler.ir.ops import (
+    BINARY_OPS,
+    CAST_OPS,
+    MATH_TERNARY,
+    UNARY_OPS,
+    CmpFOp,
+    CmpIOp,
+    ConstantOp,
+    SelectOp,
+)
 from compiler.ir.ops.arith import CMPF_PREDICATES, CMPI_PREDICATES
 from compiler.ir.types import ELEMENT_TYPES, ElementType, Type, float_from_bits, round_float
 from compiler.text.lexer import Token
@@ -87,6 +96,22 @@ def parse_unary(p: OpParser, cls: type, loc: Location) -> Operation:
     return p.insert(cls(a, loc=loc))
 
 
+def parse_ternary(p: OpParser, cls: type, loc: Location) -> Operation:
+    """`math.fma %a, %b, %c : f32`."""
+    operands = []
+    for k in range(3):
+        if k:
+            p.expect(",", f"between the operands of {cls.NAME}")
+        operands.append((p.parse_operand(), p.toks[p.i - 1]))
+    if p.at("fastmath"):
+        raise p.error("'fastmath' flags are not supported")
+    p.expect(":", "before the operand type")
+    ty = p.parse_type()
+    for v, t in operands:
+        p.check_type(v, t, ty)
+    return p.insert(cls(*(v for v, _ in operands), loc=loc))
+
+
 def parse_cmp(p: OpParser, cls: type, loc: Location) -> Operation:
     pt = p.expect_kind("bare", "a comparison predicate")
     allowed = CMPF_PREDICATES if cls is CmpFOp else CMPI_PREDICATES
@@ -163,5 +188,7 @@ for _name, _cls in BINARY_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_binary(p, c, loc)
 for _name, _cls in UNARY_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_unary(p, c, loc)
+for _name, _cls in MATH_TERNARY.items():
+    OPS[_name] = lambda p, loc, c=_cls: parse_ternary(p, c, loc)
 for _name, _cls in CAST_OPS.items():
     OPS[_name] = lambda p, loc, c=_cls: parse_cast(p, c, loc)

@@ -14,7 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compiler.ir.core import Operation, Value
-from compiler.ir.ops import BINARY_OPS, CAST_OPS, UNARY_OPS, CmpFOp, CmpIOp, DeallocOp, ReturnOp, SelectOp
+from compiler.ir.ops import (
+    BINARY_OPS,
+    CAST_OPS,
+    MATH_TERNARY,
+    UNARY_OPS,
+    CmpFOp,
+    CmpIOp,
+    DeallocOp,
+    ReturnOp,
+    SelectOp,
+)
 from compiler.ir.ops.arith import CMPF_PREDICATES, CMPI_PREDICATES
 from compiler.ir.ops.memref import AllocaOp, AllocOp
 from compiler.ir.types import ELEMENT_TYPES, FunctionType, MemRefType
@@ -177,4 +187,5 @@ BUILDERS: dict[str, Builder] = {
 }
 BUILDERS.update({name: _elementwise(cls, 2) for name, cls in BINARY_OPS.items()})
 BUILDERS.update({name: _elementwise(cls, 1) for name, cls in UNARY_OPS.items()})
+BUILDERS.update({name: _elementwise(cls, 3) for name, cls in MATH_TERNARY.items()})
 BUILDERS.update({name: _cast(cls) for name, cls in CAST_OPS.items()})

@@ -80,8 +80,8 @@ def test_every_op_class_has_a_lowering():
     from compiler.ir import Operation
 
     # (affine.parallel is rewritten into affine.for loops before lowering: parallel_loops.py)
-    structural = {"FuncOp", "ModuleOp", "ReturnOp", "AffineYieldOp", "BinaryOp", "UnaryOp", "CastOp",
-                  "AffineParallelOp"}
+    structural = {"FuncOp", "ModuleOp", "ReturnOp", "AffineYieldOp", "BinaryOp", "UnaryOp", "TernaryOp",
+                  "CastOp", "AffineParallelOp"}
     concrete = [getattr(ops, n) for n in ops.__all__
                 if isinstance(getattr(ops, n), type) and issubclass(getattr(ops, n), Operation)
                 and n not in structural]
