@@ -147,13 +147,11 @@ def check_options(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     from accelsim.cli.networks_cmd import is_network, run_network
+    from accelsim.cli.suggest import check_known_input
     from accelsim.cli.target_choice import choose_target
 
-    choose_target(args)
-
-    from accelsim.cli.suggest import check_known_input
-
     check_known_input(args.input)  # a name of neither kind: the closest of both
+    choose_target(args, network=is_network(args.input))
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
     if getattr(args, "dtype", None):
