@@ -73,7 +73,8 @@ def register(sub: Any) -> None:
                                  "network (.csv, .layers, .onnx, or a name from `accelsim networks`)")
     p.add_argument("--target", default=None,
                    help=f"where to run: {', '.join(TARGETS)} (default: sim when an option only the "
-                        "simulator reads is given, such as --config, --set or --fidelity; else host)")
+                        "simulator reads is given, such as --config, --set or --fidelity, or INPUT "
+                        "is a network of layer shapes; else host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
     p.add_argument("--seed", type=_seed, default=None,
