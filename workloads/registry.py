@@ -9,7 +9,7 @@ from workloads.model import BoundWorkload, Workload, WorkloadError
 from workloads.spec import parse_spec
 
 # Kernel-family modules; each exposes WORKLOADS: tuple[Workload, ...].
-FAMILIES = ("gemm", "vector", "reduction", "softmax", "conv", "stencil", "polybench", "layers")
+FAMILIES = ("gemm", "vector", "reduction", "softmax", "conv", "stencil", "polybench", "layers", "generic")
 
 
 @cache

@@ -70,7 +70,13 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
         check_figure_path("--timeline", args.timeline)
     if args.layer and not args.timeline:
         raise InputError("--layer NAME draws that layer's engine timeline: give --timeline OUT.png too")
-    network = load_network(args.input, args.conv_lowering)
+    from accelsim.network.onnx_prep import parse_shapes
+
+    try:
+        shapes = parse_shapes(getattr(args, "shape", None))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    network = load_network(args.input, args.conv_lowering, shapes)
     skipped: list[str] = []
     if getattr(args, "dtype", None):
         from accelsim.network.precision import with_precision
@@ -209,6 +215,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: no limit)")
     g.add_argument("--layer", metavar="NAME", default=None,
                    help="with --timeline OUT.png: also draw layer NAME's engine timeline (OUT.NAME.png)")
+    g.add_argument("--shape", action="append", metavar="NAME=DIMS", default=None,
+                   help="ONNX: bind input NAME's symbolic dimensions, e.g. --shape input_ids=1x128 "
+                        "(repeatable; a symbolic dimension left unbound is an error naming it)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
     g.add_argument("--dtype", default=None, metavar="int8|int4|bf16|fp8|f16|f32",

@@ -1,11 +1,12 @@
-"""ONNX models to networks (the `onnx` package): shape inference, constant folding of
-initializers, BatchNormalization folded into the Conv before it, then one layer per node
-(`accelsim.network.onnx_ops` lowers each op type).
+"""ONNX models to networks (the `onnx` package): the model prepared with onnx's own tools
+(`accelsim.network.onnx_prep`: version conversion, shapes bound and inferred, every constant
+subgraph folded), BatchNormalization folded into the Conv before it where it can be, then one
+layer per remaining node: the tuned kernels of `accelsim.network.onnx_ops` where they apply,
+the general lowering of `accelsim.network.onnx_rows` (generated loop nests) otherwise.
 
-Every tensor must be float32 with a static shape (after shape inference); initializers and
-`Constant` nodes are constants, folded at import (a transposed or scaled weight, a bias
-broadcast over its output). An op we do not support is an error naming the node and its op
-type.
+Runtime data is float32 (booleans and integers computed in the graph are held as f32 values);
+f64 data, strings and sequences are refused by name. An op or attribute we do not support is
+one error naming the node, its op type and what is missing.
 """
 
 from __future__ import annotations
@@ -19,79 +20,111 @@ from accelsim.network.onnx_graph import Graph, node_name
 from compiler.diagnostics import Location
 
 
-def read_onnx(path: str, choice: str = "auto") -> Network:
+def read_onnx(path: str, choice: str = "auto", shapes: dict[str, tuple[int, ...]] | None = None) -> Network:
     import onnx
 
     try:
         model = onnx.load(path)
     except Exception as exc:  # a protobuf that does not parse
         raise NetworkError(f"cannot read the ONNX model: {exc}", Location(path, 0, 0)) from None
-    return import_model(model, path, choice)
+    return import_model(model, path, choice, shapes)
 
 
-def import_model(model: object, path: str = "<onnx>", choice: str = "auto") -> Network:
+def import_model(model: object, path: str = "<onnx>", choice: str = "auto",
+                 shapes: dict[str, tuple[int, ...]] | None = None) -> Network:
+    """`model` prepared (`accelsim.network.onnx_prep`: opset conversion, shape binding and
+    inference, constant folding) and lowered node by node: the tuned kernels where they
+    apply (`accelsim.network.onnx_ops`), the general row lowering (`onnx_rows`) otherwise."""
     import onnx
-    from onnx import numpy_helper, shape_inference
 
-    try:
-        inferred = shape_inference.infer_shapes(model, strict_mode=True)  # type: ignore[arg-type]
-    except Exception as exc:
-        raise NetworkError(f"ONNX shape inference failed: {exc}", Location(path, 0, 0)) from None
-    g = inferred.graph
-    graph = Graph(path, {})
-    initialized = {init.name for init in g.initializer}
-    for vi in [*g.input, *g.output]:
-        elem = vi.type.tensor_type.elem_type
-        if vi.name not in initialized and elem != onnx.TensorProto.FLOAT:
-            raise NetworkError(f"tensor {vi.name!r} has element type "
-                               f"{onnx.TensorProto.DataType.Name(elem)}: only float32 is supported",
-                               Location(path, 0, 0))
-    for vi in [*g.input, *g.value_info, *g.output]:
-        dims = [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
-        if all(d is not None for d in dims):
-            graph.shapes[vi.name] = tuple(int(d) for d in dims)  # type: ignore[arg-type]
-    for init in g.initializer:
-        graph.add_constant(init.name, numpy_helper.to_array(init).astype(np.float32))
-    for node in g.node:
+    from accelsim.network.onnx_prep import prepare
+    from accelsim.network.onnx_rows import Unsupported, lower_node
+
+    prep = prepare(model, path, shapes)
+    graph = Graph(path, dict(prep.shapes))
+    for name, value in prep.constants.items():
+        if value.dtype.kind in "fiub":
+            graph.constants[name] = np.ascontiguousarray(value, dtype=np.float32)
+    for name in prep.inputs:
+        elem = prep.types.get(name, onnx.TensorProto.FLOAT)
+        if elem != onnx.TensorProto.FLOAT:
+            raise NetworkError(f"input {name!r} has element type {_type_name(elem)}: "
+                               + _type_refusal(elem), Location(path, 0, 0))
+    for node in prep.nodes:
         for name in node.input:
             graph.uses[name] = graph.uses.get(name, 0) + 1
-    for out in g.output:
-        graph.uses[out.name] = graph.uses.get(out.name, 0) + 1
+    for out in prep.outputs:
+        graph.uses[out] = graph.uses.get(out, 0) + 1
 
-    from accelsim.network.onnx_ops import LOWER, fold_batchnorm, unsupported
+    from accelsim.network.onnx_ops import LOWER, fold_batchnorm
 
-    nodes = fold_batchnorm(list(g.node), graph)
+    nodes = fold_batchnorm(list(prep.nodes), graph)
     layers: list[Layer] = []
     for index, node in enumerate(nodes):
-        if node.op_type == "Constant":
-            _constant_node(node, graph)
-            continue
-        lower = LOWER.get(node.op_type)
-        if lower is None:
-            raise unsupported(node, graph)
-        layer = lower(node, graph, f"{path}: node {index} {node_name(node)!r}", choice)
+        where = f"{path}: node {index} {node_name(node)!r}"
+        if node.domain not in ("", "ai.onnx"):
+            raise graph.error(node, f"domain {node.domain!r}: only the default ONNX domain is supported")
+        for name in node.output:
+            elem = prep.types.get(name, onnx.TensorProto.FLOAT)
+            if name and elem not in _RUNTIME_TYPES:
+                raise graph.error(node, f"output {name!r} has element type {_type_name(elem)}: "
+                                        + _type_refusal(elem))
+        layer = None
+        if _tuned(node, graph) and node.op_type in LOWER:
+            try:
+                layer = LOWER[node.op_type](node, graph, where, choice)
+            except (NetworkError, ValueError):
+                layer = None  # the general lowering below
+        if layer is None:
+            try:
+                layer = lower_node(node, graph.shapes, graph.constants, graph.add_constant, where,
+                                   prep.opset, lambda t: bool(t) and graph.uses.get(t, 0) > 0)
+            except Unsupported as exc:
+                raise graph.error(node, str(exc)) from None
         layers.append(layer)
-    inputs = {i.name: graph.shapes[i.name] for i in g.input if i.name not in graph.constants}
-    missing = [i for i in g.input if i.name not in graph.constants and i.name not in graph.shapes]
-    if missing:
-        raise NetworkError(f"input {missing[0].name!r} has no static shape", Location(path, 0, 0))
-    outputs = {o.name: graph.shape(o.name, nodes[-1] if nodes else None) for o in g.output}
+    inputs = {name: graph.shapes[name] for name in prep.inputs}
+    outputs = {o: graph.shape(o, None) for o in prep.outputs}
     used = {n for layer in layers for k in layer.kernels for _, n in k.reads}
     used |= {old for layer in layers for _, old in layer.views}
     constants = {k: v for k, v in graph.constants.items() if k in used or k in outputs}
+    g = model.graph  # type: ignore[attr-defined]
     name = getattr(g, "name", "") or os.path.splitext(os.path.basename(path))[0]
     return Network(name, path, tuple(layers), inputs, outputs, constants)
 
 
-def _constant_node(node: object, graph: Graph) -> None:
-    from onnx import numpy_helper
+_RUNTIME_TYPES = (1, 9, 6, 7, 3, 5, 2)  # FLOAT, BOOL, INT32, INT64, INT8, INT16, UINT8 (held as f32)
 
-    for attr in node.attribute:  # type: ignore[attr-defined]
-        if attr.name == "value":
-            graph.add_constant(node.output[0], numpy_helper.to_array(attr.t).astype(np.float32))  # type: ignore[attr-defined]
-            return
-        if attr.name in ("value_float", "value_floats"):
-            graph.add_constant(node.output[0], np.array(attr.f if attr.name == "value_float"  # type: ignore[attr-defined]
-                                                        else list(attr.floats), dtype=np.float32))
-            return
-    raise graph.error(node, "a Constant without a tensor or float value is not supported")
+
+def _type_name(elem: int) -> str:
+    import onnx
+
+    return onnx.TensorProto.DataType.Name(elem)
+
+
+def _type_refusal(elem: int) -> str:
+    import onnx
+
+    if elem == onnx.TensorProto.DOUBLE:
+        return "float64 data is not supported (only shapes and indices in f64/int64 are folded away)"
+    if elem in (onnx.TensorProto.STRING,):
+        return "strings are not supported"
+    return "only float32 data (and bool/integer values computed in the graph) is supported"
+
+
+def _tuned(node: object, graph: Graph) -> bool:
+    """Whether the tuned kernels of `onnx_ops` may take the node (else the general lowering)."""
+    from onnx import helper
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}  # type: ignore[attr-defined]
+    op = node.op_type  # type: ignore[attr-defined]
+    if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET", b"", ""):
+        return False
+    if op in ("MaxPool", "AveragePool", "GlobalAveragePool", "Conv"):
+        x = node.input[0]  # type: ignore[attr-defined]
+        if len(graph.shapes.get(x, ())) != 4:
+            return False
+    if op == "MaxPool" and len(node.output) > 1 and graph.uses.get(node.output[1], 0):  # type: ignore[attr-defined]
+        return False
+    if op == "Softmax":  # before opset 13 the axis flattens; last-axis only is the same then
+        return True
+    return True

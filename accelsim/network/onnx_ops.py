@@ -49,8 +49,9 @@ def _same(values: Any, what: str, node: Node, graph: Graph) -> int:
 # convolution
 
 def fold_batchnorm(nodes: list[Node], graph: Graph) -> list[Node]:
-    """BatchNormalization right after a Conv (whose output nothing else reads) is folded into
-    the Conv's filter and bias: w' = w·scale, b' = (b - mean)·scale + bias with
+    """BatchNormalization right after a Conv (whose output nothing else reads; constant
+    weights) is folded into the Conv's filter and bias (others are left for the general
+    lowering): w' = w·scale, b' = (b - mean)·scale + bias with
     scale = gamma/sqrt(var + eps)."""
     from onnx import helper
 
@@ -61,11 +62,12 @@ def fold_batchnorm(nodes: list[Node], graph: Graph) -> list[Node]:
             out.append(node)
             continue
         conv = producer.get(node.input[0])
-        if conv is None or conv.op_type != "Conv" or graph.uses.get(node.input[0], 0) != 1:
-            raise graph.error(node, "only a BatchNormalization right after a Conv (folded into it) "
-                                    "is supported")
-        if not all(graph.is_constant(n) for n in node.input[1:5]) or not graph.is_constant(conv.input[1]):
-            raise graph.error(node, "folding needs constant scale, bias, mean, var and Conv weights")
+        if conv is None or conv.op_type != "Conv" or graph.uses.get(node.input[0], 0) != 1 \
+                or not all(graph.is_constant(n) for n in node.input[1:5]) \
+                or not graph.is_constant(conv.input[1]) or any(o for o in node.output[1:]) \
+                or (len(conv.input) > 2 and conv.input[2] and not graph.is_constant(conv.input[2])):
+            out.append(node)  # standalone: the general lowering (onnx_rows)
+            continue
         eps = float(_attrs(node).get("epsilon", 1e-5))
         gamma, beta, mean, var = (graph.constant(n).astype(np.float64) for n in node.input[1:5])
         w = graph.constant(conv.input[1]).astype(np.float64)

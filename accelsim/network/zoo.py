@@ -37,8 +37,10 @@ def describe(path: Path) -> str:
     return f"SCALE-Sim topology, {len(rows)} rows"
 
 
-def load_network(source: str, choice: str = "auto") -> Network:
-    """Read SOURCE (a file or a zoo name); `choice` is the convolution lowering (`auto`, ...)."""
+def load_network(source: str, choice: str = "auto",
+                 shapes: dict[str, tuple[int, ...]] | None = None) -> Network:
+    """Read SOURCE (a file or a zoo name); `choice` is the convolution lowering (`auto`, ...);
+    `shapes` binds ONNX inputs' symbolic dimensions (`--shape NAME=DIMS`)."""
     path = str(zoo().get(source, source))
     if source not in zoo() and not os.path.exists(path):
         from accelsim.errors import InputError
@@ -52,7 +54,11 @@ def load_network(source: str, choice: str = "auto") -> Network:
     if lower.endswith(".onnx"):
         from accelsim.network.onnx_import import read_onnx
 
-        return read_onnx(path, choice)
+        return read_onnx(path, choice, shapes)
+    if shapes:
+        from accelsim.errors import InputError
+
+        raise InputError(f"--shape: only ONNX models have inputs to bind ({source} is not .onnx)")
     from accelsim.network.layerlist import read_layer_list
 
     return read_layer_list(path, choice)

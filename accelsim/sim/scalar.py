@@ -236,7 +236,7 @@ SCALAR_OPS: dict[type[Operation], ScalarFn] = {
     O.ShLIOp: _uint_op(_shl), O.ShRSIOp: _uint_op(_shrsi), O.ShRUIOp: _uint_op(_shrui),
     O.MaximumFOp: _fmax, O.MinimumFOp: _fmin,
     O.NegFOp: lambda op, a: -a, O.AbsFOp: lambda op, a: abs(a),
-    O.ExpOp: lambda op, a: np.exp(a), O.SqrtOp: lambda op, a: np.sqrt(a),
+    O.ExpOp: lambda op, a: np.exp(a), O.LogOp: lambda op, a: np.log(a), O.SqrtOp: lambda op, a: np.sqrt(a),
     O.CmpFOp: lambda op, a, b: bool(_CMP[op.predicate](a, b)),
     O.CmpIOp: _cmpi,
     O.SelectOp: lambda op, c, a, b: a if c else b,

@@ -43,6 +43,7 @@ from compiler.ir.ops import (
     ExpOp,
     FuncOp,
     IndexCastOp,
+    LogOp,
     MaximumFOp,
     MinimumFOp,
     MulFOp,
@@ -66,7 +67,7 @@ CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
 # (`extsi` of an i8 operand to i32: the array's PEs take the narrow operand as it is)
 _ADD = (AddFOp, SubFOp, AddIOp, SubIOp)
 _MUL = (MulFOp, MulIOp)
-_SPECIAL = (DivFOp, ExpOp, SqrtOp, DivSIOp, RemSIOp)
+_SPECIAL = (DivFOp, ExpOp, LogOp, SqrtOp, DivSIOp, RemSIOp)
 _OTHER = (MaximumFOp, MinimumFOp, CmpFOp, CmpIOp, SelectOp, NegFOp)
 
 

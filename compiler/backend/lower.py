@@ -79,6 +79,7 @@ from compiler.ir.ops import (
     FPToUIOp,
     FuncOp,
     IndexCastOp,
+    LogOp,
     MaximumFOp,
     MaxSIOp,
     MaxUIOp,
@@ -339,7 +340,7 @@ class _FunctionLowering:
             AllocOp: self.alloc, AllocaOp: self.alloc, DeallocOp: self.dealloc,
             DimOp: self.dim, OpaqueOp: self.opaque,
             CallOp: self.call, CmpFOp: self.cmpf, CmpIOp: self.cmpi, SelectOp: self.select,
-            NegFOp: self.negf, ExpOp: self.intrinsic1, SqrtOp: self.intrinsic1,
+            NegFOp: self.negf, ExpOp: self.intrinsic1, LogOp: self.intrinsic1, SqrtOp: self.intrinsic1,
             AbsFOp: self.intrinsic1,
             IndexCastOp: self.int_cast, ExtSIOp: self.int_cast, TruncIOp: self.int_cast,
             ExtUIOp: self.zext, SIToFPOp: self.int_to_float, UIToFPOp: self.int_to_float,
@@ -775,7 +776,7 @@ class _FunctionLowering:
         return lower
 
     def intrinsic1(self, op: Operation) -> None:
-        base = {ExpOp: "llvm.exp", SqrtOp: "llvm.sqrt", AbsFOp: "llvm.fabs"}[type(op)]
+        base = {ExpOp: "llvm.exp", LogOp: "llvm.log", SqrtOp: "llvm.sqrt", AbsFOp: "llvm.fabs"}[type(op)]
         a = self.scalar(op.operands[0])
         t = op.results[0].type
         assert isinstance(t, ElementType)

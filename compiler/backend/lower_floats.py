@@ -191,8 +191,18 @@ def round_to(b: ir.IRBuilder, module: ir.Module, x: ir.Value, t: ElementType) ->
 
 
 def round_float_result(b: ir.IRBuilder, module: ir.Module, v: ir.Value, t: ElementType) -> ir.Value:
-    """The result of a float op computed in a float register, rounded to emulated type `t`."""
-    return b.call(round_fn(module, t), [b.fpext(v, F64)]) if is_emulated(t) else v
+    """The result of a float op computed in a float register, rounded to emulated type `t`
+    (bf16: the float's bits rounded to their high half, ties to even, in integer arithmetic:
+    the same value as `round_fn`, without the double detour)."""
+    if not is_emulated(t):
+        return v
+    if t.name != "bf16":
+        return b.call(round_fn(module, t), [b.fpext(v, F64)])
+    u = b.bitcast(v, I32)
+    lsb = b.and_(b.lshr(u, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+    r = b.and_(b.add(u, b.add(ir.Constant(I32, 0x7FFF), lsb)), ir.Constant(I32, 0xFFFF0000))
+    quiet = b.or_(u, ir.Constant(I32, 0x00400000))  # a NaN stays a NaN (its high payload kept)
+    return b.bitcast(b.select(b.fcmp_unordered("uno", v, v), quiet, r), F32)
 
 
 def to_bits(b: ir.IRBuilder, module: ir.Module, v: ir.Value, t: ElementType) -> ir.Value:

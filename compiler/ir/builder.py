@@ -54,6 +54,7 @@ from compiler.ir.ops import (
     DivSIOp,
     ExpOp,
     FuncOp,
+    LogOp,
     MaximumFOp,
     MinimumFOp,
     ModuleOp,
@@ -525,6 +526,9 @@ class Builder:
 
     def exp(self, a: Value) -> Value:
         return self.insert(ExpOp(a, loc=self.loc())).result
+
+    def log(self, a: Value) -> Value:
+        return self.insert(LogOp(a, loc=self.loc())).result
 
     def sqrt(self, a: Value) -> Value:
         return self.insert(SqrtOp(a, loc=self.loc())).result

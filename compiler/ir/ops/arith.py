@@ -203,6 +203,11 @@ class ExpOp(UnaryOp):
     NAME = "math.exp"
 
 
+class LogOp(UnaryOp):
+    __slots__ = ()
+    NAME = "math.log"
+
+
 class SqrtOp(UnaryOp):
     __slots__ = ()
     NAME = "math.sqrt"
@@ -322,7 +327,7 @@ BINARY_OPS: dict[str, type[BinaryOp]] = {c.NAME: c for c in (
     AddFOp, SubFOp, MulFOp, DivFOp, MaximumFOp, MinimumFOp,
     AddIOp, SubIOp, MulIOp, DivSIOp, RemSIOp, MaxSIOp, MinSIOp,
     DivUIOp, RemUIOp, MaxUIOp, MinUIOp, ShLIOp, ShRSIOp, ShRUIOp, AndIOp, OrIOp, XOrIOp)}
-UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, SqrtOp, AbsFOp)}
+UNARY_OPS: dict[str, type[UnaryOp]] = {c.NAME: c for c in (NegFOp, ExpOp, LogOp, SqrtOp, AbsFOp)}
 CAST_OPS: dict[str, type[CastOp]] = {c.NAME: c for c in (
     IndexCastOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
     UIToFPOp, FPToUIOp, ExtSIOp, ExtUIOp, TruncIOp, BitcastOp)}

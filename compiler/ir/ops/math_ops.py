@@ -1,4 +1,4 @@
-"""The `math` dialect's float ops beyond exp/sqrt/absf (those three live in `arith.py`): every
+"""The `math` dialect's float ops beyond exp/log/sqrt/absf (those four live in `arith.py`): every
 elementwise float op mlir-opt-19 accepts on f32 that the host and the simulator can run.
 
 Each has its numpy function (`NUMPY`: the simulator's scalar path and the reference of the
@@ -38,7 +38,7 @@ class FmaOp(TernaryOp):
 
 # op -> (LLVM intrinsic base or C function, is an intrinsic)
 _UNARY_LLVM = {
-    "math.log": ("llvm.log", True), "math.log2": ("llvm.log2", True),
+    "math.log2": ("llvm.log2", True),
     "math.log10": ("llvm.log10", True), "math.exp2": ("llvm.exp2", True),
     "math.sin": ("llvm.sin", True), "math.cos": ("llvm.cos", True),
     "math.floor": ("llvm.floor", True), "math.ceil": ("llvm.ceil", True),
@@ -74,7 +74,7 @@ def numpy_fn(name: str):  # type: ignore[no-untyped-def]
     import numpy as np
 
     table = {
-        "math.log": np.log, "math.log2": np.log2, "math.log10": np.log10,
+        "math.log2": np.log2, "math.log10": np.log10,
         "math.exp2": np.exp2, "math.sin": np.sin, "math.cos": np.cos, "math.floor": np.floor,
         "math.ceil": np.ceil, "math.trunc": np.trunc, "math.roundeven": np.rint,
         "math.log1p": np.log1p, "math.expm1": np.expm1, "math.tan": np.tan,

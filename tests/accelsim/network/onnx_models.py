@@ -94,8 +94,8 @@ def attention(seed: int = 0, seq: int = 6, hidden: int = 8, heads: int = 2) -> o
 
 def unsupported_op() -> onnx.ModelProto:
     nodes = [helper.make_node("Relu", ["x"], ["r"], name="ok"),
-             helper.make_node("Tanh", ["r"], ["y"], name="the_tanh")]
-    return _model(nodes, [_vi("x", 1, 4)], [_vi("y", 1, 4)], [], "tanh")
+             helper.make_node("Hardmax", ["r"], ["y"], name="the_hardmax")]
+    return _model(nodes, [_vi("x", 1, 4)], [_vi("y", 1, 4)], [], "hardmax")
 
 
 def save(model: onnx.ModelProto, path: Path) -> Path:
