@@ -707,16 +707,11 @@ def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
         raise ConfigError(f"{key} = {value!r}: this machine has [[memory]] levels; set the level "
                           "beside the compute unit as memory.<name>.<key>")
     table = data.setdefault(sec, {})
-    from accelsim.config_units import RATE_KEYS
+    from accelsim.config_units import set_rate
 
-    for rate, target in RATE_KEYS.items():  # a rate with a unit replaces its B/cycle key
-        if key in (rate, target):
-            table.pop((target if key == rate else rate).partition(".")[2], None)
-            if key == rate:
-                table[fld] = value
-                return
-    _known_field(cls, fld, key, value)
-    table[fld] = value
+    if not set_rate(table, key, value):  # a rate with a unit replaces its B/cycle key
+        _known_field(cls, fld, key, value)
+        table[fld] = value
 
 
 def _apply_array_override(data: dict[str, Any], sec: str, rest: str, key: str, value: Any) -> None:
@@ -861,7 +856,7 @@ def _load(name_or_path: str) -> HardwareConfig:
         import difflib
 
         close = difflib.get_close_matches(name_or_path, preset_names(), n=2)
-        hint = "; did you mean " + " or ".join(map(repr, close)) + "?" if close else ""
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise ConfigError(f"unknown hardware preset '{name_or_path}'{hint} (presets: "
                           f"{', '.join(preset_names())}; or give a path to a .toml file)")
     data = tomllib.loads(res.read_text(encoding="utf-8"))

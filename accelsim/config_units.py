@@ -48,6 +48,18 @@ def bytes_per_cycle(key: str, value: Any, clock_ghz: float | None) -> int | floa
     return as_rate(round(number * scale / (clock_ghz * 1e9), 9))
 
 
+def set_rate(table: dict[str, Any], key: str, value: Any) -> bool:
+    """`--set` of a rate key or of the bytes-per-cycle key it sets: the other one removed from
+    the section's `table` (the last given wins); True when `key` was the rate key (written)."""
+    for rate, target in RATE_KEYS.items():
+        if key in (rate, target):
+            table.pop((target if key == rate else rate).partition(".")[2], None)
+            if key == rate:
+                table[rate.partition(".")[2]] = value
+                return True
+    return False
+
+
 def resolve_rates(data: Mapping[str, Any], rules: Mapping[str, Rule]) -> dict[str, Any]:
     """The TOML shape with every rate key (`RATE_KEYS`) replaced by its bytes-per-cycle key,
     checked against its rule (`rules`, by the dotted bytes-per-cycle key); both given is an

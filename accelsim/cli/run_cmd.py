@@ -73,7 +73,8 @@ def register(sub: Any) -> None:
                                  "network (.csv, .layers, .onnx, or a name from `accelsim networks`)")
     p.add_argument("--target", default=None,
                    help=f"where to run: {', '.join(TARGETS)} (default: sim when an option only the "
-                        "simulator reads is given, such as --config, --set or --fidelity; else host)")
+                        "simulator reads is given, such as --config, --set or --fidelity, or INPUT "
+                        "is a network of layer shapes; else host)")
     p.add_argument("--func", default=None, help="function to run (default: the entry function)")
     p.add_argument("--inputs", default=None, metavar="IN.npz", help="argument arrays by name")
     p.add_argument("--seed", type=_seed, default=None,
@@ -147,13 +148,11 @@ def check_options(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     from accelsim.cli.networks_cmd import is_network, run_network
+    from accelsim.cli.suggest import check_known_input
     from accelsim.cli.target_choice import choose_target
 
-    choose_target(args)
-
-    from accelsim.cli.suggest import check_known_input
-
     check_known_input(args.input)  # a name of neither kind: the closest of both
+    choose_target(args, network=is_network(args.input))
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
     if getattr(args, "dtype", None):

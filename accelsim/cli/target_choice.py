@@ -2,7 +2,9 @@
 
 An option only the simulator reads (`--config`, `--set`, `--fidelity`, `--timing-only`,
 `--as-is`, a figure or trace) means `--target sim`: given without `--target`, the run used to
-go to the host, ignore the hardware and exit 0. Without any of them the target is the host.
+go to the host, ignore the hardware and exit 0. So does a network that describes layer shapes
+only (a `.csv` / `.layers` topology or a zoo name: only the simulator runs it). Otherwise the
+target is the host.
 `--config` and `--fidelity` have defaults, so whether they were given is recorded by their
 action (`StoreGiven`) in `args.given_options`.
 """
@@ -43,8 +45,10 @@ def given_sim_options(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def choose_target(args: argparse.Namespace) -> str:
-    """`args.target` as given, else "sim" when a simulator-only option was given, else "host"."""
+def choose_target(args: argparse.Namespace, network: bool = False) -> str:
+    """`args.target` as given, else "sim" when a simulator-only option was given or INPUT is a
+    network of layer shapes only (`network`: INPUT is a network), else "host"."""
     if getattr(args, "target", None) is None:
-        args.target = "sim" if given_sim_options(args) else "host"
+        shapes_only = network and not str(args.input).lower().endswith(".onnx")
+        args.target = "sim" if given_sim_options(args) or shapes_only else "host"
     return str(args.target)

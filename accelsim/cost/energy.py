@@ -52,4 +52,11 @@ def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: in
         static_pj=e.static_mw * 1e-3 * seconds * 1e12)
 
 
-__all__ = ["Energy", "energy"]
+def technology_of(config: HardwareConfig) -> str:
+    """The name of the energy table `config`'s [energy] figures come from (`energy.technology`;
+    a key the section does not give takes that table's figure), which every report names so
+    that nobody reads 45 nm fp32 figures without being told."""
+    return config.energy.technology
+
+
+__all__ = ["Energy", "energy", "technology_of"]

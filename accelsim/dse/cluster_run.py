@@ -54,7 +54,9 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
                                            progs.distribution, progs.flags)
         figures["serial_nests"] = progs.serial
         from accelsim.report.analytic_figures import analytic_report_figures
+        from accelsim.report.roofline import traffic_figures
 
+        figures.update(traffic_figures(compulsory, est.dram_bytes))
         figures.update(analytic_report_figures(config, est.cycles, est.dram_bytes, compulsory,
                                                est.energy(config)))
         return ClusterRun(progs, est, None, figures, compile_seconds, time.perf_counter() - t0)

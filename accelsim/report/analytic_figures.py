@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from accelsim.config import HardwareConfig
-from accelsim.cost.energy import Energy, energy
+from accelsim.cost.energy import Energy, energy, technology_of
 
 ENERGY_BASIS = "analytic: DRAM bytes, ops and static power (SRAM accesses not counted)"
 ESTIMATE_BASIS = "analytic: the estimate's DRAM and SRAM bytes, its kernels' ops, static power"
@@ -63,14 +63,16 @@ def analytic_report_figures(config: HardwareConfig, cycles: int, dram_bytes: int
         out.update({
             "energy_pj": estimated.total_pj, "energy_dram_pj": estimated.dram_pj,
             "energy_sram_pj": estimated.sram_pj, "energy_compute_pj": estimated.compute_pj,
-            "energy_static_pj": estimated.static_pj, "energy_basis": ESTIMATE_BASIS})
+            "energy_static_pj": estimated.static_pj, "energy_basis": ESTIMATE_BASIS,
+            "energy_technology": technology_of(config)})
     elif dram_bytes is not None:
         e = energy(config, dram_bytes=int(dram_bytes), sram_bytes=0, macs=macs, alu_ops=alu,
                    special_ops=special, seconds=seconds)
         out.update({
             "energy_pj": e.total_pj, "energy_dram_pj": e.dram_pj,
             "energy_sram_pj": None, "energy_compute_pj": e.compute_pj,
-            "energy_static_pj": e.static_pj, "energy_basis": ENERGY_BASIS})
+            "energy_static_pj": e.static_pj, "energy_basis": ENERGY_BASIS,
+            "energy_technology": technology_of(config)})
     return out
 
 
@@ -88,5 +90,6 @@ def summary_lines(m: dict[str, Any]) -> list[str]:
         lines.append(f"  compute    MAC utilization {m['mac_utilization']:.1%} "
                      f"({m['macs']:,} MACs)")
     if m.get("energy_pj") is not None:
-        lines.append(f"  energy     {m['energy_pj'] / 1e6:,.4g} uJ ({m['energy_basis']})")
+        lines.append(f"  energy     {m['energy_pj'] / 1e6:,.4g} uJ ({m['energy_basis']}; "
+                     f"{m.get('energy_technology', '-')} table)")
     return lines

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelsim.config import HardwareConfig
+from accelsim.cost.energy import technology_of
 from accelsim.cost.rate import cycles_for
 from accelsim.report.figures import Energy
 from accelsim.report.levels import LevelRow, level_traffic, rows_of
@@ -223,7 +224,7 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
         "compute_utilization": busy / result.cycles if result.cycles else 0.0,
         "energy_pj": energy.total_pj, "energy_dram_pj": energy.dram_pj,
         "energy_sram_pj": energy.sram_pj, "energy_compute_pj": energy.compute_pj,
-        "energy_static_pj": energy.static_pj}
+        "energy_static_pj": energy.static_pj, "energy_technology": technology_of(config)}
     macs = int(result.stats.macs)
     peak_macs = config.clusters * config.compute.macs_per_cycle
     moved = rep.dram_read + rep.dram_written + rep.dram_copied
@@ -275,7 +276,8 @@ def cluster_summary_lines(figures: dict[str, Any]) -> list[str]:
                           for name, key in (("DRAM", "energy_dram_pj"), ("SRAM", "energy_sram_pj"),
                                             ("compute", "energy_compute_pj"),
                                             ("static", "energy_static_pj")))
-        lines.append(f"  energy     {f['energy_pj'] / 1e6:,.4g} uJ: {parts}")
+        lines.append(f"  energy     {f['energy_pj'] / 1e6:,.4g} uJ "
+                     f"({f.get('energy_technology', '-')} table): {parts}")
     return lines
 
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from accelsim.config import HardwareConfig
 from accelsim.cost import precision
-from accelsim.cost.energy import Energy
+from accelsim.cost.energy import Energy, technology_of
 from accelsim.cost.energy import energy as energy_of
 from accelsim.cost.rate import cycles_for
 from accelsim.report.levels import (
@@ -210,6 +210,7 @@ class Report:
     array_pes: int = 0               # rows x cols
     precisions: tuple[PrecisionRow, ...] = ()  # the MACs by precision and unit
     peak_macs_per_cycle: int = 0     # the compute unit's MACs a cycle (rows x cols, or lanes)
+    energy_technology: str = ""      # the energy table the [energy] figures come from
 
     # ---- construction ------------------------------------------------------------------
     @staticmethod
@@ -290,6 +291,7 @@ class Report:
             array_pes=config.compute.rows * config.compute.cols,
             precisions=precision_rows(config, stats),
             peak_macs_per_cycle=config.compute.macs_per_cycle,
+            energy_technology=technology_of(config),
             warnings=tuple(warnings))
 
     @staticmethod
@@ -448,7 +450,7 @@ class Report:
             "sram_peak_bytes": self.sram_peak_bytes, "sram_capacity_bytes": self.sram_capacity_bytes,
             "energy_pj": self.energy.total_pj, "energy_dram_pj": self.energy.dram_pj,
             "energy_sram_pj": self.energy.sram_pj, "energy_compute_pj": self.energy.compute_pj,
-            "energy_static_pj": self.energy.static_pj,
+            "energy_static_pj": self.energy.static_pj, "energy_technology": self.energy_technology,
             "macs": self.macs, "alu_ops": self.alu_ops, "special_ops": self.special_ops,
             "dma_ops": self.dma_ops, "kernel_calls": self.kernel_calls,
             "hierarchical_roofline_cycles": self.hierarchical_roofline[0],
@@ -623,7 +625,8 @@ class Report:
             *self._precision_lines(),
             f"  busiest    {self.busiest.unit} ({pct(self.busiest.utilization)} of the run)"
             if self.busiest.busy_cycles else "  busiest    -",
-            f"  energy     {en.total_pj / 1e6:,.4g} uJ: DRAM {_share(en.dram_pj, en)}, "
+            f"  energy     {en.total_pj / 1e6:,.4g} uJ ({self.energy_technology or '-'} table): "
+            f"DRAM {_share(en.dram_pj, en)}, "
             f"SRAM {_share(en.sram_pj, en)}, compute {_share(en.compute_pj, en)}, "
             f"static {_share(en.static_pj, en)}",
             "",

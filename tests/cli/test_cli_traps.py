@@ -80,3 +80,12 @@ def test_an_unknown_input_names_the_closest_workload_or_network(capsys, source, 
 def test_an_unknown_preset_names_the_closest(capsys):
     status, _, err = _run(capsys, "run", SPEC, "--config", "defualt")
     assert status == 1 and "did you mean 'default'" in err
+
+
+def test_a_network_of_layer_shapes_without_target_runs_on_the_simulator(capsys, tmp_path):
+    net = tmp_path / "net.layers"
+    net.write_text("a  vector_add:N=64\n")
+    status, out, err = _run(capsys, "run", str(net), "--workers", "0", "--json")
+    assert status == 0, err
+    d = json.loads(out)
+    assert d["target"] == "sim" and d["cycles"] > 0

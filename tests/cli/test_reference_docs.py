@@ -89,3 +89,12 @@ def test_config_show_of_a_bad_file_is_one_error(capsys, tmp_path):
     assert main(["config", "show", str(path)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "error: dram.channels = 0: must be an integer in [1, 64]"
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_every_preset_names_its_energy_table(preset):
+    from importlib import resources
+
+    text = (resources.files("accelsim") / "presets" / f"{preset}.toml").read_text(encoding="utf-8")
+    energy = tomllib.loads(text).get("energy", {})
+    assert energy.get("technology") == load_config(preset).energy.technology, preset

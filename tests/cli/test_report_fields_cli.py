@@ -161,3 +161,31 @@ def test_a_failed_layer_of_a_model_with_data_names_it_and_the_finished_ones(caps
     d = json.loads(out)
     assert d["complete"] is False and d["failed_layer"]["index"] == len(d["layers"]) + 1
     assert len(d["layers"]) >= 1 and f"'{d['failed_layer']['name']}' failed" in err
+
+
+def test_every_report_names_the_energy_table_a_partial_energy_section_falls_back_on(capsys,
+                                                                                    tmp_path):
+    from accelsim.config import load_config
+    from accelsim.cost.energy import technology_of
+
+    chip = tmp_path / "chip.toml"
+    chip.write_text("clock_ghz = 1.0\n[energy]\ndram_pj_per_byte = 100.0\n")  # the rest omitted
+    name = technology_of(load_config(str(chip)))
+    assert name == "horowitz45"
+    for extra in ([], ["--fidelity", "analytic"], ["--set", "clusters=4"]):
+        d = _json(capsys, "run", GEMM, "--config", str(chip), "--timing-only", *extra)
+        assert d["energy_technology"] == name and d["energy_dram_pj"] > 0, extra
+        status, out, _ = _run(capsys, "run", GEMM, "--config", str(chip), "--timing-only", *extra)
+        assert status == 0
+        energy_line = next(ln for ln in out.splitlines() if ln.strip().startswith("energy "))
+        assert f"{name} table" in energy_line, extra
+
+
+def test_a_cluster_estimate_has_dram_bytes_and_energy_near_the_event_run(capsys):
+    event = _json(capsys, "run", GEMM, "--config", "cluster4", "--timing-only")
+    est = _json(capsys, "run", GEMM, "--config", "cluster4", "--fidelity", "analytic")
+    assert est["fidelity"] == "analytic"
+    assert est["dram_bytes"] > 0 and est["energy_pj"] > 0 and est["energy_sram_pj"] > 0
+    assert est["traffic_ratio"] == pytest.approx(est["dram_bytes"] / est["compulsory_bytes"])
+    assert est["dram_bytes"] == pytest.approx(event["dram_bytes"], rel=0.25)
+    assert est["energy_pj"] == pytest.approx(event["energy_pj"], rel=0.25)
