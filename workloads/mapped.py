@@ -29,7 +29,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from compiler.ir import F32, Builder, ElementType, ModuleOp, memref
-from compiler.ir.builder import IndexExpr
 
 DIMS = "NKCPQRS"
 OUTPUT_DIMS = "NKPQ"
@@ -96,13 +95,14 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
     starts on a chunk as soon as it has landed).
 
     `accumulate`: the program adds the layer to the output's values (`out += in * w`);
-    false: it computes the layer alone (a DNN layer without bias, as Gemmini runs one): an
-    output element is set to zero where its reduction starts (before the reduction loops of
-    the tile, under an `affine.if` on the reduction's tile and chunk loops being at their
-    first iteration), so no value of the output from before the run is read and the copy
-    pass leaves the output tile's copy-in out (`compiler.analysis.exposed.copy_in_needed`):
-    the partial sums start on chip, as Gemmini's first compute into the accumulator
-    overwrites it."""
+    false: the output holds zeros when the program starts (a DNN layer without bias, as
+    Gemmini runs one), and where one nest holds an output's whole reduction (no reduction
+    tile loop, no chunk loop) the nest writes that zero itself before the reduction loops,
+    so the copy pass leaves the output tile's copy-in out (`compiler.analysis.exposed.
+    copy_in_needed`): the partial sums start on chip, as Gemmini's first compute into the
+    accumulator overwrites it. Where the reduction is split over tiles or chunks, the
+    partial sums are read back from the output as with `accumulate` (a zero inside the
+    nest under a condition on those loops would make the kernel a different shape)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     if sorted(intra_order) != sorted(DIMS):
@@ -161,29 +161,22 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                 return
             loops: dict[str, object] = {}
 
+            zeroing = [False]  # this version of the nest zeroes the outputs first
+
             def zero() -> None:
                 """The output element set to zero at the first step of its reduction."""
                 n, k_, p, q = (loops[d] for d in OUTPUT_DIMS)
                 z = b.constant(0, dtype)
-
-                def store() -> None:
-                    if layout == "nhwc":
-                        out[n, p, q, k_] = z
-                    elif layout == "nchw":
-                        out[n, k_, p, q] = z
-                    else:
-                        out[p, k_] = z
-                conds = [IndexExpr.of(v).eq(0) for v in  # type: ignore[arg-type]
-                         [iv[d] for d in REDUCTION_DIMS if d in iv] + firsts]
-                if conds:
-                    with b.if_(*conds):
-                        store()
+                if layout == "nhwc":
+                    out[n, p, q, k_] = z
+                elif layout == "nchw":
+                    out[n, k_, p, q] = z
                 else:
-                    store()
+                    out[p, k_] = z
 
             def inner(j: int) -> None:
-                if not accumulate and j < len(intra_order) and intra_order[j] in REDUCTION_DIMS \
-                        and all(d in loops for d in OUTPUT_DIMS) and "zeroed" not in loops:
+                if zeroing[0] and j < len(intra_order) and intra_order[j] in REDUCTION_DIMS \
+                        and "zeroed" not in loops:
                     loops["zeroed"] = True
                     zero()
                     inner(j)
@@ -209,6 +202,10 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                     out[n, k_, p, q] = out[n, k_, p, q] + prod
                 else:
                     out[p, k_] = out[p, k_] + x[p, c] * w[c, k_]
+            # zero where the reduction starts: only where one nest holds an output's whole
+            # reduction (no reduction tile loop, no chunk loop); elsewhere the partial sums
+            # are read back from the output (zeros at the start), as `accumulate` does
+            zeroing[0] = not accumulate and not firsts and not any(d in iv for d in REDUCTION_DIMS)
             inner(0)
         nest(0)
     return b.module

@@ -99,26 +99,30 @@ def test_mapped_conv_on_real_data_equals_numpy(order):
     assert estimate(module, cfg).cycles == sim.cycles
 
 
-@pytest.mark.parametrize(("order", "c_tile"), [("NPQKRSC", 8), ("CKPQNRS", 8), ("KPQ", 20)])
-def test_layer_alone_starts_its_partial_sums_on_chip(order, c_tile):
-    """`accumulate=False`: the layer without the output's old values (a DNN layer as Gemmini
-    runs it). Whatever the output held, the result is the convolution alone, on the event
-    machine with data; the analytic estimate agrees; the output tile is never copied in
-    when its whole reduction runs on chip (the accumulator's first write overwrites), so the
-    DRAM traffic is the accumulate program's less one output. C tiles of 8 zero under an
-    `affine.if` on the reduction tile loop (with the reduction outermost the tile is written
-    back and re-read, its copy-in kept); a tile of all 20 channels moved in chunks of 16 (int32,
-    64-byte requests) zeroes in the first chunk."""
-    layer = Layer(dict(N=1, K=24, C=20, P=6, Q=5, R=3, S=2), stride=2)
-    tiles = {"K": 16, "C": c_tile, "P": 4, "Q": 5, "R": 2, "S": 2, "N": 1}
+@pytest.mark.parametrize(("order", "tiles"), [
+    ("KPQ", {"K": 16, "C": 16, "P": 4, "Q": 5, "R": 3, "S": 2}),   # whole reduction per tile
+    ("NPQKRSC", {"K": 16, "C": 8, "P": 4, "Q": 5, "R": 2, "S": 2}),  # reduction tiles
+    ("CKPQNRS", {"K": 16, "C": 8, "P": 4, "Q": 5, "R": 2, "S": 2}),  # reduction outermost
+])
+def test_layer_alone_starts_its_partial_sums_on_chip(order, tiles):
+    """`accumulate=False` (the output starts at zero, a DNN layer as Gemmini runs it): the
+    convolution's result on the event machine with data, the analytic estimate agreeing.
+    Where a tile holds an output's whole reduction the nest writes the zero itself, so the
+    output is never copied in (whatever it held, the result is the layer alone) and the DRAM
+    traffic is the accumulate program's less one output; with the reduction split over
+    tiles the partial sums are read back as before (same traffic)."""
+    layer = Layer(dict(N=1, K=24, C=16, P=6, Q=5, R=3, S=2), stride=2)
     cfg = load_config("gemmini")
+    tiles = {**tiles, "N": 1}
     module, _ = compile_tiled(cfg, layer, tiles, order, "nhwc", I32, accumulate=False)
     rng = np.random.default_rng(7)
     h, w = layer.input_extent("P", "R"), layer.input_extent("Q", "S")
-    x = rng.integers(-8, 8, (1, h, w, 20), dtype=np.int32)
-    wt = rng.integers(-8, 8, (3, 2, 20, 24), dtype=np.int32)
-    junk = rng.integers(-8, 8, (1, 6, 5, 24), dtype=np.int32)
-    sim = simulate(module, cfg, inputs={"input": x, "weights": wt, "output": junk})
+    x = rng.integers(-8, 8, (1, h, w, 16), dtype=np.int32)
+    wt = rng.integers(-8, 8, (3, 2, 16, 24), dtype=np.int32)
+    whole = tiles["C"] == 16 and tiles["R"] == 3
+    start = rng.integers(-8, 8, (1, 6, 5, 24), dtype=np.int32) if whole else \
+        np.zeros((1, 6, 5, 24), np.int32)
+    sim = simulate(module, cfg, inputs={"input": x, "weights": wt, "output": start})
     ref = np.zeros((1, 6, 5, 24), np.int32)
     for r in range(3):
         for s in range(2):
@@ -129,14 +133,9 @@ def test_layer_alone_starts_its_partial_sums_on_chip(order, c_tile):
     assert est.cycles == sim.cycles
     acc, _ = compile_tiled(cfg, layer, tiles, order, "nhwc", I32)
     fewer = estimate(acc, cfg).dram_bytes - est.dram_bytes
-    if order.startswith("C"):
-        # the reduction outermost: each tile re-reads what the previous reduction tile wrote
-        # back, so its copy-in stays (the zeroing only decides the values)
-        assert fewer == 0
-    else:
-        # every output pixel's copy-in, once: its K tiles of 16 and 8 int32 (64 and 32
-        # bytes), each one 64-byte request
-        assert fewer == 6 * 5 * 2 * 64
+    # every output pixel's copy-in, once: its K tiles of 16 and 8 int32 (64 and 32 bytes),
+    # each one 64-byte request
+    assert fewer == (6 * 5 * 2 * 64 if whole else 0)
 
 
 def test_layer_alone_needs_the_outputs_outside_the_reduction():
