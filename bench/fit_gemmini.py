@@ -71,9 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                       + f" s{row.layer.stride} spad{key[0]} acc{key[1]}")
         cfg = V.row_config(base, row.spad_bytes, row.acc_bytes)
         m_map, _ = V.compile_mapped(row.layer, V.parse_mapping(row.mapping), cfg, "nhwc", V.I8,
-                                    V.gemmini_order(row.layer))
+                                    V.gemmini_order(row.layer), accumulate=V.ACCUMULATE)
         tiles, order = V.gemmini_tiles(row.layer)
-        m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8)
+        m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8,
+                                    accumulate=V.ACCUMULATE)
         progs.append((key, [(m_map, cfg, float(r["target.gemmini_cycle"])),
                             (m_auto, base, float(r["target.gemmini_auto_cycle"]))]))
         V.clear_caches()

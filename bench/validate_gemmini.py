@@ -43,6 +43,10 @@ from compiler.ir import I8
 from workloads.mapped import Layer
 
 ORDER = "gemmini"
+# the layers as Gemmini runs them: no bias, the partial sums start in the accumulator (its
+# first compute overwrites: no copy-in of the output tile where a tile holds the whole
+# reduction; workloads.mapped.build_mapped)
+ACCUMULATE = False
 COLUMNS = ("pred_gemmini_cycle", "pred_gemmini_auto_cycle", "pred_accelsim_cycle")
 RTL = (("target.gemmini_cycle", "pred_gemmini_cycle"),
        ("target.gemmini_auto_cycle", "pred_gemmini_auto_cycle"))
@@ -88,7 +92,8 @@ def predict_mapping(row: Row, base: HardwareConfig) -> int:
     order = ORDER if ORDER != "mapping" else None
     if order == "gemmini":
         order = gemmini_order(row.layer)
-    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8, order)
+    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8, order,
+                               accumulate=ACCUMULATE)
     return cycles_of(module, cfg)
 
 
@@ -116,7 +121,7 @@ def predict_auto(row: Row, base: HardwareConfig, notes: list[str]) -> int:
                                                                       "; recorded tiles used"))
         if rec is not None:
             tiles = rec
-    module, _ = compile_tiled(base, row.layer, tiles, order, "nhwc", I8)
+    module, _ = compile_tiled(base, row.layer, tiles, order, "nhwc", I8, accumulate=ACCUMULATE)
     return cycles_of(module, base)
 
 
