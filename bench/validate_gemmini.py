@@ -81,7 +81,14 @@ def row_config(base: HardwareConfig, spad_bytes: int, acc_bytes: int) -> Hardwar
     return base.with_overrides({"sram.capacity_kib": max(1, (spad_bytes + acc_bytes) // 1024)})
 
 
+FIDELITY = ["analytic"]  # --fidelity: "analytic" (the default) or "event"
+
+
 def cycles_of(module, config: HardwareConfig) -> int:  # type: ignore[no-untyped-def]
+    if FIDELITY[0] == "event":
+        from accelsim.sim.simulate import simulate
+
+        return simulate(module, config, functional=False).cycles
     from accelsim.estimate.analytic import estimate
 
     return estimate(module, config).cycles
@@ -171,7 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="override a config key (as `accelsim run --set`)")
     ap.add_argument("--no-search", action="store_true",
                     help="skip pred_accelsim_cycle (our tile search; the slowest column)")
+    ap.add_argument("--fidelity", choices=("analytic", "event"), default="analytic",
+                    help="estimate every program (default) or simulate it on the event machine "
+                         "(timing only; much slower on the large layers)")
     args = ap.parse_args(argv)
+    FIDELITY[0] = args.fidelity
     from accelsim.config import parse_sets
 
     try:
