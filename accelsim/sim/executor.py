@@ -4,7 +4,7 @@ Control (loops, ifs, index arithmetic, alloc/dealloc, DMA start/wait, calls) is 
 here in program order, in plain Python: the control processor drives the SimPy environment
 and moves the clock only when it must wait (issue cycles, a full descriptor queue, a kernel
 on the compute unit, a `dma_wait` on an unfinished transfer), stepping through every event
-due by then, in SimPy's order (`accelsim.hw.env.SimEnv`). Kernels (`func.call`) take the cost
+due by then, in SimPy's order (`accelsim.hw.simpy_adapter.SimEnv`). Kernels (`func.call`) take the cost
 model's cycles on the compute unit and, in functional mode, run natively on the numpy buffers
 (host backend) or, when the backend is not available, through this interpreter.
 
