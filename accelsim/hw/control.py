@@ -9,13 +9,18 @@ environment through every event due by then (`SimEnv.advance_to` / `SimEnv.wait`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from typing import Any
+
+import simpy
 
 from accelsim.cost.engine import EnginePolicy
+from accelsim.cost.rate import cycles_for
 from accelsim.hw.dma import DmaEngines, Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.levels import HopDone, LinkEngines
 from accelsim.hw.simpy_adapter import SimEnv
+from accelsim.hw.units import LinkUnit, LinkWork
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__
@@ -111,6 +116,43 @@ class ControlProcessor:
                 self._at(done, xfer)
             t = done
 
+    def attach_unit(self, unit: LinkUnit, burst: int, bandwidth: int | float) -> None:
+        """Put `unit` on the DRAM link (`accelsim.hw.units`): every DMA goes through
+        `_submit_unit` (DRAM bursts of `burst` bytes at `bandwidth` bytes per cycle per
+        channel)."""
+        self.unit, self._burst, self._bw = unit, burst, bandwidth
+        self.submit = self._submit_unit  # type: ignore[method-assign]
+
+    def _submit_unit(self, xfer: Transfer) -> None:
+        """`submit` with a unit on the DRAM link: the engine moves the unit's `link_bytes` on
+        DRAM (its transfer cycles on one channel those bytes', never under the SRAM port's);
+        when they have crossed, the engine has one descriptor fewer and the unit's `serve`
+        runs as a SimPy process, at whose end the transfer completes."""
+        env = self.env
+        now = env.now
+        loads = self._loads
+        cycles, dram_bytes, payload, port, kind, loc = xfer.desc
+        unit = self.unit
+        wire = dram_bytes
+        if dram_bytes:
+            burst = self._burst
+            wire = -(-max(0, int(unit.link_bytes(dram_bytes, kind))) // burst) * burst
+            cycles = max(cycles_for(wire, self._bw), port)
+        e, at, start, done = self._accept(now, loads, self._busy, self._recent, self._queues,
+                                          cycles, wire, port, self._reserve, xfer)
+        records = self.records
+        name = self._names[e]
+        records.append(_tnew(TraceRecord, (name, start, done, "dma", payload, xfer.label, loc)))
+        if at > now:
+            env.advance_to(at)
+            records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
+                                               f"queue full: {name}", loc)))
+        work = LinkWork(xfer.label, loc, kind, dram_bytes, wire, payload)
+        crossed = HopDone(env, loads, e)
+        crossed.callbacks.append(lambda _ev: env.process(_served(env, unit, work, xfer)))
+        xfer.callbacks = [_completed]  # its engine's load dropped when its bytes crossed
+        self._at(done, crossed)
+
     def wait(self, event: Transfer, label: str, loc: str) -> None:
         """Block until `event` is processed (a `stall` record if that took time)."""
         env = self.env
@@ -119,3 +161,14 @@ class ControlProcessor:
         end = env.now
         if end > start:
             self.records.append(_tnew(TraceRecord, (self.name, start, end, "stall", 0, label, loc)))
+
+
+def _served(env: SimEnv, unit: LinkUnit, work: LinkWork, xfer: Transfer
+            ) -> Generator[simpy.Event, Any, None]:
+    """The unit's process on one DMA, then the DMA's completion."""
+    yield from unit.serve(work)
+    env.schedule_at(env.now, xfer)
+
+
+def _completed(xfer: Transfer) -> None:
+    xfer.completed()
