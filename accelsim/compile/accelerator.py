@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
 from accelsim.compile.frontend import lower_linalg
-from accelsim.compile.pipeline import PC_FUSE, AcceleratorPipeline
+from accelsim.compile.pipeline import COPY, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
 from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
@@ -55,19 +55,14 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     the output race-free (`accelsim.compile.race_check`); the many-cluster compiler checks
     the programs it keeps itself."""
     from accelsim.compile.race_check import check_compiled
-    from compiler.transforms.registry import PassManager
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
     source = clone_module(module) if check else module   # for naming the pass of a race
-    found = _choose(module, config, func)
-    if found.compiled is not None:
-        _adopt(module, found.compiled)
-        remarks = list(found.remarks)
-    else:
-        pm = PassManager(found.pipeline.passes())
-        pm.run(module)
-        remarks = list(pm.remarks)
+    found = _compiled(module, _choose(module, config, func))
+    assert found.compiled is not None
+    _adopt(module, found.compiled)
+    remarks = list(found.remarks)
     # every schedule the compiler emits is proven race-free before it runs
     if check:
         check_compiled(module, lambda: clone_module(source), found.pipeline.passes(),
@@ -108,14 +103,41 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
 
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
     """`c` with its module compiled (on a clone of `module`)."""
-    from compiler.transforms.registry import PassManager
-
     if c.compiled is not None:
         return c
     mod = clone_module(module)
-    pm = PassManager(c.pipeline.passes())
-    pm.run(mod)
-    return _Compiled(c.pipeline, mod, tuple(pm.remarks))
+    pipe, remarks = run_pipeline(c.pipeline, mod)
+    return _Compiled(pipe, mod, tuple(remarks))
+
+
+def run_pipeline(pipe: AcceleratorPipeline, module: ModuleOp
+                 ) -> tuple[AcceleratorPipeline, list[Remark]]:
+    """Run `pipe` on `module` in place: the pipeline that ran and its remarks. A program the
+    compiler generates must fit the machine: where the copy buffers of some block exceed the
+    fast memory even at the innermost level (a nest the tiling cannot shrink: a dependence
+    forbids it), the pipeline runs again from the program as given with the copy pass's
+    `skip-oversized` (what fits is copied, the rest accessed in slow memory), never an error."""
+    from compiler.transforms.affine_data_copy_generate import CopyCapacityError
+    from compiler.transforms.registry import PassManager
+
+    work = clone_module(module) if not pipe.skip_oversized_copies else module
+    pm = PassManager(pipe.passes())
+    try:
+        pm.run(work)
+    except CopyCapacityError as exc:
+        if pipe.skip_oversized_copies or not pipe.copies:
+            raise
+        pipe = pipe.replace(skip_oversized_copies=True)
+        pm = PassManager(pipe.passes())
+        pm.run(module)
+        why = Remark(COPY, exc.loc,
+                     "the copy buffers of a block do not fit the fast memory even at the innermost "
+                     "level: compiled again with skip-oversized (the buffers that do not fit stay "
+                     "in slow memory)")
+        return pipe, [why, *pm.remarks]
+    if work is not module:
+        _adopt(module, work)
+    return pipe, list(pm.remarks)
 
 
 def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:
