@@ -95,10 +95,27 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
     found = _search(module, config, func, fuse)
     if found is None:
-        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
-                         None, ())
+        return _cache_model(module, config, func, fuse)
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
     return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks)
+
+
+def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
+    """The cache model's pipeline where no search applies: the capacity rule on this machine
+    and on the machines with less on-chip memory (`smaller.capacity_ladder`), the fewest
+    estimated cycles kept, so more memory never makes it slower."""
+    from accelsim.compile.smaller import best_compiled, capacity_ladder
+
+    pipes = [AcceleratorPipeline.for_config(c).replace(producer_consumer_fusion=fuse)
+             for c in capacity_ladder(config, module)]
+    if config.clusters > 1 or len(pipes) < 2:  # (the estimate walks one cluster's program)
+        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
+                         None, ())
+    best = best_compiled(module, config, func, pipes)
+    if best is None:
+        return _Compiled(pipes[0], None, ())
+    _, pipe, mod, remarks = best
+    return _Compiled(pipe, mod, tuple(remarks))
 
 
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
