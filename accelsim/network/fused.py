@@ -137,9 +137,10 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
         best: GroupRun | None = None
         last = i
         candidate = _group(plan, i, i)
-        if candidate.onchip:  # links inside one layer (pad -> convolution)
+        if candidate.onchip and _valid(plan, i, i):  # links inside one layer (pad -> convolution)
             best = _pays(plan, candidate, base)
-        while last + 1 < len(layers) and _joinable(plan, last, last + 1):
+        while last + 1 < len(layers) and _joinable(plan, last, last + 1) \
+                and _valid(plan, i, last + 1):
             candidate = _group(plan, i, last + 1)
             run = _pays(plan, candidate, base)
             if run is None:
@@ -153,6 +154,27 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     return kept
 
 
+def _closed(plan: _Plan, first: int, last: int) -> bool:
+    """No kernel of layers first..last reads a tensor an earlier kernel of them writes other
+    than through their link (a model's named tensors: it would read it before the group
+    wrote it back)."""
+    from accelsim.network.links import _views
+
+    alias = _views(plan.network)
+    ks = plan.kernels_of(first, last)
+    written: dict[str, int] = {}
+    for q in ks:
+        k = plan.flat[q][1]
+        ln = plan.links.get(q - 1)
+        for arg, t in k.reads:
+            p = written.get(alias.get(t, t))
+            if p is not None and not (ln is not None and ln.producer == p and ln.in_arg == arg):
+                return False
+        for _, t in k.writes:
+            written[alias.get(t, t)] = q
+    return True
+
+
 def _joinable(plan: _Plan, a: int, b: int) -> bool:
     """Layer b can join a group ending with layer a: a link from a's last kernel to b's first
     kernel (views between are free) that fits on chip."""
@@ -161,6 +183,10 @@ def _joinable(plan: _Plan, a: int, b: int) -> bool:
         return bool(not kb)  # a view layer joins anything
     ln = plan.links.get(ka[-1])
     return ln is not None and ln.consumer == kb[0] and _fits(plan, ln)
+
+
+def _valid(plan: _Plan, first: int, last: int) -> bool:
+    return _closed(plan, first, last)
 
 
 def _fits(plan: _Plan, ln: Link) -> bool:
@@ -384,6 +410,9 @@ class _Wiring:
     args: tuple[tuple[str, int, str], ...]
     sources: tuple[dict[str, tuple[str, int]], ...]
     allocs: dict[int, tuple[Any, int, int]]
+    # the intermediates whose producer reads them before writing (`output += ...`): they
+    # start at zero, as a DRAM tensor does in a layer-by-layer run
+    zeroed: frozenset[int] = frozenset()
 
 
 def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int, Link],
@@ -393,6 +422,7 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     args: list[tuple[str, int, str]] = []
     sources: list[dict[str, tuple[str, int]]] = []
     allocs: dict[int, tuple[Any, int, int]] = {}
+    zeroed: set[int] = set()
     used: set[str] = set()
     for n, p in enumerate(ks):
         a = kernel_args(plan.flat[p][1].workload)
@@ -409,12 +439,52 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
                 space = fast if p in onchip else plan.config.spaces.dram
                 allocs[p] = (MemRefType(b.shapes[j], ELEMENT_TYPES[a.dtypes[i]], space), n, n + 1)
                 src[name] = ("alloc", p)
+                if lout.pad or _accumulates(plan.flat[p][1].workload, name):
+                    zeroed.add(p)  # (a padded buffer's border too)
                 continue
             label = _unique(f"{layer}.{name}", used)
             src[name] = ("arg", len(args))
             args.append((label, n, name))
         sources.append(src)
-    return _Wiring(tuple(args), tuple(sources), allocs)
+    return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
+
+
+def _accumulates(spec: str, name: str) -> bool:
+    """Whether kernel `spec` loads argument `name` (its output: it accumulates into it)."""
+    import workloads
+    from compiler.ir.ops.affine import AffineLoadOp
+
+    w = workloads.get(spec)
+    f = next(f for f in w.module().funcs if f.sym_name == w.func_name)
+    arg = f.args[f.arg_names().index(name)]
+    return any(isinstance(op, AffineLoadOp) and op.memref is arg for op in f.walk())
+
+
+def _zero_fill(block: Any, buf: Any) -> None:
+    """Append to `block` a nest storing zero into every element of `buf`."""
+    from compiler.ir.affine_map import AffineMap
+    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
+    from compiler.ir.ops.arith import ConstantOp
+
+    t = buf.type
+    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
+    ivs = []
+    inner = block
+    for d in t.shape:
+        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
+        ivs.append(loop.iv)
+        inner = loop.body
+    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
+    for loop_body in _bodies(block.ops[-1]):
+        loop_body.append(AffineYieldOp())
+
+
+def _bodies(loop: Any) -> list[Any]:
+    out = []
+    while loop is not None:
+        out.append(loop.body)
+        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
+    return out
 
 
 def _unique(name: str, used: set[str]) -> str:
@@ -448,6 +518,8 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
                 op = group.body.append(AllocOp(t, name_hint=f"t{producer}"))
                 values[producer] = op.results[0]
                 frees.setdefault(freed, []).append(op.results[0])
+                if producer in wiring.zeroed:
+                    _zero_fill(group.body, op.results[0])
         entry = _entry(module)
         renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
         mapping: dict[Any, Any] = {}
@@ -491,9 +563,12 @@ def _name(network: Network, group: Group) -> str:
 
 
 def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
-             cfg: HardwareConfig) -> NetworkResult:
+             cfg: HardwareConfig, baseline: NetworkResult | None = None) -> NetworkResult:
     """Rows in network order: a fused group one row (its layers named in `kernels`, lowering
-    `fused`), every other layer its layer-by-layer row; start cycles one after another."""
+    `fused`), every other layer its row of `base` (layer by layer); start cycles one after
+    another. `baseline`: the layer-by-layer result the bytes saved are counted against (default
+    `base`; None figures where it has no row)."""
+    baseline = base if baseline is None else baseline
     by_first = {g.group.first: g for g in groups}
     rows: list[LayerResult] = []
     start = 0
@@ -503,7 +578,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
         if g is None:
             r = base.layers[i]
             figs = dict(r.figures)
-            figs.update(dram_bytes_saved=0, fused_group=None, onchip_peak_bytes=None)
+            figs.update(dram_bytes_saved=0)
             rows.append(LayerResult(r.layer, start, figs))
             start += r.cycles
             i += 1
@@ -513,25 +588,30 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                       tuple(k for m in members for k in m.kernels), members[0].where,
                       sum(m.macs for m in members))
         figs = layer_figures(layer, [g.figures])
-        before = sum(int(base.layers[j].figures["dram_bytes"] or 0) for j in g.group.layers)
-        figs.update(dram_bytes_saved=before - int(figs["dram_bytes"] or 0),
+        before = _bytes(baseline, g.group.layers)
+        figs.update(dram_bytes_saved=None if before is None else before - int(figs["dram_bytes"] or 0),
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram))
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
-    meta = dict(base.meta)
-    out = NetworkResult(network, tuple(rows), base.config, base.fidelity, base.clock_ghz, meta,
-                        schedule="fused")
+    out = NetworkResult(network, tuple(rows), base.config, base.fidelity, base.clock_ghz,
+                        dict(base.meta), schedule="fused")
     level = cfg.memory_chain()[1].name if len(cfg.memory_chain()) > 1 else "sram"
     peaks = [g.onchip_peak_bytes for g in groups]
-    nf = {"baseline_dram_bytes": base.totals().get("dram_bytes"),
+    total = _bytes(baseline, range(len(network.layers)))
+    nf = {"baseline_dram_bytes": total,
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram)}
                            for g in groups]}
     return replace(out, network_figures=nf)
+
+
+def _bytes(result: NetworkResult, layers: Sequence[int]) -> int | None:
+    vals = [result.layers[j].figures.get("dram_bytes") for j in layers]
+    return None if any(v is None for v in vals) else sum(int(v) for v in vals)
 
 
 __all__ = ["Group", "GroupRun", "assemble", "choose_groups", "group_modules", "run_fused",
@@ -554,9 +634,9 @@ class FusedData:
         self.plan = _Plan(network, cfg, flat_kernels(network), {ln.producer: ln for ln in links(network)})
         self.runs: dict[int, GroupRun] = {}
         self.groups: dict[int, Group] = {}
+        self.estimate = run_timing(network, config, None, "analytic", workers=0, progress=False)
         if unsupported(cfg) is None:
-            base = run_timing(network, config, None, "analytic", workers=0, progress=False)
-            self.groups = {g.group.first: g.group for g in choose_groups(self.plan, base)}
+            self.groups = {g.group.first: g.group for g in choose_groups(self.plan, self.estimate)}
 
     def group_at(self, index: int) -> Group | None:
         return self.groups.get(index)
@@ -594,3 +674,23 @@ class FusedData:
                     tensors[t] = out[label]
         self.runs[group.first] = GroupRun(group, report_figures(run.report), gp.peak,
                                           run.compile_seconds)
+
+    def result(self, kernel_figures: Mapping[str, Any], meta: dict[str, Any]) -> NetworkResult:
+        """The per-row report of the run: its groups' figures, the other layers' kernels'
+        (`kernel_figures`); no bytes-saved figure (no layer-by-layer run with data to count
+        against: the estimate's is in `--timing-only`)."""
+        cfg = self.plan.config
+        net = self.plan.network
+        figs = dict(kernel_figures)
+        for _, k in self.plan.flat:  # kernels only a group ran: never read below
+            figs.setdefault(k.workload, {})
+        rows = [LayerResult(layer, 0, layer_figures(layer, [figs[k.workload] for k in layer.kernels])
+                            if i not in self._grouped() else {})
+                for i, layer in enumerate(net.layers)]
+        base = NetworkResult(net, tuple(rows), cfg.name, "event", cfg.clock_ghz, meta)
+        empty = replace(base, layers=tuple(LayerResult(r.layer, 0, {"dram_bytes": None})
+                                           for r in rows))
+        return assemble(net, base, list(self.runs.values()), cfg, baseline=empty)
+
+    def _grouped(self) -> set[int]:
+        return {j for g in self.groups.values() for j in g.layers}

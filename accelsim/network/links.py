@@ -6,7 +6,8 @@ reads (`links`):
 
 - a model with data (ONNX) names its tensors (`Kernel.reads` / `writes`, views renaming them):
   the link is the tensor the producer writes and the consumer reads, when nothing after the
-  consumer reads it and it is not a graph output;
+  consumer reads it, it is not a graph output and the producer does not start it from another
+  tensor (a bias it accumulates onto);
 - a layer list or a topology names none: the consumer's first read argument with the
   producer output's element type and element count (a reshape), or, both NCHW, the same batch
   and channels with a border of `pad` zeros on every side (a SCALE-Sim topology gives each
@@ -125,6 +126,8 @@ def _named_link(network: Network, flat: list[tuple[int, Kernel]], p: int, a: Ker
     if len(writes) != 1:
         return None
     (tensor, out_arg), = writes.items()
+    if out_arg in dict(flat[p][1].reads):  # it starts from a tensor (a bias): kept in DRAM
+        return None
     outputs = {alias.get(t, t) for t in network.outputs}
     later = {alias.get(t, t) for _, k in flat[p + 2:] for _, t in k.reads}
     reads = [arg for arg, t in flat[p + 1][1].reads if alias.get(t, t) == tensor]
