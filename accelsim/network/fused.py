@@ -88,16 +88,18 @@ class _Plan:
 
 def run_fused(network: Network, config: str = "default", hardware: Mapping[str, Any] | None = None,
               fidelity: str = "event", workers: int | None = None, progress: bool | TextIO = True,
-              time_limit_s: float | None = None) -> NetworkResult:
+              time_limit_s: float | None = None,
+              layer_by_layer: NetworkResult | None = None) -> NetworkResult:
     """The fused schedule of `network` on `config` (timing only): groups chosen by the
-    analytic estimate, each run at `fidelity`, the other layers as layer-by-layer runs them."""
+    analytic estimate, each run at `fidelity`, the other layers as layer-by-layer runs them.
+    `layer_by_layer`: the layer-by-layer analytic estimate when the caller has it."""
     from accelsim.config import load_config
     from accelsim.network.timing import run_timing
 
     start = time.perf_counter()
     cfg = load_config(config).with_overrides(dict(hardware or {}))
     kw = {"workers": workers, "progress": progress, "time_limit_s": time_limit_s}
-    base_est = run_timing(network, config, hardware, "analytic", **kw)
+    base_est = layer_by_layer or run_timing(network, config, hardware, "analytic", **kw)
     base = base_est if fidelity == "analytic" else run_timing(network, config, hardware, fidelity, **kw)
     why = unsupported(cfg)
     groups: list[GroupRun] = []

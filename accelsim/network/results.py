@@ -172,7 +172,7 @@ class NetworkResult:
     def to_dict(self) -> dict[str, Any]:
         return {"network": self.network.name, "source": self.network.source, "config": self.config,
                 "fidelity": self.fidelity, "clock_ghz": self.clock_ghz, **self.totals(),
-                "layer_count": len(self.layers), **self.meta,
+                "layer_count": len(self.network.layers), "row_count": len(self.layers), **self.meta,
                 "layers": [r.row() for r in self.layers]}
 
     def rows(self) -> list[dict[str, Any]]:
@@ -204,7 +204,9 @@ class NetworkResult:
                 f"{'DRAM read':>12} "
                 f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
                 + (f" {'map eff':>7}" if show_eff else ""))
-        lines = [f"network {self.network.name} ({len(self.layers)} layers, "
+        groups = sum(1 for r in self.layers if r.layer.lowering == "fused")
+        lines = [f"network {self.network.name} ({len(self.network.layers)} layers"
+                 + (f" in {len(self.layers)} rows, {groups} fused" if groups else "") + ", "
                  f"{self.meta.get('distinct_kernels', '?')} distinct kernels) on {self.config} "
                  f"[{self.fidelity}], schedule {self.schedule}"
                  + (" (auto)" if self.meta.get("schedule_requested") == "auto" else ""),

@@ -72,8 +72,12 @@ def choose(network: Network, config: str, hardware: Mapping[str, Any] | None = N
     names = available()
     if names == ("layer-by-layer",):
         return "layer-by-layer", {}
-    estimates = {name: runner(name)(network, config, dict(hardware or {}), "analytic", **kw)
-                 for name in names}
+    hw = dict(hardware or {})
+    estimates = {"layer-by-layer": runner("layer-by-layer")(network, config, hw, "analytic", **kw)}
+    for name in names:
+        if name not in estimates:  # fused counts against the layer-by-layer estimate above
+            extra = {"layer_by_layer": estimates["layer-by-layer"]} if name == "fused" else {}
+            estimates[name] = runner(name)(network, config, hw, "analytic", **kw, **extra)
     return min(names, key=lambda n: _score(estimates[n], n)), estimates
 
 
