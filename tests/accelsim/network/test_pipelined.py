@@ -22,6 +22,7 @@ from accelsim.network.pipelined import (
     producers,
     run_pipelined,
 )
+from accelsim.network.results import NetworkResult
 from accelsim.network.zoo import load_network
 
 TOPO = """Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,
@@ -131,3 +132,28 @@ def test_timeline_draws_a_lane_per_cluster(tiny, tmp_path: Path) -> None:  # typ
                   for r in tiny.layers for c in cluster_span(r.cluster))
     assert bars == want
     assert (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_auto_leaves_pipelined_out_on_one_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accelsim.network import schedule
+
+    assert run_pipelined.applies("default", {}) is False          # type: ignore[attr-defined]
+    assert run_pipelined.applies("default", {"clusters": 2}) is True  # type: ignore[attr-defined]
+    ran: list[str] = []
+
+    def fake(name: str):  # type: ignore[no-untyped-def]
+        def run(network, config, hardware, fidelity, **kw):  # type: ignore[no-untyped-def]
+            ran.append(name)
+            return NetworkResult(network, (), config, fidelity, 1.0, {})
+        run.applies = getattr(real(name), "applies", None) or (lambda *_: True)  # type: ignore[attr-defined]
+        return run
+
+    real = schedule.runner
+    monkeypatch.setattr(schedule, "available", lambda: ("layer-by-layer", "pipelined"))
+    monkeypatch.setattr(schedule, "runner", lambda name: fake(name) if name in ("layer-by-layer",
+                                                                             "pipelined") else real(name))
+    net = Network("n", "n.layers", ())
+    assert schedule.choose(net, "default", {}) == ("layer-by-layer", {})  # nothing to weigh
+    assert ran == []
+    _, estimates = schedule.choose(net, "cluster4", {})
+    assert ran == ["layer-by-layer", "pipelined"] and set(estimates) == set(ran)
