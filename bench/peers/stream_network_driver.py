@@ -16,7 +16,8 @@ The hardware is Stream's shipped `inputs/examples/hardware/tpu_like_quad_core.ya
 DRAM at 64 bits/cycle, all on a 128-bit bus). Priced by `stream.api.evaluate_mapping`.
 
 Printed per schedule: cycles, the off-chip (DRAM) bytes read and written (Stream's
-`memory_accesses` of the off-chip core: transfers x port bits / 8), wall and CPU seconds.
+`group_memory_accesses` of the off-chip core, summed over the fused groups: transfers x port
+bits / 8), wall and CPU seconds.
 """
 
 from __future__ import annotations
@@ -70,14 +71,15 @@ def main() -> int:
             est = api.evaluate_mapping(str(hardware), str(model), str(work / schedule), str(path),
                                        api.SolveOptions(artifacts=False, time_limit_s=args.time_limit))
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            accesses = est.context.get("memory_accesses")
-            offchip = est.context.get("accelerator").offchip_core_id
-            read = written = None
-            if accesses is not None:
-                for core in accesses.to_ir(offchip)["cores"]:
-                    if core["is_offchip"]:
-                        read = core["read"] * core["read_bandwidth"] // 8
-                        written = core["write"] * core["write_bandwidth"] // 8
+            read = written = 0
+            for group in est.context.get("group_memory_accesses").values():
+                if group is None:  # Stream could not count this group's accesses
+                    read = written = None
+                    break
+                for core in group["cores"]:
+                    if core["is_offchip"] and read is not None and written is not None:
+                        read += core["read"] * core["read_bandwidth"] // 8
+                        written += core["write"] * core["write_bandwidth"] // 8
             json.dump({"tool": f"stream-dse {getattr(stream, '__version__', '')}".strip(),
                        "schedule": schedule, "size": args.size, "channels": args.channels,
                        "cycles": est.cycles, "group_cycles": list(est.group_cycles),
