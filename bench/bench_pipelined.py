@@ -3,12 +3,14 @@ all clusters, one after another) against `--schedule pipelined` (layers or layer
 cluster groups, overlapping; accelsim/network/pipelined.py).
 
     PYTHONPATH=. .venv/bin/python bench/bench_pipelined.py [--config cluster16]
-        [--networks mobilenetv2,resnet18] [--fidelity analytic] [--workers 1]
+        [--networks mobilenetv2,resnet18] [--fidelity analytic] [--workers 1] [--save DIR]
 
 Both figures come from the same run: the pipelined runner measures every layer on every group
 size, the whole machine's group being the data-parallel schedule (`data_parallel_cycles`).
 Printed per network: data-parallel cycles, pipelined cycles, their ratio, the segments the
-model chose, the layers pipelined, wall and kernel CPU seconds.
+model chose, the layers pipelined, wall and kernel CPU seconds. `--save DIR` also writes each
+network's `NAME.json` (the `--json` object), `NAME.trace.json` (Perfetto, a track per cluster)
+and `NAME.png` (the network timeline with a lane per cluster).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def main() -> int:
     ap.add_argument("--networks", default="mobilenetv2,resnet18")
     ap.add_argument("--fidelity", default="analytic", choices=("analytic", "event"))
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--save", type=Path, default=None)
     args = ap.parse_args()
     head = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True,
                           check=False, cwd=Path(__file__).parent).stdout.strip()
@@ -44,10 +47,24 @@ def main() -> int:
               f"of {len(result.layers)} | {len(result.meta['segments'])} | "
               f"{result.meta['wall_seconds']:.0f} ({result.meta['kernel_cpu_seconds']:.0f}) |",
               flush=True)
+        if args.save is not None:
+            _save(result, args.save / name)
         for row in result.rows():
             print(f"    {row['name']:<22} clusters {row['cluster']:<6} {row['start_cycle']:>9,} "
                   f"-> {row['end_cycle']:>9,} ({row['cycles']:,} busy)", flush=True)
     return 0
+
+
+def _save(result: object, stem: Path) -> None:
+    import json
+
+    from accelsim.network.perfetto import write_network_trace
+    from plots.network_timeline import plot_network_timeline
+
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(json.dumps(result.to_dict(), default=str))  # type: ignore[attr-defined]
+    write_network_trace(stem.with_suffix(".trace.json"), result)  # type: ignore[arg-type]
+    plot_network_timeline(result, stem.with_suffix(".png"))
 
 
 if __name__ == "__main__":
