@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
+from accelsim.compile.compile_cache import adopt_body, run_passes
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
@@ -55,7 +56,6 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     the output race-free (`accelsim.compile.race_check`); the many-cluster compiler checks
     the programs it keeps itself."""
     from accelsim.compile.race_check import check_compiled
-    from compiler.transforms.registry import PassManager
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
@@ -65,9 +65,7 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
         _adopt(module, found.compiled)
         remarks = list(found.remarks)
     else:
-        pm = PassManager(found.pipeline.passes())
-        pm.run(module)
-        remarks = list(pm.remarks)
+        remarks = run_passes(module, found.pipeline.passes())
     # every schedule the compiler emits is proven race-free before it runs
     if check:
         check_compiled(module, lambda: clone_module(source), found.pipeline.passes(),
@@ -108,14 +106,11 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
 
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
     """`c` with its module compiled (on a clone of `module`)."""
-    from compiler.transforms.registry import PassManager
-
     if c.compiled is not None:
         return c
     mod = clone_module(module)
-    pm = PassManager(c.pipeline.passes())
-    pm.run(mod)
-    return _Compiled(c.pipeline, mod, tuple(pm.remarks))
+    remarks = run_passes(mod, c.pipeline.passes())
+    return _Compiled(c.pipeline, mod, tuple(remarks))
 
 
 def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:
@@ -165,9 +160,4 @@ def adopt_module(module: ModuleOp, compiled: ModuleOp) -> None:
 
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:
     """Move the ops of `compiled` into `module`, replacing its own."""
-    body = module.body
-    for op in list(body.ops):
-        op.detach()
-    for op in list(compiled.body.ops):
-        op.detach()
-        body.append(op)
+    adopt_body(module, compiled)

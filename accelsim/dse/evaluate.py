@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from accelsim.compile import compile_cache
 from accelsim.dse.feasibility import capacity_refusals, check_buffers_fit, check_tiles_fit
 from accelsim.dse.spec import Point, Scalar
 
@@ -114,7 +115,8 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
         return cluster_point_figures(point, config)
     with capacity_refusals():  # a point whose buffers cannot fit is infeasible, never simulated
         check_tiles_fit(point, config, compile_flags(point.options, config))
-        module = compiled_module(point, config)
+        with compile_cache.enabled():  # a sweep's points share the work their hardware does not change
+            module = compiled_module(point, config)
         check_buffers_fit(module, config)
     compulsory = workload_traffic(point.workload, config)
     program = Program(point.workload, module, pick_function(module, wl.func_name), wl)
