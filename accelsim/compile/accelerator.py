@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
-from accelsim.compile.compile_cache import adopt_body, run_passes
+from accelsim.compile.compile_cache import adopt_body, estimated, run_passes
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
@@ -81,13 +81,11 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     fused = _variant(module, config, func, True)
     if not _fusion_changes(module, fused.pipeline):
         return fused
-    from accelsim.estimate.analytic import estimate
-
     plain = _variant(module, config, func, False)
     fused, plain = _compiled(module, fused), _compiled(module, plain)
     assert fused.compiled is not None and plain.compiled is not None
-    a = estimate(fused.compiled, config, func=func).cycles
-    b = estimate(plain.compiled, config, func=func).cycles
+    a = estimated(fused.compiled, config, func).cycles
+    b = estimated(plain.compiled, config, func).cycles
     keep, verb = (fused, "kept") if a < b else (plain, "not kept")
     why = Remark(PC_FUSE, _loc(module, func),
                  f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "

@@ -10,7 +10,11 @@ their options — never under an object's `id()`:
 - `run_passes(module, passes)`: a pass list's output module (pickled: the exact object graph,
   not a print -> parse round trip) and its remarks;
 - `proven_race_free(module)` / `record_race_free(module)`: a compiled program the race proof
-  already passed.
+  already passed;
+- `memo(kind, parts, compute)`: any other result of the compiler's analyses, under its
+  inputs (a workload's compulsory traffic);
+- `estimated(module, config, func)`: the analytic estimate of a module on a config (in
+  memory only: the search's finalists are estimated again by the run of the winner).
 
 Only callers that ask use it (`active()`: the network runs and the DSE's points, through
 `enabled()`); a direct call of the tile search or `compile_for_accelerator` computes as
@@ -29,18 +33,20 @@ import os
 import pickle
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from compiler.diagnostics import Remark
 from compiler.ir.ops import ModuleOp
 
+T = TypeVar("T")
 MEMORY_ENTRIES = 512   # pass outputs kept in memory (pickled, ~10-30 KB each)
 _ACTIVE = 0
 _MEMORY: OrderedDict[str, bytes] = OrderedDict()
 _PROVEN: set[str] = set()
+_ESTIMATES: OrderedDict[tuple[str, str, str | None], Any] = OrderedDict()
 _VERSION: str | None = None
 
 
@@ -63,6 +69,7 @@ def clear_memory() -> None:
     """Forget the in-memory entries (the disk ones stay)."""
     _MEMORY.clear()
     _PROVEN.clear()
+    _ESTIMATES.clear()
 
 
 def module_key(module: ModuleOp) -> str:
@@ -108,6 +115,44 @@ def record_race_free(module: ModuleOp) -> None:
         key = _key("race-free", module_key(module))
         _PROVEN.add(key)
         _store(key, True)
+
+
+def estimated(module: ModuleOp, config: Any, func: str | None = None) -> Any:
+    """`accelsim.estimate.analytic.estimate(module, config, func=func)`; while `active()`, a
+    module of the same content estimated on a config of the same hash gives that result."""
+    from accelsim.estimate.analytic import estimate
+
+    if not active():
+        return estimate(module, config, func=func)
+    from accelsim.errors import InputError
+    from compiler.ir.entry import entry_function
+
+    try:  # `func` None and the entry function's name are one function
+        name: str | None = entry_function(module, func, InputError).sym_name
+    except InputError:
+        name = func
+    key = (module_key(module), config.hash(), name)
+    hit = _ESTIMATES.get(key)
+    if hit is None:
+        hit = _ESTIMATES[key] = estimate(module, config, func=func)
+        while len(_ESTIMATES) > MEMORY_ENTRIES:
+            _ESTIMATES.popitem(last=False)
+    else:
+        _ESTIMATES.move_to_end(key)
+    return hit
+
+
+def memo(kind: str, parts: tuple[object, ...], compute: Callable[[], T]) -> T:
+    """`compute()`, kept under `kind` and `parts` (values whose repr is their content) in
+    memory and on disk: for a result of the compiler's analyses that a new process would
+    compute again (a workload's compulsory traffic). Always on: `parts` must name every input."""
+    key = _key(kind, *parts)
+    hit = _load(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    value = compute()
+    _store(key, value)
+    return value
 
 
 def _key(*parts: object) -> str:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from accelsim.compile.band import Band, band_of
 from accelsim.compile.clone import clone_module
-from accelsim.compile.compile_cache import run_passes
+from accelsim.compile.compile_cache import estimated, run_passes
 from accelsim.compile.pipeline import COPY, FUSE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
@@ -257,7 +257,6 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
               ) -> SearchResult | None:
     """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
     estimated cycles. `module` is already fused (the pipeline's fusion passes)."""
-    from accelsim.estimate.analytic import estimate
     from compiler.ir.verifier import verify
 
     copied: dict[tuple[tuple[int, ...] | None, int | None, int], tuple[O.ModuleOp, list[Remark]] | None] = {}
@@ -280,7 +279,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             mod = clone_module(done[0])
             tail_remarks = run_passes(mod, tail, verify_each=False)
             verify(mod)  # once per finalist, not after every pass: a broken one is still skipped
-            cycles = estimate(mod, config, func=func).cycles
+            cycles = estimated(mod, config, func).cycles
         except Exception:  # a candidate the passes or SRAM refuse is skipped
             continue
         # ties: the cache model, then the better score
