@@ -37,7 +37,7 @@ from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
-from compiler.diagnostics import Remark
+from compiler.diagnostics import AccelsimError, Remark
 from compiler.ir import ops as O
 
 MIN_TILE = 8
@@ -286,7 +286,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             pm.run(mod)
             verify(mod)  # once per finalist, not after every pass: a broken one is still skipped
             cycles = estimate(mod, config, func=func).cycles
-        except Exception:  # a candidate the passes or SRAM refuse is skipped
+        except AccelsimError:  # a candidate the passes, the verifier or SRAM refuse is skipped
             continue
         # ties: the cache model, then the better score
         order = (cycles, 0 if pipe is base else rank + 1)

@@ -164,7 +164,7 @@ def top_nests(func: FuncOp) -> tuple[NestFigures, ...] | None:
         k = NestKernel(op, args, ops)
         try:
             counts = counting.count_ops(k, vals)  # type: ignore[arg-type]
-        except Exception:  # a nest the counting cannot walk: the roof falls back to the run's ops
+        except counting.CountError:  # a nest the counting cannot walk: the roof falls back to the run's ops
             return None
         trips = tuple(counting.static_trip_count(o) for o in ops if isinstance(o, AffineForOp))
         out.append(NestFigures(counts, loop_roles(k), trips))  # type: ignore[arg-type]
