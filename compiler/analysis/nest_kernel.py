@@ -36,7 +36,7 @@ class NestKernel:
     """Duck-typed as a `FuncOp` for `accelsim.cost.kernel` and `compiler.analysis.counting`.
     `walk()` replays one recorded pre-order walk: the cost model walks a kernel many times."""
 
-    __slots__ = ("args", "body", "nest", "ops", "sym_name")
+    __slots__ = ("__weakref__", "args", "body", "nest", "ops", "sym_name")
 
     def __init__(self, nest: AffineForOp, args: list[Value], ops: list[Operation]):
         self.nest = nest

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from compiler.ir.affine_expr import AffineExpr, Const, Dim, Sym, as_expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # results cached per map: analysis_cache
 class AffineMap:
     """`(d0, ..., dn)[s0, ..., sm] -> (results)`."""
 
@@ -101,7 +101,7 @@ class AffineMap:
         return f"{head} -> ({', '.join(map(str, self.results))})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class IntegerSet:
     """Conjunction of `expr >= 0` and `expr == 0` constraints (`eq_flags[i]` true for ==)."""
 
