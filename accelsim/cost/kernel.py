@@ -69,10 +69,6 @@ class KernelCost:
     array: ArrayCost | None = None  # folds under a systolic dataflow (None: fixed rule)
     compute_pj: float = 0.0  # the call's compute energy, by precision (`cost.precision`)
 
-    @property
-    def touches_dram(self) -> bool:
-        return self.dram_direct_cycles > 0
-
 
 def on_array(cc: ComputeConfig, counts: OpCounts) -> bool:
     """Whether the kernel is costed on the matrix array: a matrix unit and a matmul-like kernel

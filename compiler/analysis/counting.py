@@ -103,10 +103,6 @@ class OpCounts:
     def accesses_in(self, space: int) -> int:
         return dict(self.accesses_by_space).get(space, 0)
 
-    @property
-    def vector_ops(self) -> int:
-        return self.mac + self.mul + self.add + self.other
-
 
 @dataclass(slots=True)
 class _Static:
@@ -291,10 +287,6 @@ def _bounds(loop: AffineForOp, env: dict[Value, int]) -> tuple[int, int] | None:
     except KeyError:
         return None
     return lo, hi
-
-
-def is_matmul_like(func: FuncOp) -> bool:
-    return _static(func).matmul_like
 
 
 _COUNTS: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, OpCounts]] = {}

@@ -35,10 +35,6 @@ class AffineMap:
         return AffineMap(n, 0, tuple(Dim(i) for i in range(n)))
 
     @staticmethod
-    def single_dim() -> AffineMap:
-        return AffineMap(1, 0, (Dim(0),))
-
-    @staticmethod
     def single_symbol() -> AffineMap:
         return AffineMap(0, 1, (Sym(0),))
 
@@ -54,12 +50,6 @@ class AffineMap:
     @property
     def is_constant(self) -> bool:
         return all(isinstance(r, Const) for r in self.results)
-
-    @property
-    def constant_results(self) -> tuple[int, ...]:
-        if not self.is_constant:
-            raise ValueError(f"{self} is not constant")
-        return tuple(r.value for r in self.results)  # type: ignore[attr-defined]
 
     @property
     def single_constant(self) -> int | None:
@@ -90,9 +80,6 @@ class AffineMap:
 
     def with_results(self, results: Sequence[AffineExpr]) -> AffineMap:
         return AffineMap(self.num_dims, self.num_symbols, tuple(results))
-
-    def sub_map(self, indices: Sequence[int]) -> AffineMap:
-        return self.with_results([self.results[i] for i in indices])
 
     def __str__(self) -> str:
         head = "(" + ", ".join(f"d{i}" for i in range(self.num_dims)) + ")"
