@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
-from compiler.diagnostics import Remark
+from compiler.diagnostics import AccelsimError, Remark
 from compiler.ir import ops as O
 
 LADDER = 4   # capacities weighed: the machine's and 3 halvings (each one compile + estimate)
@@ -127,7 +127,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
                               limit=None if best is None else best[0]).cycles
         except OverLimit:
             continue
-        except Exception:  # a smaller machine's pipeline the passes refuse is skipped
+        except AccelsimError:  # a smaller machine's pipeline the passes refuse is skipped
             if i == 0:
                 raise
             continue
