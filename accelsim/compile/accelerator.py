@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
+from accelsim.compile.compile_cache import adopt_body, estimated, run_passes
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import COPY, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
@@ -59,15 +60,16 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
     source = clone_module(module) if check else module   # for naming the pass of a race
-    found = _compiled(module, _choose(module, config, func))
-    assert found.compiled is not None
-    _adopt(module, found.compiled)
-    remarks = list(found.remarks)
+    found = _choose(module, config, func)
+    if found.compiled is not None:
+        _adopt(module, found.compiled)
+        pipe, remarks = found.pipeline, list(found.remarks)
+    else:
+        pipe, remarks = run_pipeline(found.pipeline, module)
     # every schedule the compiler emits is proven race-free before it runs
     if check:
-        check_compiled(module, lambda: clone_module(source), found.pipeline.passes(),
-                       found.pipeline.flags())
-    return found.pipeline, remarks
+        check_compiled(module, lambda: clone_module(source), pipe.passes(), pipe.flags())
+    return pipe, remarks
 
 
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
@@ -78,13 +80,11 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     fused = _variant(module, config, func, True)
     if not _fusion_changes(module, fused.pipeline):
         return fused
-    from accelsim.estimate.analytic import estimate
-
     plain = _variant(module, config, func, False)
     fused, plain = _compiled(module, fused), _compiled(module, plain)
     assert fused.compiled is not None and plain.compiled is not None
-    a = estimate(fused.compiled, config, func=func).cycles
-    b = estimate(plain.compiled, config, func=func).cycles
+    a = estimated(fused.compiled, config, func).cycles
+    b = estimated(plain.compiled, config, func).cycles
     keep, verb = (fused, "kept") if a < b else (plain, "not kept")
     why = Remark(PC_FUSE, _loc(module, func),
                  f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "
@@ -95,10 +95,27 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
     found = _search(module, config, func, fuse)
     if found is None:
-        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
-                         None, ())
+        return _cache_model(module, config, func, fuse)
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
     return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks)
+
+
+def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
+    """The cache model's pipeline where no search applies: the capacity rule on this machine
+    and on the machines with less on-chip memory (`smaller.capacity_ladder`), the fewest
+    estimated cycles kept, so more memory never makes it slower."""
+    from accelsim.compile.smaller import best_compiled, capacity_ladder
+
+    pipes = [AcceleratorPipeline.for_config(c).replace(producer_consumer_fusion=fuse)
+             for c in capacity_ladder(config, module)]
+    if config.clusters > 1 or len(pipes) < 2:  # (the estimate walks one cluster's program)
+        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
+                         None, ())
+    best = best_compiled(module, config, func, pipes)
+    if best is None:
+        return _Compiled(pipes[0], None, ())
+    _, pipe, mod, remarks = best
+    return _Compiled(pipe, mod, tuple(remarks))
 
 
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
@@ -118,26 +135,23 @@ def run_pipeline(pipe: AcceleratorPipeline, module: ModuleOp
     forbids it), the pipeline runs again from the program as given with the copy pass's
     `skip-oversized` (what fits is copied, the rest accessed in slow memory), never an error."""
     from compiler.transforms.affine_data_copy_generate import CopyCapacityError
-    from compiler.transforms.registry import PassManager
 
     work = clone_module(module) if not pipe.skip_oversized_copies else module
-    pm = PassManager(pipe.passes())
     try:
-        pm.run(work)
+        remarks = run_passes(work, pipe.passes())
     except CopyCapacityError as exc:
         if pipe.skip_oversized_copies or not pipe.copies:
             raise
         pipe = pipe.replace(skip_oversized_copies=True)
-        pm = PassManager(pipe.passes())
-        pm.run(module)
+        remarks = run_passes(module, pipe.passes())
         why = Remark(COPY, exc.loc,
                      "the copy buffers of a block do not fit the fast memory even at the innermost "
                      "level: compiled again with skip-oversized (the buffers that do not fit stay "
                      "in slow memory)")
-        return pipe, [why, *pm.remarks]
+        return pipe, [why, *remarks]
     if work is not module:
         _adopt(module, work)
-    return pipe, list(pm.remarks)
+    return pipe, remarks
 
 
 def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:
@@ -187,9 +201,4 @@ def adopt_module(module: ModuleOp, compiled: ModuleOp) -> None:
 
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:
     """Move the ops of `compiled` into `module`, replacing its own."""
-    body = module.body
-    for op in list(body.ops):
-        op.detach()
-    for op in list(compiled.body.ops):
-        op.detach()
-        body.append(op)
+    adopt_body(module, compiled)

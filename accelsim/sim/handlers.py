@@ -35,7 +35,7 @@ from accelsim.errors import SimulationError
 from accelsim.hw.compute import ComputeUnit
 from accelsim.hw.control import ControlProcessor
 from accelsim.hw.dma import Transfer
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.codegen import compile_cached, index_constant
 from accelsim.sim.hazards import Hazards, kernel_elements
 from accelsim.sim.kernel_calls import KernelCalls
@@ -175,7 +175,7 @@ def _flush_slot(ex: HandlerHost, consts: dict[str, object]) -> str:
     if ex.summary is None:
         return ""
     consts["summary"], consts["batch"] = ex.summary, ex.summary.records
-    return f"if len(batch) >= {ex.summary.batch}:\n    summary.flush(env._now)"
+    return f"if len(batch) >= {ex.summary.batch}:\n    summary.flush(env.now)"
 
 
 # ---- affine.dma_start ------------------------------------------------------------------------
@@ -215,7 +215,7 @@ if dst.reading:
             ex.hazards.dma_overwrite_race(op, dst, d0, sh)
 stats.dma_ops = seq = stats.dma_ops + 1
 stats.dma_sram_bytes += $sram_bytes
-xfer = $dma_class(env, sh, label, env._now, seq, src, s0, s_end, dst, d0, d_end)
+xfer = $dma_class(env, sh, label, env.now, seq, src, s0, s_end, dst, d0, d_end)
 src.reading.append(xfer)
 dst.writing.append(xfer)
 slots[key] = xfer
@@ -376,7 +376,7 @@ if cost.dram_direct_cycles and len(ex.stats.flags) < 20:
     ex.kernel_calls.flag_dram(op, cost)
 @run_kernel
 @issue
-start = env._now
+start = env.now
 end = start + cost.cycles
 if end > start:
     env.advance_to(end)  # the compute unit is busy; the control processor waits

@@ -14,7 +14,7 @@ from typing import NoReturn
 import numpy as np
 
 from accelsim.errors import HazardError, SimulationError
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.memory import Buffer, InFlightDma, TransferShape
 from accelsim.sim.regions import Region
 from compiler.ir import ops as O
