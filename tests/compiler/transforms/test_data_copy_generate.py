@@ -205,6 +205,45 @@ def test_capacity_error_when_even_the_innermost_level_does_not_fit() -> None:
         copy(m, "fast-mem-capacity=0")
 
 
+# a nest no tiling shrinks (a dependence on %C forbids it): C's box at the innermost level is
+# 20 x 23 floats, more than 1 KiB (the fuzzer's seed 1091)
+UNTILEABLE = """func.func @f(%A: memref<31x31xf32>, %B: memref<31x31xf32>, %C: memref<31x31xf32>) {
+  affine.for %i1 = 0 to 9 {
+    affine.for %i2 = 0 to 12 {
+      affine.for %i3 = 0 to 20 {
+        %v4 = affine.load %C[%i3, %i2 + 3] : memref<31x31xf32>
+        %v5 = affine.load %B[%i1, %i1] : memref<31x31xf32>
+        %v6 = affine.load %C[%i2, %i2 + 2] : memref<31x31xf32>
+        %c8 = arith.cmpf olt, %v4, %v5 : f32
+        %v7 = arith.select %c8, %v4, %v5 : f32
+        affine.store %v7, %C[%i1, %i3] : memref<31x31xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_skip_oversized_copies_what_fits_and_leaves_the_rest_in_slow_memory() -> None:
+    with pytest.raises(PassError, match=r"need 1604 bytes of fast memory, 1024 bytes available"):
+        copy(parse_module(UNTILEABLE), "generate-dma fast-mem-capacity=1")
+    orig, m = parse_module(UNTILEABLE), parse_module(UNTILEABLE)
+    p = copy(m, "generate-dma fast-mem-capacity=1 skip-oversized")
+    assert any("no copy for %C" in r.message and "skip-oversized" in r.message for r in p.remarks)
+    copied = {s.src.name_hint for s in dma_starts(m)}
+    assert copied == {"B"}                       # B's one element fits; C stays in place
+    assert 0 < peak_live_bytes(m, 1) <= 1024
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=3))
+
+
+def test_skip_oversized_changes_nothing_where_the_buffers_fit() -> None:
+    a, b = cs.tile(gemm(24, 20, 28), 8), cs.tile(gemm(24, 20, 28), 8)
+    copy(a, "generate-dma fast-mem-capacity=4")
+    copy(b, "generate-dma fast-mem-capacity=4 skip-oversized")
+    assert print_module(a) == print_module(b)
+
+
 def test_skip_non_unit_stride_loops_places_copies_inside_tile_loops() -> None:
     m = cs.tiled_2d(32, 32, 16)
     copy(m, "generate-dma skip-non-unit-stride-loops")
