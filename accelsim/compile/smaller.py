@@ -109,6 +109,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
+    from compiler.transforms.affine_data_copy_generate import CopyCapacityError
     from compiler.transforms.registry import PassManager, create_pass
 
     fusion = [(n, o) for n, o in pipes[0].steps() if n in (PC_FUSE, FUSE)]
@@ -121,7 +122,17 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
         mod = clone_module(fused)
         pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
         try:
-            pm.run(mod)
+            try:
+                pm.run(mod)
+            except CopyCapacityError:
+                if pipe.skip_oversized_copies or not pipe.copies:
+                    raise
+                # copies that do not fit even at the innermost level: what fits is copied,
+                # the rest stays in slow memory (`accelerator.run_pipeline`)
+                pipe = pipe.replace(skip_oversized_copies=True)
+                mod = clone_module(fused)
+                pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
+                pm.run(mod)
             verify(mod)
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles
