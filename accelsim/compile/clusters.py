@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from accelsim.compile.accelerator import check_input_program, compile_for_accelerator
+from accelsim.compile.accelerator import check_input_program, compile_for_accelerator, run_pipeline
 from accelsim.compile.clone import clone_module
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import AcceleratorPipeline
@@ -131,9 +131,9 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
              searched: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] | None = None,
              active: int = 0) -> ClusterPrograms:
     """`searched` keeps the block search for cyclic (auto runs both). `active` (0: all, block
-    only): the work shared by that many clusters, the tile search on their fair share."""
-    from compiler.transforms.registry import PassManager
-
+    only): the work shared by that many clusters, the tile search on their fair share. A share
+    the pipeline's copies do not fit is compiled with `skip-oversized` (`run_pipeline`), which
+    changes nothing where the buffers fit: the shares compiled before keep their programs."""
     lower_linalg(module)
     found = {} if searched is None else searched
     chunk = 1
@@ -145,10 +145,9 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
                   for k in range(config.clusters)]
         for k, m in enumerate(shares):
             check_input_program(m)
-            pm = PassManager(pipe.passes())
-            pm.run(m)
+            pipe, got = run_pipeline(pipe, m)
             if k == 0:
-                remarks = pm.remarks
+                remarks = got
     else:
         serial = []
         shares = [distribute(module, config, k, distribution, serial if k == 0 else None,
@@ -161,7 +160,7 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
         for k, m in enumerate(shares):
             if k != largest:
                 check_input_program(m)
-                PassManager(pipe.passes()).run(m)
+                pipe, _ = run_pipeline(pipe, m)
     return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
                            [f"{r.loc}: {r.message}" for r in serial], chunk=chunk,
                            active=active if 0 < active < config.clusters else 0)
@@ -178,11 +177,18 @@ def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distri
     if key not in found:
         if shares is None:
             shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
-        m = clone_module(shares[_largest(shares)])
+        largest = shares[_largest(shares)]
+        m = clone_module(largest)
         machine = config
         if active and config.interconnect.kind == "bus":  # (as the estimate shares a bus)
             machine = config.with_overrides({"clusters": active})
         pipe, remarks = compile_for_accelerator(share_config(machine), m, func, check=False)
+        # a share's copy-outs write back only what it stores: a box may span elements other
+        # clusters write (a parallel loop's iterations write disjoint elements, but one
+        # iteration's bounding box may hold another's)
+        if config.clusters > 1:
+            m = clone_module(largest)
+            pipe, _ = run_pipeline(pipe.replace(exact_copy_out=True), m)
         found[key] = (pipe, m, remarks)
     pipe, m, remarks = found[key]
     return pipe, clone_module(m), list(remarks)

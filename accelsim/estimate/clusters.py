@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import DramConfig, HardwareConfig
+from accelsim.cost.dram import DramPolicy
 from accelsim.cost.energy import Energy, energy
 from accelsim.cost.interconnect import InterconnectModel
 from accelsim.errors import ConfigError, InputError
@@ -264,7 +265,7 @@ class SharedStart:
     @staticmethod
     def fresh(config: HardwareConfig, model: InterconnectModel) -> SharedStart:
         """Every channel of `config`'s DRAM and every link of `model` free at cycle 0."""
-        return SharedStart([0] * config.bandwidth_view().dram.channels, 0,
+        return SharedStart([0] * DramPolicy.for_config(config.bandwidth_view().dram).states, 0,
                            [0] * len(model.names))
 
 
@@ -294,10 +295,11 @@ class _StartupMachine(ClosedFormMachine):
 
         self._reserve = reserve
 
-    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...]) -> None:
+    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...],
+            write: bool = False) -> None:
         if self.t > self.issue * (self.dma_ops + 1):  # it waited (the walk's waits are inline)
             raise _FirstKernel
-        super().dma(dram_bytes, port, T, tag)
+        super().dma(dram_bytes, port, T, tag, write)
 
     def busy_for(self, cycles: int) -> None:
         if cycles > self.issue:
