@@ -110,8 +110,7 @@ def run_fused(network: Network, config: str = "default", hardware: Mapping[str, 
                   for g in chosen]
     result = assemble(network, base, groups, cfg)
     meta = dict(result.meta)
-    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups),
-                fused_compile_seconds=sum(g.compile_seconds for g in groups))
+    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups))
     if why is not None:
         meta["fused_note"] = why
     return replace(result, meta=meta)
