@@ -137,6 +137,9 @@ class NetworkResult:
 
     def totals(self) -> dict[str, Any]:
         t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
+        # a schedule whose layers ran on parts of the machine knows the whole machine's roofline
+        if self.network_figures.get("roofline_cycles") is not None:
+            t["roofline_cycles"] = self.network_figures["roofline_cycles"]
         # overlapping layers: the network ends with its last layer (sequential: the sum)
         t["cycles"] = max((r.end_cycle for r in self.layers), default=0) \
             - min((r.start_cycle for r in self.layers), default=0)
@@ -149,6 +152,7 @@ class NetworkResult:
         t["array_busy_fraction"] = t["compute_utilization"]
         peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
         peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
+        peak = self.network_figures.get("peak_macs_per_cycle", peak)  # (the whole machine's)
         t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
         t.update(self.bound_figures(t))
         return t

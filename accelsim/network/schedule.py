@@ -68,8 +68,10 @@ def choose(network: Network, config: str, hardware: Mapping[str, Any] | None = N
            **kw: Any) -> tuple[str, dict[str, NetworkResult]]:
     """`auto`'s choice: every available schedule estimated (fidelity analytic); the one with
     the fewest cycles, then the fewest DRAM bytes, layer-by-layer on a tie. Returns the name and
-    the estimates by schedule."""
-    names = available()
+    the estimates by schedule. A runner with an `applies(config, hardware)` attribute that
+    says no (pipelined on one cluster) is left out."""
+    names = tuple(n for n in available()
+                  if getattr(runner(n), "applies", lambda *_: True)(config, dict(hardware or {})))
     if names == ("layer-by-layer",):
         return "layer-by-layer", {}
     hw = dict(hardware or {})
