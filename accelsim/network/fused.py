@@ -695,3 +695,13 @@ class FusedData:
 
     def _grouped(self) -> set[int]:
         return {j for g in self.groups.values() for j in g.layers}
+
+
+def _applies(config: str, hardware: Mapping[str, Any]) -> bool:
+    """Whether a fused group can run on this machine (`auto` leaves fused out otherwise)."""
+    from accelsim.config import load_config
+
+    return unsupported(load_config(config).with_overrides(dict(hardware))) is None
+
+
+run_fused.applies = _applies  # type: ignore[attr-defined]
