@@ -2,7 +2,7 @@
 network bound and the wall time of each run (timing only).
 
     .venv/bin/python bench/bench_fused.py [--config default] [--fidelity analytic]
-        [--set KEY=VALUE ...] [NETWORK ...]
+        [--set KEY=VALUE ...] [--dtype int8] [NETWORK ...]
 
 Default networks: resnet18, mobilenetv2, bert_base_layer. Each runs `--schedule
 layer-by-layer` and `--schedule fused` (`accelsim.network.schedule.run_schedule`) in this
@@ -32,14 +32,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="default")
     ap.add_argument("--fidelity", default="analytic", choices=("analytic", "event"))
     ap.add_argument("--set", action="append", default=None, metavar="KEY=VALUE")
+    ap.add_argument("--dtype", default=None, help="the networks at this precision (--dtype)")
     args = ap.parse_args(argv)
     hw = parse_sets(args.set)
-    print(f"config {args.config} {dict(hw) or ''} [{args.fidelity}]")
+    print(f"config {args.config} {dict(hw) or ''} [{args.fidelity}]"
+          + (f" at {args.dtype}" if args.dtype else ""))
     print("| network | schedule | cycles | DRAM bytes | saved vs layer-by-layer | honest bound B | "
           "DRAM / bound | fused groups | wall s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.networks:
         net = load_network(name)
+        if args.dtype:
+            from accelsim.network.precision import with_precision
+
+            net, _ = with_precision(net, args.dtype)
         base = None
         for schedule in ("layer-by-layer", "fused"):
             t0 = time.perf_counter()

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 # an intermediate stays on chip when it takes at most this share of the fast level, and the
 # intermediates resident while one kernel runs at most RESIDENT_SHARE (the rest: its tiles)
-LINK_SHARE = 0.5
+LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
 
