@@ -122,6 +122,7 @@ def test_many_clusters_run_no_group() -> None:
     r = run_schedule(net, "fused", "default", {"clusters": 2}, fidelity="analytic", workers=0,
                      progress=False)
     assert r.meta["fused_groups"] == 0 and "one cluster" in r.meta["fused_note"]
+    assert "fused: no group formed: fused groups run on one cluster" in r.table()
 
 
 @pytest.mark.parametrize("build", [convnet, attention], ids=["cnn", "attention"])
