@@ -37,6 +37,11 @@ def test_a_saved_run_redraws_with_its_rows_and_a_lane_per_cluster(tmp_path: Path
     saved.write_text(json.dumps(result.to_dict()))
     again = result_from_json(json.loads(saved.read_text()))
     assert again.rows() == result.rows() and again.totals()["cycles"] == 320
+    assert again.table().splitlines()[-4:] == [
+        "cluster 0: 1 layer, busy 300 cycles (94% of the run)",
+        "cluster 1: 1 layer, busy 300 cycles (94% of the run)",
+        "cluster 2: 1 layer, busy 200 cycles (62% of the run)",
+        "cluster 3: 1 layer, busy 200 cycles (62% of the run)"]
     assert main(["--from-json", str(saved), "--out", str(tmp_path)]) == 0
     assert (tmp_path / "tiny_cluster4_pipelined.png").stat().st_size > 0
     data = result.to_dict()
