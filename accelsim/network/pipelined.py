@@ -212,6 +212,9 @@ def run_pipelined(network: Network, config: str = "default",
                  "segments": [[network.layers[a].name, network.layers[b - 1].name, b - a]
                               for a, b in chosen.segments],
                  "pipelined_layers": chosen.pipelined_layers,
+                 # what the plan was chosen from: each layer's cycles on each group size
+                 "layer_cycles_by_group": {str(k): [int(f["cycles"]) for f in v]
+                                           for k, v in by_size.items()},
                  "data_parallel_cycles": sum(int(f["cycles"]) for f in by_size[n])})
     whole = by_size[n]
     peaks = [f.get("peak_macs_per_cycle") for f in whole if f["macs"]]
