@@ -135,6 +135,8 @@ def producers(network: Network) -> list[int | None]:
     writer: dict[str, int] = {}
     for i, layer in enumerate(network.layers):
         reads = [t for k in layer.kernels for _, t in k.reads]
+        if not layer.kernels:  # a view (reshape) reads the tensor it renames
+            reads = [old for _new, old in layer.views]
         known = [writer[t] for t in reads if t in writer]
         if reads or network.functional:
             out.append(max(known) if known else None)
