@@ -116,6 +116,9 @@ class AcceleratorPipeline:
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
+    # copies of a re-read region hoisted over loops it depends on, as the union of their
+    # iterations, where it fits (the copy pass's `hoist-over-dependent-loops`; not with copy_depth)
+    hoist_over_dependent_loops: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -242,7 +245,7 @@ class AcceleratorPipeline:
     def _depth_opts(self) -> str:
         """The copy pass's placement options of an explicit mapping ('' by default)."""
         if not self.copy_depth:
-            return ""
+            return " hoist-over-dependent-loops" if self.hoist_over_dependent_loops else ""
         return f" copy-depth={self.copy_depth}" + ("" if self.hoist_read_copies
                                                      else " hoist-read-copies=false")
 
