@@ -10,6 +10,14 @@ a two-level one exactly what it always got.
 Producer-consumer fusion (the pipeline's first pass) is kept only where it pays: when it
 fuses anything, the module is compiled with and without it and the analytic estimate of
 each decides (fewer cycles wins, a tie keeps the unfused program); a remark says which.
+
+Loop order: the schedule must not depend on how the loops were written. A top-level perfect
+nest of the entry function whose bounds are not a box (triangular, trapezoidal, skewed: the
+tile search's rectangular model does not cover it) is compiled in every loop order the
+dependences allow (`affine-loop-interchange`, first in the pipeline), nest by nest, and the
+order with the fewest cycles by the analytic estimate is kept (a tie keeps the order as
+written; a remark names a change). Every written order of such a nest has the same set of
+candidates, so it gets the same schedule.
 """
 
 from __future__ import annotations
@@ -18,13 +26,14 @@ from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
 from accelsim.compile.frontend import lower_linalg
-from accelsim.compile.pipeline import PC_FUSE, AcceleratorPipeline
+from accelsim.compile.pipeline import INTERCHANGE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
 from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
 from compiler.diagnostics import UNKNOWN_LOC, Location, Remark
-from compiler.ir.ops import ModuleOp
+from compiler.ir.ops import AffineForOp, ModuleOp
+from compiler.transforms.tiling.bands import is_hyper_rectangular
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,70 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
 
 
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
+    """`_choose_written` on the module as written, or in the loop order of its non-box nests
+    the analytic estimate finds fastest (module left unchanged)."""
+    from accelsim.estimate.analytic import estimate
+    from compiler.ir.entry import entry_function
+    from compiler.transforms.registry import PassManager
+    from compiler.transforms.rewrite.permute import legal_orders, permutable_band
+
+    best = _choose_written(module, config, func)
+    if len(config.memory_chain()) > 2:
+        return best
+    try:
+        entry = entry_function(module, func, InputError)
+    except InputError:
+        return best
+    roots = [op for op in entry.body.ops if isinstance(op, AffineForOp)]
+    nests = []
+    for k, root in enumerate(roots):
+        band = _perfect(root)
+        if len(band) < 2 or len(band) > _MAX_INTERCHANGE_DEPTH or is_hyper_rectangular(band) \
+                or not permutable_band(band):
+            continue
+        orders = legal_orders(band)
+        if len(orders) > 1:
+            nests.append((k, orders))
+    if not nests:
+        return best
+    best = _compiled(module, best)
+    assert best.compiled is not None
+    best_cycles = estimate(best.compiled, config, func=func).cycles
+    first_cycles, steps = best_cycles, ()
+    for k, orders in nests:
+        chosen = steps
+        for order in orders:
+            if order == tuple(range(len(order))):
+                continue
+            trial = (*steps, (entry.sym_name, k, order))
+            mod = clone_module(module)
+            PassManager(AcceleratorPipeline.for_config(config).replace(
+                interchanges=trial).passes()[:len(trial)]).run(mod)
+            cand = _compiled(mod, _choose_written(mod, config, func))
+            assert cand.compiled is not None
+            cycles = estimate(cand.compiled, config, func=func).cycles
+            if cycles < best_cycles:
+                best, best_cycles, chosen = cand, cycles, trial
+        steps = chosen
+    if not steps:
+        return best
+    why = Remark(INTERCHANGE, _loc(module, func),
+                 "loop order " + "; ".join(f"nest {k}: {','.join(map(str, p))}" for _, k, p in steps)
+                 + f" kept: the analytic estimate is {best_cycles:,} cycles, {first_cycles:,} as written")
+    return _Compiled(best.pipeline.replace(interchanges=steps), best.compiled, (why, *best.remarks))
+
+
+# loop nests deeper than this are not reordered (depth! orders, each a compile)
+_MAX_INTERCHANGE_DEPTH = 3
+
+
+def _perfect(root: AffineForOp) -> list[AffineForOp]:
+    from compiler.transforms.rewrite.permute import perfect_band
+
+    return perfect_band(root)
+
+
+def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
     """The tile search's (or the cache model's) pipeline, with producer-consumer fusion where
     the estimate of the compiled program says it is faster (module left unchanged)."""
     if len(config.memory_chain()) > 2:  # not yet on hierarchies (`for_hierarchy`)
