@@ -12,12 +12,15 @@ fuses anything, the module is compiled with and without it and the analytic esti
 each decides (fewer cycles wins, a tie keeps the unfused program); a remark says which.
 
 Loop order: the schedule must not depend on how the loops were written. A top-level perfect
-nest of the entry function whose bounds are not a box (triangular, trapezoidal, skewed: the
-tile search's rectangular model does not cover it) is compiled in every loop order the
-dependences allow (`affine-loop-interchange`, first in the pipeline), nest by nest, and the
-order with the fewest cycles by the analytic estimate is kept (a tie keeps the order as
-written; a remark names a change). Every written order of such a nest has the same set of
-candidates, so it gets the same schedule.
+nest (depth <= 3) of the entry function that the tile search's model does not cover (bounds
+that are not a box: triangular, trapezoidal, skewed; or any nest when the search does not
+apply to the function and the cache model tiles it) is compiled in every loop order the
+dependences allow (`affine-loop-interchange`, first in the pipeline), and the order with the
+fewest cycles by the analytic estimate is kept (a tie keeps the order as written). A function
+of several nests chooses each nest's order on a module holding that nest alone, so the
+choice does not depend on how the others are written; the orders chosen are kept when the
+whole program then estimates faster than as written (a remark names them). Every written
+order of a nest has the same set of candidates, so it gets the same schedule.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class _Compiled:
     pipeline: AcceleratorPipeline
     compiled: ModuleOp | None
     remarks: tuple[Remark, ...]
+    searched: bool = False      # the tile search's model chose the tiles (not the cache model)
 
 
 def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
@@ -89,7 +93,6 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     the analytic estimate finds fastest (module left unchanged)."""
     from accelsim.estimate.analytic import estimate
     from compiler.ir.entry import entry_function
-    from compiler.transforms.registry import PassManager
     from compiler.transforms.rewrite.permute import legal_orders, permutable_band
 
     best = _choose_written(module, config, func)
@@ -103,8 +106,8 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     nests = []
     for k, root in enumerate(roots):
         band = _perfect(root)
-        if len(band) < 2 or len(band) > _MAX_INTERCHANGE_DEPTH or is_hyper_rectangular(band) \
-                or not permutable_band(band):
+        if len(band) < 2 or len(band) > _MAX_INTERCHANGE_DEPTH \
+                or (best.searched and is_hyper_rectangular(band)) or not permutable_band(band):
             continue
         orders = legal_orders(band)
         if len(orders) > 1:
@@ -113,29 +116,61 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
         return best
     best = _compiled(module, best)
     assert best.compiled is not None
-    best_cycles = estimate(best.compiled, config, func=func).cycles
-    first_cycles, steps = best_cycles, ()
+    written_cycles = estimate(best.compiled, config, func=func).cycles
+    # each nest's order is chosen on a module holding that nest alone (where the other nests
+    # can go: no results), so the choice never depends on how the other nests are written
+    steps: list[tuple[str, int, tuple[int, ...]]] = []
     for k, orders in nests:
-        chosen = steps
+        alone = _alone(module, entry.sym_name, k) if len(roots) > 1 else None
+        base, index = (module, k) if alone is None else (alone, 0)
+        top, top_cycles = orders[0], None
         for order in orders:
-            if order == tuple(range(len(order))):
-                continue
-            trial = (*steps, (entry.sym_name, k, order))
-            mod = clone_module(module)
-            PassManager(AcceleratorPipeline.for_config(config).replace(
-                interchanges=trial).passes()[:len(trial)]).run(mod)
+            mod = _interchanged(base, config, ((entry.sym_name, index, order),))
             cand = _compiled(mod, _choose_written(mod, config, func))
             assert cand.compiled is not None
             cycles = estimate(cand.compiled, config, func=func).cycles
-            if cycles < best_cycles:
-                best, best_cycles, chosen = cand, cycles, trial
-        steps = chosen
+            if top_cycles is None or cycles < top_cycles:
+                top, top_cycles = order, cycles
+        if top != tuple(range(len(top))):
+            steps.append((entry.sym_name, k, top))
     if not steps:
+        return best
+    mod = _interchanged(module, config, tuple(steps))
+    cand = _compiled(mod, _choose_written(mod, config, func))
+    assert cand.compiled is not None
+    cycles = estimate(cand.compiled, config, func=func).cycles
+    if cycles >= written_cycles:    # never slower than the order as written
         return best
     why = Remark(INTERCHANGE, _loc(module, func),
                  "loop order " + "; ".join(f"nest {k}: {','.join(map(str, p))}" for _, k, p in steps)
-                 + f" kept: the analytic estimate is {best_cycles:,} cycles, {first_cycles:,} as written")
-    return _Compiled(best.pipeline.replace(interchanges=steps), best.compiled, (why, *best.remarks))
+                 + f" kept: the analytic estimate is {cycles:,} cycles, {written_cycles:,} as written")
+    return _Compiled(cand.pipeline.replace(interchanges=tuple(steps)), cand.compiled,
+                     (why, *cand.remarks), cand.searched)
+
+
+def _interchanged(module: ModuleOp, config: HardwareConfig,
+                  steps: tuple[tuple[str, int, tuple[int, ...]], ...]) -> ModuleOp:
+    """A clone of `module` with the interchanges of `steps` applied."""
+    from compiler.transforms.registry import PassManager
+
+    mod = clone_module(module)
+    passes = AcceleratorPipeline.for_config(config).replace(interchanges=steps).passes()
+    PassManager(passes[:len(steps)]).run(mod)
+    return mod
+
+
+def _alone(module: ModuleOp, func: str, k: int) -> ModuleOp | None:
+    """A clone of `module` whose function `func` keeps, of its top-level loop nests, the k-th
+    alone (None when another one has results the rest of the function uses)."""
+    mod = clone_module(module)
+    entry = next(f for f in mod.funcs if f.sym_name == func)
+    roots = [op for op in entry.body.ops if isinstance(op, AffineForOp)]
+    if any(r.results for j, r in enumerate(roots) if j != k):
+        return None
+    for j, r in enumerate(roots):
+        if j != k:
+            r.erase()
+    return mod
 
 
 # loop nests deeper than this are not reordered (depth! orders, each a compile)
@@ -167,7 +202,7 @@ def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) 
     why = Remark(PC_FUSE, _loc(module, func),
                  f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "
                  f"{b:,} without it")
-    return _Compiled(keep.pipeline, keep.compiled, (why, *keep.remarks))
+    return _Compiled(keep.pipeline, keep.compiled, (why, *keep.remarks), keep.searched)
 
 
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
@@ -176,7 +211,7 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
         return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
                          None, ())
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
-    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks)
+    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
 
 
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
@@ -188,7 +223,7 @@ def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
     mod = clone_module(module)
     pm = PassManager(c.pipeline.passes())
     pm.run(mod)
-    return _Compiled(c.pipeline, mod, tuple(pm.remarks))
+    return _Compiled(c.pipeline, mod, tuple(pm.remarks), c.searched)
 
 
 def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:

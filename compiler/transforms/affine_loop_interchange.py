@@ -67,7 +67,7 @@ class AffineLoopInterchangePass(Pass):
                             f"no interchange: not a perfect band of {len(opts.permutation)} loops "
                             "with unit steps, no iter_args and unit-coefficient bounds")
                 continue
-            if tuple(opts.permutation) not in legal_orders(band):
+            if not legal_orders(band, [opts.permutation]):
                 self.remark(roots[opts.nest].loc,
                             "no interchange: a dependence forbids the order "
                             f"{','.join(map(str, opts.permutation))}")

@@ -136,19 +136,20 @@ def permute_band(band: Sequence[AffineForOp], order: Sequence[int]) -> AffineFor
     return loops[0]
 
 
-def legal_orders(band: Sequence[AffineForOp]) -> list[tuple[int, ...]]:
-    """Every order of the band's loops that no dependence forbids (the written order first):
-    the dependence analysis on the band's ops, each order as a schedule of the innermost body
-    (`analysis.tiling_order`, tile size 1 aligned at 0: an iteration's key is its IVs in the
-    new order)."""
+def legal_orders(band: Sequence[AffineForOp],
+                 candidates: Sequence[Sequence[int]] | None = None) -> list[tuple[int, ...]]:
+    """Every order of the band's loops (of `candidates`, default all of them, the written
+    order first) that no dependence forbids: the dependence analysis on the band's ops, each
+    order as a schedule of the innermost body (`analysis.tiling_order`, tile size 1 aligned
+    at 0: an iteration's key is its IVs in the new order)."""
     from compiler.analysis.dependence import all_dependences, loop_depth
     from compiler.analysis.tiling_order import TiledStatement, TileGrid, reversed_dependence
 
     body = tuple(o for o in band[-1].body.ops if not o.IS_TERMINATOR)
     deps = list(all_dependences(band[0], min_depth=loop_depth(band[0])))
     out = []
-    for order in itertools.permutations(range(len(band))):
+    for order in (itertools.permutations(range(len(band))) if candidates is None else candidates):
         st = TiledStatement(body, tuple(TileGrid(band[k], 1, True) for k in order), (0,) * len(band))
         if reversed_dependence(deps, [st]) is None:
-            out.append(order)
+            out.append(tuple(order))
     return out
