@@ -39,6 +39,7 @@ class NetworkOptions:
     inputs_npz: str | None = None
     inputs: Mapping[str, np.ndarray] | None = None
     progress: bool | TextIO = False
+    schedule: str = "auto"   # accelsim.network.schedule.SCHEDULES
 
     def timing(self, network: Network) -> bool:
         """Whether the run is timing only (no data flows)."""
@@ -88,6 +89,7 @@ class NetworkRun:
         out = dict(self.figures)
         out["target"] = self.options.target
         out["input"] = source
+        out.setdefault("schedule", "layer-by-layer")  # the host and data runs: layer by layer
         if self.dtype:
             out["dtype"] = self.dtype
             out["dtype_skipped"] = list(self.dtype_skipped)
@@ -98,6 +100,12 @@ def check_network_options(network: Network, source: str, opts: NetworkOptions) -
     """Refuse, before anything runs, what a network run cannot honour."""
     if opts.target not in ("sim", "host"):
         raise InputError(f"unknown target {opts.target!r}; targets: host, sim")
+    from accelsim.network.schedule import check_schedule
+
+    check_schedule(opts.schedule)
+    if opts.target == "host" and opts.schedule not in ("auto", "layer-by-layer"):
+        raise InputError(f"--schedule {opts.schedule}: the host runs the model natively, "
+                         "layer by layer; a schedule is for --target sim")
     if opts.target == "host" and not network.functional:
         raise InputError(f"--target host runs a model with data (an ONNX file); {source} describes "
                          "layer shapes only: use --target sim")
@@ -120,8 +128,6 @@ def run_network(network: Network, config: str, opts: NetworkOptions,
     """Run `network` on the preset or TOML `config` as `accelsim run NETWORK` does."""
     check_network_options(network, source or network.source, opts)
     if opts.timing(network):
-        from accelsim.network.timing import run_timing
-
         limit = opts.kernel_time_limit
         if limit is not None:
             from accelsim.dse.time_limit import check_time_limit
@@ -130,9 +136,18 @@ def run_network(network: Network, config: str, opts: NetworkOptions,
                 limit = check_time_limit(limit, "--kernel-time-limit")
             except ValueError as exc:
                 raise InputError(str(exc)) from None
-        result = run_timing(network, config, dict(opts.hardware), fidelity=opts.fidelity,
-                            workers=opts.workers, progress=opts.progress, time_limit_s=limit)
+        from accelsim.network.schedule import run_schedule
+
+        result = run_schedule(network, opts.schedule, config, dict(opts.hardware),
+                              fidelity=opts.fidelity, workers=opts.workers, progress=opts.progress,
+                              time_limit_s=limit)
         return NetworkRun(network, opts, result, None, result.to_dict())
+    if opts.target == "sim" and opts.schedule not in ("auto", "layer-by-layer"):
+        from accelsim.network.schedule import runner
+
+        runner(opts.schedule)  # not available: the error names it
+        raise InputError(f"--schedule {opts.schedule}: a run with data flowing is layer by layer "
+                         "yet; use --timing-only")
     from accelsim.network.functional import run_functional
 
     feeds = dict(opts.inputs) if opts.inputs is not None else None

@@ -11,7 +11,9 @@ a zoo name. `--target sim`: each distinct kernel compiled once and simulated (la
 parallel processes when timing only; in order, data flowing, otherwise), a per-layer table and
 network totals (`--json`: one object with `layers`), `--csv` per layer, `--timeline` (one bar
 per layer) and `--trace` (Perfetto, one slice per layer). `--target host`: the whole model
-natively. `--check` (ONNX) compares the outputs with onnx's ReferenceEvaluator.
+natively. `--check` (ONNX) compares the outputs with onnx's ReferenceEvaluator. `--schedule`
+layer-by-layer | fused | pipelined | auto (default) chooses how layers share the machine
+(`accelsim.network.schedule`).
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def run_network(args: argparse.Namespace, extra: list[str]) -> int:
                                       hardware=parse_sets(getattr(args, "set", None)), workers=args.workers,
                                       kernel_time_limit=getattr(args, "kernel_time_limit", None),
                                       check=bool(args.check), seed=args.seed, inputs_npz=args.inputs,
-                                      progress=not args.json)
+                                      progress=not args.json, schedule=args.schedule or "auto")
     from accelsim.network.timing import NetworkRunError
 
     try:
@@ -211,6 +213,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "(repeatable; a symbolic dimension left unbound is an error naming it)")
     g.add_argument("--conv-lowering", choices=("auto", "direct", "im2col"), default="auto",
                    help="convolutions: the compiler's choice (auto), direct, or im2col + gemm")
+    from accelsim.network.schedule import SCHEDULES
+
+    g.add_argument("--schedule", choices=SCHEDULES, default=None,
+                   help="how layers run: layer-by-layer (every tensor in DRAM), fused (consecutive "
+                        "layers one program, intermediates on chip), pipelined (layers on clusters, "
+                        "overlapping), auto (the best by the analytic estimate, never worse than "
+                        "layer-by-layer by it; the default); docs/networks.md")
     g.add_argument("--dtype", default=None, metavar="int8|int4|bf16|fp8|f16|f32",
                    help="zoo, topology and layer-list networks: weights and activations in this "
                         "precision, the matmul family accumulating wider (i32 / f32) and "

@@ -155,6 +155,9 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     choose_target(args, network=is_network(args.input))
     if is_network(args.input):  # a whole network: its own run (accelsim.network)
         return run_network(args, extra)
+    if getattr(args, "schedule", None):
+        raise InputError(f"--schedule {args.schedule}: for a network INPUT (how its layers run); "
+                         f"{args.input} is one program")
     if getattr(args, "dtype", None):
         raise InputError(f"--dtype {args.dtype}: for a network INPUT; a workload spec takes "
                          "dtype= (and acc=, wdtype=), e.g. gemm:M=512,dtype=i8")

@@ -29,7 +29,10 @@ Scalar = int | float | str | bool
 FIDELITIES = ("analytic", "event", "both")  # both: analytic, the front confirmed by event
 MAX_POINTS = 2_000_000  # points are listed (and constraints checked) up front
 TOP_LEVEL_KEYS = ("name", "config", "workloads", "hardware", "compiler", "fidelity", "functional",
-                  "constraints", "time_limit_s", "objectives", "dtype")
+                  "constraints", "time_limit_s", "objectives", "dtype", "schedule")
+# accelsim.network.schedule.SCHEDULES (the DSE must not import accelsim.network; a test keeps
+# the two equal)
+NETWORK_SCHEDULES = ("layer-by-layer", "fused", "pipelined", "auto")
 DEFAULT_OBJECTIVES = ("cycles", "energy_pj")  # the front `fidelity = "both"` confirms
 SEARCH = "search"
 
@@ -199,6 +202,8 @@ class Point:
     # the sweep's `dtype` (MLIR's name; "": not swept): a kernel's workload already carries it
     # (`gemm:...,dtype=i8`), a network runs at it (`accelsim.network.precision`)
     dtype: str = ""
+    # a network point's schedule (`accelsim.network.schedule`; "": not swept, the default)
+    schedule: str = ""
 
     def canonical(self) -> dict[str, Any]:
         out = {
@@ -211,6 +216,8 @@ class Point:
         }
         if self.dtype:  # (absent when not swept: the keys of older points stay)
             out["dtype"] = self.dtype
+        if self.schedule:
+            out["schedule"] = self.schedule
         return out
 
     @property
@@ -234,6 +241,8 @@ class Point:
                                   "fidelity": self.fidelity, "functional": self.functional}
         if self.dtype:
             row["dtype"] = self.dtype
+        if self.schedule:
+            row["schedule"] = self.schedule
         row.update(self.hardware)
         row.update(self.options)
         return row
@@ -266,6 +275,7 @@ class Point:
             fidelity=data["fidelity"],
             functional=bool(data["functional"]),
             dtype=str(data.get("dtype", "")),
+            schedule=str(data.get("schedule", "")),
         )
 
 
@@ -316,6 +326,9 @@ class Sweep:
     # precisions every workload runs at (`dtype = ["i8", "bf16", "f32"]`): a kernel's spec gets
     # `dtype=` (its acc= default follows), a network runs with `--dtype`'s rules; None: as given
     dtype: Sequence[str] | str | None = None
+    # schedules every network point runs under (`schedule = ["layer-by-layer", "fused"]`,
+    # `accelsim.network.schedule.SCHEDULES`); None: the default (auto). Kernels have none.
+    schedule: Sequence[str] | str | None = None
 
     def __post_init__(self) -> None:
         src = self.source
@@ -330,6 +343,7 @@ class Sweep:
             except (AccelsimError, ValueError, KeyError) as exc:
                 raise ConfigError(f"{src}: key 'workloads[{i}]': {exc}")
         object.__setattr__(self, "workloads", tuple(dict.fromkeys(canon)))
+        object.__setattr__(self, "schedule", self._check_schedule())
 
         configs = _as_range(self.config)
         if not configs or not all(isinstance(c, str) and c for c in configs):
@@ -449,6 +463,8 @@ class Sweep:
                                                                "functional", "kernel", "dtype_bytes"}
         if self.dtype:
             known.add("dtype")
+        if self.schedule:
+            known.add("schedule")
         for w in self.workloads:
             known |= {"network"} if is_network(w) else set(parse_workload(w)[1])
         for i, c in enumerate(self._parsed):  # type: ignore[attr-defined]
@@ -493,6 +509,22 @@ class Sweep:
                 raise ConfigError(f"{self.source}: key 'dtype': {str(exc).replace('--dtype ', '')}")
         return tuple(dict.fromkeys(out))
 
+    def _check_schedule(self) -> tuple[str, ...]:
+        if self.schedule is None or self.schedule == ():  # not swept
+            return ()
+        values = _as_range(self.schedule)
+        if not values:
+            raise ConfigError(f"{self.source}: key 'schedule': empty range (expected e.g. "
+                              "[\"layer-by-layer\", \"fused\"])")
+        for v in values:
+            if v not in NETWORK_SCHEDULES:
+                raise ConfigError(f"{self.source}: key 'schedule': unknown schedule {v!r} (known: "
+                                  f"{', '.join(NETWORK_SCHEDULES)})")
+        if not any(is_network(w) for w in self.workloads):
+            raise ConfigError(f"{self.source}: key 'schedule': schedules are how a network's "
+                              "layers run; no workload is a network (network:NAME)")
+        return tuple(dict.fromkeys(values))
+
     def _at(self, workload: str, dtype: str) -> str:
         """`workload` at `dtype`: a kernel's spec with `dtype=` (checked by the registry)."""
         if not dtype or is_network(workload):
@@ -524,7 +556,8 @@ class Sweep:
     @property
     def size(self) -> int:
         """Points before constraints."""
-        n = len(self.workloads) * len(self.config) * len(self.fidelity) * max(1, len(self.dtype))
+        n = len(self.workloads) * len(self.config) * len(self.fidelity) * max(1, len(self.dtype)) \
+            * max(1, len(self.schedule))
         for values in (*self.hardware.values(), *self.compiler.values()):
             n *= len(values)
         return n
@@ -533,6 +566,8 @@ class Sweep:
         hw_keys, cc_keys = list(self.hardware), list(self.compiler)
         for wl0, dt, cfg in itertools.product(self.workloads, self.dtype or ("",), self.config):
             wl = self._at(wl0, dt)
+            # a kernel has no schedule: one point, whatever the sweep's schedules
+            scheds = (self.schedule or ("",)) if is_network(wl) else ("",)
             for hw in itertools.product(*(self.hardware[k] for k in hw_keys)):
                 seen: set[tuple[tuple[str, Scalar], ...]] = set()
                 for cc in itertools.product(*(self.compiler[k] for k in cc_keys)):
@@ -546,11 +581,11 @@ class Sweep:
                     if compiler in seen:
                         continue
                     seen.add(compiler)
-                    for fid in self.fidelity:
+                    for fid, sched in itertools.product(self.fidelity, scheds):
                         yield Point(workload=wl, config=cfg,
                                     hardware=tuple(sorted(zip(hw_keys, hw))),
                                     compiler=compiler, fidelity=fid,
-                                    functional=self.functional, dtype=dt)
+                                    functional=self.functional, dtype=dt, schedule=sched)
 
     def points(self) -> list[Point]:
         """Every point that satisfies all constraints, in a stable order."""
@@ -584,6 +619,7 @@ class Sweep:
             "time_limit_s": self.time_limit_s,
             "objectives": list(self.objectives),
             **({"dtype": list(self.dtype)} if self.dtype else {}),
+            **({"schedule": list(self.schedule)} if self.schedule else {}),
         }
 
 
@@ -609,6 +645,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<dict>", check_registry: b
         time_limit_s=data.get("time_limit_s", DEFAULT_TIME_LIMIT_S),
         objectives=data.get("objectives", DEFAULT_OBJECTIVES),
         dtype=data.get("dtype"),
+        schedule=data.get("schedule"),
         source=source,
         check_registry=check_registry,
     )

@@ -5,6 +5,14 @@ so a layer's cycles, energy and DRAM bytes are the sums over its kernels, and th
 the sums over its layers (layer i starts when layer i-1 ends: `start_cycle`). The honest
 roofline of a layer is the sum of its kernels' roofline cycles (compulsory traffic of each
 kernel as written); `bound` is the bound of the kernel with the largest roofline time.
+
+Other schedules (`accelsim.network.schedule`) build the rows themselves: a row may name the
+cluster(s) that ran it (`cluster`, e.g. "0-15") and its own `start_cycle` / `end_cycle`, so
+layers may overlap; the network's cycles are then the last end. The network-level figures a
+schedule knows (`NetworkResult.network_figures`): `baseline_dram_bytes` (the layer-by-layer
+DRAM bytes, hence `dram_bytes_saved`), `honest_bound_bytes` / `honest_bound_cycles` (every
+weight read once, the input read once, the output written once, plus the spills the on-chip
+capacity forces) and their ratio.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from accelsim.network.model import Layer, Network
@@ -23,7 +31,8 @@ Figures = Mapping[str, Any]
 SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "dram_bytes",
           "roofline_cycles", "compute_busy_cycles", "dma_busy_cycles", "macs", "ops",
           "compulsory_bytes")
-COLUMNS = ("name", "op", "lowering", "start_cycle", "cycles", "compute_utilization",
+COLUMNS = ("name", "op", "lowering", "start_cycle", "end_cycle", "cluster", "cycles",
+           "compute_utilization",
            "array_busy_fraction", "mac_utilization",
            "dram_bytes_read", "dram_bytes_written", "roofline_ratio", "bound", "energy_pj",
            "mapping_efficiency", "kernels")
@@ -34,15 +43,22 @@ class LayerResult:
     layer: Layer
     start_cycle: int
     figures: dict[str, Any]   # the summed keys above, plus roofline_ratio, bound, utilization
+    cluster: str | None = None     # the cluster(s) that ran it ("0-15"); None: one machine
+    end: int | None = None         # its end cycle when not start + cycles (overlapping schedules)
 
     @property
     def cycles(self) -> int:
         return int(self.figures["cycles"])
 
+    @property
+    def end_cycle(self) -> int:
+        return self.start_cycle + self.cycles if self.end is None else self.end
+
     def row(self) -> dict[str, Any]:
         f = self.figures
         return {"name": self.layer.name, "op": self.layer.op, "lowering": self.layer.lowering,
-                "start_cycle": self.start_cycle, **{k: f[k] for k in SUMMED},
+                "start_cycle": self.start_cycle, "end_cycle": self.end_cycle, "cluster": self.cluster,
+                **{k: f[k] for k in SUMMED},
                 "compute_utilization": f["compute_utilization"],
                 "array_busy_fraction": f["compute_utilization"],
                 "mac_utilization": f.get("mac_utilization"), "roofline_ratio": f["roofline_ratio"],
@@ -97,6 +113,10 @@ class NetworkResult:
     fidelity: str
     clock_ghz: float
     meta: dict[str, Any]      # wall time, distinct kernels, workers, ...
+    schedule: str = "layer-by-layer"
+    # network-level figures a schedule knows: baseline_dram_bytes, honest_bound_bytes,
+    # honest_bound_cycles, ... (module docstring); absent: None in the totals
+    network_figures: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
     def build(network: Network, kernel_figures: Mapping[str, Figures], config: str, fidelity: str,
@@ -112,7 +132,9 @@ class NetworkResult:
 
     def totals(self) -> dict[str, Any]:
         t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
-        t["cycles"] = int(t["cycles"])
+        # overlapping layers: the network ends with its last layer (sequential: the sum)
+        t["cycles"] = max((r.end_cycle for r in self.layers), default=0) \
+            - min((r.start_cycle for r in self.layers), default=0)
         if t["dram_bytes_read"] is not None and t["dram_bytes_written"] is not None:
             t["dram_bytes"] = t["dram_bytes_read"] + t["dram_bytes_written"]
         t["seconds"] = t["cycles"] / (self.clock_ghz * 1e9)
@@ -123,7 +145,24 @@ class NetworkResult:
         peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
         peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
         t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
+        t.update(self.bound_figures(t))
         return t
+
+    def bound_figures(self, t: Mapping[str, Any]) -> dict[str, Any]:
+        """`schedule`, `dram_bytes_saved` (against layer-by-layer; 0 for layer-by-layer itself),
+        the honest network bound and the ratios to it (None where unknown)."""
+        nf = self.network_figures
+        base = nf.get("baseline_dram_bytes")
+        if base is None and self.schedule == "layer-by-layer":
+            base = t.get("dram_bytes")
+        dram = t.get("dram_bytes")
+        hb, hc = nf.get("honest_bound_bytes"), nf.get("honest_bound_cycles")
+        return {"schedule": self.schedule,
+                "dram_bytes_saved": None if base is None or dram is None else int(base) - int(dram),
+                "dram_bytes_layer_by_layer": base,
+                "honest_bound_bytes": hb, "honest_bound_cycles": hc,
+                "honest_bytes_ratio": dram / hb if hb and dram is not None else None,
+                "honest_cycles_ratio": t["cycles"] / hc if hc else None}
 
     def to_dict(self) -> dict[str, Any]:
         return {"network": self.network.name, "source": self.network.source, "config": self.config,
@@ -136,7 +175,7 @@ class NetworkResult:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        fields = [*COLUMNS[:4], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[4:], "where"]
+        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where"]
         fields = list(dict.fromkeys(fields))
         w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -162,7 +201,9 @@ class NetworkResult:
                 + (f" {'map eff':>7}" if show_eff else ""))
         lines = [f"network {self.network.name} ({len(self.layers)} layers, "
                  f"{self.meta.get('distinct_kernels', '?')} distinct kernels) on {self.config} "
-                 f"[{self.fidelity}]", head, "-" * len(head)]
+                 f"[{self.fidelity}], schedule {self.schedule}"
+                 + (" (auto)" if self.meta.get("schedule_requested") == "auto" else ""),
+                 head, "-" * len(head)]
         shown = self.layers if limit is None or len(self.layers) <= limit else self.layers[:limit]
         for r in shown:
             f = r.figures
@@ -191,7 +232,26 @@ class NetworkResult:
                      "(cycles x peak MACs a cycle))"
                      + (f"; DRAM {t['dram_bytes']:,} B moved" if t.get("dram_bytes") is not None
                         and t["dram_bytes_read"] is None else ""))
+        lines.extend(self.bound_lines(t))
         return "\n".join(lines)
+
+    def bound_lines(self, t: Mapping[str, Any]) -> list[str]:
+        """The DRAM bytes saved against layer-by-layer and the honest network bound, when known."""
+        out = []
+        if t.get("dram_bytes_saved") is not None and self.schedule != "layer-by-layer":
+            base = t["dram_bytes_layer_by_layer"]
+            out.append(f"DRAM {t['dram_bytes']:,} B vs {base:,} B layer by layer: "
+                       f"{t['dram_bytes_saved']:,} B saved ({t['dram_bytes_saved'] / base:.1%})"
+                       if base else f"DRAM bytes saved vs layer by layer: {t['dram_bytes_saved']:,}")
+        if t.get("honest_bound_bytes") is not None:
+            ratio = t.get("honest_bytes_ratio")
+            cyc = t.get("honest_bound_cycles")
+            out.append(f"honest network bound: {t['honest_bound_bytes']:,} B DRAM"
+                       + (f" ({ratio:.2f}x of it moved)" if ratio is not None else "")
+                       + (f", {cyc:,} cycles ({t['honest_cycles_ratio']:.2f}x)" if cyc else "")
+                       + " (every weight read once, the input once, the output written once, "
+                         "plus forced spills)")
+        return out
 
 
 def mac_utilization(macs: Any, cycles: Any, peak: Any) -> float | None:

@@ -1,7 +1,9 @@
 """DSE over networks: a sweep point whose workload is `network:NAME` (a zoo network or a
 .csv/.layers/.onnx file) is evaluated as a whole network, and its figures are the network
 totals (`cycles`, `energy_pj`, `dram_bytes_read`, `dram_bytes_written`, `roofline_ratio`, ...),
-so objectives (`accelsim dse pareto --objectives cycles,energy_pj`) can be network totals.
+so objectives (`accelsim dse pareto --objectives cycles,energy_pj`) can be network totals. A
+point's `schedule` (the sweep's `schedule` key: `accelsim.network.schedule`) is how its layers
+run; not swept, a point runs layer by layer with the point's compiler options.
 
 `evaluate(point)` is the evaluator `accelsim dse run` uses when a sweep names a network (other
 points go to `accelsim.dse.evaluate.evaluate_point`). A network point's kernels are compiled
@@ -33,12 +35,20 @@ def evaluate(point: Point) -> dict[str, Scalar | None]:
 
         network, _ = with_precision(network, point.dtype)
     config = load_config(point.config).with_overrides(point.hw)
-    result = kernel_figures(network, point, config)
+    if point.schedule and point.schedule != "layer-by-layer":
+        from accelsim.network.schedule import run_schedule
+
+        result = run_schedule(network, point.schedule, point.config, point.hw, point.fidelity,
+                              workers=0, progress=False)
+    else:  # today's schedule with the point's compiler options
+        result = kernel_figures(network, point, config)
     totals = result.totals()
     figures: dict[str, Any] = {k: totals.get(k) for k in FIGURES}
     figures["layer_count"] = len(result.layers)
     figures["distinct_kernels"] = len(network.distinct_workloads())
     figures["config_hash"] = config.hash()
+    figures["schedule_ran"] = result.schedule  # auto: the one it chose
+    figures["dram_bytes_saved"] = totals.get("dram_bytes_saved")
     return figures
 
 

@@ -101,3 +101,20 @@ def test_kernel_only_options_are_refused(capsys, topo: Path, tmp_path: Path) -> 
                           str(png))
     assert status == 1 and "--layer 'nosuch': no such layer in tiny (layers: c1, p1, c2)" in err
     assert not png.exists()  # refused before anything ran
+
+
+def test_schedule_option(capsys, topo: Path) -> None:
+    status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
+                          "--workers", "0", "--schedule", "layer-by-layer", "--fidelity", "analytic")
+    assert status == 0
+    net = json.loads(out)
+    assert net["schedule"] == "layer-by-layer" and net["dram_bytes_saved"] == 0
+    assert [layer["end_cycle"] for layer in net["layers"]] == \
+        [layer["start_cycle"] + layer["cycles"] for layer in net["layers"]]
+    status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only",
+                          "--workers", "0", "--fidelity", "analytic")
+    assert status == 0 and "schedule " in out.splitlines()[0]
+    status, _, err = _run(capsys, "run", str(topo), "--target", "sim", "--schedule", "fuse")
+    assert status == 2 and "invalid choice: 'fuse'" in err
+    status, _, err = _run(capsys, "run", "gemm:M=8,N=8,K=8", "--target", "sim", "--schedule", "fused")
+    assert status == 1 and "--schedule fused: for a network INPUT" in err
