@@ -325,9 +325,10 @@ class AffineDataCopyGeneratePass(Pass):
     def _emit_one(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
                   only: Sequence[Operation] | None, union: bool = False) -> int:
         opts = self.options
+        asked = region
         before, after, region = self._placement(memref, region, range_ops, union)
-        # the ops the (possibly widened) region covers: the range, or the loop hoisted over
-        scope = list(range_ops) if before is range_ops[0] and after is range_ops[-1] else [before]
+        # the ops the region covers: the range, or (widened over a loop) the loop hoisted over
+        scope = list(range_ops) if region is asked else [before]
         place = Placement(before, after)
         accesses = [op for root in range_ops for op in root.walk()
                     if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
