@@ -424,15 +424,17 @@ class AffineDataCopyGeneratePass(Pass):
         self._range_hoisted = 0
 
     def _held_during(self, loop: Operation) -> int:
-        """Bytes of the buffers hoisted around `loop` or a loop enclosing it."""
-        if not self._held:
+        """Bytes of the buffers hoisted around `loop` or a loop enclosing it (none when no
+        function is being copied: `exceeds_capacity` asked alone, as the DSE feasibility does)."""
+        held = getattr(self, "_held", None)
+        if not held:
             return 0
         chain: list[Operation] = []
         cur: Operation | None = loop
         while cur is not None:
             chain.append(cur)
             cur = cur.parent_op
-        return sum(b for op, b in self._held if any(op is c for c in chain))
+        return sum(b for op, b in held if any(op is c for c in chain))
 
     def _union_over(self, loop: AffineForOp, memref: Value, region: MemRefRegion,
                     original: MemRefRegion) -> MemRefRegion | None:
