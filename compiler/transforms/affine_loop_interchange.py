@@ -73,4 +73,7 @@ class AffineLoopInterchangePass(Pass):
                             f"{','.join(map(str, opts.permutation))}")
                 continue
             if list(opts.permutation) != list(range(len(band))):
-                permute_band(band, opts.permutation)
+                try:
+                    permute_band(band, opts.permutation)
+                except ValueError as exc:   # checked before the IR changes
+                    self.remark(roots[opts.nest].loc, f"no interchange: {exc}")

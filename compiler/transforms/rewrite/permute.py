@@ -6,7 +6,8 @@ it are projected out (Fourier-Motzkin), so `for i, for j <= i` becomes `for j, f
     new_root = permute_band(band, (2, 0, 1))  # band[2] outermost; the band replaced in place
 
 A band at the top of its function (no loops around it), unit steps, no iter_args, unit
-coefficients on the IVs in the bounds; `permutable_band` says
+coefficients on the IVs in the bounds (`permute_band` raises ValueError for an order whose
+projected bounds have others); `permutable_band` says
 whether a band qualifies. Legality is the caller's question (`legal_orders` asks the
 dependence analysis, `analysis/tiling_order.py`).
 """
@@ -45,7 +46,9 @@ def permutable_band(band: Sequence[AffineForOp]) -> bool:
     if any(isinstance(o, AffineIfOp) for o in band[-1].walk()):
         return False
     try:
-        _ordered_domain(band, list(range(len(band))))
+        dom, params = _ordered_domain(band, list(range(len(band))))
+        for p in range(len(band)):
+            _bounds(dom, p, [lp.iv for lp in band[:p]], params)
     except (ValueError, isl.Error):
         return False
     return True
@@ -99,10 +102,10 @@ def _bounds(dom: isl.BasicSet, p: int, ivs: Sequence[Value], params: dict[str, V
         coef = c.get_coefficient_val(isl.dim_type.set, p).to_python()
         if coef == 0:
             continue
-        if abs(coef) != 1 or c.is_equality():
-            raise ValueError(f"a bound with coefficient {coef} (unit coefficients, inequalities only)")
+        if abs(coef) != 1:
+            raise ValueError(f"a bound with coefficient {coef} (unit coefficients only)")
         sign = -1 if coef > 0 else 1   # coef*x + rest >= 0: x >= -rest, or x <= rest
-        e = IndexExpr.of(sign * c.get_constant_val().to_python() + (0 if coef > 0 else 1))
+        e = IndexExpr.of(sign * c.get_constant_val().to_python())
         for q in range(p):
             v = c.get_coefficient_val(isl.dim_type.set, q).to_python()
             if v:
@@ -111,7 +114,13 @@ def _bounds(dom: isl.BasicSet, p: int, ivs: Sequence[Value], params: dict[str, V
             v = c.get_coefficient_val(isl.dim_type.param, k).to_python()
             if v:
                 e = e + IndexExpr.of(params[proj.get_dim_name(isl.dim_type.param, k)]) * (sign * v)
-        (lows if coef > 0 else ups).append(e)
+        if c.is_equality():             # coef*x + rest = 0: x = -rest * coef
+            lows.append(e)
+            ups.append(e + 1)
+        elif coef > 0:
+            lows.append(e)
+        else:
+            ups.append(e + 1)
     if not lows or not ups:
         raise ValueError("an unbounded loop")
     return lows, ups
