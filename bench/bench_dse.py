@@ -5,6 +5,16 @@ runner's overhead shows as the gap to it), and 1 local worker vs 2 (scaling effi
 rate(2) / (2 * rate(1))). Every run writes a fresh SQLite file, so commits are included.
 
     .venv/bin/python bench/bench_dse.py [--quick]
+    .venv/bin/python bench/bench_dse.py --network-sweep [--points 100] [--baseline DIR
+        [--baseline-points 8]]
+
+`--network-sweep` (issue 28): a ResNet-50 sweep of `--points` hardware points (SRAM capacity x
+DMA engines x DRAM channels, analytic fidelity, timing only), 2 local workers, each point the
+whole network (`accelsim.network.sweep.evaluate`), into a fresh SQLite file with a fresh
+`ACCELSIM_CACHE_DIR` (the compile cache starts empty): its wall time, and the points' CPU
+seconds. `--baseline DIR` runs the first `--baseline-points` points of the same sweep on that
+tree (a child process with PYTHONPATH=DIR, 2 workers, its own fresh cache directory) and
+compares CPU per point on those points and their network cycles (which must be equal).
 """
 
 from __future__ import annotations
@@ -108,11 +118,106 @@ def measure(sweep: Sweep, workers: int, tmp: Path) -> tuple[float, int, int, flo
     return wall, summary.ran, summary.failed, float(df["cpu_s"].sum())
 
 
+NETWORK_LIMIT_S = 3600.0  # a whole network per point: no wall-clock cut on a loaded machine
+
+
+def network_sweep_points(n: int) -> list[Any]:
+    """The first `n` points of the ResNet-50 sweep: 10 SRAM capacities x 2 DMA engine counts x
+    5 DRAM channel counts, capacities outermost so every few points is a new SRAM size."""
+    sweep = Sweep(
+        name="bench-resnet50",
+        workloads=["network:resnet50"],
+        hardware={"sram.capacity_kib": [64, 96, 128, 160, 192, 224, 256, 320, 384, 512],
+                  "dma.engines": [1, 2], "dram.channels": [1, 2, 4, 8, 16]},
+        fidelity="analytic",
+    )
+    return sweep.points()[:n]
+
+
+def network_child(n: int, db: str) -> None:
+    """Run the first `n` network sweep points on the tree imported (the baseline's child)."""
+    from accelsim.network.sweep import evaluate
+
+    t0 = time.perf_counter()
+    run_sweep(network_sweep_points(n), db, evaluate=evaluate, workers=2, progress=False,
+              time_limit_s=NETWORK_LIMIT_S)
+    print(f"{time.perf_counter() - t0:.3f}")
+
+
+def _by_point(db: Path) -> dict[tuple[Any, ...], tuple[float, Any, str]]:
+    df = load(db)
+    cols = ["sram.capacity_kib", "dma.engines", "dram.channels"]
+    return {tuple(r[c] for c in cols): (float(r["cpu_s"]), r["cycles"], str(r["status"]))
+            for _, r in df.iterrows()}
+
+
+def network_sweep(points: int, baseline: str | None, baseline_points: int) -> int:
+    import subprocess
+
+    from accelsim.network.sweep import evaluate
+
+    print(f"== ResNet-50 sweep: {points} hardware points, analytic, timing only, 2 workers; "
+          f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} ==")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        rows: dict[str, dict[tuple[Any, ...], tuple[float, Any, str]]] = {}
+        walls: dict[str, float] = {}
+        if baseline:  # first: both sides start with an empty cache directory
+            env = dict(os.environ, PYTHONPATH=str(Path(baseline).resolve()),
+                       ACCELSIM_CACHE_DIR=str(tmp / "cache-base"))
+            res = subprocess.run([sys.executable, __file__, "--network-child", str(baseline_points),
+                                  str(tmp / "base.sqlite")], env=env, capture_output=True, text=True,
+                                 cwd=baseline)
+            if res.returncode != 0:
+                print(res.stderr[-3000:])
+                return 1
+            walls["base"] = float(res.stdout.split()[-1])
+            rows["base"] = _by_point(tmp / "base.sqlite")
+        os.environ["ACCELSIM_CACHE_DIR"] = str(tmp / "cache-ours")
+        t0 = time.perf_counter()
+        summary = run_sweep(network_sweep_points(points), tmp / "ours.sqlite", evaluate=evaluate,
+                            workers=2, progress=False, time_limit_s=NETWORK_LIMIT_S)
+        walls["ours"] = time.perf_counter() - t0
+        rows["ours"] = _by_point(tmp / "ours.sqlite")
+    ours = rows["ours"]
+    cpu = sum(v[0] for v in ours.values())
+    print(f"this tree: {summary.ran} points ({summary.failed} failed) in {walls['ours']:.1f} s wall "
+          f"({walls['ours'] / max(summary.ran, 1):.2f} s per point), {cpu:.1f} s CPU in the workers "
+          f"({cpu / max(len(ours), 1):.2f} s per point); load average now {os.getloadavg()[0]:.1f}")
+    if baseline:
+        base = rows["base"]
+        same = [k for k in base if k in ours]
+        b_cpu = sum(base[k][0] for k in same)
+        o_cpu = sum(ours[k][0] for k in same)
+        differ = [k for k in same if base[k][1:] != ours[k][1:]]
+        print(f"baseline {baseline}: its first {len(base)} points in {walls['base']:.1f} s wall, "
+              f"{b_cpu:.1f} s CPU ({b_cpu / max(len(same), 1):.2f} s per point); this tree on the same "
+              f"points {o_cpu:.1f} s CPU: {b_cpu / max(o_cpu, 1e-9):.2f}x; per point over the whole "
+              f"sweep {b_cpu / max(len(same), 1) / (cpu / max(len(ours), 1)):.2f}x; network cycles "
+              f"{'identical on every shared point' if not differ else f'DIFFER on {differ}'}")
+        print(f"baseline, {points} points at its per-point wall rate: about "
+              f"{walls['base'] / max(len(base), 1) * points:.0f} s wall (not run)")
+        if differ:
+            return 1
+    return 0 if not summary.failed else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer points (smoke run)")
     ap.add_argument("--repeat", type=int, default=2, help="runs per measurement, best kept")
+    ap.add_argument("--network-sweep", action="store_true", help="the ResNet-50 sweep (issue 28)")
+    ap.add_argument("--points", type=int, default=100, help="--network-sweep: points")
+    ap.add_argument("--baseline", help="--network-sweep: a tree to compare with (PYTHONPATH)")
+    ap.add_argument("--baseline-points", type=int, default=8,
+                    help="--network-sweep: the baseline runs this many of the points")
+    ap.add_argument("--network-child", nargs=2, metavar=("N", "DB"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.network_child:
+        network_child(int(args.network_child[0]), args.network_child[1])
+        return 0
+    if args.network_sweep:
+        return network_sweep(args.points, args.baseline, args.baseline_points)
     loadavg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"cores: {os.cpu_count()}, load average {loadavg} (other work on the machine skews scaling), "
           f"python {sys.version.split()[0]}")

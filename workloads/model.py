@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import ml_dtypes
 import numpy as np
 
 from compiler.diagnostics import AccelsimError
@@ -221,7 +220,13 @@ def accumulation_tolerance(dtype: ElementType, terms: int) -> Tolerance:
     """
     if dtype.is_int:
         return 0.0, 0.0  # integer kernels are exact (inputs are drawn so nothing wraps)
-    eps = float(ml_dtypes.finfo(dtype.numpy_dtype).eps)
+    dt = dtype.numpy_dtype
+    if dt.kind == "f":  # numpy's own floats: no need to import ml_dtypes
+        eps = float(np.finfo(dt).eps)
+    else:
+        import ml_dtypes
+
+        eps = float(ml_dtypes.finfo(dt).eps)
     return 1000 * eps, 1000 * eps * math.sqrt(max(1, terms))
 
 

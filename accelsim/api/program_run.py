@@ -244,10 +244,13 @@ def _analytic(program: Program, config: HardwareConfig, module: ModuleOp,
               inputs: Mapping[str, np.ndarray] | None, opts: RunOptions,
               compulsory: CompulsoryTraffic, applied: list[str], remarks: tuple[Remark, ...],
               compile_seconds: float) -> ProgramRun:
+    from accelsim.compile.compile_cache import estimated
     from accelsim.estimate.analytic import estimate
     from accelsim.report.roofline import traffic_figures
 
-    est = estimate(module, config, func=program.func_name, inputs=inputs)
+    # in a sweep (`compile_cache.active()`) the tile search already estimated its winner
+    est = (estimate(module, config, func=program.func_name, inputs=inputs) if inputs is not None
+           else estimated(module, config, program.func_name))
     figures: dict[str, Any] = {
         "fidelity": "analytic", "cycles": est.cycles, "seconds": est.seconds,
         "config": config.name, "config_hash": config.hash(), "dma_ops": est.dma_ops,
@@ -267,6 +270,7 @@ def _event(program: Program, config: HardwareConfig, module: ModuleOp,
            inputs: Mapping[str, np.ndarray] | None, opts: RunOptions,
            compulsory: CompulsoryTraffic, applied: list[str], remarks: tuple[Remark, ...],
            compile_seconds: float) -> ProgramRun:
+    from accelsim.compile.compile_cache import estimated
     from accelsim.estimate.analytic import estimate
     from accelsim.report import Report
     from accelsim.sim.options import SimOptions
@@ -288,7 +292,8 @@ def _event(program: Program, config: HardwareConfig, module: ModuleOp,
     if not opts.estimate:  # the report's scalars only (`--compare`'s sides)
         return ProgramRun(program, config, opts, tuple(applied), remarks, compile_seconds, wall,
                           figures, arrays, outputs, report, compulsory, result)
-    est = estimate(module, config, func=func, inputs=inputs)
+    est = (estimate(module, config, func=func, inputs=inputs) if inputs is not None
+           else estimated(module, config, func))
     figures["analytic_cycles"] = est.cycles
     figures["analytic_error"] = (est.cycles - result.cycles) / result.cycles if result.cycles else 0.0
     if opts.fidelity == "both":
@@ -334,7 +339,7 @@ def _run_clusters(program: Program, config: HardwareConfig,
     if result is None:
         from accelsim.report.analytic_figures import summary_lines
 
-        summary = ClusterSummary(config.name, config.clusters, progs.distribution, est.cycles,
+        summary = ClusterSummary(config.name, config.clusters, progs.label(config.clusters), est.cycles,
                                  est.cycles / (config.clock_ghz * 1e9), est.cycles,
                                  summary=tuple(summary_lines(figures)))
         return ProgramRun(program, config, opts, pipeline, tuple(progs.remarks),
@@ -348,7 +353,7 @@ def _run_clusters(program: Program, config: HardwareConfig,
         figures["divergence"] = divergence(est.cycles, result.cycles)
     from accelsim.report.clusters import cluster_summary_lines, run_cluster_report
 
-    summary = ClusterSummary(config.name, config.clusters, progs.distribution, result.cycles,
+    summary = ClusterSummary(config.name, config.clusters, progs.label(config.clusters), result.cycles,
                              result.seconds, est.cycles, run_cluster_report(result, config),
                              float(figures["analytic_error"]), est.phases, est.startup_cycles,
                              tuple(map(str, progs.serial)), tuple(map(str, result.flags)),

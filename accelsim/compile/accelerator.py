@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelsim.compile.clone import clone_module
+from accelsim.compile.compile_cache import adopt_body, estimated, run_passes
 from accelsim.compile.frontend import lower_linalg
-from accelsim.compile.pipeline import INTERCHANGE, PC_FUSE, AcceleratorPipeline
+from accelsim.compile.pipeline import COPY, INTERCHANGE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
 from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
@@ -68,7 +69,6 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     the output race-free (`accelsim.compile.race_check`); the many-cluster compiler checks
     the programs it keeps itself."""
     from accelsim.compile.race_check import check_compiled
-    from compiler.transforms.registry import PassManager
 
     lower_linalg(module)  # linalg in: its affine loops are what the pipeline compiles
     check_input_program(module)
@@ -76,22 +76,18 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
     found = _choose(module, config, func)
     if found.compiled is not None:
         _adopt(module, found.compiled)
-        remarks = list(found.remarks)
+        pipe, remarks = found.pipeline, list(found.remarks)
     else:
-        pm = PassManager(found.pipeline.passes())
-        pm.run(module)
-        remarks = list(pm.remarks)
+        pipe, remarks = run_pipeline(found.pipeline, module)
     # every schedule the compiler emits is proven race-free before it runs
     if check:
-        check_compiled(module, lambda: clone_module(source), found.pipeline.passes(),
-                       found.pipeline.flags())
-    return found.pipeline, remarks
+        check_compiled(module, lambda: clone_module(source), pipe.passes(), pipe.flags())
+    return pipe, remarks
 
 
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
     """`_choose_written` on the module as written, or in the loop order of its non-box nests
     the analytic estimate finds fastest (module left unchanged)."""
-    from accelsim.estimate.analytic import estimate
     from compiler.ir.entry import entry_function
     from compiler.transforms.rewrite.permute import legal_orders, permutable_band
 
@@ -116,7 +112,7 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
         return best
     best = _compiled(module, best)
     assert best.compiled is not None
-    written_cycles = estimate(best.compiled, config, func=func).cycles
+    written_cycles = estimated(best.compiled, config, func).cycles
     # each nest's order is chosen on a module holding that nest alone (where the other nests
     # can go: no results), so the choice never depends on how the other nests are written
     steps: list[tuple[str, int, tuple[int, ...]]] = []
@@ -128,7 +124,7 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
             mod = _interchanged(base, config, ((entry.sym_name, index, order),))
             cand = _compiled(mod, _choose_written(mod, config, func))
             assert cand.compiled is not None
-            cycles = estimate(cand.compiled, config, func=func).cycles
+            cycles = estimated(cand.compiled, config, func).cycles
             if top_cycles is None or cycles < top_cycles:
                 top, top_cycles = order, cycles
         if top != tuple(range(len(top))):
@@ -138,7 +134,7 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     mod = _interchanged(module, config, tuple(steps))
     cand = _compiled(mod, _choose_written(mod, config, func))
     assert cand.compiled is not None
-    cycles = estimate(cand.compiled, config, func=func).cycles
+    cycles = estimated(cand.compiled, config, func).cycles
     if cycles >= written_cycles:    # never slower than the order as written
         return best
     why = Remark(INTERCHANGE, _loc(module, func),
@@ -151,11 +147,9 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
 def _interchanged(module: ModuleOp, config: HardwareConfig,
                   steps: tuple[tuple[str, int, tuple[int, ...]], ...]) -> ModuleOp:
     """A clone of `module` with the interchanges of `steps` applied."""
-    from compiler.transforms.registry import PassManager
-
     mod = clone_module(module)
     passes = AcceleratorPipeline.for_config(config).replace(interchanges=steps).passes()
-    PassManager(passes[:len(steps)]).run(mod)
+    run_passes(mod, passes[:len(steps)])
     return mod
 
 
@@ -191,13 +185,11 @@ def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) 
     fused = _variant(module, config, func, True)
     if not _fusion_changes(module, fused.pipeline):
         return fused
-    from accelsim.estimate.analytic import estimate
-
     plain = _variant(module, config, func, False)
     fused, plain = _compiled(module, fused), _compiled(module, plain)
     assert fused.compiled is not None and plain.compiled is not None
-    a = estimate(fused.compiled, config, func=func).cycles
-    b = estimate(plain.compiled, config, func=func).cycles
+    a = estimated(fused.compiled, config, func).cycles
+    b = estimated(plain.compiled, config, func).cycles
     keep, verb = (fused, "kept") if a < b else (plain, "not kept")
     why = Remark(PC_FUSE, _loc(module, func),
                  f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "
@@ -208,22 +200,63 @@ def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) 
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
     found = _search(module, config, func, fuse)
     if found is None:
-        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
-                         None, ())
+        return _cache_model(module, config, func, fuse)
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
     return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
 
 
+def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
+    """The cache model's pipeline where no search applies: the capacity rule on this machine
+    and on the machines with less on-chip memory (`smaller.capacity_ladder`), the fewest
+    estimated cycles kept, so more memory never makes it slower."""
+    from accelsim.compile.smaller import best_compiled, capacity_ladder
+
+    pipes = [AcceleratorPipeline.for_config(c).replace(producer_consumer_fusion=fuse)
+             for c in capacity_ladder(config, module)]
+    if config.clusters > 1 or len(pipes) < 2:  # (the estimate walks one cluster's program)
+        return _Compiled(AcceleratorPipeline.for_config(config).replace(producer_consumer_fusion=fuse),
+                         None, ())
+    best = best_compiled(module, config, func, pipes)
+    if best is None:
+        return _Compiled(pipes[0], None, ())
+    _, pipe, mod, remarks = best
+    return _Compiled(pipe, mod, tuple(remarks))
+
+
 def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
     """`c` with its module compiled (on a clone of `module`)."""
-    from compiler.transforms.registry import PassManager
-
     if c.compiled is not None:
         return c
     mod = clone_module(module)
-    pm = PassManager(c.pipeline.passes())
-    pm.run(mod)
-    return _Compiled(c.pipeline, mod, tuple(pm.remarks), c.searched)
+    pipe, remarks = run_pipeline(c.pipeline, mod)
+    return _Compiled(pipe, mod, tuple(remarks), c.searched)
+
+
+def run_pipeline(pipe: AcceleratorPipeline, module: ModuleOp
+                 ) -> tuple[AcceleratorPipeline, list[Remark]]:
+    """Run `pipe` on `module` in place: the pipeline that ran and its remarks. A program the
+    compiler generates must fit the machine: where the copy buffers of some block exceed the
+    fast memory even at the innermost level (a nest the tiling cannot shrink: a dependence
+    forbids it), the pipeline runs again from the program as given with the copy pass's
+    `skip-oversized` (what fits is copied, the rest accessed in slow memory), never an error."""
+    from compiler.transforms.affine_data_copy_generate import CopyCapacityError
+
+    work = clone_module(module) if not pipe.skip_oversized_copies else module
+    try:
+        remarks = run_passes(work, pipe.passes())
+    except CopyCapacityError as exc:
+        if pipe.skip_oversized_copies or not pipe.copies:
+            raise
+        pipe = pipe.replace(skip_oversized_copies=True)
+        remarks = run_passes(module, pipe.passes())
+        why = Remark(COPY, exc.loc,
+                     "the copy buffers of a block do not fit the fast memory even at the innermost "
+                     "level: compiled again with skip-oversized (the buffers that do not fit stay "
+                     "in slow memory)")
+        return pipe, [why, *remarks]
+    if work is not module:
+        _adopt(module, work)
+    return pipe, remarks
 
 
 def _fusion_changes(module: ModuleOp, pipe: AcceleratorPipeline) -> bool:
@@ -273,9 +306,4 @@ def adopt_module(module: ModuleOp, compiled: ModuleOp) -> None:
 
 def _adopt(module: ModuleOp, compiled: ModuleOp) -> None:
     """Move the ops of `compiled` into `module`, replacing its own."""
-    body = module.body
-    for op in list(body.ops):
-        op.detach()
-    for op in list(compiled.body.ops):
-        op.detach()
-        body.append(op)
+    adopt_body(module, compiled)

@@ -123,6 +123,13 @@ class AcceleratorPipeline:
     # first: nests run in another loop order, (function, top-level nest index, permutation)
     # each (`affine-loop-interchange`; the order the analytic estimate found fastest)
     interchanges: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
+    # the copy pass's `skip-oversized`: a block whose buffers do not fit even at the innermost
+    # level copies what fits and leaves the rest in slow memory (`with_fallback` sets it when
+    # the program would not compile otherwise)
+    skip_oversized_copies: bool = False
+    # the first copy pass's `exact-copy-out`: a cluster's share writes back only what it
+    # stores (`accelsim.compile.clusters`)
+    exact_copy_out: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -223,13 +230,15 @@ class AcceleratorPipeline:
         return out
 
     def _copy_steps(self, out: list[tuple[str, str]]) -> None:
+        skip = " skip-oversized" if self.skip_oversized_copies else ""
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
-                          f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()))
+                          f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
+                          + skip + (" exact-copy-out" if self.exact_copy_out else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "
-                              f"fast-mem-capacity={lv.copy_capacity_kib}"))
+                              f"fast-mem-capacity={lv.copy_capacity_kib}" + skip))
         levels = [(self.stages, self.fast_space, self.pipeline_capacity_kib)]
         levels += [(lv.stages, lv.fast_space, lv.pipeline_capacity_kib) for lv in self.inner]
         for k, (stages, space, cap) in enumerate(levels):

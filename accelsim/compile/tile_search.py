@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from accelsim.compile.band import Band, band_of
 from accelsim.compile.clone import clone_module
+from accelsim.compile.compile_cache import estimated, run_passes
 from accelsim.compile.pipeline import COPY, FUSE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
@@ -133,13 +134,11 @@ def search(module: O.ModuleOp, config: HardwareConfig, func: str | None = None,
     fused: list[Remark] = []
     first = [(n, o) for n, o in base.steps() if n in (PC_FUSE, FUSE)]
     if first:  # the band is the one the pipeline's fusion passes leave
-        from compiler.transforms.registry import PassManager, create_pass
+        from compiler.transforms.registry import create_pass
 
         module = clone_module(module)
         # not verified here: each finalist is, after all its passes (`_evaluate`)
-        pm = PassManager([create_pass(n, o) for n, o in first], verify_each=False)
-        pm.run(module)
-        fused = list(pm.remarks)
+        fused = run_passes(module, [create_pass(n, o) for n, o in first], verify_each=False)
     try:
         f = entry_function(module, func, InputError)
     except InputError:  # no unique entry function: the cache model decides
@@ -258,9 +257,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
               ) -> SearchResult | None:
     """Compile each finalist on a clone (tile + copy once per tiling) and keep the fewest
     estimated cycles. `module` is already fused (the pipeline's fusion passes)."""
-    from accelsim.estimate.analytic import estimate
     from compiler.ir.verifier import verify
-    from compiler.transforms.registry import PassManager
 
     copied: dict[tuple[tuple[int, ...] | None, int | None, int], tuple[O.ModuleOp, list[Remark]] | None] = {}
     best: tuple[int, int, AcceleratorPipeline, O.ModuleOp, list[Remark]] | None = None
@@ -275,23 +272,20 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if key not in copied:   # tile + copy once per tiling, for every stage count
                 copied[key] = None
                 mod = clone_module(module)
-                pm = PassManager(head, verify_each=False)
-                pm.run(mod)
-                copied[key] = (mod, list(pm.remarks))
+                copied[key] = (mod, run_passes(mod, head, verify_each=False))
             done = copied[key]
             if done is None:
                 continue
             mod = clone_module(done[0])
-            pm = PassManager(tail, verify_each=False)
-            pm.run(mod)
+            tail_remarks = run_passes(mod, tail, verify_each=False)
             verify(mod)  # once per finalist, not after every pass: a broken one is still skipped
-            cycles = estimate(mod, config, func=func).cycles
+            cycles = estimated(mod, config, func).cycles
         except Exception:  # a candidate the passes or SRAM refuse is skipped
             continue
         # ties: the cache model, then the better score
         order = (cycles, 0 if pipe is base else rank + 1)
         if best is None or order < best[:2]:
-            best = (*order, pipe, mod, done[1] + list(pm.remarks))
+            best = (*order, pipe, mod, done[1] + tail_remarks)
     if best is None:
         return None
     cycles, _, pipe, mod, remarks = best

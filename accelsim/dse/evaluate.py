@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from accelsim.compile import compile_cache
 from accelsim.dse.feasibility import capacity_refusals, check_buffers_fit, check_tiles_fit
 from accelsim.dse.spec import Point, Scalar
 
@@ -104,14 +105,20 @@ def evaluate_point(point: Point) -> dict[str, Scalar | None]:
     """Every report figure of one point (plus `config_hash`, which the store keeps apart):
     `accelsim.api.run_program` on the point's compiled module, as `accelsim run --target sim`."""
     import workloads
-    from accelsim.api.program import Program, pick_function
-    from accelsim.api.program_run import RunOptions, run_program
     from accelsim.config import load_config
 
     wl = workloads.get(point.workload)
     config = load_config(point.config).with_overrides(point.hw)
     if config.clusters > 1:
         return cluster_point_figures(point, config)
+    with compile_cache.enabled():  # a sweep's points share the work their hardware does not change
+        return _point_figures(point, wl, config)
+
+
+def _point_figures(point: Point, wl: Any, config: HardwareConfig) -> dict[str, Scalar | None]:
+    from accelsim.api.program import Program, pick_function
+    from accelsim.api.program_run import RunOptions, run_program
+
     with capacity_refusals():  # a point whose buffers cannot fit is infeasible, never simulated
         check_tiles_fit(point, config, compile_flags(point.options, config))
         module = compiled_module(point, config)
@@ -227,10 +234,17 @@ def _workload_traffic(workload: str, dram_space: int) -> Any:
     from compiler.diagnostics import DiagnosticError
 
     wl = workloads.get(workload)
-    try:
-        return compulsory_traffic(wl.module(), wl.func_name, memory_space=dram_space)
-    except DiagnosticError as exc:
-        return CompulsoryTraffic.unknown(wl.func_name, dram_space, str(exc))
+    module = wl.module()
+
+    def traffic() -> CompulsoryTraffic:
+        try:
+            return compulsory_traffic(module, wl.func_name, memory_space=dram_space)
+        except DiagnosticError as exc:
+            return CompulsoryTraffic.unknown(wl.func_name, dram_space, str(exc))
+
+    # by the program's content: a new process (the next network run) reads it from disk
+    return compile_cache.memo("compulsory", (compile_cache.module_key(module), wl.func_name,
+                                             dram_space), traffic)
 
 
 @lru_cache(maxsize=256)

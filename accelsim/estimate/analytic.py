@@ -333,13 +333,15 @@ class Program:
         rel = {**rel, **{v: 0 for v in (numv, stv, perv) if v is not None}}
         mods = _mods([op.tag_map])  # the transfer's addresses do not change its timing
         if ns < 0 and sts < 0 and ps < 0:
-            cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
+            # (machine, sizes, whether it writes DRAM): static sizes, once per run
+            cache: list[Any] = [None, None, False]
 
             def dma_static(e: Env, m: ClosedFormMachine) -> None:
                 if cache[0] is not m:
                     cache[0], cache[1] = m, m.sizes_of(n0, s0, p0, eb, ss, ds)
+                    cache[2] = ds == m.dram_space and ss != ds
                 db, port, T = cache[1]
-                m.dma(db, port, T, key if key is not None else tagf(e))
+                m.dma(db, port, T, key if key is not None else tagf(e), cache[2])
             return dma_static, True, mods, rel, None
 
         def dma(e: Env, m: ClosedFormMachine) -> None:
@@ -347,7 +349,7 @@ class Program:
             stride = s0 if sts < 0 else e[sts]
             per = p0 if ps < 0 else e[ps]
             db, port, T = m.sizes_of(n, stride, per, eb, ss, ds)
-            m.dma(db, port, T, key if key is not None else tagf(e))
+            m.dma(db, port, T, key if key is not None else tagf(e), ds == m.dram_space and ss != ds)
         return dma, True, mods, rel, None
 
     def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, Rel, None]:

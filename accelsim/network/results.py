@@ -31,6 +31,10 @@ Figures = Mapping[str, Any]
 SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "dram_bytes",
           "roofline_cycles", "compute_busy_cycles", "dma_busy_cycles", "macs", "ops",
           "compulsory_bytes")
+# a row's figures a schedule adds (`accelsim.network.fused`): bytes saved against
+# layer-by-layer, the layers of a fused group, its on-chip peak
+SCHEDULE_FIGURES = ("dram_bytes_saved", "dram_bytes_layer_by_layer", "fused_group",
+                    "onchip_peak_bytes", "onchip_links", "dram_links")
 COLUMNS = ("name", "op", "lowering", "start_cycle", "end_cycle", "cluster", "cycles",
            "compute_utilization",
            "array_busy_fraction", "mac_utilization",
@@ -64,7 +68,8 @@ class LayerResult:
                 "mac_utilization": f.get("mac_utilization"), "roofline_ratio": f["roofline_ratio"],
                 "bound": f["bound"], "mapping_efficiency": f.get("mapping_efficiency"),
                 "precision": f.get("precision"),
-                "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where}
+                "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where,
+                **{k: f[k] for k in SCHEDULE_FIGURES if k in f}}
 
 
 def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]:
@@ -132,6 +137,9 @@ class NetworkResult:
 
     def totals(self) -> dict[str, Any]:
         t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
+        # a schedule whose layers ran on parts of the machine knows the whole machine's roofline
+        if self.network_figures.get("roofline_cycles") is not None:
+            t["roofline_cycles"] = self.network_figures["roofline_cycles"]
         # overlapping layers: the network ends with its last layer (sequential: the sum)
         t["cycles"] = max((r.end_cycle for r in self.layers), default=0) \
             - min((r.start_cycle for r in self.layers), default=0)
@@ -144,6 +152,7 @@ class NetworkResult:
         t["array_busy_fraction"] = t["compute_utilization"]
         peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
         peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
+        peak = self.network_figures.get("peak_macs_per_cycle", peak)  # (the whole machine's)
         t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
         t.update(self.bound_figures(t))
         return t
@@ -167,7 +176,7 @@ class NetworkResult:
     def to_dict(self) -> dict[str, Any]:
         return {"network": self.network.name, "source": self.network.source, "config": self.config,
                 "fidelity": self.fidelity, "clock_ghz": self.clock_ghz, **self.totals(),
-                "layer_count": len(self.layers), **self.meta,
+                "layer_count": len(self.network.layers), "row_count": len(self.layers), **self.meta,
                 "layers": [r.row() for r in self.layers]}
 
     def rows(self) -> list[dict[str, Any]]:
@@ -199,7 +208,9 @@ class NetworkResult:
                 f"{'DRAM read':>12} "
                 f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
                 + (f" {'map eff':>7}" if show_eff else ""))
-        lines = [f"network {self.network.name} ({len(self.layers)} layers, "
+        groups = sum(1 for r in self.layers if r.layer.lowering == "fused")
+        lines = [f"network {self.network.name} ({len(self.network.layers)} layers"
+                 + (f" in {len(self.layers)} rows, {groups} fused" if groups else "") + ", "
                  f"{self.meta.get('distinct_kernels', '?')} distinct kernels) on {self.config} "
                  f"[{self.fidelity}], schedule {self.schedule}"
                  + (" (auto)" if self.meta.get("schedule_requested") == "auto" else ""),
@@ -243,6 +254,13 @@ class NetworkResult:
             out.append(f"DRAM {t['dram_bytes']:,} B vs {base:,} B layer by layer: "
                        f"{t['dram_bytes_saved']:,} B saved ({t['dram_bytes_saved'] / base:.1%})"
                        if base else f"DRAM bytes saved vs layer by layer: {t['dram_bytes_saved']:,}")
+        for g in self.layers:
+            f = g.figures
+            if f.get("fused_group"):
+                out.append(f"fused {g.layer.name}: {len(f['fused_group'])} layers one program, "
+                           f"{f['onchip_links']} intermediate(s) on chip, {f['dram_links']} through "
+                           f"DRAM; DRAM {_int(f['dram_bytes'])} B ({_int(f['dram_bytes_saved'])} B "
+                           f"saved), on-chip peak {_int(f['onchip_peak_bytes'])} B")
         if t.get("honest_bound_bytes") is not None:
             ratio = t.get("honest_bytes_ratio")
             cyc = t.get("honest_bound_cycles")

@@ -17,7 +17,7 @@ import numpy as np
 
 from accelsim.cost.dram_timing import Pattern
 from accelsim.hw.dma import Transfer, transfer_done
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.regions import Region
 from accelsim.sim.scalar import Scalar
 from compiler.ir.core import Operation, Value

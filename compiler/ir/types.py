@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 
@@ -109,22 +109,55 @@ def _row(t: ElementType, dtype: object, file_dtype: object | None = None,
                         fmt)
 
 
-ELEMENT_FACTS: dict[str, ElementFacts] = {r.type.name: r for r in (
-    _row(F16, np.float16, fmt=FloatFormat(11, -14, 65504.0, True)),
-    _row(BF16, ml_dtypes.bfloat16, np.uint16,
-         FloatFormat(8, -126, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max), True)),
-    _row(F32, np.float32, fmt=FloatFormat(24, -126, float(np.finfo(np.float32).max), True)),
-    _row(F64, np.float64, fmt=FloatFormat(53, -1022, float(np.finfo(np.float64).max), True)),
-    _row(F8E4M3FN, ml_dtypes.float8_e4m3fn, np.uint8, FloatFormat(4, -6, 448.0, False)),
-    _row(F8E5M2, ml_dtypes.float8_e5m2, np.uint8, FloatFormat(3, -14, 57344.0, True)),
-    _row(I1, np.bool_),
-    _row(I4, ml_dtypes.int4, np.int8),
-    _row(I8, np.int8),
-    _row(I16, np.int16),
-    _row(I32, np.int32),
-    _row(I64, np.int64),
-    _row(INDEX, np.int64),
-)}
+class _FactsTable(Mapping[str, ElementFacts]):
+    """The element type table, each row made when first read: the rows of ml_dtypes' types
+    (bf16, fp8, i4) import ml_dtypes, which takes longer than the rest of a CLI start, only
+    when a program uses one of them."""
+
+    def __init__(self, rows: dict[str, Callable[[], ElementFacts]]):
+        self._make = rows
+        self._rows: dict[str, ElementFacts] = {}
+
+    def __getitem__(self, name: str) -> ElementFacts:
+        row = self._rows.get(name)
+        if row is None:
+            row = self._rows[name] = self._make[name]()
+        return row
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._make)
+
+    def __len__(self) -> int:
+        return len(self._make)
+
+
+def _ml(name: str) -> object:
+    import ml_dtypes
+
+    return getattr(ml_dtypes, name)
+
+
+def _bf16_max() -> float:
+    import ml_dtypes
+
+    return float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+
+
+ELEMENT_FACTS: Mapping[str, ElementFacts] = _FactsTable({
+    "f16": lambda: _row(F16, np.float16, fmt=FloatFormat(11, -14, 65504.0, True)),
+    "bf16": lambda: _row(BF16, _ml("bfloat16"), np.uint16, FloatFormat(8, -126, _bf16_max(), True)),
+    "f32": lambda: _row(F32, np.float32, fmt=FloatFormat(24, -126, float(np.finfo(np.float32).max), True)),
+    "f64": lambda: _row(F64, np.float64, fmt=FloatFormat(53, -1022, float(np.finfo(np.float64).max), True)),
+    "f8E4M3FN": lambda: _row(F8E4M3FN, _ml("float8_e4m3fn"), np.uint8, FloatFormat(4, -6, 448.0, False)),
+    "f8E5M2": lambda: _row(F8E5M2, _ml("float8_e5m2"), np.uint8, FloatFormat(3, -14, 57344.0, True)),
+    "i1": lambda: _row(I1, np.bool_),
+    "i4": lambda: _row(I4, _ml("int4"), np.int8),
+    "i8": lambda: _row(I8, np.int8),
+    "i16": lambda: _row(I16, np.int16),
+    "i32": lambda: _row(I32, np.int32),
+    "i64": lambda: _row(I64, np.int64),
+    "index": lambda: _row(INDEX, np.int64),
+})
 
 
 def wrap_int(value: int, bitwidth: int) -> int:
@@ -169,7 +202,9 @@ def has_vector_element(t: object) -> bool:
     return isinstance(t, VectorType)
 
 
-ELEMENT_TYPES: dict[str, ElementType] = {name: r.type for name, r in ELEMENT_FACTS.items()}
+ELEMENT_TYPES: dict[str, ElementType] = {t.name: t for t in (
+    F16, BF16, F32, F64, F8E4M3FN, F8E5M2, I1, I4, I8, I16, I32, I64, INDEX)}
+assert list(ELEMENT_TYPES) == list(ELEMENT_FACTS)  # one row per type, in the same order
 
 
 def element_type_for_dtype(dtype: np.dtype | str | type) -> ElementType:

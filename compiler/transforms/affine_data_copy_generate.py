@@ -86,6 +86,13 @@ from compiler.transforms.data_copy.placement import (
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.rewrite.structure import defined_inside
 
+# a buffer `generate` makes: memref, region, the ops it serves, the group's accesses (None: all)
+_Job = tuple[Value, MemRefRegion, Sequence[Operation], Sequence[Operation] | None]
+
+
+class CopyCapacityError(PassError):
+    """The copy buffers of a block exceed `fast-mem-capacity` even at the innermost level."""
+
 
 @dataclass(frozen=True)
 class Options:
@@ -115,6 +122,17 @@ class Options:
     # that loop as the union of its iterations when that union's box, with every buffer live
     # there, fits `fast-mem-capacity`; the placement then no longer depends on the loop order
     hoist_over_dependent_loops: bool = False
+    # this project's extension: when even the innermost level's buffers exceed
+    # fast-mem-capacity, copy the memrefs whose buffers fit (smallest first) and leave the
+    # others in slow memory, accessed in place, with a remark, instead of the error. The
+    # accelerator pipeline sets it when a program it generated would not fit otherwise
+    # (`accelsim.compile.accelerator`); where everything fits it changes nothing
+    skip_oversized: bool = False
+    # this project's extension: a region both read and written whose box the range does not
+    # write whole gets a copy-out of the stored elements only (point-wise), never the whole
+    # box: the box's other elements, read or not accessed, may be written meanwhile by another
+    # cluster (a share of a parallel loop; `accelsim.compile.clusters` sets it)
+    exact_copy_out: bool = False
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -249,10 +267,34 @@ class AffineDataCopyGeneratePass(Pass):
         regions = kept[1] if kept is not None and len(range_ops) == 1 and range_ops[0] is kept[0] \
             else memref_regions(range_ops)
         opts = self.options
-        total = 0
         loc = range_ops[0].loc
         if opts.hoist_over_dependent_loops:
             self._start_range(range_ops, regions)
+        jobs = self._jobs(range_ops, regions, only_memref, loc)
+        cap = opts.capacity_bytes
+        if cap is not None and opts.skip_oversized:
+            jobs = self._fitting(jobs, cap, loc)
+        total = 0
+        for memref, region, ops, only in jobs:
+            # one buffer for all the memref's references of the range: it may be widened
+            total += self._emit_one(memref, region, ops, only,
+                                    union=only is None and ops is range_ops)
+        if cap is not None and total > cap and not strict_capacity:
+            self.remark(loc, f"the copy buffers for this block need {total} bytes of fast memory, "
+                             f"more than fast-mem-capacity ({cap} bytes); copies kept (upstream "
+                             "warns alike)")
+        elif cap is not None and total > cap:
+            raise CopyCapacityError(f"affine-data-copy-generate: the copy buffers for this block need "
+                                    f"{total} bytes of fast memory, {cap} bytes available "
+                                    f"(fast-mem-capacity={opts.fast_mem_capacity} KiB), even at the "
+                                    "innermost level", loc)
+
+    def _jobs(self, range_ops: Sequence[Operation], regions: Mapping[Value, MemRefRegion],
+              only_memref: Value | None, loc: Location) -> list[_Job]:
+        """The buffers `generate` makes for the range, in order: (memref, region, the ops it
+        serves, the accesses of a disjoint group or None for all)."""
+        opts = self.options
+        jobs: list[_Job] = []
         for memref, region in self._ordered(range_ops, regions):
             mt = memref.type
             assert isinstance(mt, MemRefType)
@@ -264,7 +306,9 @@ class AffineDataCopyGeneratePass(Pass):
                    for op in range_ops):
                 after = self._after_definition(memref, range_ops)
                 if after:    # defined by an op of the range: copies go after it (upstream's too)
-                    total += self._copy_after_definition(memref, after, loc)
+                    job = self._copy_after_definition(memref, after, loc)
+                    if job is not None:
+                        jobs.append(job)
                 continue
             if any(opaque_memref_uses(op, memref) for op in range_ops):
                 self.remark(loc, f"no copy for %{memref.name_hint or '?'}: an op of unknown memory "
@@ -281,18 +325,47 @@ class AffineDataCopyGeneratePass(Pass):
                 self.remark(region_loc(range_ops, memref),
                             f"%{memref.name_hint or '?'}: {len(parts)} disjoint groups of references get "
                             "separate fast buffers instead of one bounding box")
-            for part_region, part_ops in parts:
-                total += self._emit_one(memref, part_region, range_ops, part_ops,
-                                        union=len(parts) == 1)
-        cap = opts.capacity_bytes
-        if cap is not None and total > cap and not strict_capacity:
-            self.remark(loc, f"the copy buffers for this block need {total} bytes of fast memory, "
-                             f"more than fast-mem-capacity ({cap} bytes); copies kept (upstream "
-                             "warns alike)")
-        elif cap is not None and total > cap:
-            raise PassError(f"affine-data-copy-generate: the copy buffers for this block need {total} "
-                            f"bytes of fast memory, {cap} bytes available (fast-mem-capacity="
-                            f"{opts.fast_mem_capacity} KiB), even at the innermost level", loc)
+            jobs += [(memref, part_region, range_ops, part_ops) for part_region, part_ops in parts]
+        return jobs
+
+    def _fitting(self, jobs: list[_Job], cap: int, loc: Location) -> list[_Job]:
+        """`jobs` when their buffers fit in `cap` bytes together; else the memrefs whose
+        buffers fit, smallest first (a memref's groups all or none), the others left in slow
+        memory with a remark (`skip-oversized`)."""
+        sizes = [self._buffer_bytes(*job) for job in jobs]
+        if sum(sizes) <= cap:
+            return jobs
+        per: dict[int, int] = {}
+        for (memref, *_), size in zip(jobs, sizes, strict=True):
+            per[id(memref)] = per.get(id(memref), 0) + size
+        kept: set[int] = set()
+        used = 0
+        for key, size in sorted(per.items(), key=lambda kv: kv[1]):
+            if used + size <= cap:
+                kept.add(key)
+                used += size
+        for memref in {id(j[0]): j[0] for j in jobs if id(j[0]) not in kept}.values():
+            self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its buffers need "
+                             f"{per[id(memref)]} bytes, and the block's buffers do not fit "
+                             f"fast-mem-capacity ({cap} bytes) even at the innermost level; "
+                             "accessed in slow memory (skip-oversized)")
+        return [job for job in jobs if id(job[0]) in kept]
+
+    @staticmethod
+    def _buffer_bytes(memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
+                      only: Sequence[Operation] | None) -> int:
+        """The bytes of the fast buffer `_emit_one` allocates for this job (its box, the last
+        dim compacted to the accessed lattice)."""
+        mt = memref.type
+        assert isinstance(mt, MemRefType)
+        accesses = [op for root in range_ops for op in root.walk()
+                    if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
+                    and (only is None or any(op is o for o in only))]
+        k = lattice_step(region, accesses)
+        extents = [int(e) for e in region.extents]
+        if k > 1:
+            extents[-1] = (extents[-1] - 1) // k + 1
+        return MemRefType(tuple(extents), mt.element, 0).size_bytes
 
     @staticmethod
     def _after_definition(memref: Value, range_ops: Sequence[Operation]) -> list[Operation]:
@@ -308,19 +381,20 @@ class AffineDataCopyGeneratePass(Pass):
                 return out
         return []
 
-    def _copy_after_definition(self, memref: Value, ops: Sequence[Operation], loc: Location) -> int:
+    def _copy_after_definition(self, memref: Value, ops: Sequence[Operation], loc: Location
+                               ) -> _Job | None:
         from compiler.analysis import memref_regions
 
         region = memref_regions(ops).get(memref)
         if region is None or region.num_elements == 0:
-            return 0
+            return None
         if any(e is None for e in region.extents):
             self.remark(loc, f"no copy for %{memref.name_hint or '?'}: its region has no constant "
                              "size at this depth")
-            return 0
+            return None
         if any(opaque_memref_uses(op, memref) for op in ops):
-            return 0
-        return self._emit_one(memref, region, ops, None)
+            return None
+        return (memref, region, ops, None)
 
     def _emit_one(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
                   only: Sequence[Operation] | None, union: bool = False) -> int:
@@ -349,7 +423,8 @@ class AffineDataCopyGeneratePass(Pass):
         read = region.read and (not (dense and opts.elide_dead_copy_in)
                                 or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
-                        clipped, read, region.written, dense, loc, k, limits, uppers)
+                        clipped, read, region.written, dense, loc, k, limits, uppers,
+                        opts.exact_copy_out)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")

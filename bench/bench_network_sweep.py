@@ -1,0 +1,111 @@
+"""A network sweep's points at interactive speed (issue 28): `accelsim run NETWORK --timing-only
+--fidelity F --set sram.capacity_kib=X --json` in a fresh process per point, this tree against
+a baseline tree (e.g. `git archive <commit> | tar -x -C DIR` of main) in the same run.
+
+    .venv/bin/python bench/bench_network_sweep.py --baseline DIR [--network resnet50]
+        [--capacities 176,208,240,304] [--fidelity analytic,event] [--rounds 1]
+
+Every capacity is a hardware point neither tree has run before in this bench: the tile
+search, the compile, the race proof and the estimate or simulation all run for it. Both trees
+share one fresh `ACCELSIM_CACHE_DIR` (a temporary directory): this tree's compile cache
+(`accelsim.compile.compile_cache`) starts empty, so its first point is fully cold and each
+later point reuses what the points before it compiled (the layers' shapes and the tilings
+they share); the baseline has no such cache. The trees run interleaved point by point
+(baseline first, then this tree), so both see the same machine load. Per point: wall seconds
+of the child, CPU seconds of the child plus its workers' kernel evaluations (`kernel_cpu_seconds`
+of the --json; the workers' start-up is not in it, for either tree), the 1-minute load average, and the
+per-layer figures (every column both report: cycles, DRAM bytes, energy, ...) compared
+layer by layer — any difference is
+reported and fails the bench (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_FIGURES = ("where",)  # the layer's source line: the tree's own path
+
+
+def run_point(tree: Path, network: str, fidelity: str, capacity: int, cache: str,
+              ) -> tuple[dict[str, Any], float, float]:
+    """(the --json result, wall s, CPU s of the child and its workers) of one CLI run."""
+    cmd = [sys.executable, "-m", "accelsim", "run", network, "--timing-only", "--fidelity",
+           fidelity, "--set", f"sram.capacity_kib={capacity}", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(tree), "ACCELSIM_CACHE_DIR": cache}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{tree}: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result = json.loads(proc.stdout)
+    if result.get("workers"):  # the pool's workers are not reaped children: their kernels' CPU
+        cpu += float(result.get("kernel_cpu_seconds") or 0.0)
+    return result, wall, cpu
+
+
+def layer_rows(result: dict[str, Any], keys: set[str]) -> list[tuple[Any, ...]]:
+    return [tuple(row.get(k) for k in sorted(keys)) for row in result["layers"]]
+
+
+def common_keys(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
+    """Every figure of a layer row both trees report (a newer tree may add columns)."""
+    return (set(a["layers"][0]) & set(b["layers"][0])) - set(NOT_FIGURES)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", required=True, help="a tree to compare with (PYTHONPATH)")
+    ap.add_argument("--network", default="resnet50")
+    ap.add_argument("--capacities", default="176,208,240,304",
+                    help="SRAM KiB of the points, in sweep order")
+    ap.add_argument("--fidelity", default="analytic,event")
+    args = ap.parse_args()
+    base = Path(args.baseline).resolve()
+    caps = [int(c) for c in args.capacities.split(",")]
+    bad = 0
+    print(f"{args.network}: one fresh process per point; ratio = baseline / this tree "
+          f"(this tree {ROOT}, baseline {base})")
+    for fidelity in args.fidelity.split(","):
+        with tempfile.TemporaryDirectory(prefix="bench-net-sweep-") as cache:
+            print(f"\n== --fidelity {fidelity} ==")
+            print(f"{'point':>10s} {'cache':>10s} | {'base wall':>9s} {'base CPU':>8s} | "
+                  f"{'ours wall':>9s} {'ours CPU':>8s} | {'wall x':>6s} {'CPU x':>6s} | load | layers")
+            tot = [0.0, 0.0, 0.0, 0.0]
+            for k, cap in enumerate(caps):
+                theirs, bw, bc = run_point(base, args.network, fidelity, cap, cache)
+                ours, ow, oc = run_point(ROOT, args.network, fidelity, cap, cache)
+                keys = common_keys(theirs, ours)
+                same = layer_rows(theirs, keys) == layer_rows(ours, keys)
+                if not same:
+                    bad += 1
+                    diff = [(a, b) for a, b in zip(layer_rows(theirs, keys), layer_rows(ours, keys),
+                                                   strict=False) if a != b]
+                    print(f"   figures differ at {cap} KiB: {diff[:3]}")
+                for i, v in enumerate((bw, bc, ow, oc)):
+                    tot[i] += v
+                state = "empty" if k == 0 else f"{k} before"
+                print(f"{cap:>6d} KiB {state:>10s} | {bw:8.2f}s {bc:7.2f}s | {ow:8.2f}s {oc:7.2f}s | "
+                      f"{bw / ow:5.2f}x {bc / oc:5.2f}x | {os.getloadavg()[0]:4.1f} | "
+                      f"{len(ours['layers'])} {'identical' if same else 'DIFFER'}", flush=True)
+            print(f"{'total':>21s} | {tot[0]:8.2f}s {tot[1]:7.2f}s | {tot[2]:8.2f}s {tot[3]:7.2f}s | "
+                  f"{tot[0] / tot[2]:5.2f}x {tot[1] / tot[3]:5.2f}x |")
+    print(f"\n{'all per-layer figures identical' if not bad else f'{bad} points DIFFER'}; "
+          f"{os.cpu_count()} cores, load average now {os.getloadavg()[0]:.1f}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
