@@ -187,7 +187,9 @@ class NetworkResult:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where"]
+        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where",
+                  *(k for k in ("dram_bytes_saved", "onchip_peak_bytes")
+                    if any(k in r.figures for r in self.layers))]
         fields = list(dict.fromkeys(fields))
         w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
