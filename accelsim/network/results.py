@@ -272,6 +272,10 @@ class NetworkResult:
             out.append(f"DRAM {t['dram_bytes']:,} B vs {base:,} B layer by layer: "
                        f"{t['dram_bytes_saved']:,} B saved ({t['dram_bytes_saved'] / base:.1%})"
                        if base else f"DRAM bytes saved vs layer by layer: {t['dram_bytes_saved']:,}")
+        if self.schedule == "fused" and not any(g.figures.get("fused_group") for g in self.layers):
+            out.append("fused: no group formed: " + str(self.meta.get(
+                "fused_note", "no intermediate the on-chip level holds made a group faster and "
+                "lighter on DRAM by the estimate; every layer ran as layer by layer runs it")))
         for g in self.layers:
             f = g.figures
             if f.get("fused_group"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from compiler.diagnostics import OptionError, Remark
+from compiler.ir.analysis_cache import invalidate
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
@@ -105,4 +106,6 @@ class PassManager:
         finally:
             for k, f in aside:
                 module.body.insert(min(k, len(module.body.ops)), f)
+            if self.passes:  # what the analyses cached on this module's ops may be stale
+                invalidate(module)
         return module
