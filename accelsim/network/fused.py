@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 # an intermediate stays on chip when it takes at most this share of the fast level, and the
 # intermediates resident while one kernel runs at most RESIDENT_SHARE (the rest: its tiles)
-LINK_SHARE = 0.5
+LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
 
@@ -110,8 +110,7 @@ def run_fused(network: Network, config: str = "default", hardware: Mapping[str, 
                   for g in chosen]
     result = assemble(network, base, groups, cfg)
     meta = dict(result.meta)
-    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups),
-                fused_compile_seconds=sum(g.compile_seconds for g in groups))
+    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups))
     if why is not None:
         meta["fused_note"] = why
     return replace(result, meta=meta)
@@ -696,3 +695,13 @@ class FusedData:
 
     def _grouped(self) -> set[int]:
         return {j for g in self.groups.values() for j in g.layers}
+
+
+def _applies(config: str, hardware: Mapping[str, Any]) -> bool:
+    """Whether a fused group can run on this machine (`auto` leaves fused out otherwise)."""
+    from accelsim.config import load_config
+
+    return unsupported(load_config(config).with_overrides(dict(hardware))) is None
+
+
+run_fused.applies = _applies  # type: ignore[attr-defined]

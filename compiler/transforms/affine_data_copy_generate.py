@@ -14,14 +14,18 @@ unregistered op) takes inside a range is not copied there. A memref defined by a
 range (an alloc, a get_global after the range's first access) is copied for the ops between
 its definition and its dealloc, never before it exists (upstream issue 216630).
 
-Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles, exact
-copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
-when even the innermost level does not fit, and groups of references to one memref whose
-elements never overlap get separate buffers when that is smaller than one bounding box (the
-groups' regions come from the analysis, queried with a stand-in memref per group), and no
-copy-in of a buffer whose every load reads what the same execution of the copy point stored
-first and whose stores write its whole box (an accumulator initialized in place;
-`compiler/analysis/exposed.py`, the rule the tile search's model shares;
+Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles,
+exact copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a
+warning) when even the innermost level does not fit (with `skip-oversized`, this project's
+extension the accelerator pipeline falls back to: the memrefs whose buffers fit are copied,
+smallest first, the rest accessed in slow memory, with a remark; `exact-copy-out`: a region
+read and written but not written whole is written back element by element, never as its whole
+box, for a cluster's share whose box spans elements another cluster writes), and groups of
+references to one memref whose elements never overlap get separate buffers when that is
+smaller than one bounding box (the groups' regions come from the analysis, queried with a
+stand-in memref per group), and no copy-in of a buffer whose every load reads what the same
+execution of the copy point stored first and whose stores write its whole box (an accumulator
+initialized in place; `compiler/analysis/exposed.py`, the rule the tile search's model shares;
 `elide-dead-copy-in=false` restores upstream's copy-in).
 
 Explicitly tiled programs (this project's extension): `copy-depth=N` places the copies at

@@ -31,7 +31,7 @@ def _cycles(over: dict[str, object]) -> tuple[int, int]:
 
 
 def test_split_paths_overlap_reads_and_writes_and_both_fidelities_agree() -> None:
-    shared_ev, shared_an = _cycles({})
+    shared_ev, shared_an = _cycles({"dram.data_paths": "shared"})
     split_ev, split_an = _cycles({"dram.data_paths": "split"})
     assert split_ev == split_an
     assert shared_ev == shared_an

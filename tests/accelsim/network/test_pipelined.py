@@ -70,8 +70,10 @@ def test_producers_chain_a_layer_list_and_follow_tensors_of_a_model() -> None:
               Layer("b", "Relu", "vector", (k("relu:N=8", (("X", "in"),), (("Y", "b"),)),), "m:b"),
               Layer("c", "Add", "vector", (k("vector_add:N=8", (("A", "a"), ("B", "b")),
                                              (("C", "c"),)),), "m:c"))
-    net = Network("m", "m.onnx", layers, inputs={"in": (8,)}, outputs={"c": (8,)})
-    assert producers(net) == [None, None, 1]
+    view = Layer("v", "Reshape", "view", (), "m:v", views=(("v", "c"),))
+    after = Layer("d", "Relu", "vector", (k("relu:N=8", (("X", "v"),), (("Y", "d"),)),), "m:d")
+    net = Network("m", "m.onnx", (*layers, view, after), inputs={"in": (8,)}, outputs={"d": (8,)})
+    assert producers(net) == [None, None, 1, 2, 3]   # the reshape reads what it renames
 
 
 @pytest.fixture(scope="module")
