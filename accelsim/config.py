@@ -55,6 +55,7 @@ class DramConfig:
         "latency_cycles": (int, 0, 100_000),
         "burst_bytes": (int, 1, 65536),
         "interleave": (str, ("burst", "none")),
+        "data_paths": (str, ("shared", "split")),
         "model": (str, ("bandwidth", "timing")),
         "technology": (str, tuple(TECHNOLOGIES)),
         "page_policy": (str, ("open", "closed")),
@@ -71,6 +72,10 @@ class DramConfig:
     # "burst": a transfer's bursts are spread round-robin over the channels (address
     # interleaving, as memory controllers do); "none": a transfer uses one channel.
     interleave: str = "burst"
+    # "shared": reads and writes share the channels; "split": reads and writes each have
+    # `channels` channels of their own (a port whose read data and write data travel on
+    # separate wires, as TileLink's D and A channels or AXI's R and W do)
+    data_paths: str = "shared"
     model: str = "bandwidth"
     technology: str = "DDR4-3200"
     page_policy: str = "open"
@@ -108,6 +113,11 @@ class DramConfig:
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)
+        if self.data_paths == "split" and (self.model != "bandwidth" or
+                                           (self.interleave == "burst" and self.channels > 1)):
+            raise ConfigError(f"dram.data_paths = 'split' needs dram.model = 'bandwidth' and one "
+                              f"channel or dram.interleave = 'none' (got model {self.model!r}, "
+                              f"{self.channels} channels, interleave {self.interleave!r})")
         for name, rule in self.OPTIONAL.items():
             value = getattr(self, name)
             if value is not None:
@@ -136,6 +146,8 @@ class DramConfig:
         for k in (*TIMING_EXTRA_KEYS, *ORGANIZATION_KEYS, *TIMING_KEYS):
             if out[k] == _DRAM_DEFAULTS[k]:
                 del out[k]
+        if out["data_paths"] == "shared":  # the default: earlier configs keep their hash
+            del out["data_paths"]
         return out
 
 
@@ -416,7 +428,7 @@ _SECTIONS: dict[str, type] = {
 _ARRAYS: dict[str, type] = {"memory": MemoryLevel, "link": LinkConfig}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # per-config results: analysis_cache
 class HardwareConfig:
     """The whole machine. `name` is informational and not part of `hash()`.
 
@@ -454,6 +466,9 @@ class HardwareConfig:
         object.__setattr__(self, "memory", tuple(self.memory))
         object.__setattr__(self, "link", tuple(self.link))
         if self.memory:
+            if self.dram.data_paths != "shared":
+                raise ConfigError("dram.data_paths = 'split' is for a two-level machine; with "
+                                  "[[memory]] levels each link's ports carry both directions")
             chain = chain_of(self.memory, self.dram, self.energy)
             links = links_of(chain, self.link, self.dma)
             last = chain[-1]

@@ -36,6 +36,9 @@ DOCS: dict[str, tuple[str, str]] = {
     "dram.burst_bytes": ("B", "a transfer moves whole bursts (bandwidth model)"),
     "dram.interleave": ("", "\"burst\": a transfer's bursts spread round-robin over the channels; "
                             "\"none\": a transfer uses one channel"),
+    "dram.data_paths": ("", "\"shared\": reads and writes share the channels; \"split\": each "
+                            "direction has dram.channels channels of its own (separate read and "
+                            "write data wires, as TileLink's D and A or AXI's R and W channels)"),
     "dram.model": ("", "\"bandwidth\": latency + bytes at the bandwidth key; \"timing\": banks, "
                        "rows and timings of dram.technology (accelsim.cost.dram_timing), whose "
                        "effective peak then replaces the bandwidth key everywhere"),

@@ -36,8 +36,8 @@ import validate_gemmini as V
 
 from accelsim.estimate.analytic import estimate
 
-LATENCY = (85, 110, 140, 180)
-SETUP = (4,)
+LATENCY = (70, 85, 110)
+SETUP = (1,)
 ISSUE = (0,)
 BUS_BYTES = 16        # dma_buswidth = 128 bits (Configs.scala:69)
 IN_FLIGHT_BYTES = 16 * 64  # max_in_flight_mem_reqs = 16 (Configs.scala:66) x dma_maxbytes 64
@@ -52,6 +52,9 @@ def params(latency: int, setup: int, issue: int) -> dict[str, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rows", nargs="+", help="development CSVs (with target.* columns)")
+    ap.add_argument("--latency", type=int, nargs="+", default=list(LATENCY),
+                    help=f"round trips to try (cycles; default {' '.join(map(str, LATENCY))})")
+    ap.add_argument("--per-row", metavar="CSV", help="write each row's errors at the in-sample best")
     args = ap.parse_args(argv)
     base = V.load_config("gemmini")
     raw = []
@@ -60,19 +63,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             raw += list(csv.DictReader(f))
     t0 = time.perf_counter()
     progs = []   # (config key, [(module, row config, measured) per column])
+    labels = []
     for r in raw:
         row = V.read_row(r)
         key = (r["arch.mem2_depth"], r["arch.mem1_depth"])
+        labels.append(" ".join(f"{d}{row.layer.dims[d]}" for d in "CKPQR")
+                      + f" s{row.layer.stride} spad{key[0]} acc{key[1]}")
         cfg = V.row_config(base, row.spad_bytes, row.acc_bytes)
         m_map, _ = V.compile_mapped(row.layer, V.parse_mapping(row.mapping), cfg, "nhwc", V.I8,
-                                    V.gemmini_order(row.layer))
+                                    V.gemmini_order(row.layer), accumulate=V.ACCUMULATE)
         tiles, order = V.gemmini_tiles(row.layer)
-        m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8)
+        m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8,
+                                    accumulate=V.ACCUMULATE)
         progs.append((key, [(m_map, cfg, float(r["target.gemmini_cycle"])),
                             (m_auto, base, float(r["target.gemmini_auto_cycle"]))]))
         V.clear_caches()
     print(f"compiled {2 * len(progs)} programs in {time.perf_counter() - t0:.0f} s", flush=True)
-    grid = list(itertools.product(LATENCY, SETUP, ISSUE))
+    grid = list(itertools.product(args.latency, SETUP, ISSUE))
     err: dict[tuple[int, int, int], list[tuple[float, float]]] = {}
     t1 = time.perf_counter()
     for point in grid:
@@ -99,6 +106,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"in-sample best: latency {best[0]}, setup {best[1]}, issue {best[2]} -> "
           f"{params(*best)}")
     report("in-sample", [err[best][i] for i in everything], [keys[i] for i in everything])
+    if args.per_row:
+        with open(args.per_row, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["row", "err_mapping", "err_auto"])
+            for i in everything:
+                w.writerow([labels[i], f"{err[best][i][0]:.4f}", f"{err[best][i][1]:.4f}"])
     held: list[tuple[float, float]] = []
     held_keys = []
     for k in sorted(set(keys)):

@@ -43,6 +43,10 @@ from compiler.ir import I8
 from workloads.mapped import Layer
 
 ORDER = "gemmini"
+# the layers as Gemmini runs them: no bias, the partial sums start in the accumulator (its
+# first compute overwrites: no copy-in of the output tile where a tile holds the whole
+# reduction; workloads.mapped.build_mapped)
+ACCUMULATE = False
 COLUMNS = ("pred_gemmini_cycle", "pred_gemmini_auto_cycle", "pred_accelsim_cycle")
 RTL = (("target.gemmini_cycle", "pred_gemmini_cycle"),
        ("target.gemmini_auto_cycle", "pred_gemmini_auto_cycle"))
@@ -77,7 +81,14 @@ def row_config(base: HardwareConfig, spad_bytes: int, acc_bytes: int) -> Hardwar
     return base.with_overrides({"sram.capacity_kib": max(1, (spad_bytes + acc_bytes) // 1024)})
 
 
+FIDELITY = ["analytic"]  # --fidelity: "analytic" (the default) or "event"
+
+
 def cycles_of(module, config: HardwareConfig) -> int:  # type: ignore[no-untyped-def]
+    if FIDELITY[0] == "event":
+        from accelsim.sim.simulate import simulate
+
+        return simulate(module, config, functional=False).cycles
     from accelsim.estimate.analytic import estimate
 
     return estimate(module, config).cycles
@@ -88,7 +99,8 @@ def predict_mapping(row: Row, base: HardwareConfig) -> int:
     order = ORDER if ORDER != "mapping" else None
     if order == "gemmini":
         order = gemmini_order(row.layer)
-    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8, order)
+    module, _ = compile_mapped(row.layer, parse_mapping(row.mapping), cfg, "nhwc", I8, order,
+                               accumulate=ACCUMULATE)
     return cycles_of(module, cfg)
 
 
@@ -116,7 +128,7 @@ def predict_auto(row: Row, base: HardwareConfig, notes: list[str]) -> int:
                                                                       "; recorded tiles used"))
         if rec is not None:
             tiles = rec
-    module, _ = compile_tiled(base, row.layer, tiles, order, "nhwc", I8)
+    module, _ = compile_tiled(base, row.layer, tiles, order, "nhwc", I8, accumulate=ACCUMULATE)
     return cycles_of(module, base)
 
 
@@ -166,7 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="override a config key (as `accelsim run --set`)")
     ap.add_argument("--no-search", action="store_true",
                     help="skip pred_accelsim_cycle (our tile search; the slowest column)")
+    ap.add_argument("--fidelity", choices=("analytic", "event"), default="analytic",
+                    help="estimate every program (default) or simulate it on the event machine "
+                         "(timing only; much slower on the large layers)")
     args = ap.parse_args(argv)
+    FIDELITY[0] = args.fidelity
     from accelsim.config import parse_sets
 
     try:

@@ -88,15 +88,29 @@ def chunked(layer: Layer, tiles: Mapping[str, int], chunk: int) -> bool:
 
 def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                  intra_order: str = GEMMINI_INTRA_ORDER, layout: str = "nhwc",
-                 dtype: ElementType = F32, chunk: int = 0) -> ModuleOp:
+                 dtype: ElementType = F32, chunk: int = 0, accumulate: bool = True) -> ModuleOp:
     """The layer tiled by `tiles` (a size per dimension; absent: the whole extent). With
     `chunk`, one more loop inside the tile loops runs over the tile's input channels `chunk`
     at a time (the copies then go below it: a tile is moved in chunk by chunk and the array
-    starts on a chunk as soon as it has landed)."""
+    starts on a chunk as soon as it has landed).
+
+    `accumulate`: the program adds the layer to the output's values (`out += in * w`);
+    false: the output holds zeros when the program starts (a DNN layer without bias, as
+    Gemmini runs one), and where one nest holds an output's whole reduction (no reduction
+    tile loop, no chunk loop) the nest writes that zero itself before the reduction loops,
+    so the copy pass leaves the output tile's copy-in out (`compiler.analysis.exposed.
+    copy_in_needed`): the partial sums start on chip, as Gemmini's first compute into the
+    accumulator overwrites it. Where the reduction is split over tiles or chunks, the
+    partial sums are read back from the output as with `accumulate` (a zero inside the
+    nest under a condition on those loops would make the kernel a different shape)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
     if sorted(intra_order) != sorted(DIMS):
         raise ValueError(f"intra_order {intra_order!r}: expected a permutation of {DIMS}")
+    if not accumulate and max(intra_order.index(d) for d in OUTPUT_DIMS) > \
+            min(intra_order.index(d) for d in REDUCTION_DIMS):
+        raise ValueError(f"intra_order {intra_order!r}: accumulate=False needs the output loops "
+                         f"({OUTPUT_DIMS}) outside the reduction loops ({REDUCTION_DIMS})")
     if layout == "gemm" and not (layer.is_matmul and layer.dims["N"] == 1):
         raise ValueError("layout 'gemm' needs a matmul layer (N = Q = R = S = 1)")
     dims, st = layer.dims, layer.stride
@@ -117,6 +131,7 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
     with b.func(name, **{k: memref(v, dtype) for k, v in shapes.items()}) as (x, w, out):
         iv: dict[str, object] = {}
         clip: dict[str, tuple[object, object]] = {}   # a chunk's own bounds
+        firsts: list[object] = []                     # the chunk loop's iv, when there is one
 
         def bounds(d: str) -> tuple[object, object]:
             if d in clip:
@@ -137,6 +152,7 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                 # across it; the channels of a chunk are clipped to the tile and the layer
                 base = iv.get("C", 0)
                 for v in b.range(0, t["C"], chunk):
+                    firsts[:] = [v]
                     his = [base + v + chunk, dims["C"]]  # type: ignore[operator]
                     if "C" in iv:
                         his.append(base + t["C"])  # type: ignore[operator]
@@ -145,7 +161,27 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                 return
             loops: dict[str, object] = {}
 
+            zeroing = [False]  # this version of the nest zeroes the outputs first
+
+            def zero() -> None:
+                """The output element set to zero at the first step of its reduction."""
+                n, k_, p, q = (loops[d] for d in OUTPUT_DIMS)
+                z = b.constant(0, dtype)
+                if layout == "nhwc":
+                    out[n, p, q, k_] = z
+                elif layout == "nchw":
+                    out[n, k_, p, q] = z
+                else:
+                    out[p, k_] = z
+
             def inner(j: int) -> None:
+                if zeroing[0] and j < len(intra_order) and intra_order[j] in REDUCTION_DIMS \
+                        and "zeroed" not in loops:
+                    loops["zeroed"] = True
+                    zero()
+                    inner(j)
+                    del loops["zeroed"]
+                    return
                 if j < len(intra_order):
                     d = intra_order[j]
                     if dims[d] == 1:          # no loop for a dimension of one
@@ -166,6 +202,10 @@ def build_mapped(layer: Layer, tiles: Mapping[str, int], tile_order: str = "",
                     out[n, k_, p, q] = out[n, k_, p, q] + prod
                 else:
                     out[p, k_] = out[p, k_] + x[p, c] * w[c, k_]
+            # zero where the reduction starts: only where one nest holds an output's whole
+            # reduction (no reduction tile loop, no chunk loop); elsewhere the partial sums
+            # are read back from the output (zeros at the start), as `accumulate` does
+            zeroing[0] = not accumulate and not firsts and not any(d in iv for d in REDUCTION_DIMS)
             inner(0)
         nest(0)
     return b.module

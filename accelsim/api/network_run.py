@@ -142,17 +142,20 @@ def run_network(network: Network, config: str, opts: NetworkOptions,
                               fidelity=opts.fidelity, workers=opts.workers, progress=opts.progress,
                               time_limit_s=limit)
         return NetworkRun(network, opts, result, None, result.to_dict())
-    if opts.target == "sim" and opts.schedule not in ("auto", "layer-by-layer"):
+    # with data: layer by layer, or fused when asked (auto chooses among timing runs only)
+    schedule = "layer-by-layer" if opts.schedule == "auto" else opts.schedule
+    if opts.target == "sim" and schedule not in ("layer-by-layer", "fused"):
         from accelsim.network.schedule import runner
 
-        runner(opts.schedule)  # not available: the error names it
-        raise InputError(f"--schedule {opts.schedule}: a run with data flowing is layer by layer "
-                         "yet; use --timing-only")
+        runner(schedule)  # not available: the error names it
+        raise InputError(f"--schedule {schedule}: a run with data flowing runs layer-by-layer or "
+                         "fused; use --timing-only")
     from accelsim.network.functional import run_functional
 
     feeds = dict(opts.inputs) if opts.inputs is not None else None
     run = run_functional(network, opts.target, config, seed=opts.seed, inputs_npz=opts.inputs_npz,
-                         check=opts.check, progress=bool(opts.progress), inputs=feeds)
+                         check=opts.check, progress=bool(opts.progress), inputs=feeds,
+                         schedule=schedule)
     return NetworkRun(network, opts, run.result, run, run.report())
 
 

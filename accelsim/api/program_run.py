@@ -339,7 +339,7 @@ def _run_clusters(program: Program, config: HardwareConfig,
     if result is None:
         from accelsim.report.analytic_figures import summary_lines
 
-        summary = ClusterSummary(config.name, config.clusters, progs.distribution, est.cycles,
+        summary = ClusterSummary(config.name, config.clusters, progs.label(config.clusters), est.cycles,
                                  est.cycles / (config.clock_ghz * 1e9), est.cycles,
                                  summary=tuple(summary_lines(figures)))
         return ProgramRun(program, config, opts, pipeline, tuple(progs.remarks),
@@ -353,7 +353,7 @@ def _run_clusters(program: Program, config: HardwareConfig,
         figures["divergence"] = divergence(est.cycles, result.cycles)
     from accelsim.report.clusters import cluster_summary_lines, run_cluster_report
 
-    summary = ClusterSummary(config.name, config.clusters, progs.distribution, result.cycles,
+    summary = ClusterSummary(config.name, config.clusters, progs.label(config.clusters), result.cycles,
                              result.seconds, est.cycles, run_cluster_report(result, config),
                              float(figures["analytic_error"]), est.phases, est.startup_cycles,
                              tuple(map(str, progs.serial)), tuple(map(str, result.flags)),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from accelsim.compile.accelerator import check_input_program, compile_for_accelerator
+from accelsim.compile.accelerator import check_input_program, compile_for_accelerator, run_pipeline
 from accelsim.compile.clone import clone_module
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import AcceleratorPipeline
@@ -53,20 +53,46 @@ class ClusterPrograms:
     # once slower than the best before it)
     weighed: dict[str, int | None] = field(default_factory=dict)
     chunk: int = 1     # cyclic's chunk
+    active: int = 0    # the clusters given work (0: all); the rest run an empty program
+
+    def label(self, clusters: int) -> str:
+        """The distribution as the report names it (`block on 1 of 2 clusters`)."""
+        if not self.active:
+            return self.distribution
+        return f"{self.distribution} on {self.active} of {clusters} clusters"
 
 
 def distribute(module: ModuleOp, config: HardwareConfig, k: int, distribution: str,
-               remarks: list[Remark] | None = None, chunk: int = 1) -> ModuleOp:
+               remarks: list[Remark] | None = None, chunk: int = 1, active: int = 0) -> ModuleOp:
     """Cluster k's share of `module` (uncompiled, a copy); the pass's remarks (a nest that
-    is not parallel runs whole on cluster 0) appended to `remarks`. `chunk`: cyclic's."""
+    is not parallel runs whole on cluster 0) appended to `remarks`. `chunk`: cyclic's.
+    `active` (0: all): the work is shared by clusters 0 .. active-1 alone, a cluster past
+    them gets the module without its entry function's loops, calls and DMAs."""
     from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 
     m = clone_module(module)
-    p = AffineClusterDistributePass(clusters=config.clusters, cluster=k, distribution=distribution,
+    n = active or config.clusters
+    if k >= n:
+        return _idle(m)
+    if n == 1:
+        return m
+    p = AffineClusterDistributePass(clusters=n, cluster=k, distribution=distribution,
                                     chunk=chunk if distribution == "cyclic" else 1)
     p.run(m)
     if remarks is not None:
         remarks.extend(p.remarks)
+    return m
+
+
+def _idle(m: ModuleOp) -> ModuleOp:
+    """`m` with its entry function's work (loops, calls, DMAs) removed: an idle cluster."""
+    from accelsim.estimate.clusters import is_work
+
+    for f in m.funcs:
+        if not f.is_declaration:
+            for op in reversed(list(f.body.ops)):
+                if is_work(op):
+                    op.erase()
     return m
 
 
@@ -93,7 +119,7 @@ def _check(config: HardwareConfig, module: ModuleOp, func: str | None,
     def rebuild(k: int) -> ModuleOp:
         m = clone_module(module)
         lower_linalg(m)
-        m = distribute(m, config, k, progs.distribution, chunk=progs.chunk)
+        m = distribute(m, config, k, progs.distribution, chunk=progs.chunk, active=progs.active)
         check_input_program(m)
         return m
 
@@ -102,11 +128,12 @@ def _check(config: HardwareConfig, module: ModuleOp, func: str | None,
 
 
 def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
-             searched: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] | None = None
-             ) -> ClusterPrograms:
-    """`searched` keeps the block search for cyclic (auto runs both)."""
-    from compiler.transforms.registry import PassManager
-
+             searched: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] | None = None,
+             active: int = 0) -> ClusterPrograms:
+    """`searched` keeps the block search for cyclic (auto runs both). `active` (0: all, block
+    only): the work shared by that many clusters, the tile search on their fair share. A share
+    the pipeline's copies do not fit is compiled with `skip-oversized` (`run_pipeline`), which
+    changes nothing where the buffers fit: the shares compiled before keep their programs."""
     lower_linalg(module)
     found = {} if searched is None else searched
     chunk = 1
@@ -118,39 +145,52 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
                   for k in range(config.clusters)]
         for k, m in enumerate(shares):
             check_input_program(m)
-            pm = PassManager(pipe.passes())
-            pm.run(m)
+            pipe, got = run_pipeline(pipe, m)
             if k == 0:
-                remarks = pm.remarks
+                remarks = got
     else:
         serial = []
-        shares = [distribute(module, config, k, distribution, serial if k == 0 else None)
+        shares = [distribute(module, config, k, distribution, serial if k == 0 else None,
+                             active=active)
                   for k in range(config.clusters)]
         largest = _largest(shares)
-        pipe, compiled, remarks = _searched(config, module, func, distribution, found, shares)
+        pipe, compiled, remarks = _searched(config, module, func, distribution, found, shares,
+                                            active)
         shares[largest] = compiled
         for k, m in enumerate(shares):
             if k != largest:
                 check_input_program(m)
-                PassManager(pipe.passes()).run(m)
+                pipe, _ = run_pipeline(pipe, m)
     return ClusterPrograms(shares, distribution, pipe.flags(), [*serial, *remarks],
-                           [f"{r.loc}: {r.message}" for r in serial], chunk=chunk)
+                           [f"{r.loc}: {r.message}" for r in serial], chunk=chunk,
+                           active=active if 0 < active < config.clusters else 0)
 
 
 def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
               found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]],
-              shares: list[ModuleOp] | None = None
+              shares: list[ModuleOp] | None = None, active: int = 0
               ) -> tuple[AcceleratorPipeline, ModuleOp, list[Remark]]:
     """The tile search on the largest share of `distribution` (on one cluster's fair share of
-    the machine): its pipeline, that share compiled (a copy, each caller its own) and the
-    passes' remarks; memoized in `found`."""
-    if distribution not in found:
+    the machine, or of `active` clusters): its pipeline, that share compiled (a copy, each
+    caller its own) and the passes' remarks; memoized in `found`."""
+    key = distribution if not active else f"{distribution}/{active}"
+    if key not in found:
         if shares is None:
             shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
-        m = clone_module(shares[_largest(shares)])
-        pipe, remarks = compile_for_accelerator(share_config(config), m, func, check=False)
-        found[distribution] = (pipe, m, remarks)
-    pipe, m, remarks = found[distribution]
+        largest = shares[_largest(shares)]
+        m = clone_module(largest)
+        machine = config
+        if active and config.interconnect.kind == "bus":  # (as the estimate shares a bus)
+            machine = config.with_overrides({"clusters": active})
+        pipe, remarks = compile_for_accelerator(share_config(machine), m, func, check=False)
+        # a share's copy-outs write back only what it stores: a box may span elements other
+        # clusters write (a parallel loop's iterations write disjoint elements, but one
+        # iteration's bounding box may hold another's)
+        if config.clusters > 1:
+            m = clone_module(largest)
+            pipe, _ = run_pipeline(pipe.replace(exact_copy_out=True), m)
+        found[key] = (pipe, m, remarks)
+    pipe, m, remarks = found[key]
     return pipe, clone_module(m), list(remarks)
 
 
@@ -247,6 +287,42 @@ def _choose(config: HardwareConfig, module: ModuleOp, func: str | None) -> Clust
     weighed = weigh(config, module, func, prune=True)
     done = [d for d in CANDIDATES if weighed[d][1] is not None]  # block's always is
     best = min(done, key=lambda d: (weighed[d][1], CANDIDATES.index(d)))
-    progs = weighed[best][0]
+    progs, cycles = weighed[best]
+    assert cycles is not None
     progs.weighed = {d: c for d, (_, c) in weighed.items()}
+    fewer = _fewer(config, module, func, cycles)
+    if fewer is not None:
+        fewer.weighed = {**progs.weighed, **fewer.weighed}
+        return fewer
     return progs
+
+
+def _fewer(config: HardwareConfig, module: ModuleOp, func: str | None, best: int
+           ) -> ClusterPrograms | None:
+    """More clusters never make the run slower: `block` over half the clusters, a quarter,
+    ... and one (the rest idle), each estimated on this machine (an idle cluster takes no
+    share of a bus: `estimate_clusters`) and stopped once past `best`; the fastest if it
+    beats `best`, else None. Only with a bus (on a mesh the estimate gives every cluster its
+    full-machine share)."""
+    from accelsim.estimate.clusters import estimate_clusters
+    from accelsim.estimate.state import OverLimit
+
+    if config.interconnect.kind != "bus":
+        return None
+    found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] = {}
+    kept: ClusterPrograms | None = None
+    weighed: dict[str, int | None] = {}
+    n = config.clusters // 2
+    while n >= 1:
+        progs = _compile(config, module, func, "block", found, active=n)
+        try:
+            cycles: int | None = estimate_clusters(progs.modules, config, func, best).cycles
+        except OverLimit:
+            cycles = None
+        weighed[f"block on {n}"] = cycles
+        if cycles is not None and cycles < best:
+            best, kept = cycles, progs
+        n //= 2
+    if kept is not None:
+        kept.weighed = weighed
+    return kept

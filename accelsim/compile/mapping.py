@@ -187,9 +187,10 @@ def mapped_pipeline(config: HardwareConfig, layer: Layer, tiles: dict[str, int],
 
 def compile_tiled(config: HardwareConfig, layer: Layer, tiles: dict[str, int], tile_order: str = "",
                   layout: str = "nhwc", dtype: ElementType | None = None,
-                  intra_order: str = GEMMINI_INTRA_ORDER, text: str = ""
+                  intra_order: str = GEMMINI_INTRA_ORDER, text: str = "", accumulate: bool = True
                   ) -> tuple[ModuleOp, AcceleratorPipeline]:
-    """Build the tiled program and compile it for `config`: (module, pipeline)."""
+    """Build the tiled program and compile it for `config`: (module, pipeline). `accumulate`
+    false: the layer alone, its partial sums starting at zero on chip (`build_mapped`)."""
     from compiler.ir import F32
     from compiler.transforms.registry import PassManager
 
@@ -199,22 +200,23 @@ def compile_tiled(config: HardwareConfig, layer: Layer, tiles: dict[str, int], t
     dtype = dtype or F32
     check_fits(config, layer, tiles, dtype.byte_width, text)
     chunk = load_chunk(config, layer, tiles, dtype.byte_width)
-    module = build_mapped(layer, tiles, tile_order, intra_order, layout, dtype, chunk)
+    module = build_mapped(layer, tiles, tile_order, intra_order, layout, dtype, chunk, accumulate)
     pipe = mapped_pipeline(config, layer, tiles, tile_order, chunk)
     PassManager(pipe.passes()).run(module)
     return module, pipe
 
 
 def compile_mapped(layer: Layer, mapping: Mapping, config: HardwareConfig, layout: str = "nhwc",
-                   dtype: ElementType | None = None, tile_order: str | None = None
-                   ) -> tuple[ModuleOp, AcceleratorPipeline]:
+                   dtype: ElementType | None = None, tile_order: str | None = None,
+                   accumulate: bool = True) -> tuple[ModuleOp, AcceleratorPipeline]:
     """`mapping` checked against `layer` and `config`'s array, then `compile_tiled`;
     `tile_order` (outermost first) replaces the mapping's order of the tile loops (Gemmini's
     software runs its tiles in its own fixed order: `gemmini_tiler.CONV_ORDER`)."""
     c = config.compute
     mapping.check(layer, c.rows if c.kind == "matrix" else None, c.cols if c.kind == "matrix" else None)
     order = mapping.tile_order() if tile_order is None else tile_order
-    return compile_tiled(config, layer, mapping.tiles(), order, layout, dtype, text=mapping.text)
+    return compile_tiled(config, layer, mapping.tiles(), order, layout, dtype, text=mapping.text,
+                         accumulate=accumulate)
 
 
 TILE_POLICIES = ("search", "gemmini")

@@ -45,6 +45,7 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
+INTERCHANGE = "affine-loop-interchange"
 
 
 def copy_share_kib(sram_kib: int, stages: int) -> int:
@@ -116,9 +117,23 @@ class AcceleratorPipeline:
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
+    # copies of a re-read region hoisted over loops it depends on, as the union of their
+    # iterations, where it fits (the copy pass's `hoist-over-dependent-loops`; not with copy_depth)
+    hoist_over_dependent_loops: bool = True
+    # first: nests run in another loop order, (function, top-level nest index, permutation)
+    # each (`affine-loop-interchange`; the order the analytic estimate found fastest)
+    interchanges: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
+    # the copy pass's `skip-oversized`: a block whose buffers do not fit even at the innermost
+    # level copies what fits and leaves the rest in slow memory (`with_fallback` sets it when
+    # the program would not compile otherwise)
+    skip_oversized_copies: bool = False
+    # the first copy pass's `exact-copy-out`: a cluster's share writes back only what it
+    # stores (`accelsim.compile.clusters`)
+    exact_copy_out: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
+        object.__setattr__(self, "interchanges", tuple((f, n, tuple(p)) for f, n, p in self.interchanges))
         if self.inner:
             if self.tile_sizes is None and self.tile_cache_kib is None:
                 raise ConfigError("accelerator pipeline: inner levels need the first level's tiling")
@@ -196,6 +211,8 @@ class AcceleratorPipeline:
     def steps(self) -> list[tuple[str, str]]:
         """(pass name, mlir-opt option text) of each pass, in order."""
         out: list[tuple[str, str]] = []
+        for func, nest, perm in self.interchanges:
+            out.append((INTERCHANGE, f"func={func} nest={nest} permutation={','.join(map(str, perm))}"))
         if self.producer_consumer_fusion:
             out.append((PC_FUSE, f"private-memory-space={self.fast_space}"))
         if self.sibling_fusion:
@@ -213,13 +230,15 @@ class AcceleratorPipeline:
         return out
 
     def _copy_steps(self, out: list[tuple[str, str]]) -> None:
+        skip = " skip-oversized" if self.skip_oversized_copies else ""
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
-                          f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()))
+                          f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
+                          + skip + (" exact-copy-out" if self.exact_copy_out else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "
-                              f"fast-mem-capacity={lv.copy_capacity_kib}"))
+                              f"fast-mem-capacity={lv.copy_capacity_kib}" + skip))
         levels = [(self.stages, self.fast_space, self.pipeline_capacity_kib)]
         levels += [(lv.stages, lv.fast_space, lv.pipeline_capacity_kib) for lv in self.inner]
         for k, (stages, space, cap) in enumerate(levels):
@@ -242,7 +261,7 @@ class AcceleratorPipeline:
     def _depth_opts(self) -> str:
         """The copy pass's placement options of an explicit mapping ('' by default)."""
         if not self.copy_depth:
-            return ""
+            return " hoist-over-dependent-loops" if self.hoist_over_dependent_loops else ""
         return f" copy-depth={self.copy_depth}" + ("" if self.hoist_read_copies
                                                      else " hoist-read-copies=false")
 

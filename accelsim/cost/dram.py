@@ -12,6 +12,9 @@ issue order (an in-order request queue at the memory controller). Which channels
   bursts of one channel and their cycles, and the next transfer's first channel; the transfer
   ends when its last piece does, and never before its SRAM-port cycles. The rotation advances
   per transfer in issue order.
+- split data paths (`data_paths = "split"`): reads (DRAM to chip) and writes (chip to DRAM)
+  each have `channels` channels of their own, so a read never waits for a write's channel
+  time; a machine keeps the read channels first, then the write channels (`write_base`).
 
 Each machine keeps its channels' state (when each is free, the next first channel) and
 reserves on it as this policy says, when `EnginePolicy.accept` (`accelsim.cost.engine`) asks
@@ -60,6 +63,7 @@ class DramPolicy:
     interleaved: bool        # bursts spread over the channels (more than one, "burst")
     burst: int
     bandwidth: int | float   # bytes per cycle per channel (`accelsim.cost.rate`)
+    split: bool = False      # reads and writes on channels of their own
     rotations: dict[int, tuple[Rotation, ...]] = field(default_factory=dict, compare=False,
                                                        hash=False, repr=False)
 
@@ -77,6 +81,17 @@ class DramPolicy:
             table = self.rotations[dram_bytes] = self._split(dram_bytes)
         return table[first]
 
+    @property
+    def states(self) -> int:
+        """Channel states a machine keeps: the channels, twice with split data paths (the
+        read channels, then the write channels from `write_base`)."""
+        return 2 * self.channels if self.split else self.channels
+
+    @property
+    def write_base(self) -> int:
+        """The index of the first channel writes use."""
+        return self.channels if self.split else 0
+
     def _split(self, dram_bytes: int) -> tuple[Rotation, ...]:
         n, burst, bw = self.channels, self.burst, self.bandwidth
         nb = dram_bytes // burst
@@ -92,4 +107,4 @@ class DramPolicy:
 @functools.cache
 def _policy(cfg: DramConfig) -> DramPolicy:
     return DramPolicy(cfg.channels, cfg.interleave == "burst" and cfg.channels > 1,
-                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle)
+                      cfg.burst_bytes, cfg.bandwidth_bytes_per_cycle, cfg.data_paths == "split")

@@ -29,19 +29,22 @@ class Energy:
     sram_pj: float
     compute_pj: float
     static_pj: float
+    units_pj: float = 0.0  # user-defined units (`accelsim.hw.units`), as they count it
 
     @property
     def total_pj(self) -> float:
-        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj
+        return self.dram_pj + self.sram_pj + self.compute_pj + self.static_pj + self.units_pj
 
 
 def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: int, alu_ops: int,
            special_ops: int, seconds: float, dram_pj: float | None = None,
-           sram_pj: float | None = None, compute_pj: float | None = None) -> Energy:
+           sram_pj: float | None = None, compute_pj: float | None = None,
+           units_pj: float = 0.0) -> Energy:
     """The energy of a run on `config` from its counts. `dram_pj` / `sram_pj`, when given,
     replace the flat per-byte terms (a machine with memory levels counts each level's bytes at
     that level's energy: `report/levels.py`); `compute_pj`, when given, is the kernels' compute
-    energy by precision (`precision.compute_pj` summed per call), else the counts at f32."""
+    energy by precision (`precision.compute_pj` summed per call), else the counts at f32;
+    `units_pj` what user-defined units report."""
     e = config.energy
     if compute_pj is None:
         compute_pj = precision.ops_pj(e, macs, alu_ops, special_ops)
@@ -49,7 +52,7 @@ def energy(config: HardwareConfig, *, dram_bytes: int, sram_bytes: int, macs: in
         dram_pj=dram_bytes * e.dram_pj_per_byte if dram_pj is None else dram_pj,
         sram_pj=sram_bytes * e.sram_pj_per_byte if sram_pj is None else sram_pj,
         compute_pj=compute_pj,
-        static_pj=e.static_mw * 1e-3 * seconds * 1e12)
+        static_pj=e.static_mw * 1e-3 * seconds * 1e12, units_pj=units_pj)
 
 
 def technology_of(config: HardwareConfig) -> str:

@@ -53,6 +53,7 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
         figures = cluster_analytic_figures(est.cycles, est.per_cluster, config,
                                            progs.distribution, progs.flags)
         figures["serial_nests"] = progs.serial
+        figures["active_clusters"] = progs.active or config.clusters
         from accelsim.report.analytic_figures import analytic_report_figures
         from accelsim.report.roofline import traffic_figures
 
@@ -71,4 +72,5 @@ def run_clusters(module: ModuleOp, config: HardwareConfig, func: str | None, *,
     figures = cluster_figures(result, config, est.cycles, progs.distribution, progs.flags,
                               compulsory)
     figures["serial_nests"] = progs.serial
+    figures["active_clusters"] = progs.active or config.clusters
     return ClusterRun(progs, est, result, figures, compile_seconds, sim_seconds)

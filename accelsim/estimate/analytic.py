@@ -57,6 +57,7 @@ from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.entry import entry_function
 from compiler.ir.types import INDEX, MemRefType, row_major_strides
@@ -333,13 +334,15 @@ class Program:
         rel = {**rel, **{v: 0 for v in (numv, stv, perv) if v is not None}}
         mods = _mods([op.tag_map])  # the transfer's addresses do not change its timing
         if ns < 0 and sts < 0 and ps < 0:
-            cache: list[Any] = [None, None]  # (machine, sizes): static sizes, once per run
+            # (machine, sizes, whether it writes DRAM): static sizes, once per run
+            cache: list[Any] = [None, None, False]
 
             def dma_static(e: Env, m: ClosedFormMachine) -> None:
                 if cache[0] is not m:
                     cache[0], cache[1] = m, m.sizes_of(n0, s0, p0, eb, ss, ds)
+                    cache[2] = ds == m.dram_space and ss != ds
                 db, port, T = cache[1]
-                m.dma(db, port, T, key if key is not None else tagf(e))
+                m.dma(db, port, T, key if key is not None else tagf(e), cache[2])
             return dma_static, True, mods, rel, None
 
         def dma(e: Env, m: ClosedFormMachine) -> None:
@@ -347,7 +350,7 @@ class Program:
             stride = s0 if sts < 0 else e[sts]
             per = p0 if ps < 0 else e[ps]
             db, port, T = m.sizes_of(n, stride, per, eb, ss, ds)
-            m.dma(db, port, T, key if key is not None else tagf(e))
+            m.dma(db, port, T, key if key is not None else tagf(e), ds == m.dram_space and ss != ds)
         return dma, True, mods, rel, None
 
     def _wait(self, op: O.AffineDmaWaitOp) -> tuple[Step, bool, int, Rel, None]:
@@ -673,21 +676,24 @@ def _mods(maps: Sequence[AffineMap]) -> int:
     return m
 
 
-_BY_ID: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+# per map or set object: (fn, *extra) -> fn(amap, *extra)
+_BY_ID: ObjectCache[dict[tuple[Any, ...], Any]] = ObjectCache("analytic per-map figures")
 
 
 def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
-    """`fn(amap, *extra)` memoized by the map object's identity (checked, the entry keeps it
-    alive): hashing a map by value walks its expressions, and clones share map objects."""
-    key = (fn, id(amap), *extra)
-    hit = _BY_ID.get(key)
-    if hit is not None and hit[0] is amap:
-        return hit[1]
-    out = fn(amap, *extra)
-    if len(_BY_ID) > 100_000:
-        _BY_ID.clear()
-    _BY_ID[key] = (amap, out)
-    return out
+    """`fn(amap, *extra)` memoized by the map object's identity: hashing a map by value walks
+    its expressions, and clones share map objects."""
+    table = _BY_ID.get(id(amap))
+    if table is None:
+        table = _BY_ID.put(amap, {})
+    key = (fn, *extra)
+    hit = table.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = table[key] = fn(amap, *extra)
+    return hit
+
+
+_MISSING = object()
 
 
 def _set_mod(s: IntegerSet) -> int:

@@ -26,8 +26,8 @@ at the full machine's speed while the others finish, until the fair share bounds
 
 What it leaves out is the rest of the contention in time (who waits for whom at a shared
 channel or link in the steady state): the event fidelity has it, and the two are compared by
-tests/accelsim/test_clusters_estimate.py and the workload matrix
-(tests/accelsim/test_cluster_matrix.py).
+tests/accelsim/estimate/test_clusters_estimate.py and the workload matrix
+(tests/accelsim/sim/test_cluster_matrix.py).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsim.config import DramConfig, HardwareConfig
+from accelsim.cost.dram import DramPolicy
 from accelsim.cost.energy import Energy, energy
 from accelsim.cost.interconnect import InterconnectModel
 from accelsim.errors import ConfigError, InputError
@@ -172,12 +173,20 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     total = startup = 0
     per = [0] * len(modules)
     walked: list[AnalyticResult] = []  # each cluster's phases on its fair share: the counts
+    shares = {config.clusters: share}
     for p in range(count):
         left = None if limit is None else limit - total  # what this phase may take
         shared = SharedStart.fresh(whole, model)
         ends, waits = [], []
+        busy = [p < len(ph) and _has_work(ph[p], func) for ph in phased]
+        # the clusters with work in this phase share the machine (an idle one takes no share;
+        # on a mesh the links the busy ones' routes cross would decide: the full share there)
+        n = max(1, sum(busy)) if config.interconnect.kind == "bus" else config.clusters
+        if n not in shares:
+            shares[n] = share_config(config.with_overrides({"clusters": n}))
+        share = shares[n]
         for k, ph in enumerate(phased):
-            if p >= len(ph):  # the event run names the mismatch; here the cluster is idle
+            if not busy[k]:  # no work (the event run names a phase mismatch): idle
                 ends.append(0)
                 waits.append(0)
                 continue
@@ -197,7 +206,8 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
         startup += waits[ends.index(slowest)]
         total += slowest
         per = [a + b for a, b in zip(per, ends, strict=True)]
-    return ClusterEstimate(total, tuple(per), share, count, startup, **_work(walked))
+    return ClusterEstimate(total, tuple(per), shares[config.clusters], count, startup,
+                           **_work(walked))
 
 
 def phases_of(module: ModuleOp, func: str | None = None) -> list[ModuleOp]:
@@ -217,13 +227,19 @@ def phases_of(module: ModuleOp, func: str | None = None) -> list[ModuleOp]:
         g = entry_function(copy, func)
         for k, op in reversed(list(enumerate(g.body.ops))):
             inside = bounds[p] < k < bounds[p + 1]
-            if k in cuts or (not inside and _is_work(op)):
+            if k in cuts or (not inside and is_work(op)):
                 op.erase()
         out.append(copy)
     return out
 
 
-def _is_work(op: object) -> bool:
+def _has_work(module: ModuleOp, func: str | None) -> bool:
+    """Does the entry function of `module` hold a loop, a call or a DMA (not only allocs,
+    constants and its return)?"""
+    return any(is_work(op) for op in entry_function(module, func).body.ops)
+
+
+def is_work(op: object) -> bool:
     from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, CallOp
     from compiler.ir.ops.affine_parallel import AffineParallelOp
 
@@ -249,7 +265,7 @@ class SharedStart:
     @staticmethod
     def fresh(config: HardwareConfig, model: InterconnectModel) -> SharedStart:
         """Every channel of `config`'s DRAM and every link of `model` free at cycle 0."""
-        return SharedStart([0] * config.bandwidth_view().dram.channels, 0,
+        return SharedStart([0] * DramPolicy.for_config(config.bandwidth_view().dram).states, 0,
                            [0] * len(model.names))
 
 
@@ -279,10 +295,11 @@ class _StartupMachine(ClosedFormMachine):
 
         self._reserve = reserve
 
-    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...]) -> None:
+    def dma(self, dram_bytes: int, port: int, T: int, tag: tuple[int, ...],
+            write: bool = False) -> None:
         if self.t > self.issue * (self.dma_ops + 1):  # it waited (the walk's waits are inline)
             raise _FirstKernel
-        super().dma(dram_bytes, port, T, tag)
+        super().dma(dram_bytes, port, T, tag, write)
 
     def busy_for(self, cycles: int) -> None:
         if cycles > self.issue:

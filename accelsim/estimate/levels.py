@@ -169,8 +169,10 @@ class LevelMachine(ClosedFormMachine):
                         due = p[0]
         self.due = due
 
-    def dma(self, dram_bytes: int, hops: Any, _unused: int, tag: Tag) -> None:  # type: ignore[override]
-        """Issue one descriptor: its hops on their links' engines and parents' ports."""
+    def dma(self, dram_bytes: int, hops: Any, _unused: int, tag: Tag,  # type: ignore[override]
+            write: bool = False) -> None:
+        """Issue one descriptor: its hops on their links' engines and parents' ports (each
+        hop knows its direction; `write` is not read)."""
         if self.issue:
             now = self.t + self.issue
             front = (now << SHIFT) + self.dma_ops - 1

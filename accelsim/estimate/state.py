@@ -32,6 +32,7 @@ from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel, KernelCost
+from compiler.ir.analysis_cache import ObjectCache
 
 Signature = tuple  # type: ignore[type-arg]
 # dma_ops, kernel calls, DRAM bytes, compute cycles, then the kernels' work for the energy:
@@ -57,8 +58,8 @@ class ClosedFormMachine:
     and its queue, as `EnginePolicy.accept` reads them; per DRAM channel when it is free and
     the interleave rotation, as `DramPolicy` grants them; per tag its completion."""
 
-    __slots__ = ("_accept", "_reserve", "alu_ops", "busy", "calls", "compute", "compute_pj", "cost",
-                 "dma_cost",
+    __slots__ = ("_accept", "_reserve", "_reserve_w", "alu_ops", "busy", "calls", "compute",
+                 "compute_pj", "cost", "dma_cost",
                  "dma_ops", "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front",
                  "issue", "kernel_sram_bytes", "limit", "loads", "macs", "max_out", "memo",
                  "next_channel", "pending", "queued", "recent", "sizes", "special_ops", "sram_space",
@@ -84,10 +85,13 @@ class ClosedFormMachine:
         self.busy = [0] * n
         self.recent: list[deque[int]] = [deque(maxlen=self.max_out) for _ in range(n)]
         self.queued: list[list[int]] = [[] for _ in range(n)]
-        self.free_at = [0] * fixed.dram.channels  # when each DRAM channel is free
+        self.free_at = [0] * fixed.dram.states  # when each DRAM channel is free
         self.next_channel = 0  # first channel of the next interleaved transfer
         self._reserve = (self._interleaved if fixed.dram.interleaved
                          else self._earliest if fixed.dram.channels > 1 else self._one)
+        self._reserve_w = self._reserve  # writes: the same channels unless split
+        if fixed.dram.split:
+            self._reserve, self._reserve_w = self._read_path, self._write_path
         self.tags: dict[Tag, int] = {}  # (tag site, linear index) -> its transfer's completion
         self.dma_ops = self.calls = self.dram_bytes = self.compute = 0
         self.macs = self.alu_ops = self.special_ops = self.kernel_sram_bytes = 0
@@ -225,9 +229,10 @@ class ClosedFormMachine:
         out = self.sizes[key] = (c.dram_bytes, c.port_cycles, c.cycles)
         return out
 
-    def dma(self, dram_bytes: int, port: int, T: int, tag: Tag) -> None:
+    def dma(self, dram_bytes: int, port: int, T: int, tag: Tag, write: bool = False) -> None:
         """Issue one descriptor on the engine and DRAM channels the policies pick
-        (`EnginePolicy.accept`, which reserves the channels through `_reserve`)."""
+        (`EnginePolicy.accept`, which reserves the channels through `_reserve`; `write`: it
+        writes DRAM, on the write channels when the data paths are split)."""
         if self.issue:  # the issue cycles process every completion due by then
             now = self.t + self.issue
             front = (now << SHIFT) + self.dma_ops - 1
@@ -245,7 +250,8 @@ class ClosedFormMachine:
                         due = p[0]
             self.due = due
         e, at, _, done = self._accept(now, loads, self.busy, self.recent, self.queued, T,
-                                      dram_bytes, port, self._reserve, None)
+                                      dram_bytes, port,
+                                      self._reserve_w if write else self._reserve, None)
         if at > now:  # stalled on a full queue until `at`: all due by then are processed
             front = (at << SHIFT) + self.dma_ops - 1
         self.t, self.front = at, front
@@ -284,6 +290,24 @@ class ClosedFormMachine:
         """Not interleaved: the whole transfer on the channel the policy picks."""
         free = self.free_at
         c = earliest_free(free)
+        t0 = free[c]
+        free[c] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _read_path(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """Split data paths: a read on the earliest free read channel."""
+        free = self.free_at
+        n = self.dram.channels
+        c = earliest_free(free[:n]) if n > 1 else 0
+        t0 = free[c]
+        free[c] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def _write_path(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
+        """Split data paths: a write on the earliest free write channel."""
+        free = self.free_at
+        n = self.dram.channels
+        c = n + (earliest_free(free[n:]) if n > 1 else 0)
         t0 = free[c]
         free[c] = end = (t0 if t0 > ready else ready) + hold
         return end
@@ -341,23 +365,20 @@ class _Fixed:
     sram_space: int
 
 
-_FIXED: dict[int, tuple[HardwareConfig, _Fixed]] = {}
+_FIXED: ObjectCache[_Fixed] = ObjectCache("estimate per-config figures")
 
 
 def _fixed(config: HardwareConfig) -> _Fixed:
-    """By the config object's identity (checked; the entry keeps it alive): hashing a config
-    by value walks all its sections, and estimates of a sweep point reuse one object."""
+    """By the config object: hashing a config by value walks all its sections, and
+    estimates of a sweep point reuse one object."""
     hit = _FIXED.get(id(config))
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    if len(_FIXED) > 256:
-        _FIXED.clear()
+    if hit is not None:
+        return hit
     out = _Fixed(EnginePolicy.for_config(config), DramPolicy.for_config(config.dram),
                  DmaCostModel.for_config(config), config.control.issue_cycles,
                  config.dma.max_outstanding, config.dma.engines, config.spaces.dram,
                  config.spaces.sram)
-    _FIXED[id(config)] = (config, out)
-    return out
+    return _FIXED.put(config, out)
 
 def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:
     """A `recent` deque from its signature: the future cycles (relative to `t`) at their

@@ -5,7 +5,7 @@ from accelsim.hw.compute import ComputeUnit
 from accelsim.hw.control import ControlProcessor
 from accelsim.hw.dma import DmaEngines, Transfer
 from accelsim.hw.dram import Dram
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.hw.sram import Sram
 from accelsim.hw.tags import TagFile
 

@@ -23,7 +23,7 @@ import simpy
 from greenlet import getcurrent, greenlet
 
 from accelsim.errors import SimulationError
-from accelsim.hw.env import SimEnv, _crash
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.trace import TraceRecord
 
 _tnew = tuple.__new__
@@ -63,11 +63,11 @@ class ClusterEnv(SimEnv):
     def barrier(self, name: str, records: list[TraceRecord], label: str, loc: str) -> None:
         """Wait at a barrier until every live cluster has arrived."""
         assert self._hub is not None
-        self._arrived.append((getcurrent(), self._now, name, records))
+        self._arrived.append((getcurrent(), self.now, name, records))
         if len(self._arrived) < self._alive:
             self._hub.switch()
             return
-        now = self._now
+        now = self.now
         for g, t, unit, recs in self._arrived:
             if now > t:
                 recs.append(_tnew(TraceRecord, (unit, t, now, "barrier", 0, label, loc)))
@@ -84,7 +84,8 @@ class ClusterEnv(SimEnv):
         self._hub = getcurrent()
         glets = [greenlet(b, parent=self._hub) for b in bodies]
         self._alive = len(glets)
-        ready, timers, queue = self._ready, self._timers, self._queue
+        ready, timers = self._ready, self._timers
+        next_due, process_next = self.next_due, self.process_next
         ready.extend(glets)
         try:
             while True:
@@ -101,19 +102,15 @@ class ClusterEnv(SimEnv):
                 if self._alive == 0:
                     break
                 t = timers[0][0] if timers else None
-                if queue and (t is None or queue[0][0] <= t):
-                    self._now, _, _, ev = heappop(queue)
-                    callbacks, ev.callbacks = ev.callbacks, None
-                    for cb in callbacks:
-                        cb(ev)
-                    if not ev._ok:
-                        _crash(ev)
+                due = next_due()
+                if due is not None and (t is None or due <= t):
+                    process_next()
                 elif t is not None:
                     t, _, g = heappop(timers)
-                    self._now = t
+                    self.now = t
                     ready.append(g)
                 else:
-                    raise SimulationError(f"deadlock at cycle {self._now}: {self._alive} "
+                    raise SimulationError(f"deadlock at cycle {self.now}: {self._alive} "
                                           "cluster(s) wait and nothing is in flight")
         finally:
             self._hub = None

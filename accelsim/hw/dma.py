@@ -15,20 +15,18 @@ from __future__ import annotations
 from collections import deque
 
 import simpy
-from simpy.events import Event
 
 from accelsim.cost.dram_timing import Pattern
+from accelsim.hw.simpy_adapter import TriggeredEvent
 
 
-class Transfer(Event):
+class Transfer(TriggeredEvent):
     """One descriptor, already split and costed by the executor, and its completion event
     (what a `dma_wait` on its tag waits for). A SimPy event that is triggered from the start
     (value None) and scheduled by the control processor at its completion cycle; one object
     per DMA instead of a descriptor, an event and a callback closure."""
 
     __slots__ = ("desc", "engine", "label", "loads")
-    _ok = True
-    _value = None
 
     # (transfer cycles on one channel (DRAM bursts or SRAM port bound), bytes moved on DRAM
     #  at burst granularity (0: no DRAM side), bytes the program asked for, SRAM-port bound

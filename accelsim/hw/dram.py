@@ -8,7 +8,7 @@ per-channel `free_at` recursion is that FIFO queue, with no SimPy event per requ
 channel, how an interleaved transfer is split over the channels and where the rotation goes
 next are the policy's (`accelsim.cost.dram.DramPolicy`); the access latency is the engine's.
 The analytic estimate's closed-form machine reserves the same way, without the records (the
-two are checked equal by tests/accelsim/test_cost_model_policies.py).
+two are checked equal by tests/accelsim/cost/test_cost_model_policies.py).
 
 With `dram.model = "timing"` the channels are memory controllers instead
 (`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank
@@ -55,7 +55,9 @@ class Dram:
         self.policy = DramPolicy.for_config(cfg)
         self.records = trace.records
         self.names = [f"dram.ch{c}" for c in range(cfg.channels)]
-        self.free_at = [0] * cfg.channels  # per channel: the cycle it is free
+        if self.policy.split:  # the write channels after the read channels
+            self.names += [f"dram.ch{c}.wr" for c in range(cfg.channels)]
+        self.free_at = [0] * self.policy.states  # per channel: the cycle it is free
         self.next_channel = 0  # first channel of the next interleaved transfer
         self._named: dict[int, _Named] = {}  # the policy's rotations per size, with names
         # `reserve(ready, dram_bytes, hold, xfer)`: the policy's case for this config, bound
@@ -67,6 +69,8 @@ class Dram:
         self._counts: dict[tuple[int, int, str], int] = {}
         if trace.tally is not None and self.policy.interleaved and timing is None:
             self.reserve = self._interleaved_counted
+        if self.policy.split:  # reads and writes each on channels of their own
+            self.reserve = self._split
         self.controllers: list = []  # ChannelController or its C fast path (dram_native)
         self._native: Any = None  # every channel in C (dram_native.channels), when it builds
         if timing is not None:
@@ -145,6 +149,22 @@ class Dram:
         """Not interleaved: the whole transfer on the channel the policy picks."""
         free = self.free_at
         c = earliest_free(free)
+        t0 = free[c]
+        if ready > t0:
+            t0 = ready
+        free[c] = end = t0 + hold
+        desc = xfer.desc
+        self.records.append(_tnew(TraceRecord, (self.names[c], t0, end, desc[4], dram_bytes,
+                                                xfer.label, desc[5])))
+        return end
+
+    def _split(self, ready: int, dram_bytes: int, hold: int, xfer: Transfer) -> int:
+        """Split data paths: the transfer on the earliest free channel of its direction (a
+        write to DRAM on the write channels, anything else on the read channels)."""
+        free = self.free_at
+        n = self.cfg.channels
+        base = n if xfer.desc[4] == "write" else 0
+        c = base + (earliest_free(free[base:base + n]) if n > 1 else 0)
         t0 = free[c]
         if ready > t0:
             t0 = ready

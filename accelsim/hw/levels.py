@@ -21,7 +21,7 @@ from accelsim.cost.dram import earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.hw.dma import DmaEngines, Transfer, transfer_done
 from accelsim.hw.dram import Dram
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.trace import Trace, TraceRecord
 
 _tnew = tuple.__new__

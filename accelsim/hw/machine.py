@@ -10,16 +10,22 @@ With `clusters` > 1 each cluster is a `Machine` built on one `SharedParts` (`clu
 the environment, trace, DRAM, the shared levels (every level but the last: capacity, ports,
 the links between them) and the interconnect are the shared parts'; the last level, the
 engines of the link into it (whose reserve crosses the interconnect), the compute unit and
-the control processor are the cluster's own, their trace names prefixed `c<k>.`."""
+the control processor are the cluster's own, their trace names prefixed `c<k>.`.
+
+`units`: user-defined SimPy units (`accelsim.hw.units`), attached when the machine is built."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.cost.engine import EnginePolicy
+from accelsim.errors import ConfigError
 from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngines, Dram, SimEnv, Sram, TagFile
 from accelsim.hw.interconnect import Interconnect
 from accelsim.hw.levels import LinkEngines, PortGroup
+from accelsim.hw.units import Unit, check_units
 from accelsim.trace import Trace
 
 
@@ -46,7 +52,7 @@ class SharedParts:
 
 class Machine:
     def __init__(self, config: HardwareConfig, trace: Trace | None = None, *,
-                 shared: SharedParts | None = None, cluster: int = 0):
+                 shared: SharedParts | None = None, cluster: int = 0, units: Sequence[Unit] = ()):
         self.config = config
         self.env = shared.env if shared is not None else SimEnv()
         if shared is not None:
@@ -99,6 +105,16 @@ class Machine:
                     own.reserve = ic.reserve_for(cluster, own.reserve, len(self.links) == 1)
                 else:
                     self.cp._reserve = ic.reserve_for(cluster, self.cp._reserve)
+        self.units = tuple(units)  # user-defined units (`accelsim.hw.units`)
+        if self.units:
+            if shared is not None:
+                raise ConfigError("user-defined units run on one cluster (clusters = 1)")
+            link = check_units(self.units, config)
+            for u in self.units:
+                u.attach(self.env, config, self.trace)
+            if link is not None:
+                self.cp.attach_unit(link, config.dram.burst_bytes,
+                                    config.dram.bandwidth_bytes_per_cycle)
 
     def level_peaks(self) -> dict[int, int]:
         """The allocation high-water mark of every level tracked, by memory space."""

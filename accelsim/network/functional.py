@@ -152,27 +152,45 @@ class _Runner:
 
 def run_functional(network: Network, target: str = "sim", config: str = "default",
                    seed: int | None = None, inputs_npz: str | None = None, check: bool = False,
-                   progress: bool = True, inputs: dict[str, np.ndarray] | None = None) -> FunctionalRun:
+                   progress: bool = True, inputs: dict[str, np.ndarray] | None = None,
+                   schedule: str = "layer-by-layer") -> FunctionalRun:
+    """`schedule` "fused" (target sim): the groups the fused schedule's timing plan chooses run
+    as one program each, data flowing through their on-chip intermediates
+    (`accelsim.network.fused.FusedData`); the other layers as layer by layer runs them."""
     if not network.functional:
         raise NetworkError(f"{network.source} describes layer shapes only: a functional run needs a "
                            "model with data (ONNX)", Location(network.source, 0, 0))
     feeds = inputs if inputs is not None else network_inputs(network, seed, inputs_npz)
     tensors: dict[str, np.ndarray] = {**network.constants, **feeds}
     runner = _Runner(target, config)
+    fused = None
+    if schedule == "fused" and target == "sim":
+        from accelsim.network.fused import FusedData
+
+        fused = FusedData(network, config)
     bar = _bar(len(network.layers), progress, network.name)
     start = time.perf_counter()
-    for index, layer in enumerate(network.layers):
+    index = 0
+    while index < len(network.layers):
+        layer = network.layers[index]
+        group = fused.group_at(index) if fused is not None else None
         try:
-            for kernel in layer.kernels:
-                _run_kernel(kernel, tensors, runner)
+            if group is not None:
+                fused.run(group, tensors)  # type: ignore[union-attr]
+            else:
+                for kernel in layer.kernels:
+                    _run_kernel(kernel, tensors, runner)
         except AccelsimError as exc:
             if bar is not None:
                 bar.close()
             raise _layer_failed(network, index, exc, runner, config, start) from None
-        for new, old in layer.views:
-            tensors[new] = tensors[old]
+        for member in (network.layers[index:group.last + 1] if group is not None else (layer,)):
+            for new, old in member.views:
+                if old in tensors:  # a view of an intermediate kept on chip: never read
+                    tensors[new] = tensors[old]
         if bar is not None:
-            bar.update(1)
+            bar.update(1 if group is None else group.last + 1 - index)
+        index = index + 1 if group is None else group.last + 1
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - start
@@ -184,9 +202,13 @@ def run_functional(network: Network, target: str = "sim", config: str = "default
         from accelsim.config import load_config
 
         cfg = load_config(config)
-        run.result = NetworkResult.build(network, runner.figures, cfg.name, "event", cfg.clock_ghz,
-                                         {"target": "sim", "timing_only": False,
-                                          "distinct_kernels": len(runner.figures), "wall_seconds": wall})
+        meta = {"target": "sim", "timing_only": False, "distinct_kernels": len(runner.figures),
+                "wall_seconds": wall}
+        if fused is not None:
+            run.result = fused.result(runner.figures, meta)
+        else:
+            run.result = NetworkResult.build(network, runner.figures, cfg.name, "event", cfg.clock_ghz,
+                                             meta)
     if check:
         run.check = compare_with_reference(network, feeds, outputs)
     return run

@@ -4,7 +4,8 @@ A `Kernel` is one workload spec (`conv2d:N=1,C=64,...`) with, for functional run
 network tensor feeds each of its arguments and which tensor each written argument becomes.
 A `Layer` is what the source called one layer (a topology row, an ONNX node, a zoo line) and
 how it was lowered: `direct` convolution, `im2col+gemm`, `gemm` (a 1x1 convolution read as a
-matrix product: no data moves), `vector`, `layout`, or `view` (a reshape: no kernel at all).
+matrix product: no data moves), `vector`, `layout`, or `view` (a reshape: no kernel at all);
+`fused`: a row of the fused schedule, layers run as one program (`accelsim.network.fused`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from compiler.diagnostics import DiagnosticError, Location
 
-LOWERINGS = ("direct", "im2col+gemm", "gemm", "matmul", "vector", "layout", "view")
+LOWERINGS = ("direct", "im2col+gemm", "gemm", "matmul", "vector", "layout", "view", "fused")
 
 
 class NetworkError(DiagnosticError):

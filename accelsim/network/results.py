@@ -31,6 +31,10 @@ Figures = Mapping[str, Any]
 SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "dram_bytes",
           "roofline_cycles", "compute_busy_cycles", "dma_busy_cycles", "macs", "ops",
           "compulsory_bytes")
+# a row's figures a schedule adds (`accelsim.network.fused`): bytes saved against
+# layer-by-layer, the layers of a fused group, its on-chip peak
+SCHEDULE_FIGURES = ("dram_bytes_saved", "dram_bytes_layer_by_layer", "fused_group",
+                    "onchip_peak_bytes", "onchip_links", "dram_links")
 COLUMNS = ("name", "op", "lowering", "start_cycle", "end_cycle", "cluster", "cycles",
            "compute_utilization",
            "array_busy_fraction", "mac_utilization",
@@ -64,7 +68,8 @@ class LayerResult:
                 "mac_utilization": f.get("mac_utilization"), "roofline_ratio": f["roofline_ratio"],
                 "bound": f["bound"], "mapping_efficiency": f.get("mapping_efficiency"),
                 "precision": f.get("precision"),
-                "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where}
+                "kernels": " + ".join(k.workload for k in self.layer.kernels), "where": self.layer.where,
+                **{k: f[k] for k in SCHEDULE_FIGURES if k in f}}
 
 
 def layer_figures(layer: Layer, per_kernel: Sequence[Figures]) -> dict[str, Any]:
@@ -132,6 +137,9 @@ class NetworkResult:
 
     def totals(self) -> dict[str, Any]:
         t: dict[str, Any] = {k: _sum(r.figures[k] for r in self.layers) for k in SUMMED}
+        # a schedule whose layers ran on parts of the machine knows the whole machine's roofline
+        if self.network_figures.get("roofline_cycles") is not None:
+            t["roofline_cycles"] = self.network_figures["roofline_cycles"]
         # overlapping layers: the network ends with its last layer (sequential: the sum)
         t["cycles"] = max((r.end_cycle for r in self.layers), default=0) \
             - min((r.start_cycle for r in self.layers), default=0)
@@ -144,6 +152,7 @@ class NetworkResult:
         t["array_busy_fraction"] = t["compute_utilization"]
         peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
         peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
+        peak = self.network_figures.get("peak_macs_per_cycle", peak)  # (the whole machine's)
         t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
         t.update(self.bound_figures(t))
         return t
@@ -161,13 +170,16 @@ class NetworkResult:
                 "dram_bytes_saved": None if base is None or dram is None else int(base) - int(dram),
                 "dram_bytes_layer_by_layer": base,
                 "honest_bound_bytes": hb, "honest_bound_cycles": hc,
+                "honest_forced_spill_bytes": nf.get("honest_forced_spill_bytes"),
+                # a schedule's on-chip peak per level ({"sram": bytes}); None: not measured
+                "onchip_peak_bytes": nf.get("onchip_peak_bytes"),
                 "honest_bytes_ratio": dram / hb if hb and dram is not None else None,
                 "honest_cycles_ratio": t["cycles"] / hc if hc else None}
 
     def to_dict(self) -> dict[str, Any]:
         return {"network": self.network.name, "source": self.network.source, "config": self.config,
                 "fidelity": self.fidelity, "clock_ghz": self.clock_ghz, **self.totals(),
-                "layer_count": len(self.layers), **self.meta,
+                "layer_count": len(self.network.layers), "row_count": len(self.layers), **self.meta,
                 "layers": [r.row() for r in self.layers]}
 
     def rows(self) -> list[dict[str, Any]]:
@@ -175,7 +187,9 @@ class NetworkResult:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where"]
+        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where",
+                  *(k for k in ("dram_bytes_saved", "onchip_peak_bytes")
+                    if any(k in r.figures for r in self.layers))]
         fields = list(dict.fromkeys(fields))
         w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -199,7 +213,9 @@ class NetworkResult:
                 f"{'DRAM read':>12} "
                 f"{'DRAM write':>11} {'roofline':>8} {'bound':<9} {'energy uJ':>10}"
                 + (f" {'map eff':>7}" if show_eff else ""))
-        lines = [f"network {self.network.name} ({len(self.layers)} layers, "
+        groups = sum(1 for r in self.layers if r.layer.lowering == "fused")
+        lines = [f"network {self.network.name} ({len(self.network.layers)} layers"
+                 + (f" in {len(self.layers)} rows, {groups} fused" if groups else "") + ", "
                  f"{self.meta.get('distinct_kernels', '?')} distinct kernels) on {self.config} "
                  f"[{self.fidelity}], schedule {self.schedule}"
                  + (" (auto)" if self.meta.get("schedule_requested") == "auto" else ""),
@@ -233,7 +249,25 @@ class NetworkResult:
                      + (f"; DRAM {t['dram_bytes']:,} B moved" if t.get("dram_bytes") is not None
                         and t["dram_bytes_read"] is None else ""))
         lines.extend(self.bound_lines(t))
+        lines.extend(self.cluster_lines(t))
         return "\n".join(lines)
+
+    def cluster_lines(self, t: Mapping[str, Any]) -> list[str]:
+        """Per cluster, when the rows name clusters (a many-cluster schedule): the layers it ran
+        and its busy cycles (the layers' own cycles on it) against the run's."""
+        per: dict[int, list[LayerResult]] = {}
+        for r in self.layers:
+            if r.cluster:
+                first, _, last = r.cluster.partition("-")
+                for c in range(int(first), int(last or first) + 1):
+                    per.setdefault(c, []).append(r)
+        out = []
+        for c in sorted(per):
+            busy = sum(r.cycles for r in per[c])
+            share = f" ({busy / t['cycles']:.0%} of the run)" if t["cycles"] else ""
+            out.append(f"cluster {c}: {len(per[c])} layer{'s' if len(per[c]) != 1 else ''}, "
+                       f"busy {busy:,} cycles{share}")
+        return out
 
     def bound_lines(self, t: Mapping[str, Any]) -> list[str]:
         """The DRAM bytes saved against layer-by-layer and the honest network bound, when known."""
@@ -243,6 +277,17 @@ class NetworkResult:
             out.append(f"DRAM {t['dram_bytes']:,} B vs {base:,} B layer by layer: "
                        f"{t['dram_bytes_saved']:,} B saved ({t['dram_bytes_saved'] / base:.1%})"
                        if base else f"DRAM bytes saved vs layer by layer: {t['dram_bytes_saved']:,}")
+        if self.schedule == "fused" and not any(g.figures.get("fused_group") for g in self.layers):
+            out.append("fused: no group formed: " + str(self.meta.get(
+                "fused_note", "no intermediate the on-chip level holds made a group faster and "
+                "lighter on DRAM by the estimate; every layer ran as layer by layer runs it")))
+        for g in self.layers:
+            f = g.figures
+            if f.get("fused_group"):
+                out.append(f"fused {g.layer.name}: {len(f['fused_group'])} layers one program, "
+                           f"{f['onchip_links']} intermediate(s) on chip, {f['dram_links']} through "
+                           f"DRAM; DRAM {_int(f['dram_bytes'])} B ({_int(f['dram_bytes_saved'])} B "
+                           f"saved), on-chip peak {_int(f['onchip_peak_bytes'])} B")
         if t.get("honest_bound_bytes") is not None:
             ratio = t.get("honest_bytes_ratio")
             cyc = t.get("honest_bound_cycles")

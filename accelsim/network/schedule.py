@@ -68,12 +68,18 @@ def choose(network: Network, config: str, hardware: Mapping[str, Any] | None = N
            **kw: Any) -> tuple[str, dict[str, NetworkResult]]:
     """`auto`'s choice: every available schedule estimated (fidelity analytic); the one with
     the fewest cycles, then the fewest DRAM bytes, layer-by-layer on a tie. Returns the name and
-    the estimates by schedule."""
-    names = available()
+    the estimates by schedule. A runner with an `applies(config, hardware)` attribute that
+    says no (pipelined on one cluster) is left out."""
+    names = tuple(n for n in available()
+                  if getattr(runner(n), "applies", lambda *_: True)(config, dict(hardware or {})))
     if names == ("layer-by-layer",):
         return "layer-by-layer", {}
-    estimates = {name: runner(name)(network, config, dict(hardware or {}), "analytic", **kw)
-                 for name in names}
+    hw = dict(hardware or {})
+    estimates = {"layer-by-layer": runner("layer-by-layer")(network, config, hw, "analytic", **kw)}
+    for name in names:
+        if name not in estimates:  # fused counts against the layer-by-layer estimate above
+            extra = {"layer_by_layer": estimates["layer-by-layer"]} if name == "fused" else {}
+            estimates[name] = runner(name)(network, config, hw, "analytic", **kw, **extra)
     return min(names, key=lambda n: _score(estimates[n], n)), estimates
 
 
@@ -96,7 +102,7 @@ def run_schedule(network: Network, schedule: str, config: str,
     hw = dict(hardware or {})
     if schedule != "auto":
         result = runner(schedule)(network, config, hw, fidelity, **kw)
-        return replace(result, schedule=schedule)
+        return with_bound(replace(result, schedule=schedule), config, hw)
     name, estimates = choose(network, config, hw, **kw)
     result = (estimates[name] if fidelity == "analytic" and name in estimates
               else runner(name)(network, config, hw, fidelity, **kw))
@@ -104,7 +110,20 @@ def run_schedule(network: Network, schedule: str, config: str,
     meta["schedule_requested"] = "auto"
     if estimates:
         meta["schedule_estimates"] = {n: r.totals()["cycles"] for n, r in estimates.items()}
-    return replace(result, schedule=name, meta=meta)
+    return with_bound(replace(result, schedule=name, meta=meta), config, hw)
+
+
+def with_bound(result: NetworkResult, config: str, hardware: Mapping[str, Any]) -> NetworkResult:
+    """`result` with the honest network bound among its network figures
+    (`accelsim.network.links.honest_bound`), whichever schedule ran."""
+    from dataclasses import replace
+
+    from accelsim.config import load_config
+    from accelsim.network.links import honest_bound
+
+    cfg = load_config(config).with_overrides(dict(hardware))
+    bound = honest_bound(result.network, cfg, int(result.totals()["macs"] or 0))
+    return replace(result, network_figures={**bound, **result.network_figures})
 
 
 __all__ = ["DEFAULT_SCHEDULE", "SCHEDULES", "available", "check_schedule", "choose", "run_schedule",

@@ -44,7 +44,7 @@ def evaluate(point: Point) -> dict[str, Scalar | None]:
         result = kernel_figures(network, point, config)
     totals = result.totals()
     figures: dict[str, Any] = {k: totals.get(k) for k in FIGURES}
-    figures["layer_count"] = len(result.layers)
+    figures["layer_count"] = len(result.network.layers)
     figures["distinct_kernels"] = len(network.distinct_workloads())
     figures["config_hash"] = config.hash()
     figures["schedule_ran"] = result.schedule  # auto: the one it chose

@@ -271,7 +271,8 @@ class Report:
                            sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
                            macs=int(stats.macs), alu_ops=int(stats.alu_ops),
                            special_ops=int(stats.special_ops), seconds=seconds,
-                           compute_pj=getattr(stats, "compute_pj", None), **per_level)
+                           compute_pj=getattr(stats, "compute_pj", None),
+                           units_pj=float(trace.metadata.get("unit_energy_pj", 0.0)), **per_level)
         return Report(
             cycles=total, clock_ghz=config.clock_ghz, config=config.name,
             func=func or str(trace.metadata.get("func", "")), units=units,
@@ -451,6 +452,7 @@ class Report:
             "energy_pj": self.energy.total_pj, "energy_dram_pj": self.energy.dram_pj,
             "energy_sram_pj": self.energy.sram_pj, "energy_compute_pj": self.energy.compute_pj,
             "energy_static_pj": self.energy.static_pj, "energy_technology": self.energy_technology,
+            **({"energy_units_pj": self.energy.units_pj} if self.energy.units_pj else {}),
             "macs": self.macs, "alu_ops": self.alu_ops, "special_ops": self.special_ops,
             "dma_ops": self.dma_ops, "kernel_calls": self.kernel_calls,
             "hierarchical_roofline_cycles": self.hierarchical_roofline[0],
@@ -628,7 +630,8 @@ class Report:
             f"  energy     {en.total_pj / 1e6:,.4g} uJ ({self.energy_technology or '-'} table): "
             f"DRAM {_share(en.dram_pj, en)}, "
             f"SRAM {_share(en.sram_pj, en)}, compute {_share(en.compute_pj, en)}, "
-            f"static {_share(en.static_pj, en)}",
+            f"static {_share(en.static_pj, en)}"
+            + (f", units {_share(en.units_pj, en)}" if en.units_pj else ""),
             "",
         ]
         if self.hierarchy:

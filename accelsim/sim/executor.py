@@ -4,7 +4,7 @@ Control (loops, ifs, index arithmetic, alloc/dealloc, DMA start/wait, calls) is 
 here in program order, in plain Python: the control processor drives the SimPy environment
 and moves the clock only when it must wait (issue cycles, a full descriptor queue, a kernel
 on the compute unit, a `dma_wait` on an unfinished transfer), stepping through every event
-due by then, in SimPy's order (`accelsim.hw.env.SimEnv`). Kernels (`func.call`) take the cost
+due by then, in SimPy's order (`accelsim.hw.simpy_adapter.SimEnv`). Kernels (`func.call`) take the cost
 model's cycles on the compute unit and, in functional mode, run natively on the numpy buffers
 (host backend) or, when the backend is not available, through this interpreter.
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -35,6 +35,7 @@ from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.kernel import CostModel
 from accelsim.errors import InputError, SimulationError
 from accelsim.hw.machine import Machine, SharedParts
+from accelsim.hw.units import Unit
 from accelsim.sim.fast_path import Step, compile_control
 from accelsim.sim.handlers import (
     generic_call,
@@ -93,7 +94,7 @@ class Executor:
                  options: SimOptions | None = None, kernel_runner: KernelRunner | None = None,
                  functional: bool | None = None, compiled: bool | None = None,
                  shared: SharedParts | None = None, cluster: int = 0,
-                 shared_plans: dict[Operation, Plan] | None = None):
+                 shared_plans: dict[Operation, Plan] | None = None, units: Sequence[Unit] = ()):
         opts = (options or SimOptions()).updated(functional=functional, compiled=compiled)
         self.module = module
         self.config = config
@@ -111,7 +112,7 @@ class Executor:
             self.summary = TraceSummary()
         self.machine = m = Machine(config, Trace.summarized(self.summary)
                                    if isinstance(self.summary, TraceSummary) else None,
-                                   shared=shared, cluster=cluster)
+                                   shared=shared, cluster=cluster, units=units)
         self.env = m.env
         self.trace = m.trace
         self.cost = CostModel.for_config(config)

@@ -35,9 +35,9 @@ from accelsim.errors import SimulationError
 from accelsim.hw.compute import ComputeUnit
 from accelsim.hw.control import ControlProcessor
 from accelsim.hw.dma import Transfer
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.codegen import compile_cached, index_constant
-from accelsim.sim.hazards import Hazards
+from accelsim.sim.hazards import Hazards, kernel_elements
 from accelsim.sim.kernel_calls import KernelCalls
 from accelsim.sim.memory import InFlightDma, RuntimeValue, TransferShape, Vals
 from accelsim.sim.plans import CallPlan, DmaStartPlan, DmaWaitPlan, ShapeKey
@@ -73,7 +73,8 @@ class HandlerHost(Protocol):
 
 _SLOT = re.compile(r"\$([a-z_]+)")
 # the names templates use beyond builtins
-_GLOBALS: dict[str, object] = {"SimulationError": SimulationError, "TraceRecord": TraceRecord}
+_GLOBALS: dict[str, object] = {"SimulationError": SimulationError, "TraceRecord": TraceRecord,
+                               "kernel_elements": kernel_elements}
 
 
 class HandlerTemplate:
@@ -174,7 +175,7 @@ def _flush_slot(ex: HandlerHost, consts: dict[str, object]) -> str:
     if ex.summary is None:
         return ""
     consts["summary"], consts["batch"] = ex.summary, ex.summary.records
-    return f"if len(batch) >= {ex.summary.batch}:\n    summary.flush(env._now)"
+    return f"if len(batch) >= {ex.summary.batch}:\n    summary.flush(env.now)"
 
 
 # ---- affine.dma_start ------------------------------------------------------------------------
@@ -214,7 +215,7 @@ if dst.reading:
             ex.hazards.dma_overwrite_race(op, dst, d0, sh)
 stats.dma_ops = seq = stats.dma_ops + 1
 stats.dma_sram_bytes += $sram_bytes
-xfer = $dma_class(env, sh, label, env._now, seq, src, s0, s_end, dst, d0, d_end)
+xfer = $dma_class(env, sh, label, env.now, seq, src, s0, s_end, dst, d0, d_end)
 src.reading.append(xfer)
 dst.writing.append(xfer)
 slots[key] = xfer
@@ -375,7 +376,7 @@ if cost.dram_direct_cycles and len(ex.stats.flags) < 20:
     ex.kernel_calls.flag_dram(op, cost)
 @run_kernel
 @issue
-start = env._now
+start = env.now
 end = start + cost.cycles
 if end > start:
     env.advance_to(end)  # the compute unit is busy; the control processor waits
@@ -402,11 +403,13 @@ for arg, read, written, regions, lo, hi in entry.spans:
     if buf.writing or (written and buf.reading):
         for x in buf.writing:
             if x.d_end > lo and hi > x.d0:
-                ex.hazards.kernel_race(op, buf, read, written, regions)
+                ex.hazards.kernel_race(op, buf, read, written, regions, lambda: kernel_elements(
+                    func, p.read(vals)[0], arg, buf.strides))
         if written:
             for x in buf.reading:
                 if x.s_end > lo and hi > x.s0:
-                    ex.hazards.kernel_race(op, buf, read, written, regions)
+                    ex.hazards.kernel_race(op, buf, read, written, regions, lambda: kernel_elements(
+                        func, p.read(vals)[0], arg, buf.strides))
 """,
         "run_kernel": "if ex.functional:\n    ex.run_kernel(op, func, args)",
         "issue": "if $cp.issue_cycles:\n    $cp.issue($callee, $loc)",
@@ -461,7 +464,9 @@ def _unrolled_race_checks(spans: tuple[tuple[int, bool, bool], ...]) -> str:
         return ""
     lines = [f"{', '.join(f'lo{j}, hi{j}' for j in range(len(spans)))}, = entry.bounds"]
     for j, (k, read, written) in enumerate(spans):
-        b, race = f"a{k}", f"ex.hazards.kernel_race(op, a{k}, {read}, {written}, entry.spans[{j}][3])"
+        b = f"a{k}"
+        race = (f"ex.hazards.kernel_race(op, a{k}, {read}, {written}, entry.spans[{j}][3], "
+                f"lambda: kernel_elements(func, p.read(vals)[0], {k}, a{k}.strides))")
         lines += [f"if {b}.writing{f' or {b}.reading' if written else ''}:",
                   f"    for x in {b}.writing:",
                   f"        if x.d_end > lo{j} and hi{j} > x.d0:",

@@ -14,7 +14,7 @@ from typing import NoReturn
 import numpy as np
 
 from accelsim.errors import HazardError, SimulationError
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.memory import Buffer, InFlightDma, TransferShape
 from accelsim.sim.regions import Region
 from compiler.ir import ops as O
@@ -163,11 +163,35 @@ class Hazards:
 
     # ---- kernels --------------------------------------------------------------------------
     def kernel_race(self, op: O.CallOp, buf: Buffer, read: bool, written: bool,
-                    regions: list[Region]) -> None:
-        """Spans overlap: an error if a region of the kernel's box overlaps a DMA's."""
+                    regions: list[Region],
+                    exact: Callable[[], tuple[set[int], set[int]] | None] | None = None) -> None:
+        """Spans overlap: an error if a region of the kernel's box overlaps a DMA's, and
+        (with `exact`: the elements of `buf` this call accesses and those it writes, None
+        where the analysis cannot say) if an element the kernel really touches does: a box
+        over a sparse access (a diagonal a cluster writes back) holds elements another
+        cluster's DMA may move meanwhile without a race."""
         first = first_in_flight(buf, written, lambda g: any(r.overlaps(g) for r in regions))
         if first is None:
             return
+        touched = exact() if exact is not None else None
+        if touched is not None:
+            accessed, stored = touched
+
+            def hit(g: Region, elements: set[int]) -> int | None:
+                return next((e for e in sorted(elements) if g.hits(e, e + 1)), None)
+
+            best: tuple[int, InFlightDma, bool, int] | None = None
+            for writes, xs, elements in ((False, buf.reading if written else (), stored),
+                                         (True, buf.writing, accessed)):
+                for x in xs:
+                    e = hit(x.region(writes), elements)
+                    if e is not None and (best is None or x.seq < best[0]):
+                        best = (x.seq, x, writes, e)
+            if best is None:
+                return
+            _, f, writes, e = best
+            verb = "reads and writes" if read and written else "writes" if written else "reads"
+            self.race(op, f"(kernel @{op.callee}) {verb}", buf, f, writes, e)
         f, writes = first
         g = f.region(writes)
         r = next(r for r in regions if r.overlaps(g))
@@ -179,3 +203,44 @@ class Hazards:
         raise HazardError(
             f"kernel @{op.callee} called at cycle {self.env.now}: {access.NAME} at {access.loc} "
             f"accesses {self._in(buf, list(idx))} outside {buf.type}", op.loc)
+
+
+def kernel_elements(func: O.FuncOp, args: list[object], k: int, strides: tuple[int, ...]
+                    ) -> tuple[set[int], set[int]] | None:
+    """The row-major linear indices of argument `k` of kernel `func` that a call with `args`
+    accesses, and those it writes (isl: each load's and store's access relation over its
+    iteration domain, the index arguments fixed to the call's values); None where the
+    analysis does not model the kernel."""
+    import islpy as isl
+
+    from compiler.analysis.access import access_relation
+    from compiler.analysis.isl_bridge import AnalysisError, isl_name
+
+    memref = func.body.args[k]
+    values = {isl_name(a): int(v) for a, v in zip(func.body.args, args, strict=True)  # type: ignore[call-overload]
+              if not isinstance(v, Buffer)}
+    accessed: set[int] = set()
+    stored: set[int] = set()
+    try:
+        for op in func.walk():
+            if not isinstance(op, O.AffineLoadOp | O.AffineStoreOp) or op.memref is not memref:
+                continue
+            rng = access_relation(op).range()
+            for j in range(rng.dim(isl.dim_type.param)):
+                name = rng.get_dim_name(isl.dim_type.param, j)
+                if name not in values:
+                    return None
+                rng = rng.fix_val(isl.dim_type.param, j, isl.Val.int_from_si(rng.get_ctx(), values[name]))
+            if not rng.is_bounded():
+                return None
+            into = stored if isinstance(op, O.AffineStoreOp) else accessed
+
+            def add(pt: isl.Point, into: set[int] = into) -> None:
+                n = pt.get_space().dim(isl.dim_type.set)
+                idx = [pt.get_coordinate_val(isl.dim_type.set, d).to_python() for d in range(n)]
+                into.add(sum(i * s for i, s in zip(idx, strides, strict=True)))
+
+            rng.foreach_point(add)
+    except (AnalysisError, isl.Error):
+        return None
+    return accessed | stored, stored

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from accelsim.config import HardwareConfig, load_config
 from accelsim.errors import InputError
+from accelsim.hw.units import Unit
 from accelsim.sim.executor import Executor
 from accelsim.sim.native import KernelRunner, backend_runner
 from accelsim.sim.options import SimOptions
@@ -46,7 +47,8 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
              inputs: Mapping[str, np.ndarray] | None = None, func: str | None = None,
              functional: bool | None = None, kernel_runner: KernelRunner | None = None,
              outline: bool | None = None, interpret_kernels: bool | None = None,
-             compiled: bool | None = None, *, options: SimOptions | None = None) -> SimResult:
+             compiled: bool | None = None, *, options: SimOptions | None = None,
+             units: Sequence[Unit] = ()) -> SimResult:
     """Execute `module` on the machine `config` (a HardwareConfig or preset name/path), as
     `options` say (`SimOptions()` by default; the flags `functional`, `outline`,
     `interpret_kernels`, `compiled`, when given, replace the fields of that name).
@@ -57,6 +59,8 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     Loop nests outside kernels are outlined first (`outline-kernels`) when `outline` is true.
     `compiled=False` interprets the control program op by op instead of compiling it to
     Python (same results; for cross-checking the compiled form).
+    `units`: user-defined SimPy units added to the machine (`accelsim.hw.units`,
+    docs/concepts/extending.md); their energy is the trace's `unit_energy_pj`.
     """
     opts = (options or SimOptions()).updated(functional=functional, outline=outline,
                                              interpret_kernels=interpret_kernels,
@@ -83,7 +87,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     if isinstance(runner, str):
         note = f"host backend could not compile the module ({runner}); kernels were interpreted"
         runner = None
-    ex = Executor(module, cfg, options=opts, kernel_runner=runner)
+    ex = Executor(module, cfg, options=opts, kernel_runner=runner, units=units)
     for n in (note, inline_note):
         if n:
             ex.stats.flags.append(n)
@@ -97,5 +101,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     peaks = {lv.name: by_space.get(lv.space, 0) for lv in cfg.memory_chain()}
     ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,
                              functional=opts.functional, cycles=cycles, level_peaks=peaks)
+    if m.units:
+        ex.trace.metadata["unit_energy_pj"] = sum(u.energy_pj for u in m.units)
     return SimResult(ex.trace, outputs, cycles, cfg, ex.stats, m.sram.peak, f.sym_name,
                      level_peaks=peaks)

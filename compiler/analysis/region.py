@@ -281,14 +281,34 @@ def _is_loop_iv(v: Value) -> bool:
     return isinstance(v, BlockArgument) and isinstance(v.block.parent_op, AffineForOp)
 
 
-def _constraint_candidates(proj: isl.Set) -> list[isl.Aff]:
+HULL_OPERATIONS = 400_000   # isl's operation budget of one convex hull (~0.2 s)
+
+
+def _constraint_candidates(proj: isl.Set) -> tuple[list[isl.Aff], bool]:
     """Unit lower-bound constraints of the set's pieces, then of its convex hull without
-    existentials (valid for every piece): the cheap lower-bound candidates."""
+    existentials (valid for every piece): the cheap lower-bound candidates. The convex hull
+    of several pieces in many parameters can take isl seconds (a tile of a tile of a strided
+    nest: 8 parameters, 3.5 s a call): past `HULL_OPERATIONS` isl operations the simple hull
+    (the pieces' own constraint directions, also valid for every piece) stands in for it,
+    and the second result is False: its bounds may be loose, so the caller also weighs the
+    pieces of the exact minimum."""
     cands: list[isl.Aff] = []
     seen: set[str] = set()
     bsets = list(proj.get_basic_sets())
-    with contextlib.suppress(isl.Error):
-        bsets.append(proj.remove_divs().convex_hull())
+    flat = proj.remove_divs()
+    ctx = flat.get_ctx()
+    ctx.set_max_operations(HULL_OPERATIONS)
+    ctx.reset_operations()
+    exact = True
+    try:
+        bsets.append(flat.convex_hull())
+    except isl.Error:
+        exact = False
+        with contextlib.suppress(isl.Error):
+            ctx.set_max_operations(0)
+            bsets.append(flat.simple_hull())
+    finally:
+        ctx.set_max_operations(0)
     for bset in bsets:
         for c in bset.get_constraints():
             coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
@@ -301,7 +321,7 @@ def _constraint_candidates(proj: isl.Set) -> list[isl.Aff]:
                 if aff.dim(isl.dim_type.div) == 0 and key not in seen:
                     seen.add(key)
                     cands.append(aff)
-    return cands
+    return cands, exact
 
 
 def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
@@ -347,14 +367,38 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
         if best is None or key < best[0]:
             best = (key, cand, aff, ext)
 
-    for aff in _constraint_candidates(proj):
+    cands, hull = _constraint_candidates(proj)
+    floor_val: int | None = None
+    if not hull:
+        # the simple hull's bounds can be loose enough to reach below every coordinate the
+        # region has (below 0: a copy out of the memref): the box never starts below them
+        n_par = proj.dim(isl.dim_type.param)
+        floor_val = val_to_int(proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
+                               .dim_min_val(n_par))
+        inner = consider
+
+        def consider(aff: isl.Aff) -> None:
+            cand = _param_aff(aff, dom)
+            if cand is None or floor_val is None:
+                return
+            low_c = val_to_int(cand.min_val())
+            if low_c is not None and low_c >= floor_val:
+                inner(aff)
+
+    for aff in cands:
         consider(aff)
     # The pieces of the exact (parametric) minimum: needed when the set's constraints bound
-    # the dim only through existentials (DMA ranges, mod/floordiv), skipped when a unit
-    # constraint already gives the tightest box (its extent equals the widest single span).
-    if best is None or best[3] is None or _needs_pieces(proj):
+    # the dim only through existentials (DMA ranges, mod/floordiv), or when the hull was too
+    # costly (the simple hull's bounds may be loose), skipped when a unit constraint already
+    # gives the tightest box (its extent equals the widest single span).
+    if best is None or best[3] is None or not hull or _needs_pieces(proj):
         for piece_dom, aff in lo().get_pieces():
             consider(aff.gist(piece_dom))
+    if floor_val is not None:
+        # and the smallest coordinate over all parameter values: the simple hull's bounds
+        # can be loose enough that a constant makes the smaller box
+        const = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(dom.get_space()))
+        consider(const.set_constant_val(_val(floor_val)))
     if best is None:
         # Last resort: the smallest coordinate over all parameter values, if bounded.
         low = val_to_int(lo().min_val())

@@ -60,6 +60,9 @@ class CopySpec:
     # Per dim, further exclusive upper bounds (affine in the outer IVs): a tile of a buffer
     # of the level above, clipped to the part of it the level above's partial tile holds.
     exact_upper: tuple[tuple[IndexExpr, ...], ...] = ()
+    # a box both read and written but not fully written: the copy-out writes back only the
+    # stored elements (point-wise) instead of the whole box (`exact-copy-out`)
+    exact_out: bool = False
 
     def limit(self, d: int) -> int | None:
         if self.limits and self.limits[d] is not None:
@@ -154,7 +157,7 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
     if spec.read:
         copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=False)
     if spec.written:
-        if spec.dense_write or spec.read:
+        if spec.dense_write or (spec.read and not spec.exact_out):
             copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=True)
         else:
             copy_ops += _replay_stores(spec, buf, range_ops, place, only)

@@ -11,7 +11,7 @@ from accelsim.compile.mapping import compile_mapped, compile_tiled, parse_mappin
 from accelsim.errors import InputError
 from accelsim.estimate.analytic import estimate
 from compiler.ir import I8, I32
-from workloads.mapped import Layer
+from workloads.mapped import Layer, build_mapped
 
 GEMM = Layer(dict(N=1, K=768, C=768, P=128, Q=1, R=1, S=1))
 ROW = "L3[WIO] K12 - L2[WI] N1 K16X - L1[O] K4 C48 P4 C16X - L0[W] P32"
@@ -97,6 +97,51 @@ def test_mapped_conv_on_real_data_equals_numpy(order):
             ref += np.einsum("nhwc,ck->nhwk", win, wt[r, s])
     np.testing.assert_array_equal(sim.outputs["output"], ref)
     assert estimate(module, cfg).cycles == sim.cycles
+
+
+@pytest.mark.parametrize(("order", "tiles"), [
+    ("KPQ", {"K": 16, "C": 16, "P": 4, "Q": 5, "R": 3, "S": 2}),   # whole reduction per tile
+    ("NPQKRSC", {"K": 16, "C": 8, "P": 4, "Q": 5, "R": 2, "S": 2}),  # reduction tiles
+    ("CKPQNRS", {"K": 16, "C": 8, "P": 4, "Q": 5, "R": 2, "S": 2}),  # reduction outermost
+])
+def test_layer_alone_starts_its_partial_sums_on_chip(order, tiles):
+    """`accumulate=False` (the output starts at zero, a DNN layer as Gemmini runs it): the
+    convolution's result on the event machine with data, the analytic estimate agreeing.
+    Where a tile holds an output's whole reduction the nest writes the zero itself, so the
+    output is never copied in (whatever it held, the result is the layer alone) and the DRAM
+    traffic is the accumulate program's less one output; with the reduction split over
+    tiles the partial sums are read back as before (same traffic)."""
+    layer = Layer(dict(N=1, K=24, C=16, P=6, Q=5, R=3, S=2), stride=2)
+    cfg = load_config("gemmini")
+    tiles = {**tiles, "N": 1}
+    module, _ = compile_tiled(cfg, layer, tiles, order, "nhwc", I32, accumulate=False)
+    rng = np.random.default_rng(7)
+    h, w = layer.input_extent("P", "R"), layer.input_extent("Q", "S")
+    x = rng.integers(-8, 8, (1, h, w, 16), dtype=np.int32)
+    wt = rng.integers(-8, 8, (3, 2, 16, 24), dtype=np.int32)
+    whole = tiles["C"] == 16 and tiles["R"] == 3
+    start = rng.integers(-8, 8, (1, 6, 5, 24), dtype=np.int32) if whole else \
+        np.zeros((1, 6, 5, 24), np.int32)
+    sim = simulate(module, cfg, inputs={"input": x, "weights": wt, "output": start})
+    ref = np.zeros((1, 6, 5, 24), np.int32)
+    for r in range(3):
+        for s in range(2):
+            win = x[:, r:r + 2 * 6 - 1:2, s:s + 2 * 5 - 1:2, :]
+            ref += np.einsum("nhwc,ck->nhwk", win, wt[r, s])
+    np.testing.assert_array_equal(sim.outputs["output"], ref)
+    est = estimate(module, cfg)
+    assert est.cycles == sim.cycles
+    acc, _ = compile_tiled(cfg, layer, tiles, order, "nhwc", I32)
+    fewer = estimate(acc, cfg).dram_bytes - est.dram_bytes
+    # every output pixel's copy-in, once: its K tiles of 16 and 8 int32 (64 and 32 bytes),
+    # each one 64-byte request
+    assert fewer == (6 * 5 * 2 * 64 if whole else 0)
+
+
+def test_layer_alone_needs_the_outputs_outside_the_reduction():
+    with pytest.raises(ValueError, match="output loops"):
+        build_mapped(Layer(dict(N=1, K=4, C=4, P=2, Q=2, R=1, S=1)), {}, intra_order="NPCQKRS",
+                     accumulate=False)
 
 
 def test_gemm_layout_is_the_gemm_workload():

@@ -17,7 +17,7 @@ from accelsim.hw import dram_native
 from accelsim.hw.dma import Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.dram_controller import ChannelController
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 from accelsim.sim.options import SimOptions
 from accelsim.sim.simulate import simulate
 from accelsim.trace import Trace

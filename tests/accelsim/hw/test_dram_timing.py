@@ -213,7 +213,7 @@ def test_a_transfer_without_addresses_is_an_error_not_free() -> None:
     from accelsim.errors import SimulationError
     from accelsim.hw.dma import Transfer
     from accelsim.hw.dram import Dram
-    from accelsim.hw.env import SimEnv
+    from accelsim.hw.simpy_adapter import SimEnv
     from accelsim.trace import Trace
 
     cfg = load_config("default").with_overrides({"dram.model": "timing"})

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from simpy.events import NORMAL
 
-from accelsim.hw.env import SimEnv
+from accelsim.hw.simpy_adapter import SimEnv
 
 # an action: ("start", delay) schedules a completion `delay` cycles ahead (as a DMA engine
 # does), ("busy", cycles) keeps the control processor busy, ("wait", k) waits on the k-th

@@ -29,14 +29,18 @@ def test_layers_on_cluster4_equal_their_kernels_run_alone(capsys, tmp_path: Path
     topo = tmp_path / "tiny.csv"
     topo.write_text(TOPO)
     net = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
-               "--workers", "0", "--config", "cluster4", "--fidelity", fidelity)
+               "--workers", "0", "--config", "cluster4", "--fidelity", fidelity,
+               "--schedule", "layer-by-layer")
     assert net["config"] == "cluster4"
     assert [layer["name"] for layer in net["layers"]] == ["c1", "p1"]
     assert net["cycles"] == sum(layer["cycles"] for layer in net["layers"])
     one = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
                "--workers", "0", "--config", "cluster4", "--set", "clusters=1",
-               "--fidelity", fidelity)
+               "--fidelity", fidelity, "--schedule", "layer-by-layer")
     assert one["cycles"] != net["cycles"]
+    auto = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
+                "--workers", "0", "--config", "cluster4", "--fidelity", fidelity)
+    assert auto["cycles"] <= net["cycles"]  # auto is never worse than layer by layer
     for layer in net["layers"]:
         alone = _run(capsys, "run", layer["kernels"], "--target", "sim", "--timing-only", "--json",
                      "--config", "cluster4", "--fidelity", fidelity)
@@ -58,7 +62,7 @@ def test_cluster4_layers_have_dram_bytes_energy_and_utilization(capsys, tmp_path
     net_file = tmp_path / "tiny.layers"
     net_file.write_text(LAYERS)
     net = _run(capsys, "run", str(net_file), "--target", "sim", "--timing-only", "--json",
-               "--workers", "0", "--config", "cluster4")
+               "--workers", "0", "--config", "cluster4", "--schedule", "layer-by-layer")
     one = _run(capsys, "run", str(net_file), "--target", "sim", "--timing-only", "--json",
                "--workers", "0", "--config", "cluster4", "--set", "clusters=1")
     for layer, single in zip(net["layers"], one["layers"], strict=True):

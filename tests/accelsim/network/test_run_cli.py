@@ -38,7 +38,7 @@ def topo(tmp_path: Path) -> Path:
 
 def test_json_layers_equal_their_kernels_run_alone(capsys, topo: Path, tmp_path: Path) -> None:
     status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--timing-only", "--json",
-                          "--workers", "0")
+                          "--workers", "0", "--schedule", "layer-by-layer")
     assert status == 0
     net = json.loads(out)
     assert [layer["name"] for layer in net["layers"]] == ["c1", "p1", "c2"]
@@ -64,7 +64,7 @@ def test_text_csv_timeline_and_trace(capsys, topo: Path, tmp_path: Path) -> None
     csv_path, png, trace = tmp_path / "l.csv", tmp_path / "t.png", tmp_path / "t.json"
     status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--workers", "0",
                           "--csv", str(csv_path), "--timeline", str(png), "--trace", str(trace),
-                          "--layer", "c1")
+                          "--layer", "c1", "--schedule", "layer-by-layer")
     assert status == 0
     assert "network tiny (3 layers, 2 distinct kernels)" in out
     rows = csv_path.read_text().splitlines()

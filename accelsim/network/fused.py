@@ -1,0 +1,707 @@
+"""The fused schedule: consecutive layers run as one program, their intermediates on chip.
+
+A *fused group* is a run of consecutive layers compiled and simulated as ONE module: one
+function holding every kernel of the group in order, the kernels connected through memrefs
+(`accelsim.network.links`). An intermediate the on-chip level holds whole (with room left for
+the kernels' own tiles) is a `memref.alloc` in the fast memory space, allocated before its
+producer and freed after its consumer; any other goes through DRAM (an alloc in the slow
+space) and the group's inputs, weights and outputs are the function's arguments. A
+convolution whose input has a zero border (a topology's padded input) reads the producer's
+output written into the interior of its padded buffer: the producer's stores are shifted, an
+output feeding a consumer of another shape is reshaped by its accesses' maps.
+
+Each kernel is compiled by the accelerator pipeline (`accelsim.compile.accelerator`: the tile
+search, fusion, copies, pipelining, with its race proof), its on-chip operands already in the
+fast space so no copy moves them, the search given the capacity the resident intermediates
+leave; the compiled kernels are then placed in the group's function and the whole program is
+proven race-free again (`compiler.analysis.races`) before `accelsim.api.run_program` simulates
+it (the program as written, uncompiled, gives its compulsory traffic).
+
+Grouping is greedy over consecutive layers: a layer joins the group before it when the link
+between them fits on chip and the analytic estimate of the longer group is no slower than
+layer-by-layer's and moves fewer DRAM bytes; every group the schedule keeps passes that test,
+so the fused schedule is never slower than layer-by-layer by the estimate. Layers no group
+takes run as layer-by-layer runs them. Depth-first tiles across layers (halo rows) are not
+built: an intermediate too large for the level goes through DRAM.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TextIO
+
+from accelsim.network.links import Link, flat_kernels, kernel_args, links
+from accelsim.network.model import Layer, Network
+from accelsim.network.results import LayerResult, NetworkResult, layer_figures
+
+if TYPE_CHECKING:
+    from accelsim.config import HardwareConfig
+    from compiler.ir.ops import ModuleOp
+
+# an intermediate stays on chip when it takes at most this share of the fast level, and the
+# intermediates resident while one kernel runs at most RESIDENT_SHARE (the rest: its tiles)
+LINK_SHARE = 0.75
+RESIDENT_SHARE = 0.75
+MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
+
+
+@dataclass(frozen=True)
+class Group:
+    """Layers `first` .. `last` (indices) as one program; `onchip`: the links kept on chip,
+    `dram`: the linked intermediates that go through DRAM inside the group."""
+
+    first: int
+    last: int
+    onchip: tuple[Link, ...] = ()
+    dram: tuple[Link, ...] = ()
+
+    @property
+    def layers(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+@dataclass
+class GroupRun:
+    group: Group
+    figures: dict[str, Any]
+    onchip_peak_bytes: int
+    compile_seconds: float
+
+
+@dataclass
+class _Plan:
+    """The network's kernels and links, and what each kernel compiles to (cached by its
+    residency: the same kernel with the same on-chip operands and capacity compiles once)."""
+
+    network: Network
+    config: HardwareConfig
+    flat: list[tuple[int, Any]]
+    links: dict[int, Link]                      # producer kernel index -> link
+    compiled: dict[tuple[Any, ...], tuple[Any, Any, int]] = field(default_factory=dict)
+
+    def kernels_of(self, first: int, last: int) -> list[int]:
+        return [p for p, (li, _) in enumerate(self.flat) if first <= li <= last]
+
+
+def run_fused(network: Network, config: str = "default", hardware: Mapping[str, Any] | None = None,
+              fidelity: str = "event", workers: int | None = None, progress: bool | TextIO = True,
+              time_limit_s: float | None = None,
+              layer_by_layer: NetworkResult | None = None) -> NetworkResult:
+    """The fused schedule of `network` on `config` (timing only): groups chosen by the
+    analytic estimate, each run at `fidelity`, the other layers as layer-by-layer runs them.
+    `layer_by_layer`: the layer-by-layer analytic estimate when the caller has it."""
+    from accelsim.config import load_config
+    from accelsim.network.timing import run_timing
+
+    start = time.perf_counter()
+    cfg = load_config(config).with_overrides(dict(hardware or {}))
+    kw = {"workers": workers, "progress": progress, "time_limit_s": time_limit_s}
+    base_est = layer_by_layer or run_timing(network, config, hardware, "analytic", **kw)
+    base = base_est if fidelity == "analytic" else run_timing(network, config, hardware, fidelity, **kw)
+    why = unsupported(cfg)
+    groups: list[GroupRun] = []
+    if why is None:
+        plan = _Plan(network, cfg, flat_kernels(network), {ln.producer: ln for ln in links(network)})
+        chosen = choose_groups(plan, base_est)
+        groups = [g if fidelity == "analytic" else run_group(plan, g.group, fidelity)
+                  for g in chosen]
+    result = assemble(network, base, groups, cfg)
+    meta = dict(result.meta)
+    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups))
+    if why is not None:
+        meta["fused_note"] = why
+    return replace(result, meta=meta)
+
+
+def unsupported(cfg: HardwareConfig) -> str | None:
+    """Why this machine runs no fused group (None: it can)."""
+    if cfg.clusters > 1:
+        return "fused groups run on one cluster; many clusters: layer by layer"
+    if len(cfg.memory_chain()) != 2:
+        return "fused groups need one on-chip level (DRAM -> SRAM); memory levels: layer by layer"
+    return None
+
+
+# -------------------------------------------------------------------------------------------
+# grouping
+
+def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
+    """Greedy over consecutive layers (module docstring): each kept group's estimate is no
+    slower than layer-by-layer's and moves fewer DRAM bytes."""
+    layers = plan.network.layers
+    kept: list[GroupRun] = []
+    i = 0
+    while i < len(layers):
+        best: GroupRun | None = None
+        last = i
+        candidate = _group(plan, i, i)
+        if candidate.onchip and _valid(plan, i, i):  # links inside one layer (pad -> convolution)
+            best = _pays(plan, candidate, base)
+        while last + 1 < len(layers) and _joinable(plan, last, last + 1) \
+                and _valid(plan, i, last + 1):
+            candidate = _group(plan, i, last + 1)
+            run = _pays(plan, candidate, base)
+            if run is None:
+                break
+            best, last = run, last + 1
+        if best is not None:
+            kept.append(best)
+            i = best.group.last + 1
+        else:
+            i += 1
+    return kept
+
+
+def _closed(plan: _Plan, first: int, last: int) -> bool:
+    """No kernel of layers first..last reads a tensor an earlier kernel of them writes other
+    than through their link (a model's named tensors: it would read it before the group
+    wrote it back)."""
+    from accelsim.network.links import _views
+
+    alias = _views(plan.network)
+    ks = plan.kernels_of(first, last)
+    written: dict[str, int] = {}
+    for q in ks:
+        k = plan.flat[q][1]
+        ln = plan.links.get(q - 1)
+        for arg, t in k.reads:
+            p = written.get(alias.get(t, t))
+            if p is not None and not (ln is not None and ln.producer == p and ln.in_arg == arg):
+                return False
+        for _, t in k.writes:
+            written[alias.get(t, t)] = q
+    return True
+
+
+def _joinable(plan: _Plan, a: int, b: int) -> bool:
+    """Layer b can join a group ending with layer a: a link from a's last kernel to b's first
+    kernel (views between are free) that fits on chip."""
+    ka, kb = plan.kernels_of(a, a), plan.kernels_of(b, b)
+    if not ka or not kb:
+        return bool(not kb)  # a view layer joins anything
+    ln = plan.links.get(ka[-1])
+    return ln is not None and ln.consumer == kb[0] and _fits(plan, ln)
+
+
+def _valid(plan: _Plan, first: int, last: int) -> bool:
+    return _closed(plan, first, last)
+
+
+def _fits(plan: _Plan, ln: Link) -> bool:
+    return ln.nbytes <= LINK_SHARE * _capacity(plan.config)
+
+
+def _capacity(cfg: HardwareConfig) -> int:
+    return int(cfg.memory_chain()[1].capacity_kib) * 1024
+
+
+def _group(plan: _Plan, first: int, last: int) -> Group:
+    """Layers first..last with every inner link on chip where it fits and the kernel between
+    two on-chip links keeps room for its tiles; the others through DRAM."""
+    ks = plan.kernels_of(first, last)
+    cap = _capacity(plan.config)
+    onchip: list[Link] = []
+    dram: list[Link] = []
+    prev: Link | None = None
+    for p in ks[:-1]:
+        ln = plan.links.get(p)
+        if ln is None:
+            prev = None
+            continue
+        resident = ln.nbytes + (prev.nbytes if prev is not None and prev.consumer == p else 0)
+        if _fits(plan, ln) and resident <= RESIDENT_SHARE * cap:
+            onchip.append(ln)
+            prev = ln
+        else:
+            dram.append(ln)
+            prev = None
+    return Group(first, last, tuple(onchip), tuple(dram))
+
+
+def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
+    """The group's analytic run when it is no slower than layer-by-layer's estimate of its
+    layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
+    capacity its residents leave)."""
+    from compiler.diagnostics import AccelsimError
+
+    if not group.onchip:
+        return None
+    try:
+        run = run_group(plan, group, "analytic")
+    except AccelsimError:
+        return None
+    rows = [base.layers[i].figures for i in group.layers]
+    cycles = sum(int(f["cycles"]) for f in rows)
+    dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
+    return run if ok else None
+
+
+# -------------------------------------------------------------------------------------------
+# one group as one program
+
+def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
+    """Compile, prove race-free and simulate `group` at `fidelity` (timing only)."""
+    from accelsim.api.program import program_of_module
+    from accelsim.api.program_run import RunOptions, run_program
+    from accelsim.compile.race_check import first_race
+    from accelsim.dse.evaluate import estimate_figures, report_figures
+    from accelsim.errors import CompilerBugError
+
+    t0 = time.perf_counter()
+    gp = group_modules(plan, group)
+    source, compiled, peak = gp.source, gp.compiled, gp.peak
+    race = first_race(compiled)
+    if race is not None:
+        raise CompilerBugError(f"fused group {_name(plan.network, group)}: race: {race.message}",
+                               race.loc)
+    compile_s = time.perf_counter() - t0
+    program = program_of_module(source, "group", source=_name(plan.network, group))
+    run = run_program(program, plan.config, None, RunOptions(fidelity=fidelity, timing_only=True),
+                      compiled=compiled)
+    if fidelity == "analytic":
+        assert run.estimate is not None
+        figures = estimate_figures(run.estimate, run.compulsory)
+    else:
+        figures = report_figures(run.report)
+    return GroupRun(group, figures, peak, compile_s)
+
+
+@dataclass(frozen=True)
+class GroupProgram:
+    """A group as written (each kernel as its workload builds it) and compiled, its on-chip
+    peak in bytes (the resident intermediates and the largest kernel's buffers), and what
+    each argument of its function is: (name, kernel index, the kernel's argument)."""
+
+    source: ModuleOp
+    compiled: ModuleOp
+    peak: int
+    args: tuple[tuple[str, int, str], ...]
+
+
+def group_modules(plan: _Plan, group: Group) -> GroupProgram:
+    """The group as one program (`GroupProgram`)."""
+    ks = plan.kernels_of(group.first, group.last)
+    into = {ln.consumer: ln for ln in (*group.onchip, *group.dram)}
+    out_of = {ln.producer: ln for ln in (*group.onchip, *group.dram)}
+    onchip = {ln.producer for ln in group.onchip}
+    fast = plan.config.spaces.sram
+    written, compiled = [], []
+    peak = 0
+    for p in ks:
+        lin, lout = into.get(p), out_of.get(p)
+        on_in = lin is not None and lin.producer in onchip
+        on_out = lout is not None and p in onchip
+        resident = (lin.nbytes if on_in and lin else 0) + (lout.nbytes if on_out and lout else 0)
+        key = (plan.flat[p][1].workload, lin and (lin.in_arg, on_in),
+               lout and (lout.out_arg, _consumer_shape(plan, lout), lout.pad, on_out), resident)
+        if key not in plan.compiled:
+            plan.compiled[key] = _compile_kernel(plan, p, lin, lout, on_in, on_out, resident, fast)
+        src, done, own = plan.compiled[key]
+        written.append(src)
+        compiled.append(done)
+        peak = max(peak, resident + own)
+    wiring = _wiring(plan, ks, into, out_of, onchip, fast)
+    return GroupProgram(_stitch(written, wiring), _stitch(compiled, wiring), peak,
+                        tuple((label, ks[n], name) for label, n, name in wiring.args))
+
+
+def _consumer_shape(plan: _Plan, ln: Link) -> tuple[int, ...]:
+    b = kernel_args(plan.flat[ln.consumer][1].workload)
+    return b.shapes[b.index(ln.in_arg)]
+
+
+def _compile_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None, on_in: bool,
+                    on_out: bool, resident: int, fast: int) -> tuple[Any, Any, int]:
+    """Kernel p as written with its linked operands retyped (on chip: the fast space; its
+    output as the consumer reads it), and compiled by the accelerator pipeline for the
+    capacity the residents leave; plus the bytes of its own fast buffers."""
+    import workloads
+    from accelsim.compile.accelerator import compile_for_accelerator
+    from accelsim.errors import InputError
+
+    spec = plan.flat[p][1].workload
+    w = workloads.get(spec)
+    module = w.module()
+    func = next(f for f in module.funcs if f.sym_name == w.func_name)
+    if lin is not None and on_in:
+        _retype(func, lin.in_arg, None, fast, 0)
+    if lout is not None:
+        _retype(func, lout.out_arg, _consumer_shape(plan, lout), fast if on_out else None, lout.pad)
+    source = module.clone()
+    cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
+    if cap_kib < MIN_TILE_KIB:
+        raise InputError(f"kernel {spec}: {cap_kib} KiB left beside its on-chip operands")
+    cfg = plan.config if not resident else plan.config.with_overrides({"sram.capacity_kib": cap_kib})
+    compile_for_accelerator(cfg, module, w.func_name)
+    return source, module, _fast_bytes(module, fast)
+
+
+def _retype(func: Any, name: str, shape: tuple[int, ...] | None, space: int | None, pad: int) -> None:
+    """Argument `name` of `func` in memory `space` (None: as it is) and, with `shape`, of that
+    shape: every access's map rewritten to the same element there (`pad`: the NCHW interior of
+    a buffer with that border; else the same row-major position)."""
+    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
+    from compiler.ir.types import FunctionType, MemRefType
+
+    i = func.arg_names().index(name)
+    arg = func.args[i]
+    old = arg.type
+    new_shape = tuple(shape) if shape is not None else tuple(old.shape)
+    arg.type = MemRefType(new_shape, old.element, old.memory_space if space is None else space)
+    if new_shape != tuple(old.shape):
+        for op in func.walk():
+            if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
+                op.map = (_shifted(op.map, pad) if pad else _reshaped(op.map, old.shape, new_shape))
+    func.function_type = FunctionType(tuple(a.type for a in func.args), func.function_type.results)
+
+
+def _shifted(m: Any, pad: int) -> Any:
+    """NCHW indices moved `pad` rows and columns into a padded buffer."""
+    r = list(m.results)
+    return m.with_results([r[0], r[1], r[2] + pad, r[3] + pad])
+
+
+def _reshaped(m: Any, src: Sequence[int], dst: Sequence[int]) -> Any:
+    """Indices into row-major `src` as the same element's indices into row-major `dst`."""
+    from compiler.ir.affine_expr import as_expr
+
+    lin = as_expr(0)
+    for e, st in zip(m.results, _strides(src)):
+        lin = lin + e * st
+    out = []
+    for j, (d, st) in enumerate(zip(dst, _strides(dst))):
+        e = lin.floordiv(st) if st > 1 else lin
+        out.append(e % d if j > 0 else e)
+    return m.with_results(out)
+
+
+def _strides(shape: Sequence[int]) -> list[int]:
+    out, s = [], 1
+    for d in reversed(shape):
+        out.append(s)
+        s *= d
+    return out[::-1]
+
+
+def _fast_bytes(module: ModuleOp, fast: int) -> int:
+    """Bytes of every fast-space buffer the compiled kernel allocates (all live at once, at
+    worst)."""
+    from compiler.ir.ops.memref import AllocOp
+
+    total = 0
+    for op in module.walk():
+        if isinstance(op, AllocOp):
+            t = op.memref_type
+            if t.memory_space == fast:
+                total += math.prod(t.shape) * t.element.bitwidth // 8
+    return total
+
+
+@dataclass(frozen=True)
+class _Wiring:
+    """The group function's arguments (name, kernel position in the group, argument) and, per
+    kernel, where
+    each of its arguments comes from: ("arg", i) or ("alloc", link producer); the allocs with
+    their type, the kernel before which each is made and after which it is freed."""
+
+    args: tuple[tuple[str, int, str], ...]
+    sources: tuple[dict[str, tuple[str, int]], ...]
+    allocs: dict[int, tuple[Any, int, int]]
+    # the intermediates whose producer reads them before writing (`output += ...`): they
+    # start at zero, as a DRAM tensor does in a layer-by-layer run
+    zeroed: frozenset[int] = frozenset()
+
+
+def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int, Link],
+            onchip: set[int], fast: int) -> _Wiring:
+    from compiler.ir.types import ELEMENT_TYPES, MemRefType
+
+    args: list[tuple[str, int, str]] = []
+    sources: list[dict[str, tuple[str, int]]] = []
+    allocs: dict[int, tuple[Any, int, int]] = {}
+    zeroed: set[int] = set()
+    used: set[str] = set()
+    for n, p in enumerate(ks):
+        a = kernel_args(plan.flat[p][1].workload)
+        layer = plan.network.layers[plan.flat[p][0]].name
+        src: dict[str, tuple[str, int]] = {}
+        for i, name in enumerate(a.names):
+            lin, lout = into.get(p), out_of.get(p)
+            if lin is not None and name == lin.in_arg:
+                src[name] = ("alloc", lin.producer)
+                continue
+            if lout is not None and name == lout.out_arg:
+                b = kernel_args(plan.flat[lout.consumer][1].workload)
+                j = b.index(lout.in_arg)
+                space = fast if p in onchip else plan.config.spaces.dram
+                allocs[p] = (MemRefType(b.shapes[j], ELEMENT_TYPES[a.dtypes[i]], space), n, n + 1)
+                src[name] = ("alloc", p)
+                if lout.pad or _accumulates(plan.flat[p][1].workload, name):
+                    zeroed.add(p)  # (a padded buffer's border too)
+                continue
+            label = _unique(f"{layer}.{name}", used)
+            src[name] = ("arg", len(args))
+            args.append((label, n, name))
+        sources.append(src)
+    return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
+
+
+def _accumulates(spec: str, name: str) -> bool:
+    """Whether kernel `spec` loads argument `name` (its output: it accumulates into it)."""
+    import workloads
+    from compiler.ir.ops.affine import AffineLoadOp
+
+    w = workloads.get(spec)
+    f = next(f for f in w.module().funcs if f.sym_name == w.func_name)
+    arg = f.args[f.arg_names().index(name)]
+    return any(isinstance(op, AffineLoadOp) and op.memref is arg for op in f.walk())
+
+
+def _zero_fill(block: Any, buf: Any) -> None:
+    """Append to `block` a nest storing zero into every element of `buf`."""
+    from compiler.ir.affine_map import AffineMap
+    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
+    from compiler.ir.ops.arith import ConstantOp
+
+    t = buf.type
+    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
+    ivs = []
+    inner = block
+    for d in t.shape:
+        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
+        ivs.append(loop.iv)
+        inner = loop.body
+    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
+    for loop_body in _bodies(block.ops[-1]):
+        loop_body.append(AffineYieldOp())
+
+
+def _bodies(loop: Any) -> list[Any]:
+    out = []
+    while loop is not None:
+        out.append(loop.body)
+        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
+    return out
+
+
+def _unique(name: str, used: set[str]) -> str:
+    label = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    base, k = label, 1
+    while label in used:
+        label, k = f"{base}_{k}", k + 1
+    used.add(label)
+    return label
+
+
+def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
+    """One module: `@group` runs each kernel's entry function body in order, wired by
+    `wiring`; each module's other functions kept under a prefixed name."""
+    from compiler.ir.ops import ModuleOp
+    from compiler.ir.ops.func import CallOp, FuncOp, ReturnOp
+    from compiler.ir.ops.memref import AllocOp, DeallocOp
+    from compiler.ir.types import FunctionType
+
+    arg_types = []
+    for _, n, name in wiring.args:
+        f = _entry(modules[n])
+        arg_types.append(f.args[f.arg_names().index(name)].type)
+    group = FuncOp("group", FunctionType(tuple(arg_types), ()), [a for a, _, _ in wiring.args])
+    out = ModuleOp()
+    values: dict[int, Any] = {}
+    frees: dict[int, list[Any]] = {}
+    for n, module in enumerate(modules):
+        for producer, (t, made, freed) in wiring.allocs.items():
+            if made == n:
+                op = group.body.append(AllocOp(t, name_hint=f"t{producer}"))
+                values[producer] = op.results[0]
+                frees.setdefault(freed, []).append(op.results[0])
+                if producer in wiring.zeroed:
+                    _zero_fill(group.body, op.results[0])
+        entry = _entry(module)
+        renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
+        mapping: dict[Any, Any] = {}
+        for a, name in zip(entry.args, entry.arg_names()):
+            kind, ref = wiring.sources[n][name]
+            mapping[a] = group.args[ref] if kind == "arg" else values[ref]
+        for op in entry.body.ops:
+            if isinstance(op, ReturnOp):
+                continue
+            new = group.body.append(op.clone(mapping))
+            for o in new.walk():
+                if isinstance(o, CallOp) and o.callee in renames:
+                    o.callee = renames[o.callee]
+        for f in module.funcs:
+            if f is not entry:
+                g = f.clone()
+                g.sym_name = renames[f.sym_name]
+                for o in g.walk():
+                    if isinstance(o, CallOp) and o.callee in renames:
+                        o.callee = renames[o.callee]
+                out.body.append(g)
+        for v in frees.get(n, ()):
+            group.body.append(DeallocOp(v))
+    group.body.append(ReturnOp())
+    out.body.append(group)
+    return out
+
+
+def _entry(module: ModuleOp) -> Any:
+    funcs = [f for f in module.funcs if not f.is_declaration]
+    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
+
+
+# -------------------------------------------------------------------------------------------
+# the result
+
+def _name(network: Network, group: Group) -> str:
+    names = [network.layers[i].name for i in group.layers]
+    return names[0] if len(names) == 1 else (
+        "+".join(names) if len(names) <= 2 else f"{names[0]}..{names[-1]}")
+
+
+def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
+             cfg: HardwareConfig, baseline: NetworkResult | None = None) -> NetworkResult:
+    """Rows in network order: a fused group one row (its layers named in `kernels`, lowering
+    `fused`), every other layer its row of `base` (layer by layer); start cycles one after
+    another. `baseline`: the layer-by-layer result the bytes saved are counted against (default
+    `base`; None figures where it has no row)."""
+    baseline = base if baseline is None else baseline
+    by_first = {g.group.first: g for g in groups}
+    rows: list[LayerResult] = []
+    start = 0
+    i = 0
+    while i < len(network.layers):
+        g = by_first.get(i)
+        if g is None:
+            r = base.layers[i]
+            figs = dict(r.figures)
+            figs.update(dram_bytes_saved=0)
+            rows.append(LayerResult(r.layer, start, figs))
+            start += r.cycles
+            i += 1
+            continue
+        members = [network.layers[j] for j in g.group.layers]
+        layer = Layer(_name(network, g.group), "fused", "fused",
+                      tuple(k for m in members for k in m.kernels), members[0].where,
+                      sum(m.macs for m in members))
+        figs = layer_figures(layer, [g.figures])
+        before = _bytes(baseline, g.group.layers)
+        figs.update(dram_bytes_saved=None if before is None else before - int(figs["dram_bytes"] or 0),
+                    dram_bytes_layer_by_layer=before,
+                    fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
+                    onchip_links=len(g.group.onchip), dram_links=len(g.group.dram))
+        rows.append(LayerResult(layer, start, figs))
+        start += int(figs["cycles"])
+        i = g.group.last + 1
+    out = NetworkResult(network, tuple(rows), base.config, base.fidelity, base.clock_ghz,
+                        dict(base.meta), schedule="fused")
+    level = cfg.memory_chain()[1].name if len(cfg.memory_chain()) > 1 else "sram"
+    peaks = [g.onchip_peak_bytes for g in groups]
+    total = _bytes(baseline, range(len(network.layers)))
+    nf = {"baseline_dram_bytes": total,
+          "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
+          "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
+                            "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram)}
+                           for g in groups]}
+    return replace(out, network_figures=nf)
+
+
+def _bytes(result: NetworkResult, layers: Sequence[int]) -> int | None:
+    vals = [result.layers[j].figures.get("dram_bytes") for j in layers]
+    return None if any(v is None for v in vals) else sum(int(v) for v in vals)
+
+
+__all__ = ["Group", "GroupRun", "assemble", "choose_groups", "group_modules", "run_fused",
+           "run_group", "unsupported"]
+
+
+# -------------------------------------------------------------------------------------------
+# with data
+
+class FusedData:
+    """The fused schedule of a run with data (`accelsim.network.functional.run_functional`):
+    the groups the timing plan chooses, each run with its tensors as one program on the
+    event simulator; `figures` by group name for the per-row report."""
+
+    def __init__(self, network: Network, config: str):
+        from accelsim.config import load_config
+        from accelsim.network.timing import run_timing
+
+        cfg = load_config(config)
+        self.plan = _Plan(network, cfg, flat_kernels(network), {ln.producer: ln for ln in links(network)})
+        self.runs: dict[int, GroupRun] = {}
+        self.groups: dict[int, Group] = {}
+        self.estimate = run_timing(network, config, None, "analytic", workers=0, progress=False)
+        if unsupported(cfg) is None:
+            self.groups = {g.group.first: g.group for g in choose_groups(self.plan, self.estimate)}
+
+    def group_at(self, index: int) -> Group | None:
+        return self.groups.get(index)
+
+    def run(self, group: Group, tensors: dict[str, Any]) -> None:
+        """Run `group` on `tensors` (read, and its outputs written back)."""
+        import numpy as np
+
+        from accelsim.api.program import program_of_module
+        from accelsim.api.program_run import RunOptions, run_program
+        from accelsim.dse.evaluate import report_figures
+
+        plan = self.plan
+        gp = group_modules(plan, group)
+        func = _entry(gp.source)
+        arrays: dict[str, Any] = {}
+        labels = {(p, name): label for label, p, name in gp.args}
+        for arg, label in zip(func.args, func.arg_names()):
+            t = arg.type
+            arrays[label] = np.zeros(tuple(t.shape), dtype=t.element.numpy_dtype)
+        for (p, name), label in labels.items():
+            reads = dict(plan.flat[p][1].reads)
+            if name in reads:
+                src = tensors[reads[name]]
+                arrays[label] = np.array(src, dtype=arrays[label].dtype, copy=True).reshape(
+                    arrays[label].shape)
+        program = program_of_module(gp.source, "group", source=_name(plan.network, group))
+        run = run_program(program, plan.config, arrays, RunOptions(estimate=False),
+                          compiled=gp.compiled)
+        assert run.sim is not None
+        out = dict(run.sim.outputs or {})
+        for (p, name), label in labels.items():
+            for arg, t in plan.flat[p][1].writes:
+                if arg == name and label in out:
+                    tensors[t] = out[label]
+        self.runs[group.first] = GroupRun(group, report_figures(run.report), gp.peak,
+                                          run.compile_seconds)
+
+    def result(self, kernel_figures: Mapping[str, Any], meta: dict[str, Any]) -> NetworkResult:
+        """The per-row report of the run: its groups' figures, the other layers' kernels'
+        (`kernel_figures`); no bytes-saved figure (no layer-by-layer run with data to count
+        against: the estimate's is in `--timing-only`)."""
+        cfg = self.plan.config
+        net = self.plan.network
+        figs = dict(kernel_figures)
+        for _, k in self.plan.flat:  # kernels only a group ran: never read below
+            figs.setdefault(k.workload, {})
+        rows = [LayerResult(layer, 0, layer_figures(layer, [figs[k.workload] for k in layer.kernels])
+                            if i not in self._grouped() else {})
+                for i, layer in enumerate(net.layers)]
+        base = NetworkResult(net, tuple(rows), cfg.name, "event", cfg.clock_ghz, meta)
+        empty = replace(base, layers=tuple(LayerResult(r.layer, 0, {"dram_bytes": None})
+                                           for r in rows))
+        return assemble(net, base, list(self.runs.values()), cfg, baseline=empty)
+
+    def _grouped(self) -> set[int]:
+        return {j for g in self.groups.values() for j in g.layers}
+
+
+def _applies(config: str, hardware: Mapping[str, Any]) -> bool:
+    """Whether a fused group can run on this machine (`auto` leaves fused out otherwise)."""
+    from accelsim.config import load_config
+
+    return unsupported(load_config(config).with_overrides(dict(hardware))) is None
+
+
+run_fused.applies = _applies  # type: ignore[attr-defined]
