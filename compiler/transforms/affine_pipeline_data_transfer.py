@@ -41,7 +41,6 @@ from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
-    AffineStoreOp,
     FuncOp,
     ModuleOp,
 )
@@ -266,11 +265,6 @@ class AffinePipelineDataTransferPass(Pass):
             if conflict is not None:
                 self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
                                     f"outgoing DMA at {conflict.loc} writes")
-                continue
-            store = _stores_into(body, first.src, op)
-            if store is not None:   # a point-wise copy-out (exact-copy-out, sparse writes)
-                self.remark(op.loc, f"won't pipeline this DMA: it reads {_name(first.src)}, which the "
-                                    f"store at {store.loc} in the loop writes")
                 continue
             if not self.this_level(first.dst):
                 continue
@@ -503,15 +497,3 @@ def _name(v: Value) -> str:
 
 def _in_func(op: Operation, func: FuncOp) -> bool:
     return any(a is func for a in op.ancestors())
-
-
-def _stores_into(body: list[Operation], memref: Value, skip: Operation) -> Operation | None:
-    """A store into `memref` under an op of `body` other than `skip` (None: none): a copy-out
-    written point-wise, which a prefetch of `memref` must not overtake."""
-    for top in body:
-        if top is skip:
-            continue
-        for o in top.walk():
-            if isinstance(o, AffineStoreOp) and o.memref is memref:
-                return o
-    return None
