@@ -104,10 +104,16 @@ def run_fused(network: Network, config: str = "default", hardware: Mapping[str, 
     why = unsupported(cfg)
     groups: list[GroupRun] = []
     if why is None:
+        from accelsim.compile import compile_cache
+
         plan = _Plan(network, cfg, flat_kernels(network), {ln.producer: ln for ln in links(network)})
-        chosen = choose_groups(plan, base_est)
-        groups = [g if fidelity == "analytic" else run_group(plan, g.group, fidelity)
-                  for g in chosen]
+        # a candidate's kernels compile under the content cache, as a layer-by-layer run's do:
+        # a kernel (and a group's race proof) compiled once, by this run or an earlier one, is
+        # not compiled again
+        with compile_cache.enabled():
+            chosen = choose_groups(plan, base_est)
+            groups = [g if fidelity == "analytic" else run_group(plan, g.group, fidelity)
+                      for g in chosen]
     result = assemble(network, base, groups, cfg)
     meta = dict(result.meta)
     meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups))
