@@ -170,6 +170,9 @@ class NetworkResult:
                 "dram_bytes_saved": None if base is None or dram is None else int(base) - int(dram),
                 "dram_bytes_layer_by_layer": base,
                 "honest_bound_bytes": hb, "honest_bound_cycles": hc,
+                "honest_forced_spill_bytes": nf.get("honest_forced_spill_bytes"),
+                # a schedule's on-chip peak per level ({"sram": bytes}); None: not measured
+                "onchip_peak_bytes": nf.get("onchip_peak_bytes"),
                 "honest_bytes_ratio": dram / hb if hb and dram is not None else None,
                 "honest_cycles_ratio": t["cycles"] / hc if hc else None}
 
@@ -184,7 +187,9 @@ class NetworkResult:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where"]
+        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where",
+                  *(k for k in ("dram_bytes_saved", "onchip_peak_bytes")
+                    if any(k in r.figures for r in self.layers))]
         fields = list(dict.fromkeys(fields))
         w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()

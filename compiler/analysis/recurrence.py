@@ -237,7 +237,9 @@ class _Gen:
                 self.mem_of[id(a)] = f"m{len(self.memrefs)}"
                 self.memrefs.append(a.name_hint or f"arg{k}")
         head = ["def run(mems, state):",
-                "    " + "".join(f"{m}, " for m in self.mem_of.values()) + "= mems"
+                # the arguments' memories (an alloc's comes later in `mems`: `AllocOp` below)
+                "    " + "".join(f"{m}, " for m in self.mem_of.values())
+                + f"= mems[:{len(self.mem_of)}]"
                 if self.mem_of else "    pass",
                 "    ops = 0", "    budget = state[1]", "    carried = 0", "    try:"]
         self.block(self.func.body, 2)

@@ -14,6 +14,7 @@ from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
+from compiler.transforms.affine_loop_interchange import AffineLoopInterchangePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
 from compiler.transforms.affine_producer_consumer_fusion import AffineProducerConsumerFusionPass
@@ -31,6 +32,7 @@ PASSES: Mapping[str, type[Pass]] = {
     for cls in (
         AffineClusterDistributePass,
         AffineLoopTilePass,
+        AffineLoopInterchangePass,
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,

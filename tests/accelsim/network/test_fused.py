@@ -83,6 +83,8 @@ def test_fused_is_faster_moves_less_and_reports_it(chain_runs: tuple) -> None:
     assert fus.network_figures["onchip_peak_bytes"]["sram"] >= g["onchip_peak_bytes"]
     d = fus.to_dict()
     assert d["layers"][0]["fused_group"] and d["honest_bytes_ratio"] >= 1.0
+    assert d["onchip_peak_bytes"] == {"sram": max(r.figures["onchip_peak_bytes"] for r in groups)}
+    assert d["honest_forced_spill_bytes"] == 0
     assert "fused " in fus.table() and "saved" in fus.table()
 
 

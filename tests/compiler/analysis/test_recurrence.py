@@ -197,3 +197,26 @@ def test_the_bound_is_below_the_run_at_small(spec: str) -> None:
     cfg = load_config("default")
     for cycles, crit in _event_and_analytic(spec, cfg):
         assert crit is not None and 0 < crit <= cycles
+
+
+def test_a_function_holding_an_alloc_runs() -> None:
+    """A buffer allocated in the function (a fused network group's on-chip intermediate) is
+    a memory of its own after the arguments'."""
+    text = """func.func @f(%x: memref<8xf32>, %y: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32, 1>
+  affine.for %i = 0 to 8 {
+    %a = affine.load %x[%i] : memref<8xf32>
+    %e = math.exp %a : f32
+    affine.store %e, %t[%i] : memref<8xf32, 1>
+  }
+  affine.for %i = 0 to 8 {
+    %a = affine.load %t[%i] : memref<8xf32, 1>
+    %e = math.exp %a : f32
+    affine.store %e, %y[%i] : memref<8xf32>
+  }
+  memref.dealloc %t : memref<8xf32, 1>
+  return
+}
+"""
+    r = longest_recurrence(parse_module(text).funcs[0])
+    assert r is not None and (r.plain, r.special, r.memref) == (0, 2, "%y")  # exp(exp(x))
