@@ -428,7 +428,7 @@ _SECTIONS: dict[str, type] = {
 _ARRAYS: dict[str, type] = {"memory": MemoryLevel, "link": LinkConfig}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # per-config results: analysis_cache
 class HardwareConfig:
     """The whole machine. `name` is informational and not part of `hash()`.
 

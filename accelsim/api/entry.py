@@ -33,7 +33,7 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         kernel_time_limit: float | None = None, conv_lowering: str = "auto",
         dtype: str | None = None, shape: Mapping[str, Sequence[int]] | None = None,
         progress: bool = True, mapping: str | None = None,
-        tile_policy: str = "search") -> Result:
+        tile_policy: str = "search", schedule: str | None = None) -> Result:
     """Compile `source` for the accelerator `config` and simulate it, exactly as
     `accelsim run SOURCE --target sim --config CONFIG` does (same pipeline, same tile search,
     same figures: `result.to_dict()` equals that command's `--json` object).
@@ -55,7 +55,8 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
     networks: `workers`, `kernel_time_limit`, `conv_lowering`, `dtype` (the precision,
     `"int8"`, `"bf16"`, ...: `--dtype`), `shape` (an ONNX model's symbolic input dimensions,
     `{"input_ids": (1, 128)}`: `--shape`), `progress` (a bar of the kernels or layers on
-    stderr, as the CLI shows without --json).
+    stderr, as the CLI shows without --json), `schedule` ("layer-by-layer", "fused",
+    "pipelined", "auto": `--schedule`, default auto).
     `records`: keep every trace record, for `result.timeline()` / `result.trace()` (the
     figures are the same without; `records=False` is faster on long runs)."""
     from accelsim.network.zoo import is_network_input
@@ -66,10 +67,12 @@ def run(source: str | os.PathLike[str] | ModuleOp, config: str | HardwareConfig 
         return _run_network(source, config, set, fidelity=fidelity, timing_only=timing_only,
                             check=check, inputs=inputs, seed=seed, workers=workers,
                             kernel_time_limit=kernel_time_limit, conv_lowering=conv_lowering,
-                            dtype=dtype, shape=shape, progress=progress,
+                            dtype=dtype, shape=shape, progress=progress, schedule=schedule or "auto",
                             others={"func": func, "as_is": as_is, "passes": tuple(passes),
                                     "mapping": mapping,
                                     "tile_policy": tile_policy if tile_policy != "search" else None})
+    if schedule is not None:
+        raise InputError(f"schedule {schedule!r}: a network option (how its layers run)")
     if dtype is not None or shape is not None:
         raise InputError("dtype, shape: network options (a kernel's precision is in its spec, "
                          "e.g. gemm:M=64,dtype=i8)")
@@ -152,7 +155,7 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
                  inputs: Mapping[str, np.ndarray] | str | None, seed: int | None,
                  workers: int | None, kernel_time_limit: float | None, conv_lowering: str,
                  dtype: str | None, shape: Mapping[str, Sequence[int]] | None, progress: bool,
-                 others: Mapping[str, Any]) -> Result:
+                 schedule: str, others: Mapping[str, Any]) -> Result:
     from accelsim.api.network_run import NetworkOptions, load_network, run_network
 
     given = [k for k, v in others.items() if v]
@@ -169,7 +172,7 @@ def _run_network(source: str, config: str | HardwareConfig, overrides: Mapping[s
                           kernel_time_limit=kernel_time_limit, check=check, seed=seed,
                           inputs_npz=inputs if isinstance(inputs, str) else None,
                           inputs=inputs if isinstance(inputs, Mapping) else None,
-                          progress=progress)
+                          progress=progress, schedule=schedule)
     run = run_network(network, config, opts, source)
     run.dtype, run.dtype_skipped = dtype, tuple(skipped)
     check_result = run.functional.check if run.functional is not None else None

@@ -16,14 +16,6 @@ def close_matches(word: str, names: Iterable[str], n: int = 3) -> list[str]:
     return [by_lower[m] for m in difflib.get_close_matches(word.lower(), list(by_lower), n=n)]
 
 
-def did_you_mean(word: str, names: Iterable[str]) -> str:
-    """"; did you mean 'x'?" (or 'x' or 'y'), or "" when nothing is close."""
-    hits = close_matches(word, names)
-    if not hits:
-        return ""
-    return "; did you mean " + " or ".join(repr(h) for h in hits) + "?"
-
-
 def check_known_input(source: str) -> None:
     """Raise an InputError naming the closest workloads and networks when SOURCE is neither a
     file, a network nor a workload spec (a `.mlir` path is left to the parser's own error)."""

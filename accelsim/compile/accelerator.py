@@ -10,6 +10,17 @@ a two-level one exactly what it always got.
 Producer-consumer fusion (the pipeline's first pass) is kept only where it pays: when it
 fuses anything, the module is compiled with and without it and the analytic estimate of
 each decides (fewer cycles wins, a tie keeps the unfused program); a remark says which.
+
+Loop order: the schedule must not depend on how the loops were written. A top-level perfect
+nest (depth <= 3) of the entry function that the tile search's model does not cover (bounds
+that are not a box: triangular, trapezoidal, skewed; or any nest when the search does not
+apply to the function and the cache model tiles it) is compiled in every loop order the
+dependences allow (`affine-loop-interchange`, first in the pipeline), and the order with the
+fewest cycles by the analytic estimate is kept (a tie keeps the order as written). A function
+of several nests chooses each nest's order on a module holding that nest alone, so the
+choice does not depend on how the others are written; the orders chosen are kept when the
+whole program then estimates faster than as written (a remark names them). Every written
+order of a nest has the same set of candidates, so it gets the same schedule.
 """
 
 from __future__ import annotations
@@ -19,13 +30,14 @@ from dataclasses import dataclass
 from accelsim.compile.clone import clone_module
 from accelsim.compile.compile_cache import adopt_body, estimated, run_passes
 from accelsim.compile.frontend import lower_linalg
-from accelsim.compile.pipeline import COPY, PC_FUSE, AcceleratorPipeline
+from accelsim.compile.pipeline import COPY, INTERCHANGE, PC_FUSE, AcceleratorPipeline
 from accelsim.compile.tile_search import SearchResult, search
 from accelsim.compile.tile_search_levels import search_levels
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
 from compiler.diagnostics import UNKNOWN_LOC, Location, Remark
-from compiler.ir.ops import ModuleOp
+from compiler.ir.ops import AffineForOp, ModuleOp
+from compiler.transforms.tiling.bands import is_hyper_rectangular
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +47,7 @@ class _Compiled:
     pipeline: AcceleratorPipeline
     compiled: ModuleOp | None
     remarks: tuple[Remark, ...]
+    searched: bool = False      # the tile search's model chose the tiles (not the cache model)
 
 
 def accelerator_pipeline(config: HardwareConfig, module: ModuleOp | None = None,
@@ -73,6 +86,98 @@ def compile_for_accelerator(config: HardwareConfig, module: ModuleOp,
 
 
 def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
+    """`_choose_written` on the module as written, or in the loop order of its non-box nests
+    the analytic estimate finds fastest (module left unchanged)."""
+    from compiler.ir.entry import entry_function
+    from compiler.transforms.rewrite.permute import legal_orders, permutable_band
+
+    best = _choose_written(module, config, func)
+    if len(config.memory_chain()) > 2:
+        return best
+    try:
+        entry = entry_function(module, func, InputError)
+    except InputError:
+        return best
+    roots = [op for op in entry.body.ops if isinstance(op, AffineForOp)]
+    nests = []
+    for k, root in enumerate(roots):
+        band = _perfect(root)
+        if len(band) < 2 or len(band) > _MAX_INTERCHANGE_DEPTH \
+                or (best.searched and is_hyper_rectangular(band)) or not permutable_band(band):
+            continue
+        orders = legal_orders(band)
+        if len(orders) > 1:
+            nests.append((k, orders))
+    if not nests:
+        return best
+    best = _compiled(module, best)
+    assert best.compiled is not None
+    written_cycles = estimated(best.compiled, config, func).cycles
+    # each nest's order is chosen on a module holding that nest alone (where the other nests
+    # can go: no results), so the choice never depends on how the other nests are written
+    steps: list[tuple[str, int, tuple[int, ...]]] = []
+    for k, orders in nests:
+        alone = _alone(module, entry.sym_name, k) if len(roots) > 1 else None
+        base, index = (module, k) if alone is None else (alone, 0)
+        top, top_cycles = orders[0], None
+        for order in orders:
+            mod = _interchanged(base, config, ((entry.sym_name, index, order),))
+            cand = _compiled(mod, _choose_written(mod, config, func))
+            assert cand.compiled is not None
+            cycles = estimated(cand.compiled, config, func).cycles
+            if top_cycles is None or cycles < top_cycles:
+                top, top_cycles = order, cycles
+        if top != tuple(range(len(top))):
+            steps.append((entry.sym_name, k, top))
+    if not steps:
+        return best
+    mod = _interchanged(module, config, tuple(steps))
+    cand = _compiled(mod, _choose_written(mod, config, func))
+    assert cand.compiled is not None
+    cycles = estimated(cand.compiled, config, func).cycles
+    if cycles >= written_cycles:    # never slower than the order as written
+        return best
+    why = Remark(INTERCHANGE, _loc(module, func),
+                 "loop order " + "; ".join(f"nest {k}: {','.join(map(str, p))}" for _, k, p in steps)
+                 + f" kept: the analytic estimate is {cycles:,} cycles, {written_cycles:,} as written")
+    return _Compiled(cand.pipeline.replace(interchanges=tuple(steps)), cand.compiled,
+                     (why, *cand.remarks), cand.searched)
+
+
+def _interchanged(module: ModuleOp, config: HardwareConfig,
+                  steps: tuple[tuple[str, int, tuple[int, ...]], ...]) -> ModuleOp:
+    """A clone of `module` with the interchanges of `steps` applied."""
+    mod = clone_module(module)
+    passes = AcceleratorPipeline.for_config(config).replace(interchanges=steps).passes()
+    run_passes(mod, passes[:len(steps)])
+    return mod
+
+
+def _alone(module: ModuleOp, func: str, k: int) -> ModuleOp | None:
+    """A clone of `module` whose function `func` keeps, of its top-level loop nests, the k-th
+    alone (None when another one has results the rest of the function uses)."""
+    mod = clone_module(module)
+    entry = next(f for f in mod.funcs if f.sym_name == func)
+    roots = [op for op in entry.body.ops if isinstance(op, AffineForOp)]
+    if any(r.results for j, r in enumerate(roots) if j != k):
+        return None
+    for j, r in enumerate(roots):
+        if j != k:
+            r.erase()
+    return mod
+
+
+# loop nests deeper than this are not reordered (depth! orders, each a compile)
+_MAX_INTERCHANGE_DEPTH = 3
+
+
+def _perfect(root: AffineForOp) -> list[AffineForOp]:
+    from compiler.transforms.rewrite.permute import perfect_band
+
+    return perfect_band(root)
+
+
+def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Compiled:
     """The tile search's (or the cache model's) pipeline, with producer-consumer fusion where
     the estimate of the compiled program says it is faster (module left unchanged)."""
     if len(config.memory_chain()) > 2:  # not yet on hierarchies (`for_hierarchy`)
@@ -89,7 +194,7 @@ def _choose(module: ModuleOp, config: HardwareConfig, func: str | None) -> _Comp
     why = Remark(PC_FUSE, _loc(module, func),
                  f"producer-consumer fusion {verb}: the analytic estimate is {a:,} cycles with it, "
                  f"{b:,} without it")
-    return _Compiled(keep.pipeline, keep.compiled, (why, *keep.remarks))
+    return _Compiled(keep.pipeline, keep.compiled, (why, *keep.remarks), keep.searched)
 
 
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
@@ -97,7 +202,7 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
     if found is None:
         return _cache_model(module, config, func, fuse)
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
-    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks)
+    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
 
 
 def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
@@ -124,7 +229,7 @@ def _compiled(module: ModuleOp, c: _Compiled) -> _Compiled:
         return c
     mod = clone_module(module)
     pipe, remarks = run_pipeline(c.pipeline, mod)
-    return _Compiled(pipe, mod, tuple(remarks))
+    return _Compiled(pipe, mod, tuple(remarks), c.searched)
 
 
 def run_pipeline(pipe: AcceleratorPipeline, module: ModuleOp

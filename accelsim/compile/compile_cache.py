@@ -8,7 +8,10 @@ of a program already proven. Here those results are kept under the *content* of 
 their options — never under an object's `id()`:
 
 - `run_passes(module, passes)`: a pass list's output module (pickled: the exact object graph,
-  not a print -> parse round trip) and its remarks;
+  not a print -> parse round trip) and its remarks; a pass whose output depends on a capacity
+  option only through comparisons says for which capacities its run holds
+  (`AffinePipelineDataTransferPass.capacity_range`), and a run at another capacity in that
+  range is the same run;
 - `proven_race_free(module)` / `record_race_free(module)`: a compiled program the race proof
   already passed;
 - `memo(kind, parts, compute)`: any other result of the compiler's analyses, under its
@@ -89,9 +92,21 @@ def run_passes(module: ModuleOp, passes: Sequence[Any], verify_each: bool = True
     if not active():
         pm.run(module)
         return list(pm.remarks)
-    key = _key("passes", module_key(module), verify_each,
-               *[(p.name, repr(p.options)) for p in passes])
+    source = module_key(module)
+    key = _key("passes", source, verify_each, *[(p.name, repr(p.options)) for p in passes])
+    # a pass whose output depends on a capacity only through comparisons (`CAPACITY_OPTION`,
+    # `capacity_range` after its run): the runs of the list at other capacities, by range
+    sized = [k for k, p in enumerate(passes) if _capacity(p) is not None]
+    index = _key("passes-any-capacity", source, verify_each,
+                 *[(p.name, repr(_without_capacity(p))) for p in passes]) if sized else None
     hit = _load(key)
+    if hit is None and index is not None:
+        caps = [_capacity(passes[k]) for k in sized]
+        for ranges, other in _load(index) or ():
+            if all(lo <= c <= hi for c, (lo, hi) in zip(caps, ranges, strict=True)):
+                hit = _load(other)
+                if hit is not None:
+                    break
     if hit is not None:
         out, remarks = hit
         adopt_body(module, out)
@@ -99,7 +114,25 @@ def run_passes(module: ModuleOp, passes: Sequence[Any], verify_each: bool = True
     pm.run(module)
     remarks = list(pm.remarks)
     _store(key, (module, remarks))
+    if index is not None:
+        ranges = tuple(passes[k].capacity_range for k in sized)
+        _store(index, [*(_load(index) or ()), (ranges, key)][-16:])
     return remarks
+
+
+def _capacity(p: Any) -> int | None:
+    """The capacity in bytes of a pass with a `CAPACITY_OPTION` (KiB), if set."""
+    field = getattr(p, "CAPACITY_OPTION", None)
+    kib = getattr(p.options, field) if field else None
+    return None if kib is None else int(kib) * 1024
+
+
+def _without_capacity(p: Any) -> object:
+    import dataclasses
+
+    # (under the "passes-any-capacity" kind: no clash with a run whose capacity is unset)
+    return dataclasses.replace(p.options, **{p.CAPACITY_OPTION: None}) if _capacity(p) is not None \
+        else p.options
 
 
 def proven_race_free(module: ModuleOp) -> bool:

@@ -45,6 +45,7 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
+INTERCHANGE = "affine-loop-interchange"
 
 
 def copy_share_kib(sram_kib: int, stages: int) -> int:
@@ -116,6 +117,12 @@ class AcceleratorPipeline:
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
+    # copies of a re-read region hoisted over loops it depends on, as the union of their
+    # iterations, where it fits (the copy pass's `hoist-over-dependent-loops`; not with copy_depth)
+    hoist_over_dependent_loops: bool = True
+    # first: nests run in another loop order, (function, top-level nest index, permutation)
+    # each (`affine-loop-interchange`; the order the analytic estimate found fastest)
+    interchanges: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
     # the copy pass's `skip-oversized`: a block whose buffers do not fit even at the innermost
     # level copies what fits and leaves the rest in slow memory (`with_fallback` sets it when
     # the program would not compile otherwise)
@@ -126,6 +133,7 @@ class AcceleratorPipeline:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
+        object.__setattr__(self, "interchanges", tuple((f, n, tuple(p)) for f, n, p in self.interchanges))
         if self.inner:
             if self.tile_sizes is None and self.tile_cache_kib is None:
                 raise ConfigError("accelerator pipeline: inner levels need the first level's tiling")
@@ -203,6 +211,8 @@ class AcceleratorPipeline:
     def steps(self) -> list[tuple[str, str]]:
         """(pass name, mlir-opt option text) of each pass, in order."""
         out: list[tuple[str, str]] = []
+        for func, nest, perm in self.interchanges:
+            out.append((INTERCHANGE, f"func={func} nest={nest} permutation={','.join(map(str, perm))}"))
         if self.producer_consumer_fusion:
             out.append((PC_FUSE, f"private-memory-space={self.fast_space}"))
         if self.sibling_fusion:
@@ -251,7 +261,7 @@ class AcceleratorPipeline:
     def _depth_opts(self) -> str:
         """The copy pass's placement options of an explicit mapping ('' by default)."""
         if not self.copy_depth:
-            return ""
+            return " hoist-over-dependent-loops" if self.hoist_over_dependent_loops else ""
         return f" copy-depth={self.copy_depth}" + ("" if self.hoist_read_copies
                                                      else " hoist-read-copies=false")
 

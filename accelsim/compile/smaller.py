@@ -7,14 +7,16 @@ tiles grow and the copies climb out of the loops that pipelined them (a whole ar
 before the first kernel, nothing overlapped): PolyBench's atax on `default` took 27,443 cycles
 with 128 KiB and 29,371 with 512 KiB, syrk 460,161 with 256 KiB and 467,578 with 512 KiB.
 Every pipeline the machine with less memory would compile fits this one, so the capacity
-rule is applied to the machine and to the same machine with its on-chip capacity halved
-`LADDER - 1` times (`capacity_ladder`), each compiled and estimated by the analytic
-estimate on the real machine, and the fewest cycles wins (ties: the larger capacity).
+rule is applied to the machine and to the same machine with its on-chip capacities halved
+(`capacity_ladder`: `LADDER` capacities with one on-chip level; with several, `LEVEL_RUNGS`
+per level in every combination), each compiled and estimated by the analytic estimate on
+the real machine, and the fewest cycles wins (ties: the larger capacities).
 
 A capacity at which the cache model's tiles already hold every byte the program touches in
-slow memory compiles as every larger one does (whole tiles, whole-array copies), so the
-ladder starts at the smallest such capacity (`_top`): a machine with more memory than that
-gets the same ladder, and one with less gets the smaller machines' choices among its own.
+slow memory compiles as every larger one does (whole tiles, whole-array copies), so a level's
+rungs start at the smallest such capacity (`_rungs`): a machine with more memory than that
+gets the same ladder, and one with less gets the smaller machines' choices among its own
+(all of them while the choice is not the smallest rung).
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from collections.abc import Sequence
 
 from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
-from compiler.diagnostics import Remark
+from compiler.diagnostics import AccelsimError, Remark
 from compiler.ir import ops as O
 
 LADDER = 4   # capacities weighed: the machine's and 3 halvings (each one compile + estimate)
+LEVEL_RUNGS = 3  # with several on-chip levels: each level's and 2 halvings, every combination
 
 
 def slow_bytes(module: O.ModuleOp, slow_space: int) -> int:
@@ -55,44 +58,39 @@ def _capacities(config: HardwareConfig) -> dict[str, int]:
     return {f"memory.{lv.name}.capacity_kib": lv.capacity_kib for lv in config.memory_chain()[1:]}
 
 
-def _scaled(caps: dict[str, int], k: int) -> dict[str, int] | None:
-    """`caps` halved k times, or None where a level would drop below 1 KiB."""
-    out = {key: kib >> k for key, kib in caps.items()}
-    return out if min(out.values()) >= 1 else None
-
-
-def _holds_all(caps: dict[str, int], stages: int, need_kib: int) -> bool:
-    """The cache model's tiles at these capacities hold `need_kib` on every level (1/stages of
-    a level for the copies, half of that for the tiles: `AcceleratorPipeline.for_config`)."""
-    return min(caps.values()) // max(1, stages) // 2 >= need_kib
-
-
-def _top(caps: dict[str, int], stages: int, need_kib: int) -> int:
-    """How many halvings of `caps` the ladder starts at: the smallest capacity of the form
-    caps / 2^k whose cache model still holds everything (each larger one compiles the same)."""
-    k = 0
-    while True:
-        nxt = _scaled(caps, k + 1)
-        if nxt is None or not _holds_all(nxt, stages, need_kib):
-            return k
-        k += 1
+def _rungs(kib: int, stages: int, need_kib: int, count: int) -> list[int]:
+    """Up to `count` capacities of one level, `kib` halved: from the smallest whose cache
+    model still holds `need_kib` (1/stages of the level for the copies, half of that for the
+    tiles: `AcceleratorPipeline.for_config`; every larger one compiles the same) down, none
+    below 1 KiB."""
+    while (kib // 2) // max(1, stages) // 2 >= need_kib and kib // 2 >= 1:
+        kib //= 2
+    out = []
+    while kib >= 1 and len(out) < count:
+        out.append(kib)
+        kib //= 2
+    return out
 
 
 def capacity_ladder(config: HardwareConfig, module: O.ModuleOp, stages: int = 2
                     ) -> list[HardwareConfig]:
-    """`config` and up to `LADDER - 1` machines with its on-chip capacity halved (every level
-    at once), largest first; capacities above the smallest one whose cache model holds all
-    of the module's slow-memory bytes are left out (they compile as it does)."""
+    """`config` and the machines with its on-chip levels' capacities halved: each level's
+    `_rungs` (`LADDER` of them with one on-chip level, `LEVEL_RUNGS` each with more), every
+    combination, the largest capacities first; capacities above the smallest one whose
+    cache model holds all of the module's slow-memory bytes are left out (they compile as
+    that one does)."""
+    import itertools
+
     caps = _capacities(config)
     slow = config.memory_chain()[0].space if config.memory else config.spaces.dram
     need_kib = -(-slow_bytes(module, slow) // 1024)
-    first = _top(caps, stages, need_kib)
+    count = LADDER if len(caps) == 1 else LEVEL_RUNGS
+    rungs = [_rungs(kib, stages, need_kib, count) for kib in caps.values()]
+    combos = sorted(itertools.product(*rungs), key=lambda c: (-sum(c), [-x for x in c]))
     out: list[HardwareConfig] = []
-    for k in range(first, first + LADDER):
-        scaled = _scaled(caps, k)
-        if scaled is None:
-            break
-        out.append(config if k == 0 else config.with_overrides(scaled))
+    for combo in combos:
+        scaled = dict(zip(caps, combo, strict=True))
+        out.append(config if scaled == caps else config.with_overrides(scaled))
     return out
 
 
@@ -109,6 +107,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
+    from compiler.transforms.affine_data_copy_generate import CopyCapacityError
     from compiler.transforms.registry import PassManager, create_pass
 
     fusion = [(n, o) for n, o in pipes[0].steps() if n in (PC_FUSE, FUSE)]
@@ -121,13 +120,23 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
         mod = clone_module(fused)
         pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
         try:
-            pm.run(mod)
+            try:
+                pm.run(mod)
+            except CopyCapacityError:
+                if pipe.skip_oversized_copies or not pipe.copies:
+                    raise
+                # copies that do not fit even at the innermost level: what fits is copied,
+                # the rest stays in slow memory (`accelerator.run_pipeline`)
+                pipe = pipe.replace(skip_oversized_copies=True)
+                mod = clone_module(fused)
+                pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
+                pm.run(mod)
             verify(mod)
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles
         except OverLimit:
             continue
-        except Exception:  # a smaller machine's pipeline the passes refuse is skipped
+        except AccelsimError:  # a smaller machine's pipeline the passes refuse is skipped
             if i == 0:
                 raise
             continue
@@ -138,4 +147,4 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     return best[1], best[2], best[3], best[4]
 
 
-__all__ = ["LADDER", "best_compiled", "capacity_ladder", "slow_bytes"]
+__all__ = ["LADDER", "LEVEL_RUNGS", "best_compiled", "capacity_ladder", "slow_bytes"]

@@ -38,7 +38,7 @@ from accelsim.compile.tile_model import Placement, Schedule, TileModel
 from accelsim.compile.tile_replay import replay
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
-from compiler.diagnostics import Remark
+from compiler.diagnostics import AccelsimError, Remark
 from compiler.ir import ops as O
 
 MIN_TILE = 8
@@ -280,7 +280,7 @@ def _evaluate(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             tail_remarks = run_passes(mod, tail, verify_each=False)
             verify(mod)  # once per finalist, not after every pass: a broken one is still skipped
             cycles = estimated(mod, config, func).cycles
-        except Exception:  # a candidate the passes or SRAM refuse is skipped
+        except AccelsimError:  # a candidate the passes, the verifier or SRAM refuse is skipped
             continue
         # ties: the cache model, then the better score
         order = (cycles, 0 if pipe is base else rank + 1)

@@ -36,6 +36,7 @@ from accelsim.compile.tile_search import (
 )
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
+from compiler.diagnostics import AccelsimError
 from compiler.ir import ops as O
 
 REPLAYS = 8     # candidates replayed per level (the rest are pruned by their bounds)
@@ -58,7 +59,7 @@ def search_levels(module: O.ModuleOp, config: HardwareConfig, func: str | None =
     pm = PassManager(pipe.passes())
     try:
         pm.run(mod)
-    except Exception:  # a choice the passes refuse: the cache model per level decides
+    except AccelsimError:  # a choice the passes refuse: the cache model per level decides
         return None
     return SearchResult(pipe, choice, mod, tuple(pm.remarks))
 

@@ -162,9 +162,6 @@ class DramTiming:
             out[chan].append((b, g // self.bank_groups, g, row, c))
         return tuple(tuple(r) for r in out)
 
-    def to_dram(self, cycles: float) -> float:
-        return cycles * self.ratio
-
     def to_cycles(self, clocks: float) -> int:
         """Accelerator cycles at or after DRAM clock `clocks` (rounded up)."""
         c = clocks / self.ratio

@@ -46,6 +46,7 @@ from accelsim.cost import (
 from accelsim.cost.kernel_shape import KernelShape
 from accelsim.cost.systolic import ArrayCost, GemmView, array_cost
 from compiler.analysis.counting import OpCounts, access_boxes, control_key, count_ops
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.ops import FuncOp
 from compiler.ir.types import MemRefType
 
@@ -68,10 +69,6 @@ class KernelCost:
     array: ArrayCost | None = None  # folds under a systolic dataflow (None: fixed rule)
     compute_pj: float = 0.0  # the call's compute energy, by precision (`cost.precision`)
 
-    @property
-    def touches_dram(self) -> bool:
-        return self.dram_direct_cycles > 0
-
 
 def on_array(cc: ComputeConfig, counts: OpCounts) -> bool:
     """Whether the kernel is costed on the matrix array: a matrix unit and a matmul-like kernel
@@ -90,56 +87,54 @@ class CostModel:
     `CostModel.for_config(cfg)` shares one model (and its cache) per hardware config."""
 
     _shared: dict[HardwareConfig, CostModel] = {}
-    _by_id: dict[int, tuple[HardwareConfig, CostModel]] = {}  # the same, by object identity
+    # the same, by the config object (no hash of the whole config for a known object)
+    _by_id: ObjectCache[CostModel] = ObjectCache("cost.kernel models by config")
 
     @classmethod
     def for_config(cls, config: HardwareConfig) -> CostModel:
-        hit = cls._by_id.get(id(config))  # no hash of the whole config for a known object
-        if hit is not None and hit[0] is config:
-            return hit[1]
+        hit = cls._by_id.get(id(config))
+        if hit is not None:
+            return hit
         model = cls._shared.get(config)
         if model is None:
-            if len(cls._shared) > 16:
+            if len(cls._shared) > 16:  # by value: a sweep makes a config per point
                 cls._shared.clear()
-                cls._by_id.clear()
             model = cls._shared[config] = cls(config)
-        if len(cls._by_id) > 64:
-            cls._by_id.clear()
-        cls._by_id[id(config)] = (config, model)
-        return model
+        return cls._by_id.put(config, model)
 
     def __init__(self, config: HardwareConfig):
         self.config = config
-        # (id(func), args) -> (func, cost): the entry keeps `func` alive and is checked by
-        # identity, so an id reused by a later module can never hit a stale entry
-        self._cache: dict[tuple[int, tuple[int | None, ...], bool], tuple[FuncOp, KernelCost]] = {}
+        # per kernel: (args, True) -> its cost for a call with these arguments, and
+        # (control key, False) -> the cost of its first call with that control key
+        self._cache: ObjectCache[dict[tuple[tuple[int | None, ...], bool], KernelCost]] = \
+            ObjectCache("cost.kernel costs per call")
+        # (structure id, trip counts) -> cost: by content, shared by a kernel's copies
         self._by_shape: dict[tuple[int, tuple[int, ...]], KernelCost] = {}
 
     def kernel(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
-        key = (id(func), tuple(args), True)
-        hit = self._cache.get(key)
-        if hit is not None and hit[0] is func:
-            return hit[1]
-        if len(self._cache) > 20_000:
-            self._cache.clear()
+        key = (tuple(args), True)
+        table = self._cache.get(id(func))
+        if table is None:
+            table = self._cache.put(func, {})
+        else:
+            hit = table.get(key)
+            if hit is not None:
+                return hit
+        if len(self._by_shape) > 20_000:
             self._by_shape.clear()
         # a rectangular kernel costs the same for every call with the same trip counts, and
         # so does every kernel with the same structure (outlined copies, module clones); a
         # kernel's first call is costed directly (most kernels are called with one set of
         # trip counts, and its shape costs about as much as counting it)
-        shaped = _SHAPES.get(id(func))
+        ks = summary(func)
         trips = None
-        if shaped is None or shaped[0] is not func:
-            if _SEEN.get(id(func)) is not func:
-                if len(_SEEN) > 1000:
-                    _SEEN.clear()
-                _SEEN[id(func)] = func
-            else:
-                # seen before: on another config with the same control arguments (a sweep
-                # point) its figures are known and its shape is not needed
-                d = _DIRECT.get((id(func), control_key(func, args)))
-                if d is None or d[0] is not func:
-                    fp, trips = kernel_shape_key(func, args)
+        if ks.shape is None:
+            if not ks.costed:
+                ks.costed = True
+            elif control_key(func, args) not in ks.direct:
+                # seen before, and not on another config with the same control arguments (a
+                # sweep point), whose figures are known and need no shape
+                fp, trips = kernel_shape_key(func, args)
         else:
             fp, trips = kernel_shape_key(func, args)
         if trips is not None:
@@ -147,40 +142,36 @@ class CostModel:
             cost = self._by_shape.get(skey)
             if cost is None:
                 # the first call's direct entry, when these arguments have its control key
-                chit = self._cache.get((id(func), control_key(func, args), False))
-                if chit is not None and chit[0] is func:
-                    cost = chit[1]
-                else:
+                cost = table.get((control_key(func, args), False))
+                if cost is None:
                     counts, footprint = _figures(func, args, skey)
                     cost = self._best(func, args, counts, footprint, trips)
                 self._by_shape[skey] = cost
-            self._cache[key] = (func, cost)
+            table[key] = cost
             return cost
         # counts (and footprint sizes) depend only on the arguments that reach loop bounds or
         # conditions; the rest only move the accessed boxes around
-        ckey = (id(func), control_key(func, args), False)
-        chit = self._cache.get(ckey)
-        if chit is None or chit[0] is not func:
-            chit = (func, self._cost(func, args))
-            self._cache[ckey] = chit
-        self._cache[key] = chit
-        return chit[1]
+        ckey = (control_key(func, args), False)
+        cost = table.get(ckey)
+        if cost is None:
+            cost = table[ckey] = self._cost(func, args)
+        table[key] = cost
+        return cost
 
     def _cost(self, func: FuncOp, args: Sequence[int | None]) -> KernelCost:
-        # the figures are config-independent: shared by every config's model
-        dkey = (id(func), control_key(func, args))
-        d = _DIRECT.get(dkey)
-        if d is None or d[0] is not func:
-            if len(_DIRECT) > 20_000:
-                _DIRECT.clear()
-            d = _DIRECT[dkey] = [func, count_ops(func, args), None]
-        counts = d[1]
+        # the figures are config-independent: the kernel's summary, shared by every config
+        direct = summary(func).direct
+        ckey = control_key(func, args)
+        d = direct.get(ckey)
+        if d is None:
+            d = direct[ckey] = [count_ops(func, args), None]
+        counts = d[0]
         on_matrix = on_array(self.config.compute, counts)
-        if on_matrix and d[2] is None:
-            d[2] = _footprint_by_space(func, args)
-        trips = (_shape(func)[2].key(args) if on_matrix or self.config.sram.bank_model == "conflicts"
+        if on_matrix and d[1] is None:
+            d[1] = _footprint_by_space(func, args)
+        trips = (_shape(func).key(args) if on_matrix or self.config.sram.bank_model == "conflicts"
                  or self.config.compute.vector_registers else None)
-        return self._best(func, args, counts, d[2] if on_matrix else {}, trips)
+        return self._best(func, args, counts, d[1] if on_matrix else {}, trips)
 
     def _best(self, func: FuncOp, args: Sequence[int | None], counts: OpCounts,
               footprint: dict[int, int], trips: tuple[int, ...] | None) -> KernelCost:
@@ -324,11 +315,34 @@ class CostModel:
 # Config-independent figures of rectangular kernels, by (structure id, trip counts): op counts
 # and footprint bytes per memory space. Shared by every config's model.
 _FIGURES: dict[tuple[int, tuple[int, ...]], tuple[OpCounts, dict[int, int]]] = {}
-_SHAPES: dict[int, tuple[FuncOp, int, KernelShape]] = {}  # id(func) -> (func, structure id, shape)
-_SEEN: dict[int, FuncOp] = {}  # id(func) -> func: kernels costed once already
-# (id(func), control key) -> [func, counts, footprint by space or None]: figures of kernels
-# costed directly (not by shape), for every config (the entry keeps func alive)
-_DIRECT: dict[tuple[int, tuple[int | None, ...]], list] = {}  # type: ignore[type-arg]
+
+
+class KernelSummary:
+    """What the cost model knows of one kernel function, for every config, made once per
+    kernel (an `ObjectCache` entry: dropped with the function, or when a pass changes its
+    module): its shape (`KernelShape`, made on demand) and structure id, whether it has been
+    costed, and the figures of its direct costs per control key ([counts, footprint bytes
+    by memory space, or None until a matrix unit needs it])."""
+
+    __slots__ = ("costed", "direct", "fid", "shape")
+
+    def __init__(self) -> None:
+        self.shape: KernelShape | None = None
+        self.fid: int | None = None
+        self.costed = False
+        self.direct: dict[tuple[int | None, ...], list] = {}  # type: ignore[type-arg]
+
+
+_SUMMARIES: ObjectCache[KernelSummary] = ObjectCache("cost.kernel summaries")
+
+
+def summary(func: FuncOp) -> KernelSummary:
+    """The kernel summary of `func` (made empty on first use)."""
+    ks = _SUMMARIES.get(id(func))
+    if ks is None:
+        ks = _SUMMARIES.put(func, KernelSummary())
+    return ks
+
 _FINGERPRINTS: dict[tuple, int] = {}  # type: ignore[type-arg]  # structure -> id, never reused
 _NEXT_ID = itertools.count()
 
@@ -336,9 +350,7 @@ _NEXT_ID = itertools.count()
 def clear_caches() -> None:
     """Forget every shared kernel figure and per-config model (benchmarks of cold runs)."""
     _FIGURES.clear()
-    _SHAPES.clear()
-    _SEEN.clear()
-    _DIRECT.clear()
+    _SUMMARIES.clear()
     CostModel._shared.clear()
     CostModel._by_id.clear()
     kernel_shape.clear_caches()
@@ -349,36 +361,34 @@ def clear_caches() -> None:
 
 def kernel_shape_key(func: FuncOp, args: Sequence[int | None]) -> tuple[int, tuple[int, ...] | None]:
     """(structure id of `func`, its trip counts for `args` or None when not rectangular)."""
-    trips = _shape(func)[2].key(args)
+    trips = _shape(func).key(args)
     return (_structure_id(func) if trips is not None else -1), trips
 
 
 def cost_args(func: FuncOp) -> frozenset[int]:
     """Positions of the arguments a call's cost can depend on: for a rectangular kernel only
     those that change a trip count (the rest move the accessed boxes around)."""
-    return _shape(func)[2].trip_args
+    return _shape(func).trip_args
 
 
-def _shape(func: FuncOp) -> tuple[FuncOp, int | None, KernelShape]:
-    """(func, structure id once known, shape)."""
-    hit = _SHAPES.get(id(func))
-    if hit is None or hit[0] is not func:
-        if len(_SHAPES) > 1000:  # entries keep their function (and module) alive: stay bounded
-            _SHAPES.clear()
-        hit = _SHAPES[id(func)] = (func, None, KernelShape(func))
-    return hit
+def _shape(func: FuncOp) -> KernelShape:
+    ks = summary(func)
+    if ks.shape is None:
+        ks.shape = KernelShape(func)
+    return ks.shape
 
 
 def _structure_id(func: FuncOp) -> int:
-    func_, fid, shape = _shape(func)
-    if fid is None:
-        fid = _FINGERPRINTS.get(shape.fingerprint)
+    ks = summary(func)
+    if ks.fid is None:
+        fp = _shape(func).fingerprint
+        fid = _FINGERPRINTS.get(fp)
         if fid is None:
             if len(_FINGERPRINTS) > 10_000:
                 _FINGERPRINTS.clear()
-            fid = _FINGERPRINTS[shape.fingerprint] = next(_NEXT_ID)
-        _SHAPES[id(func)] = (func_, fid, shape)
-    return fid
+            fid = _FINGERPRINTS[fp] = next(_NEXT_ID)
+        ks.fid = fid
+    return ks.fid
 
 
 def _figures(func: FuncOp, args: Sequence[int | None],

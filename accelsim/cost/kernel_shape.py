@@ -23,6 +23,7 @@ from typing import Any
 
 from compiler.ir.affine_eval import compile_map
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.ops import AffineForOp, AffineIfOp, AffineLoadOp, AffineStoreOp, ConstantOp, FuncOp
 
 _Bound = tuple[Callable[[Sequence[int]], tuple[int, ...]], list[tuple[int, int]]]  # map, operands
@@ -160,23 +161,22 @@ def _rectangular(func: FuncOp, shape: KernelShape) -> list[tuple[_Bound, _Bound,
     return loops
 
 
-# (id(map), which operands are induction variables) -> (map, linear): shared by the kernels
-# of a program (their copies share map objects); the entry keeps the map alive
-_LINEAR: dict[tuple[int, tuple[bool, ...]], tuple[Any, bool]] = {}
+# per map: which operands are induction variables -> linear: shared by the kernels of a
+# program (their copies share map objects)
+_LINEAR: ObjectCache[dict[tuple[bool, ...], bool]] = ObjectCache("kernel_shape linear maps")
 
 
 def _linear_access(m: Any, is_iv: list[bool]) -> bool:
     """Every result of the access map `m` is linear in the induction variables plus parts
     that read none."""
-    key = (id(m), tuple(is_iv))
-    hit = _LINEAR.get(key)
-    if hit is not None and hit[0] is m:
-        return hit[1]
-    nd = m.num_dims
-    ok = all(_iv_form(r, is_iv, nd) < 2 for r in m.results)
-    if len(_LINEAR) > 20_000:
-        _LINEAR.clear()
-    _LINEAR[key] = (m, ok)
+    table = _LINEAR.get(id(m))
+    if table is None:
+        table = _LINEAR.put(m, {})
+    key = tuple(is_iv)
+    ok = table.get(key)
+    if ok is None:
+        nd = m.num_dims
+        ok = table[key] = all(_iv_form(r, is_iv, nd) < 2 for r in m.results)
     return ok
 
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.ir.affine_expr import AffineExpr, Binary, Dim, Sym
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, FuncOp
 from compiler.ir.types import MemRefType, row_major_strides
 
@@ -66,33 +67,28 @@ class Counted:
         return self.count * self.access.ebytes
 
 
-_STATIC: dict[int, tuple[FuncOp, list[Access] | None]] = {}
-_PLANS: dict[tuple[int, tuple[int, ...], int, int], tuple[FuncOp, list[Counted] | None]] = {}
+# per kernel: (None,) -> its accesses, (trips, lanes, registers) -> a call's plan
+_PER_FUNC: ObjectCache[dict[tuple[object, ...], list | None]] = \
+    ObjectCache("vector_reuse accesses and plans")  # type: ignore[type-arg]
 
 
 def accesses(func: FuncOp) -> list[Access] | None:
     """Every load/store of `func` in walk order, or None (a dynamic shape, a non-linear index)."""
-    hit = _STATIC.get(id(func))
-    if hit is not None and hit[0] is func:
-        return hit[1]
-    out = _read(func)
-    if len(_STATIC) > 1000:  # entries keep their function alive: stay bounded
-        _STATIC.clear()
-    _STATIC[id(func)] = (func, out)
+    table = _PER_FUNC.table(func)
+    if (None,) in table:
+        return table[(None,)]
+    out = table[(None,)] = _read(func)
     return out
 
 
 def plan(func: FuncOp, trips: Sequence[int], lanes: int, registers: int) -> list[Counted] | None:
     """Each access's count for one call with these loop trip counts (walk order)."""
-    key = (id(func), tuple(trips), lanes, registers)
-    hit = _PLANS.get(key)
-    if hit is not None and hit[0] is func:
-        return hit[1]
+    key = (tuple(trips), lanes, registers)
+    table = _PER_FUNC.table(func)
+    if key in table:
+        return table[key]
     acc = accesses(func)
-    out = None if acc is None else _plan(acc, trips, lanes, registers)
-    if len(_PLANS) > 20_000:
-        _PLANS.clear()
-    _PLANS[key] = (func, out)
+    out = table[key] = None if acc is None else _plan(acc, trips, lanes, registers)
     return out
 
 
@@ -226,5 +222,4 @@ def _positions(e: AffineExpr, nd: int) -> set[int]:
 
 
 def clear_caches() -> None:
-    _STATIC.clear()
-    _PLANS.clear()
+    _PER_FUNC.clear()

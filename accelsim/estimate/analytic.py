@@ -57,6 +57,7 @@ from compiler.ir import ops as O
 from compiler.ir.affine_eval import compile_map, compile_set, expr_source
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
 from compiler.ir.affine_map import AffineMap, IntegerSet
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.entry import entry_function
 from compiler.ir.types import INDEX, MemRefType, row_major_strides
@@ -675,21 +676,24 @@ def _mods(maps: Sequence[AffineMap]) -> int:
     return m
 
 
-_BY_ID: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+# per map or set object: (fn, *extra) -> fn(amap, *extra)
+_BY_ID: ObjectCache[dict[tuple[Any, ...], Any]] = ObjectCache("analytic per-map figures")
 
 
 def _by_identity(fn: Callable[..., Any], amap: Any, *extra: Any) -> Any:
-    """`fn(amap, *extra)` memoized by the map object's identity (checked, the entry keeps it
-    alive): hashing a map by value walks its expressions, and clones share map objects."""
-    key = (fn, id(amap), *extra)
-    hit = _BY_ID.get(key)
-    if hit is not None and hit[0] is amap:
-        return hit[1]
-    out = fn(amap, *extra)
-    if len(_BY_ID) > 100_000:
-        _BY_ID.clear()
-    _BY_ID[key] = (amap, out)
-    return out
+    """`fn(amap, *extra)` memoized by the map object's identity: hashing a map by value walks
+    its expressions, and clones share map objects."""
+    table = _BY_ID.get(id(amap))
+    if table is None:
+        table = _BY_ID.put(amap, {})
+    key = (fn, *extra)
+    hit = table.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = table[key] = fn(amap, *extra)
+    return hit
+
+
+_MISSING = object()
 
 
 def _set_mod(s: IntegerSet) -> int:

@@ -26,8 +26,8 @@ at the full machine's speed while the others finish, until the fair share bounds
 
 What it leaves out is the rest of the contention in time (who waits for whom at a shared
 channel or link in the steady state): the event fidelity has it, and the two are compared by
-tests/accelsim/test_clusters_estimate.py and the workload matrix
-(tests/accelsim/test_cluster_matrix.py).
+tests/accelsim/estimate/test_clusters_estimate.py and the workload matrix
+(tests/accelsim/sim/test_cluster_matrix.py).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel, KernelCost
+from compiler.ir.analysis_cache import ObjectCache
 
 Signature = tuple  # type: ignore[type-arg]
 # dma_ops, kernel calls, DRAM bytes, compute cycles, then the kernels' work for the energy:
@@ -364,23 +365,20 @@ class _Fixed:
     sram_space: int
 
 
-_FIXED: dict[int, tuple[HardwareConfig, _Fixed]] = {}
+_FIXED: ObjectCache[_Fixed] = ObjectCache("estimate per-config figures")
 
 
 def _fixed(config: HardwareConfig) -> _Fixed:
-    """By the config object's identity (checked; the entry keeps it alive): hashing a config
-    by value walks all its sections, and estimates of a sweep point reuse one object."""
+    """By the config object: hashing a config by value walks all its sections, and
+    estimates of a sweep point reuse one object."""
     hit = _FIXED.get(id(config))
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    if len(_FIXED) > 256:
-        _FIXED.clear()
+    if hit is not None:
+        return hit
     out = _Fixed(EnginePolicy.for_config(config), DramPolicy.for_config(config.dram),
                  DmaCostModel.for_config(config), config.control.issue_cycles,
                  config.dma.max_outstanding, config.dma.engines, config.spaces.dram,
                  config.spaces.sram)
-    _FIXED[id(config)] = (config, out)
-    return out
+    return _FIXED.put(config, out)
 
 def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:
     """A `recent` deque from its signature: the future cycles (relative to `t`) at their

@@ -64,21 +64,19 @@ class ControlProcessor:
         """Hand `xfer` to the engine the policy picks and schedule its completion; when that
         engine's queue is full, stall until its oldest queued descriptor starts (a `stall`
         record)."""
-        env = self.env
-        now = env.now
+        now = self.env.now
         loads = self._loads
         cycles, dram_bytes, payload, port, _, loc = xfer.desc
         e, at, start, done = self._accept(now, loads, self._busy, self._recent, self._queues,
                                           cycles, dram_bytes, port, self._reserve, xfer)
         xfer.engine = e
         xfer.loads = loads
-        records = self.records
-        name = self._names[e]
-        records.append(_tnew(TraceRecord, (name, start, done, "dma", payload, xfer.label, loc)))
+        self.records.append(_tnew(TraceRecord, (self._names[e], start, done, "dma", payload,
+                                                xfer.label, loc)))
         if at > now:  # full: room when the oldest queued descriptor starts
-            env.advance_to(at)
-            records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
-                                               f"queue full: {name}", loc)))
+            self.env.advance_to(at)
+            self.records.append(_tnew(TraceRecord, (self.name, now, at, "stall", 0,
+                                                    f"queue full: {self._names[e]}", loc)))
         self._at(done, xfer)  # the transfer itself fires at completion (as a Timeout would)
 
     def _submit_hops(self, xfer: Transfer) -> None:

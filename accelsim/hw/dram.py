@@ -8,7 +8,7 @@ per-channel `free_at` recursion is that FIFO queue, with no SimPy event per requ
 channel, how an interleaved transfer is split over the channels and where the rotation goes
 next are the policy's (`accelsim.cost.dram.DramPolicy`); the access latency is the engine's.
 The analytic estimate's closed-form machine reserves the same way, without the records (the
-two are checked equal by tests/accelsim/test_cost_model_policies.py).
+two are checked equal by tests/accelsim/cost/test_cost_model_policies.py).
 
 With `dram.model = "timing"` the channels are memory controllers instead
 (`accelsim.hw.dram_controller`): a transfer's DRAM sides become requests per channel, bank

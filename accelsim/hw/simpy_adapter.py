@@ -54,10 +54,16 @@ class SimEnv(simpy.Environment):
     def _now(self, t: int) -> None:
         self.now = t
 
-    def schedule_at(self, t: int, event: Event) -> None:
-        """Process `event` at cycle `t` (>= now), after every event already due then (as a
-        `Timeout` scheduled now with delay `t - now` would be)."""
-        heappush(self._queue, (t, NORMAL, next(self._eid), event))
+    def __init__(self, initial_time: int = 0):
+        super().__init__(initial_time)
+        queue, eid = self._queue, self._eid
+
+        def schedule_at(t: int, event: Event, push=heappush, normal=NORMAL, nxt=next) -> None:
+            """Process `event` at cycle `t` (>= now), after every event already due then (as
+            a `Timeout` scheduled now with delay `t - now` would be)."""
+            push(queue, (t, normal, nxt(eid), event))
+
+        self.schedule_at = schedule_at
 
     def advance_to(self, t: int) -> None:
         """Process every event due at or before cycle `t`, then set the clock to `t`.

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 # an intermediate stays on chip when it takes at most this share of the fast level, and the
 # intermediates resident while one kernel runs at most RESIDENT_SHARE (the rest: its tiles)
-LINK_SHARE = 0.5
+LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
 
@@ -104,14 +104,19 @@ def run_fused(network: Network, config: str = "default", hardware: Mapping[str, 
     why = unsupported(cfg)
     groups: list[GroupRun] = []
     if why is None:
+        from accelsim.compile import compile_cache
+
         plan = _Plan(network, cfg, flat_kernels(network), {ln.producer: ln for ln in links(network)})
-        chosen = choose_groups(plan, base_est)
-        groups = [g if fidelity == "analytic" else run_group(plan, g.group, fidelity)
-                  for g in chosen]
+        # a candidate's kernels compile under the content cache, as a layer-by-layer run's do:
+        # a kernel (and a group's race proof) compiled once, by this run or an earlier one, is
+        # not compiled again
+        with compile_cache.enabled():
+            chosen = choose_groups(plan, base_est)
+            groups = [g if fidelity == "analytic" else run_group(plan, g.group, fidelity)
+                      for g in chosen]
     result = assemble(network, base, groups, cfg)
     meta = dict(result.meta)
-    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups),
-                fused_compile_seconds=sum(g.compile_seconds for g in groups))
+    meta.update(wall_seconds=time.perf_counter() - start, fused_groups=len(groups))
     if why is not None:
         meta["fused_note"] = why
     return replace(result, meta=meta)
@@ -248,6 +253,7 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
     """Compile, prove race-free and simulate `group` at `fidelity` (timing only)."""
     from accelsim.api.program import program_of_module
     from accelsim.api.program_run import RunOptions, run_program
+    from accelsim.compile import compile_cache
     from accelsim.compile.race_check import first_race
     from accelsim.dse.evaluate import estimate_figures, report_figures
     from accelsim.errors import CompilerBugError
@@ -255,10 +261,12 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
     t0 = time.perf_counter()
     gp = group_modules(plan, group)
     source, compiled, peak = gp.source, gp.compiled, gp.peak
-    race = first_race(compiled)
-    if race is not None:
-        raise CompilerBugError(f"fused group {_name(plan.network, group)}: race: {race.message}",
-                               race.loc)
+    if not compile_cache.proven_race_free(compiled):  # a group of this content: proven once
+        race = first_race(compiled)
+        if race is not None:
+            raise CompilerBugError(f"fused group {_name(plan.network, group)}: race: {race.message}",
+                                   race.loc)
+        compile_cache.record_race_free(compiled)
     compile_s = time.perf_counter() - t0
     program = program_of_module(source, "group", source=_name(plan.network, group))
     run = run_program(program, plan.config, None, RunOptions(fidelity=fidelity, timing_only=True),
@@ -696,3 +704,13 @@ class FusedData:
 
     def _grouped(self) -> set[int]:
         return {j for g in self.groups.values() for j in g.layers}
+
+
+def _applies(config: str, hardware: Mapping[str, Any]) -> bool:
+    """Whether a fused group can run on this machine (`auto` leaves fused out otherwise)."""
+    from accelsim.config import load_config
+
+    return unsupported(load_config(config).with_overrides(dict(hardware))) is None
+
+
+run_fused.applies = _applies  # type: ignore[attr-defined]

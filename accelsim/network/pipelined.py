@@ -135,6 +135,8 @@ def producers(network: Network) -> list[int | None]:
     writer: dict[str, int] = {}
     for i, layer in enumerate(network.layers):
         reads = [t for k in layer.kernels for _, t in k.reads]
+        if not layer.kernels:  # a view (reshape) reads the tensor it renames
+            reads = [old for _new, old in layer.views]
         known = [writer[t] for t in reads if t in writer]
         if reads or network.functional:
             out.append(max(known) if known else None)
@@ -212,6 +214,9 @@ def run_pipelined(network: Network, config: str = "default",
                  "segments": [[network.layers[a].name, network.layers[b - 1].name, b - a]
                               for a, b in chosen.segments],
                  "pipelined_layers": chosen.pipelined_layers,
+                 # what the plan was chosen from: each layer's cycles on each group size
+                 "layer_cycles_by_group": {str(k): [int(f["cycles"]) for f in v]
+                                           for k, v in by_size.items()},
                  "data_parallel_cycles": sum(int(f["cycles"]) for f in by_size[n])})
     whole = by_size[n]
     peaks = [f.get("peak_macs_per_cycle") for f in whole if f["macs"]]

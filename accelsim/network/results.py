@@ -170,6 +170,9 @@ class NetworkResult:
                 "dram_bytes_saved": None if base is None or dram is None else int(base) - int(dram),
                 "dram_bytes_layer_by_layer": base,
                 "honest_bound_bytes": hb, "honest_bound_cycles": hc,
+                "honest_forced_spill_bytes": nf.get("honest_forced_spill_bytes"),
+                # a schedule's on-chip peak per level ({"sram": bytes}); None: not measured
+                "onchip_peak_bytes": nf.get("onchip_peak_bytes"),
                 "honest_bytes_ratio": dram / hb if hb and dram is not None else None,
                 "honest_cycles_ratio": t["cycles"] / hc if hc else None}
 
@@ -184,7 +187,9 @@ class NetworkResult:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where"]
+        fields = [*COLUMNS[:6], *(k for k in SUMMED if k not in COLUMNS), *COLUMNS[6:], "where",
+                  *(k for k in ("dram_bytes_saved", "onchip_peak_bytes")
+                    if any(k in r.figures for r in self.layers))]
         fields = list(dict.fromkeys(fields))
         w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
@@ -244,7 +249,25 @@ class NetworkResult:
                      + (f"; DRAM {t['dram_bytes']:,} B moved" if t.get("dram_bytes") is not None
                         and t["dram_bytes_read"] is None else ""))
         lines.extend(self.bound_lines(t))
+        lines.extend(self.cluster_lines(t))
         return "\n".join(lines)
+
+    def cluster_lines(self, t: Mapping[str, Any]) -> list[str]:
+        """Per cluster, when the rows name clusters (a many-cluster schedule): the layers it ran
+        and its busy cycles (the layers' own cycles on it) against the run's."""
+        per: dict[int, list[LayerResult]] = {}
+        for r in self.layers:
+            if r.cluster:
+                first, _, last = r.cluster.partition("-")
+                for c in range(int(first), int(last or first) + 1):
+                    per.setdefault(c, []).append(r)
+        out = []
+        for c in sorted(per):
+            busy = sum(r.cycles for r in per[c])
+            share = f" ({busy / t['cycles']:.0%} of the run)" if t["cycles"] else ""
+            out.append(f"cluster {c}: {len(per[c])} layer{'s' if len(per[c]) != 1 else ''}, "
+                       f"busy {busy:,} cycles{share}")
+        return out
 
     def bound_lines(self, t: Mapping[str, Any]) -> list[str]:
         """The DRAM bytes saved against layer-by-layer and the honest network bound, when known."""
@@ -254,6 +277,10 @@ class NetworkResult:
             out.append(f"DRAM {t['dram_bytes']:,} B vs {base:,} B layer by layer: "
                        f"{t['dram_bytes_saved']:,} B saved ({t['dram_bytes_saved'] / base:.1%})"
                        if base else f"DRAM bytes saved vs layer by layer: {t['dram_bytes_saved']:,}")
+        if self.schedule == "fused" and not any(g.figures.get("fused_group") for g in self.layers):
+            out.append("fused: no group formed: " + str(self.meta.get(
+                "fused_note", "no intermediate the on-chip level holds made a group faster and "
+                "lighter on DRAM by the estimate; every layer ran as layer by layer runs it")))
         for g in self.layers:
             f = g.figures
             if f.get("fused_group"):

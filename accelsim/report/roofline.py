@@ -180,21 +180,22 @@ def write_chain(config: HardwareConfig, read_bytes: int, derived_bytes: int) -> 
 
 
 def critical_path(config: HardwareConfig, recurrence: object | None) -> tuple[int, str]:
-    """The critical-path bound of a recurrence (`compiler.analysis.recurrence`): its links x
-    the cycles of one link on this machine (an ordinary op one cycle, a special op
-    `compute.special_op_cycles`), and its description; (0, "") without one."""
+    """The critical-path bound (`compiler.analysis.recurrence`): the longest chain of flow
+    dependences of the program as written, its ordinary ops one cycle each and its special
+    ops `compute.special_op_cycles`, and its description; (0, "") without one."""
     if recurrence is None:
         return 0, ""
-    from compiler.analysis.recurrence import Recurrence
+    from compiler.analysis.recurrence import CriticalPath
 
-    assert isinstance(recurrence, Recurrence)
+    assert isinstance(recurrence, CriticalPath)
     special = config.compute.special_op_cycles
     cycles = recurrence.cycles(special)
-    link = recurrence.plain + recurrence.special * special
-    what = (f"{recurrence.links:,} dependent steps of the loop at {recurrence.loop.loc} x "
-            f"{link} cycles ({recurrence.plain} op(s)"
-            + (f" + {recurrence.special} special x {special}" if recurrence.special else "")
-            + f" from the load to the store at {recurrence.store.loc})")
+    what = (f"a chain of {recurrence.plain + recurrence.special:,} dependent ops "
+            f"({recurrence.plain:,} x 1 cycle"
+            + (f" + {recurrence.special:,} special x {special}" if recurrence.special else "")
+            + f") ending in {recurrence.memref}"
+            + (f", found in the first {recurrence.ops:,} ops the program runs"
+               if recurrence.truncated else "") + f" (function at {recurrence.loc})")
     return cycles, what
 
 

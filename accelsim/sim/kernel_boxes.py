@@ -32,6 +32,7 @@ from compiler.analysis.counting import AccessBox
 from compiler.ir import ops as O
 from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym, apply_binary
 from compiler.ir.affine_map import AffineMap
+from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.core import Block, Value
 from compiler.ir.types import ElementType, MemRefType
 
@@ -300,7 +301,7 @@ def _int_arg(func: O.FuncOp, k: int) -> str:
     return f"a{k}" if isinstance(t, ElementType) and t.is_index else f"int(a{k})"
 
 
-_MEMO: dict[int, tuple[O.FuncOp, BoxKey | None]] = {}
+_MEMO: ObjectCache[tuple[BoxKey | None]] = ObjectCache("kernel_boxes keys")
 
 
 def kernel_box_key(func: O.FuncOp) -> BoxKey | None:
@@ -308,12 +309,10 @@ def kernel_box_key(func: O.FuncOp) -> BoxKey | None:
     (`accelsim.cost.kernel.cost_args`) added to the key: a call's race checks and its cost
     are then the same for every argument tuple with the same key. Memoized per function."""
     hit = _MEMO.get(id(func))
-    if hit is None or hit[0] is not func:
-        if len(_MEMO) > 1000:  # entries keep their function (and module) alive
-            _MEMO.clear()
+    if hit is None:
         extra = [k for k in sorted(cost_args(func)) if not _is_buffer(func.args[k])]
-        hit = _MEMO[id(func)] = (func, box_key(func, extra))
-    return hit[1]
+        hit = _MEMO.put(func, (box_key(func, extra),))
+    return hit[0]
 
 
 def box_key(func: O.FuncOp, extra_args: Sequence[int] = ()) -> BoxKey | None:

@@ -109,7 +109,7 @@ class InFlightDma(Transfer):
     def __init__(self, env: SimEnv, sh: TransferShape, label: str, issued: int, seq: int,
                  src: Buffer, s0: int, s_end: int, dst: Buffer, d0: int, d_end: int):
         self.env = env
-        self.callbacks = [transfer_done]
+        self.callbacks = [self.on_done]
         self.desc = sh.desc
         self.label = label
         self.shape = sh
@@ -131,6 +131,13 @@ class InFlightDma(Transfer):
     def completed(self) -> None:
         self.src.reading.remove(self)
         self.dst.writing.remove(self)
+
+    @staticmethod
+    def on_done(xfer: InFlightDma) -> None:  # type: ignore[override]
+        """`transfer_done` and `completed` in one call (one DMA, one SimPy callback)."""
+        xfer.loads[xfer.engine] -= 1
+        xfer.src.reading.remove(xfer)
+        xfer.dst.writing.remove(xfer)
 
     def dram_patterns(self) -> tuple[tuple[bool, Pattern], ...]:
         """Its DRAM sides (`kind`: "read" from DRAM, "write" to it, "copy" with DRAM bytes:
@@ -159,6 +166,7 @@ class InFlightCopy(InFlightDma):
     """Functional mode: the data moves at completion, then the transfer leaves its buffers."""
 
     __slots__ = ()
+    on_done = staticmethod(transfer_done)  # type: ignore[assignment]
 
     def completed(self) -> None:
         copy_region(self.src, self.region(False), self.dst, self.region(True), self.shape.nchunks)

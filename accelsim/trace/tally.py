@@ -5,7 +5,7 @@
 Those sums are every input of the cluster report (`accelsim.report.clusters.cluster_report`:
 busy, stall and barrier cycles per cluster, cycles per interconnect link, DRAM bytes by kind,
 bytes through a shared level's ports), so it gives the same figures from a `UnitTally` as from
-the records (tests/accelsim/test_cluster_tally.py). A sum does not depend on the order
+the records (tests/accelsim/sim/test_cluster_tally.py). A sum does not depend on the order
 records come in, so a batch can be folded at any time: unlike the one-cluster
 `TraceSummary`, no watermark.
 

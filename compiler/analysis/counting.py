@@ -61,6 +61,11 @@ from compiler.ir.types import ElementType, MemRefType
 
 # ---- op classes ----------------------------------------------------------------------------
 
+class CountError(ValueError):
+    """The count cannot walk a nest: a loop bound or an `affine.if` condition depends on a
+    value it does not know (a ValueError, as callers of `count_ops` have caught)."""
+
+
 CLASSES = ("mac", "mul", "add", "special", "other", "load", "store")
 # float and integer ops alike (an integer op on `index` values is address arithmetic, not
 # data: never counted); casts are lane work, except a widening cast feeding a MAC's multiply
@@ -97,10 +102,6 @@ class OpCounts:
 
     def accesses_in(self, space: int) -> int:
         return dict(self.accesses_by_space).get(space, 0)
-
-    @property
-    def vector_ops(self) -> int:
-        return self.mac + self.mul + self.add + self.other
 
 
 @dataclass(slots=True)
@@ -288,10 +289,6 @@ def _bounds(loop: AffineForOp, env: dict[Value, int]) -> tuple[int, int] | None:
     return lo, hi
 
 
-def is_matmul_like(func: FuncOp) -> bool:
-    return _static(func).matmul_like
-
-
 _COUNTS: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, OpCounts]] = {}
 _BOXES: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, list[AccessBox]]] = {}
 
@@ -332,7 +329,7 @@ def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, ac
         if isinstance(op, AffineForOp):
             b = _bounds(op, env)
             if b is None:
-                raise ValueError(f"loop bounds at {op.loc} depend on a value unknown to the count")
+                raise CountError(f"loop bounds at {op.loc} depend on a value unknown to the count")
             lo, hi = b
             if hi <= lo:
                 continue
@@ -348,7 +345,7 @@ def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, ac
             try:
                 cond = compile_set(op.condition)([env[v] for v in op.operands])
             except KeyError:
-                raise ValueError(f"affine.if at {op.loc} depends on a value unknown to the count")
+                raise CountError(f"affine.if at {op.loc} depends on a value unknown to the count") from None
             _count_block(op.then_block if cond else op.else_block, env, mult, st, acc,
                          space_bytes, space_acc, typed)
         elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):

@@ -323,7 +323,3 @@ def loop_depth(loop: AffineForOp) -> int:
     """1-based depth of a loop: 1 for an outermost loop."""
     return len(enclosing_loops(loop)) + 1
 
-
-def dependences_within(ops: Sequence[Operation], depth: int) -> list[Dependence]:
-    """Dependences carried at exactly `depth` among accesses nested in `ops` (no input deps)."""
-    return [d for d in all_dependences(ops, min_depth=depth) if d.depth == depth]

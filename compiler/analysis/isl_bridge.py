@@ -148,11 +148,6 @@ class Frame:
             out = out.intersect(pa.eq_set(zero) if is_eq else pa.ge_set(zero))
         return out
 
-    def index_expr(self, ie: IndexExpr) -> isl.PwAff:
-        ins = [self.value(v) for v in ie.operands]
-        return self.expr(ie.expr, ins, len(ins))
-
-
 # ---- isl -> IR ------------------------------------------------------------------------
 
 def aff_to_index_expr(aff: isl.Aff, param_values: dict[str, Value]) -> IndexExpr:

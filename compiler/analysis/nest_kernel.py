@@ -36,7 +36,7 @@ class NestKernel:
     """Duck-typed as a `FuncOp` for `accelsim.cost.kernel` and `compiler.analysis.counting`.
     `walk()` replays one recorded pre-order walk: the cost model walks a kernel many times."""
 
-    __slots__ = ("args", "body", "nest", "ops", "sym_name")
+    __slots__ = ("__weakref__", "args", "body", "nest", "ops", "sym_name")
 
     def __init__(self, nest: AffineForOp, args: list[Value], ops: list[Operation]):
         self.nest = nest
@@ -164,7 +164,7 @@ def top_nests(func: FuncOp) -> tuple[NestFigures, ...] | None:
         k = NestKernel(op, args, ops)
         try:
             counts = counting.count_ops(k, vals)  # type: ignore[arg-type]
-        except Exception:  # a nest the counting cannot walk: the roof falls back to the run's ops
+        except counting.CountError:  # a nest the counting cannot walk: the roof falls back to the run's ops
             return None
         trips = tuple(counting.static_trip_count(o) for o in ops if isinstance(o, AffineForOp))
         out.append(NestFigures(counts, loop_roles(k), trips))  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ everything else is exact (isl decides emptiness; no sampling, no bounds on trip 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -572,9 +572,3 @@ def _point(pt: isl.Point, space: isl.Space) -> list[int]:
 def _show(v: Value) -> str:
     return f"%{v.name_hint}" if v.name_hint else str(v.type)
 
-
-def funcs_of(modules: Iterable[object], name: str | None = None) -> list[FuncOp]:
-    """The entry function of every module (cluster programs)."""
-    from compiler.ir.entry import entry_function
-
-    return [entry_function(m, name) for m in modules]  # type: ignore[arg-type]

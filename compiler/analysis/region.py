@@ -368,6 +368,23 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
             best = (key, cand, aff, ext)
 
     cands, hull = _constraint_candidates(proj)
+    floor_val: int | None = None
+    if not hull:
+        # the simple hull's bounds can be loose enough to reach below every coordinate the
+        # region has (below 0: a copy out of the memref): the box never starts below them
+        n_par = proj.dim(isl.dim_type.param)
+        floor_val = val_to_int(proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
+                               .dim_min_val(n_par))
+        inner = consider
+
+        def consider(aff: isl.Aff) -> None:
+            cand = _param_aff(aff, dom)
+            if cand is None or floor_val is None:
+                return
+            low_c = val_to_int(cand.min_val())
+            if low_c is not None and low_c >= floor_val:
+                inner(aff)
+
     for aff in cands:
         consider(aff)
     # The pieces of the exact (parametric) minimum: needed when the set's constraints bound
@@ -377,15 +394,11 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
     if best is None or best[3] is None or not hull or _needs_pieces(proj):
         for piece_dom, aff in lo().get_pieces():
             consider(aff.gist(piece_dom))
-    if not hull:
+    if floor_val is not None:
         # and the smallest coordinate over all parameter values: the simple hull's bounds
         # can be loose enough that a constant makes the smaller box
-        n_par = proj.dim(isl.dim_type.param)
-        low = val_to_int(proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
-                         .dim_min_val(n_par))
-        if low is not None:
-            const = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(dom.get_space()))
-            consider(const.set_constant_val(_val(low)))
+        const = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(dom.get_space()))
+        consider(const.set_constant_val(_val(floor_val)))
     if best is None:
         # Last resort: the smallest coordinate over all parameter values, if bounded.
         low = val_to_int(lo().min_val())

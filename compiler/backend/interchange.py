@@ -176,6 +176,10 @@ def _can_sink(sub: list[AffineForOp]) -> bool:
     was; if every component is >= 0, any order of them is. Otherwise refuse."""
     if _sink_is_obviously_legal(sub):
         return True
+    import islpy as isl
+
+    from compiler.analysis.isl_bridge import AnalysisError
+
     try:
         from compiler.analysis import all_dependences, loop_depth
 
@@ -188,5 +192,5 @@ def _can_sink(sub: list[AffineForOp]) -> bool:
                 continue
             return False
         return True
-    except Exception:  # the analysis cannot model something here: keep the original order
+    except (AnalysisError, isl.Error):  # the analysis cannot model something: keep the order
         return False

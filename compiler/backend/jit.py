@@ -44,10 +44,6 @@ def target_machine() -> llvm.TargetMachine:
     return new_target_machine()
 
 
-def parse_and_verify(module: ir.Module) -> llvm.ModuleRef:
-    return _parse(module)[0]
-
-
 def _parse(module: ir.Module) -> tuple[llvm.ModuleRef, str]:
     tm = target_machine()
     module.triple = tm.triple

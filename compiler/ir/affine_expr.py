@@ -76,9 +76,6 @@ class AffineExpr:
     def uses_dim(self, pos: int) -> bool:
         return any(isinstance(t, Dim) and t.pos == pos for t in self.atoms())
 
-    def uses_sym(self, pos: int) -> bool:
-        return any(isinstance(t, Sym) and t.pos == pos for t in self.atoms())
-
     @property
     def is_constant(self) -> bool:
         return isinstance(self, Const)

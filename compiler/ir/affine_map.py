@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from compiler.ir.affine_expr import AffineExpr, Const, Dim, Sym, as_expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # results cached per map: analysis_cache
 class AffineMap:
     """`(d0, ..., dn)[s0, ..., sm] -> (results)`."""
 
@@ -35,10 +35,6 @@ class AffineMap:
         return AffineMap(n, 0, tuple(Dim(i) for i in range(n)))
 
     @staticmethod
-    def single_dim() -> AffineMap:
-        return AffineMap(1, 0, (Dim(0),))
-
-    @staticmethod
     def single_symbol() -> AffineMap:
         return AffineMap(0, 1, (Sym(0),))
 
@@ -54,12 +50,6 @@ class AffineMap:
     @property
     def is_constant(self) -> bool:
         return all(isinstance(r, Const) for r in self.results)
-
-    @property
-    def constant_results(self) -> tuple[int, ...]:
-        if not self.is_constant:
-            raise ValueError(f"{self} is not constant")
-        return tuple(r.value for r in self.results)  # type: ignore[attr-defined]
 
     @property
     def single_constant(self) -> int | None:
@@ -91,9 +81,6 @@ class AffineMap:
     def with_results(self, results: Sequence[AffineExpr]) -> AffineMap:
         return AffineMap(self.num_dims, self.num_symbols, tuple(results))
 
-    def sub_map(self, indices: Sequence[int]) -> AffineMap:
-        return self.with_results([self.results[i] for i in indices])
-
     def __str__(self) -> str:
         head = "(" + ", ".join(f"d{i}" for i in range(self.num_dims)) + ")"
         if self.num_symbols:
@@ -101,7 +88,7 @@ class AffineMap:
         return f"{head} -> ({', '.join(map(str, self.results))})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class IntegerSet:
     """Conjunction of `expr >= 0` and `expr == 0` constraints (`eq_flags[i]` true for ==)."""
 

@@ -108,7 +108,8 @@ class Block:
 class Operation:
     """Base of every op. Subclasses set NAME and ATTRS and give typed accessors."""
 
-    __slots__ = ("operands", "results", "blocks", "loc", "parent_block")
+    # `__weakref__`: analysis results are cached per op (`compiler.ir.analysis_cache`)
+    __slots__ = ("operands", "results", "blocks", "loc", "parent_block", "__weakref__")
 
     NAME: ClassVar[str] = "<op>"
     ATTRS: ClassVar[tuple[str, ...]] = ()

@@ -207,15 +207,6 @@ ELEMENT_TYPES: dict[str, ElementType] = {t.name: t for t in (
 assert list(ELEMENT_TYPES) == list(ELEMENT_FACTS)  # one row per type, in the same order
 
 
-def element_type_for_dtype(dtype: np.dtype | str | type) -> ElementType:
-    """The element type whose arrays have `dtype` (int64 is i64, not index)."""
-    d = np.dtype(dtype)  # type: ignore[call-overload]
-    for name, r in ELEMENT_FACTS.items():
-        if r.dtype == d and name != "index":
-            return r.type
-    raise ValueError(f"no element type for numpy dtype {d.name}")
-
-
 @dataclass(frozen=True, slots=True)
 class MemRefType:
     """A ranked buffer; `None` in the shape is a dynamic (`?`) extent."""
@@ -258,9 +249,6 @@ class MemRefType:
     def size_bytes(self) -> int:
         return self.num_elements * self.element.byte_width
 
-    def with_space(self, space: int) -> MemRefType:
-        return MemRefType(self.shape, self.element, space)
-
     def with_shape(self, shape: tuple[int | None, ...]) -> MemRefType:
         return MemRefType(tuple(shape), self.element, self.memory_space, self.space_attr)
 
@@ -273,13 +261,13 @@ class MemRefType:
         return f"memref<{dims}{self.element}{layout}{space}>"
 
 
-
 def row_major_strides(shape: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     """Element strides of a row-major (C-order) array of `shape`: (n1*n2, n2, 1) for (n0, n1, n2)."""
     out = [1] * len(shape)
     for i in range(len(shape) - 2, -1, -1):
         out[i] = out[i + 1] * shape[i + 1]
     return tuple(out)
+
 
 @dataclass(frozen=True, slots=True)
 class FunctionType:

@@ -47,10 +47,6 @@ class Source:
         self.filename = filename
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
-    def line_col(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
-
     def location(self, offset: int) -> Location:
         starts = self._line_starts
         line = bisect.bisect_right(starts, offset)

@@ -11,9 +11,10 @@ Distributions (`distribution=`), of chunks of `chunk` iterations (a tile's worth
 accelerator pipeline passes its tile size) of the outermost parallel loop, or of the two
 outermost for `block2d`:
 - `block`: chunks [k*C/N, (k+1)*C/N) of the C chunks (uneven splits differ by one chunk);
-- `cyclic`: chunks k, k+N, k+2N, ..., each chunk of more than one iteration a nest of its
-  own (a copy of the nest over that chunk: the tiles and copies of the passes downstream stay
-  within a chunk, so no copy's box reaches the rows of another cluster in between);
+- `cyclic`: chunks k, k+N, k+2N, ..., each chunk a nest of its own (a copy of the nest over
+  that chunk: the tiles and copies of the passes downstream stay within a chunk, so no copy's
+  box reaches the rows of another cluster in between; chunks of one iteration, when a cluster
+  would get more than `CYCLIC_NESTS` of them, one loop of step N instead);
 - `block2d`: an R x S grid of clusters (R*S = N, R the largest divisor <= sqrt N), cluster k
   at (k // S, k % S) takes block k // S of R along the outer loop and k % S of S along the
   second. With one parallel loop it is `block`.
@@ -187,19 +188,25 @@ def _block(lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
     return True
 
 
+# chunks of one iteration: at most this many nests per cluster, else one strided loop
+CYCLIC_NESTS = 64
+
+
 def _cyclic(nest: AffineForOp, lp: AffineForOp, parts: int, k: int, chunk: int) -> bool:
     """Keep chunks k, k + parts, ... of `lp` (a loop of the top-level `nest`); False when
-    none is left. With chunk 1 the loop's step becomes `parts`. Else every chunk is a nest of
-    its own, a copy of `nest` whose `lp` runs over that chunk alone (constant bounds): a
-    tile or a copy of the passes downstream then never spans two chunks, so its box (a
-    copy's bounding box) holds no row of another cluster between them. (One loop over the
-    chunks would let the tiler tile across chunks and the copy pass hoist a copy above it,
-    a box over the rows in between: a copy-out writing back what other clusters wrote.)"""
+    none is left. Every chunk is a nest of its own (with chunk 1 and more than `CYCLIC_NESTS`
+    chunks, the loop's step becomes `parts` instead: a strided loop, whose copies' boxes span
+    the rows of the other clusters in between), a copy of `nest` whose `lp` runs over that
+    chunk alone (constant bounds): a tile or a copy of the passes downstream then never spans
+    two chunks, so its box (a copy's bounding box) holds no row of another cluster between
+    them. (One loop over the chunks would let the tiler tile across chunks and the copy pass
+    hoist a copy above it, a box over the rows in between: a copy-out writing back what other
+    clusters wrote.)"""
     lo, hi = _bounds(lp)
     starts = range(lo + k * chunk, hi, parts * chunk)
     if not starts:
         return False
-    if chunk == 1:
+    if chunk == 1 and len(starts) > CYCLIC_NESTS:
         lp.set_lower_bound(AffineMap.constant(starts[0]), [])
         lp.step = parts
         return True

@@ -14,15 +14,29 @@ unregistered op) takes inside a range is not copied there. A memref defined by a
 range (an alloc, a get_global after the range's first access) is copied for the ops between
 its definition and its dealloc, never before it exists (upstream issue 216630).
 
-Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles, exact
-copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a warning)
-when even the innermost level does not fit, and groups of references to one memref whose
-elements never overlap get separate buffers when that is smaller than one bounding box (the
-groups' regions come from the analysis, queried with a stand-in memref per group), and no
-copy-in of a buffer whose every load reads what the same execution of the copy point stored
-first and whose stores write its whole box (an accumulator initialized in place;
-`compiler/analysis/exposed.py`, the rule the tile search's model shares;
+Differences from upstream, all on purpose (see data_copy/emit.py): clipped partial tiles,
+exact copy-out of sparse writes, multi-level-stride DMAs as loop nests, an error (not a
+warning) when even the innermost level does not fit (with `skip-oversized`, this project's
+extension the accelerator pipeline falls back to: the memrefs whose buffers fit are copied,
+smallest first, the rest accessed in slow memory, with a remark; `exact-copy-out`: a region
+read and written but not written whole is written back element by element, never as its whole
+box, for a cluster's share whose box spans elements another cluster writes), and groups of
+references to one memref whose elements never overlap get separate buffers when that is
+smaller than one bounding box (the groups' regions come from the analysis, queried with a
+stand-in memref per group), and no copy-in of a buffer whose every load reads what the same
+execution of the copy point stored first and whose stores write its whole box (an accumulator
+initialized in place; `compiler/analysis/exposed.py`, the rule the tile search's model shares;
 `elide-dead-copy-in=false` restores upstream's copy-in).
+
+Copies over dependent loops (this project's extension, `hoist-over-dependent-loops`): where
+MLIR's placement stops at a loop because the region depends on its IV, a region whose
+iterations overlap (`data_copy/placement.py` `reused_across`) rises above the loop anyway,
+its buffer the bounding box of the union of the loop's iterations (isl: the accesses with the
+loop's IV projected out), when that box fits beside every fast buffer live there: those of
+the other copies of the range, of the ranges already copied inside the loop and those earlier
+hoisted around it (which later ranges' capacity test then counts). A remark names each such
+hoist. Triangular, trapezoidal and skewed nests then copy a re-read operand once, as a
+rectangular nest in any loop order does.
 
 Explicitly tiled programs (this project's extension): `copy-depth=N` places the copies at
 the bodies of the loops at depth N (the tile loops) whatever the capacity, and with
@@ -56,6 +70,7 @@ from compiler.ir.ops import (
     AffineLoadOp,
     AffineParallelOp,
     AffineStoreOp,
+    AllocOp,
     DeallocOp,
     FuncOp,
     ModuleOp,
@@ -66,7 +81,12 @@ from compiler.transforms.data_copy.boxes import accessed_limits, clip_box, latti
 from compiler.transforms.data_copy.emit import CopySpec, Placement, emit_copies
 from compiler.transforms.data_copy.groups import split_disjoint
 from compiler.transforms.data_copy.levels import allocates_slow_buffer, exact_uppers, is_dma_nest
-from compiler.transforms.data_copy.placement import depends_on, region_loc, touched_elsewhere
+from compiler.transforms.data_copy.placement import (
+    depends_on,
+    region_loc,
+    reused_across,
+    touched_elsewhere,
+)
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.rewrite.structure import defined_inside
 
@@ -100,6 +120,12 @@ class Options:
     # tile); a written region (a partial-sum tile) still rises above the loops it does not
     # depend on: it stays in fast memory across the reduction and is written back once
     hoist_read_copies: bool = True
+    # this project's extension (the accelerator pipeline sets it; upstream's placement without
+    # it): a region that depends on an enclosing loop's IV, and whose iterations re-read
+    # elements (a triangular `j <= i` reading `A[j, k]` in every `i`), is copied once above
+    # that loop as the union of its iterations when that union's box, with every buffer live
+    # there, fits `fast-mem-capacity`; the placement then no longer depends on the loop order
+    hoist_over_dependent_loops: bool = False
     # this project's extension: when even the innermost level's buffers exceed
     # fast-mem-capacity, copy the memrefs whose buffers fit (smallest first) and leave the
     # others in slow memory, accessed in place, with a remark, instead of the error. The
@@ -198,6 +224,7 @@ class AffineDataCopyGeneratePass(Pass):
         sizes = [r.size_bytes() for _, r in regions]
         if any(x is None for x in sizes):
             return False                  # unknown footprint: assume it fits, as MLIR does
+        cap -= self._held_during(loop)    # buffers hoisted around it stay live inside it
         if sum(sizes) <= cap:  # type: ignore[arg-type]
             return False
         total = 0
@@ -215,6 +242,14 @@ class AffineDataCopyGeneratePass(Pass):
         # asked for that loop next (nothing changes the IR in between); None once taken
         self._regions_of: tuple[Operation, dict[Value, MemRefRegion]] | None = None
         self.copy_roots: list[Operation] = []   # the roots of every copy emitted, in order
+        # buffers hoisted over loops their region depends on (`hoist-over-dependent-loops`):
+        # (the loop they were placed before, bytes); live during that loop's execution
+        self._held: list[tuple[Operation, int]] = []
+        # the range being copied, for hoisting: fast allocs inside its outermost loop before
+        # its copies, its regions' bytes, the original bytes of its regions hoisted so far
+        self._range_allocs: list[tuple[Operation, int]] = []
+        self._range_bytes = 0
+        self._range_hoisted = 0
 
     def generate(self, range_ops: Sequence[Operation], only_memref: Value | None = None,
                  strict_capacity: bool = True) -> None:
@@ -237,13 +272,17 @@ class AffineDataCopyGeneratePass(Pass):
             else memref_regions(range_ops)
         opts = self.options
         loc = range_ops[0].loc
+        if opts.hoist_over_dependent_loops:
+            self._start_range(range_ops, regions)
         jobs = self._jobs(range_ops, regions, only_memref, loc)
         cap = opts.capacity_bytes
         if cap is not None and opts.skip_oversized:
             jobs = self._fitting(jobs, cap, loc)
         total = 0
         for memref, region, ops, only in jobs:
-            total += self._emit_one(memref, region, ops, only)
+            # one buffer for all the memref's references of the range: it may be widened
+            total += self._emit_one(memref, region, ops, only,
+                                    union=only is None and ops is range_ops)
         if cap is not None and total > cap and not strict_capacity:
             self.remark(loc, f"the copy buffers for this block need {total} bytes of fast memory, "
                              f"more than fast-mem-capacity ({cap} bytes); copies kept (upstream "
@@ -362,9 +401,12 @@ class AffineDataCopyGeneratePass(Pass):
         return (memref, region, ops, None)
 
     def _emit_one(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
-                  only: Sequence[Operation] | None) -> int:
+                  only: Sequence[Operation] | None, union: bool = False) -> int:
         opts = self.options
-        before, after = self._placement(memref, region, range_ops)
+        asked = region
+        before, after, region = self._placement(memref, region, range_ops, union)
+        # the ops the region covers: the range, or (widened over a loop) the loop hoisted over
+        scope = list(range_ops) if region is asked else [before]
         place = Placement(before, after)
         accesses = [op for root in range_ops for op in root.walk()
                     if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is memref
@@ -377,7 +419,7 @@ class AffineDataCopyGeneratePass(Pass):
         uppers, box = exact_uppers(region, box) if k == 1 else ((), box)
         clipped = tuple(c or bool(uppers and uppers[d]) for d, c in enumerate(clipped))
         dense = region.written and box.is_subset(region.written_set) \
-            and _box_everywhere(region, range_ops, box)
+            and _box_everywhere(region, scope, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         # no copy-in where no load can see a value from before one execution of the copy
         # point and the copy-out writes back only stored elements (`analysis/exposed.py`)
@@ -411,28 +453,101 @@ class AffineDataCopyGeneratePass(Pass):
                     seen.append(op.memref)
         return [(m, regions[m]) for m in seen]
 
-    def _placement(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation]
-                   ) -> tuple[Operation, Operation]:
+    def _placement(self, memref: Value, region: MemRefRegion, range_ops: Sequence[Operation],
+                   union: bool = False) -> tuple[Operation, Operation, MemRefRegion]:
         """Hoist above enclosing loops whose IV the region does not involve, when nothing
-        else in that loop touches the memref."""
+        else in that loop touches the memref; with `hoist-over-dependent-loops` (and `union`:
+        one buffer for the memref's references) also above a loop it involves whose
+        iterations re-read elements, the region widened to the union of the loop's
+        iterations, when that fits (`_union_over`). The region the copies take is returned."""
         before, after = range_ops[0], range_ops[-1]
         cur = range_ops[0].parent_op
         inside = list(range_ops)
         if self.options.copy_depth and not self.options.hoist_read_copies and not region.written:
-            return before, after
+            return before, after, region
+        original = region
         while isinstance(cur, AffineForOp):
-            if depends_on(region, cur.iv):
-                break
-            if any(any(v is cur.iv for v in e.operands) for e in region.lower):
-                break
             if defined_inside(memref, cur):
                 break
             if touched_elsewhere(cur, memref, inside):
                 break
+            if depends_on(region, cur.iv) or any(any(v is cur.iv for v in e.operands)
+                                                 for e in region.lower):
+                wider = self._union_over(cur, memref, region, original) \
+                    if union and self.options.hoist_over_dependent_loops else None
+                if wider is None:
+                    break
+                region = wider
             before = after = cur
             inside = [cur]
             cur = cur.parent_op
-        return before, after
+        if region is not original:
+            self._held.append((before, region.size_bytes() or 0))
+            self._range_hoisted += original.size_bytes() or 0
+        return before, after, region
+
+    # ---- hoisting over dependent loops (`hoist-over-dependent-loops`) ------------------------
+    def _start_range(self, range_ops: Sequence[Operation], regions: Mapping[Value, MemRefRegion]
+                     ) -> None:
+        """What the capacity test of a hoist needs to know of the range before its copies."""
+        top: Operation | None = None
+        cur = range_ops[0].parent_op
+        while isinstance(cur, AffineForOp):
+            top, cur = cur, cur.parent_op
+        space = self.options.fast_mem_space
+        self._range_allocs = [] if top is None else [
+            (op, op.result.type.size_bytes) for op in top.walk()  # type: ignore[attr-defined]
+            if isinstance(op, AllocOp) and op.result.type.memory_space == space]  # type: ignore[attr-defined]
+        self._range_bytes = sum(r.size_bytes() or 0 for m, r in regions.items()
+                                if m.type.memory_space == self.options.slow_mem_space)  # type: ignore[attr-defined]
+        self._range_hoisted = 0
+
+    def _held_during(self, loop: Operation) -> int:
+        """Bytes of the buffers hoisted around `loop` or a loop enclosing it (none when no
+        function is being copied: `exceeds_capacity` asked alone, as the DSE feasibility does)."""
+        held = getattr(self, "_held", None)
+        if not held:
+            return 0
+        chain: list[Operation] = []
+        cur: Operation | None = loop
+        while cur is not None:
+            chain.append(cur)
+            cur = cur.parent_op
+        return sum(b for op, b in held if any(op is c for c in chain))
+
+    def _union_over(self, loop: AffineForOp, memref: Value, region: MemRefRegion,
+                    original: MemRefRegion) -> MemRefRegion | None:
+        """The region of `memref` over every iteration of `loop` (its IV projected out), when
+        the loop's iterations re-read elements of `region` and the union's box fits beside the
+        buffers live in the loop; else None."""
+        from compiler.analysis import memref_regions
+
+        if not reused_across(region, loop.iv):
+            return None
+        wide = memref_regions([loop]).get(memref)
+        if wide is None or any(e is None for e in wide.extents) or wide.num_elements == 0:
+            return None
+        cap = self.options.capacity_bytes
+        new = wide.size_bytes() or 0
+        if cap is not None:
+            inside = sum(b for op, b in self._range_allocs if _encloses(loop, op))
+            live = (self._held_during(loop) + inside + self._range_bytes - self._range_hoisted
+                    - (original.size_bytes() or 0) + new)
+            if live > cap:
+                return None
+        self.remark(region_loc([loop], memref),
+                    f"copies of %{memref.name_hint or '?'} hoisted over the loop at {loop.loc}, whose "
+                    f"iterations re-read its elements: one copy of their union ({new} bytes)")
+        return wide
+
+
+def _encloses(loop: Operation, op: Operation) -> bool:
+    cur = op.parent_op
+    while cur is not None:
+        if cur is loop:
+            return True
+        cur = cur.parent_op
+    return False
 
 
 def _box_everywhere(region: MemRefRegion, range_ops: Sequence[Operation], box: isl.Set) -> bool:

@@ -93,8 +93,14 @@ class AffinePipelineDataTransferPass(Pass):
     summary = "Pipeline non-blocking data transfers between memory levels (multi-buffering)"
     Options = Options
     options: Options
+    # The option the output depends on only through `_over` (and remarks that print it): after
+    # a run, `capacity_range` holds the capacities in bytes (lo, hi) for which every capacity
+    # decision of the run comes out the same, so the output is the same (a compile cache may
+    # reuse it for another capacity in the range: accelsim.compile.compile_cache).
+    CAPACITY_OPTION = "fast_mem_capacity"
 
     def run(self, module: ModuleOp) -> None:
+        self.capacity_range = (0, 1 << 62)
         self._generated: set[int] = set()     # ops made by an earlier skew: never re-paired
         self._conflicts: dict[tuple[int, int, int], bool] = {}   # reset per loop (ids die)
         self._alive: list[Operation] = []     # keeps those ops alive so their ids stay unique
@@ -180,8 +186,8 @@ class AffinePipelineDataTransferPass(Pass):
                 self.remark(loop.loc, f"cross-tile prefetch not applied: {got}")
             else:
                 ct_plan = got
-        if ct_plan is not None and self.need_at(ct_plan.outermost, in_pairs + out_pairs, stages,
-                                                shared) > self.capacity_bytes():
+        if ct_plan is not None and self._over(self.need_at(ct_plan.outermost, in_pairs + out_pairs,
+                                                           stages, shared)):
             self.remark(loop.loc, "cross-tile prefetch not applied: its buffers, live across the "
                                   "tile loops, would not fit the fast memory")
             ct_plan = None
@@ -367,7 +373,7 @@ class AffinePipelineDataTransferPass(Pass):
                 names = ", ".join(_name(b) for b in left)
                 self.remark(loop.loc, f"pipelined without multi-buffering {names}: every buffer "
                                       f"double-buffered needs {self.need_at(loop, in_pairs + out_pairs, 2)} "
-                                      f"bytes of fast memory, {self.capacity_bytes()} available; "
+                                      f"bytes of fast memory, {self._capacity_shown()} available; "
                                       f"{fitted} stages for the rest")
                 return kept_in, kept_out, fitted
             largest = max(kept_in + kept_out, key=size)
@@ -378,7 +384,7 @@ class AffinePipelineDataTransferPass(Pass):
             kept_out = [p for p in kept_out if p.fast_buffer is not largest.fast_buffer]
         self.remark(loop.loc, f"won't pipeline: double buffering needs "
                               f"{self.need_at(loop, in_pairs + out_pairs, 2)} bytes of fast memory, "
-                              f"{self.capacity_bytes()} available, and so does any subset of its "
+                              f"{self._capacity_shown()} available, and so does any subset of its "
                               "buffers")
         return in_pairs, out_pairs, 1
 
@@ -387,23 +393,40 @@ class AffinePipelineDataTransferPass(Pass):
         """The most stages (<= `stages`) whose buffers fit; a shared buffer has one more."""
         if self.options.fast_mem_capacity is None or self.options.mlir_compat:
             return stages
-        cap = self.capacity_bytes()
 
         def need(n: int) -> int:
             return self.need_at(loop, pairs, n, shared)
 
         n = stages
-        while n >= 2 and need(n) > cap:
+        while n >= 2 and self._over(need(n)):
             n -= 1
         if n < 2:
             if last_try and not shared:
                 self.remark(loop.loc, f"won't pipeline: double buffering needs {need(2)} bytes of "
-                                      f"fast memory, {cap} available")
+                                      f"fast memory, {self._capacity_shown()} available")
             return 1
         if n != stages:
             self.remark(loop.loc, f"pipelined with {n} stages instead of {stages}: {stages} would need "
-                                  f"{need(stages)} bytes of fast memory, {cap} available")
+                                  f"{need(stages)} bytes of fast memory, {self._capacity_shown()} "
+                                  "available")
         return n
+
+    def _over(self, need: int) -> bool:
+        """`need` bytes exceed the fast memory; `capacity_range` narrowed to the capacities that
+        answer the same."""
+        cap = self.capacity_bytes()
+        lo, hi = self.capacity_range
+        if need > cap:
+            self.capacity_range = (lo, min(hi, need - 1))
+            return True
+        self.capacity_range = (max(lo, need), hi)
+        return False
+
+    def _capacity_shown(self) -> int:
+        """The capacity, for a remark that prints it: only this capacity gives that remark."""
+        cap = self.capacity_bytes()
+        self.capacity_range = (cap, cap)
+        return cap
 
 
     def capacity_bytes(self) -> int:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from compiler.diagnostics import OptionError, Remark
+from compiler.ir.analysis_cache import invalidate
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
+from compiler.transforms.affine_loop_interchange import AffineLoopInterchangePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
 from compiler.transforms.affine_pipeline_data_transfer import AffinePipelineDataTransferPass
 from compiler.transforms.affine_producer_consumer_fusion import AffineProducerConsumerFusionPass
@@ -30,6 +32,7 @@ PASSES: Mapping[str, type[Pass]] = {
     for cls in (
         AffineClusterDistributePass,
         AffineLoopTilePass,
+        AffineLoopInterchangePass,
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
@@ -105,4 +108,6 @@ class PassManager:
         finally:
             for k, f in aside:
                 module.body.insert(min(k, len(module.body.ops)), f)
+            if self.passes:  # what the analyses cached on this module's ops may be stale
+                invalidate(module)
         return module

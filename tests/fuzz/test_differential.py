@@ -56,8 +56,8 @@ def run_one(seed: int) -> str | None:
         sim = simulate(m, cfg, inputs=inputs, functional=True).outputs
     for name in want:
         for label, got in (("host", host[name]), (f"sim {preset} {sets}", sim[name])):
-            if not np.array_equal(got, want[name]):
-                bad = np.argwhere(got != want[name])[0]
+            if not np.array_equal(got, want[name], equal_nan=True):   # inf - inf: NaN both ways
+                bad = np.argwhere((got != want[name]) & ~(np.isnan(got) & np.isnan(want[name])))[0]
                 return (f"seed {seed}: {label} differs from the interpreter on %{name} at "
                         f"{tuple(int(x) for x in bad)}: {got[tuple(bad)]} != "
                         f"{want[name][tuple(bad)]}\n{text}")

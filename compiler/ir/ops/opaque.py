@@ -37,10 +37,6 @@ class OpaqueOp(Operation):
     def NAME(self) -> str:
         return self.op_name
 
-    @property
-    def memref_operands(self) -> list[Value]:
-        return [v for v in self.operands if isinstance(v.type, MemRefType)]
-
 
 def opaque_memref_uses(root: Operation, memref: Value | None = None) -> list[Operation]:
     """Ops in `root` (nested included) whose effect on memory is unknown: an OpaqueOp taking

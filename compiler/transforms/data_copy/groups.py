@@ -56,7 +56,10 @@ def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Oper
            ) -> list[MemRefRegion] | None:
     """Regions of each group of accesses, from the analysis: each group is pointed at its own
     stand-in memref value for the query, then restored."""
+    import islpy as isl
+
     from compiler.analysis import memref_regions
+    from compiler.analysis.isl_bridge import AnalysisError
 
     stand_ins = [Value(memref.type, memref.name_hint) for _ in groups]
     saved: list[tuple[Operation, list[Value]]] = []
@@ -66,7 +69,7 @@ def _probe(memref: Value, range_ops: Sequence[Operation], groups: list[list[Oper
             op.operands = [fake if v is memref else v for v in op.operands]
     try:
         regions = memref_regions(range_ops)
-    except Exception:
+    except (AnalysisError, isl.Error):  # a group the analysis cannot model: no split
         return None
     finally:
         for op, operands in saved:

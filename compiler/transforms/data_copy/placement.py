@@ -1,6 +1,8 @@
 """Where the copies of a region go: hoisted above enclosing loops the region does not depend
-on (MLIR's findHighestBlockForPlacement) when nothing else in them touches the memref; and the
-location the copies carry."""
+on (MLIR's findHighestBlockForPlacement) when nothing else in them touches the memref; above a
+loop it does depend on when its iterations re-read elements (`reused_across`: the copy then
+takes the union of the loop's iterations, `hoist-over-dependent-loops`); and the location the
+copies carry."""
 
 from __future__ import annotations
 
@@ -31,6 +33,25 @@ def depends_on(region: MemRefRegion, iv: Value) -> bool:
         if not free.is_equal(s):
             return True
     return False
+
+
+def reused_across(region: MemRefRegion, iv: Value) -> bool:
+    """Do two different iterations of `iv`'s loop access a common element of the region (a
+    triangular `j <= i` reading `A[j, k]` in every `i`)? Copies inside that loop then move the
+    element again in each iteration; one copy of the union of the iterations moves it once."""
+    from compiler.analysis import isl_name
+
+    s = region.exact
+    pos = s.find_dim_by_name(isl.dim_type.param, isl_name(iv))
+    if pos < 0:
+        return False
+    # [others] -> { M[a] }  ->  [others] -> { [iv, a] }
+    s = s.reset_tuple_id().move_dims(isl.dim_type.set, 0, isl.dim_type.param, pos, 1)
+    # [others] -> { [iv] -> [a] }
+    m = isl.Map.from_range(s).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, 1)
+    # [others] -> { [iv] -> [iv'] : iterations iv and iv' access a common element }
+    pairs = m.apply_range(m.reverse())
+    return not pairs.subtract(isl.Map.identity(pairs.get_space())).is_empty()
 
 
 def touched_elsewhere(loop: AffineForOp, memref: Value, inside: Sequence[Operation]) -> bool:

@@ -136,8 +136,11 @@ def _reads_earlier_writes(top: AffineForOp, loop: AffineForOp, chain: Sequence[C
     """Would issuing `start` one tile early read an element that a write in an earlier tile
     (or earlier in its own tile, before `loop`) has not produced yet? Writes inside `loop`
     in the same tile are the skew's business. Conservative when the analysis cannot tell."""
+    import islpy as isl
+
     from compiler.analysis import dependence_list, loop_depth
     from compiler.analysis.access import is_exact_side
+    from compiler.analysis.isl_bridge import AnalysisError
 
     writers = [op for op in top.walk()
                if (isinstance(op, AffineStoreOp) and op.memref is start.src)
@@ -158,7 +161,7 @@ def _reads_earlier_writes(top: AffineForOp, loop: AffineForOp, chain: Sequence[C
                 if any(dep.memref is start.src and dep.kind == "flow"
                        for dep in dependence_list(w, start, d)):
                     return True
-    except Exception:  # the analysis does not model an access: stay conservative
+    except (AnalysisError, isl.Error):  # the analysis does not model an access: conservative
         return True
     return False
 

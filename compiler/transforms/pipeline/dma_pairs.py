@@ -127,8 +127,11 @@ def dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | 
     DMA's reads in a later one (a dependence carried by `loop`, which the skew would reorder).
     Dependences through the fast buffer do not count: multi-buffering removes them. None when
     the analysis cannot model a transferred range exactly."""
+    import islpy as isl
+
     from compiler.analysis import dependence_list, loop_depth
     from compiler.analysis.access import is_exact_side
+    from compiler.analysis.isl_bridge import AnalysisError
 
     depth = loop_depth(loop)
     try:
@@ -140,7 +143,7 @@ def dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | 
                 for dep in dependence_list(o, i, depth):
                     if dep.memref is i.src:
                         return True
-    except Exception:  # the analysis does not model this access: stay conservative
+    except (AnalysisError, isl.Error):  # the analysis does not model this access: conservative
         return None
     return False
 

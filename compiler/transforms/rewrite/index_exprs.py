@@ -52,10 +52,6 @@ def substitute_value(e: IndexExpr, old: Value, new: IndexExpr) -> IndexExpr:
     return IndexExpr(e.expr.substitute(subs, ()), tuple(acc_ops))
 
 
-def expr_constant(e: IndexExpr) -> int | None:
-    return e.expr.value if isinstance(e.expr, Const) else None  # type: ignore[attr-defined]
-
-
 def loop_bounds(loop: AffineForOp) -> tuple[list[IndexExpr], list[IndexExpr]]:
     return map_exprs(loop.lower_map, loop.lower_operands), map_exprs(loop.upper_map, loop.upper_operands)
 

@@ -13,12 +13,9 @@ from compiler.ir.ops import (
     AffineDmaWaitOp,
     AffineLoadOp,
     AffineStoreOp,
-    AllocOp,
-    DeallocOp,
 )
 from compiler.ir.types import MemRefType
 from compiler.transforms.rewrite.index_exprs import map_exprs
-from compiler.transforms.rewrite.structure import users
 
 
 def access_sites(op: Operation) -> list[tuple[str, Value, AffineMap, list[Value]]]:
@@ -62,20 +59,6 @@ def rewrite_memref(root_ops: Sequence[Operation], old: Value, new: Value,
                     set_access(op, side, new, remap(map_exprs(m, idx)))
                     count += 1
     return count
-
-
-def erase_dead_alloc(func: Operation, memref: Value) -> bool:
-    """Drop `memref`'s alloc when nothing but deallocs use it any more."""
-    owner = getattr(memref, "owner", None)
-    if not isinstance(owner, AllocOp):
-        return False
-    uses = users(func, memref)
-    if any(not isinstance(u, DeallocOp) for u in uses):
-        return False
-    for u in uses:
-        u.erase()
-    owner.erase()
-    return True
 
 
 def memref_type(v: Value) -> MemRefType:

@@ -3,8 +3,6 @@ another, whether a value is defined inside an op, shared index constants."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from compiler.diagnostics import Location
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
@@ -47,11 +45,6 @@ def defined_inside(v: Value, root: Operation) -> bool:
     blk = getattr(v, "block", None)
     parent = blk.parent_op if blk is not None else None
     return parent is not None and (parent is root or root.is_ancestor_of(parent))
-
-
-def walk_blocks(root: Operation) -> Iterator[Block]:
-    for op in root.walk():
-        yield from op.blocks
 
 
 def constant_index(block_owner: FuncOp, value: int, loc: Location) -> Value:

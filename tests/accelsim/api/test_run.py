@@ -55,14 +55,19 @@ def test_run_equals_the_cli_json(capsys, kwargs: dict, flags: list[str]) -> None
 def test_network_run_equals_the_cli_json(capsys, tmp_path: Path) -> None:
     topo = tmp_path / "tiny.csv"
     topo.write_text(TOPO)
-    result = accelsim.run(str(topo), workers=0)
-    status, out = _cli(capsys, "run", str(topo), "--target", "sim", "--json", "--workers", "0")
+    result = accelsim.run(str(topo), workers=0, schedule="layer-by-layer")
+    status, out = _cli(capsys, "run", str(topo), "--target", "sim", "--json", "--workers", "0",
+                       "--schedule", "layer-by-layer")
     assert status == 0
     cli = json.loads(out)
     assert _same(result.to_dict()) == _same(cli)
     assert result.cycles == cli["cycles"] > 0
     df = result.to_dataframe()
     assert list(df["name"]) == ["c1", "p1"]
+    fused = accelsim.run(str(topo), workers=0, schedule="fused", fidelity="analytic")
+    status, out = _cli(capsys, "run", str(topo), "--target", "sim", "--json", "--workers", "0",
+                       "--schedule", "fused", "--fidelity", "analytic")
+    assert _same(fused.to_dict()) == _same(json.loads(out)) and fused.to_dict()["schedule"] == "fused"
     assert str(result.report).startswith(str(result.network.result.table(limit=None))[:40])
 
 

@@ -166,3 +166,36 @@ def test_the_element_type_table_has_one_row_per_type() -> None:
     assert list(ELEMENT_FACTS) == list(ELEMENT_TYPES)
     for name, row in ELEMENT_FACTS.items():
         assert row.type is ELEMENT_TYPES[name] and row.type.name == name
+
+
+def _tiled_passes(sram_kib: int) -> list[Any]:
+    """The pipeline of a fixed tiling (tiles, copy capacity) on an SRAM of `sram_kib`: only
+    the pipelining pass's capacity differs between SRAM sizes."""
+    from accelsim.compile.pipeline import AcceleratorPipeline
+
+    cfg = load_config("default").with_overrides({"sram.capacity_kib": sram_kib})
+    return AcceleratorPipeline.for_config(cfg).with_tiles((64, 64, 64), 48).passes()
+
+
+def test_a_pipelining_run_holds_for_every_capacity_that_decides_alike(
+        cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def uncached(kib: int) -> tuple[str, list[str]]:
+        m = workloads.get(GEMM).module()
+        pm = PassManager(_tiled_passes(kib))
+        pm.run(m)
+        return print_module(m, debug_locs=True), [str(r) for r in pm.remarks]
+
+    want = {kib: uncached(kib) for kib in (200, 232, 56, 60)}
+    assert want[200] == want[232]   # both fit every buffer: the same decisions
+    assert want[56] != want[200]    # less SRAM: another decision (no cross-tile prefetch)
+    runs = _counting(monkeypatch)
+    counts = []
+    for kib in (200, 232, 56, 60):
+        m = workloads.get(GEMM).module()
+        with compile_cache.enabled():
+            remarks = compile_cache.run_passes(m, _tiled_passes(kib))
+        assert (print_module(m, debug_locs=True), [str(r) for r in remarks]) == want[kib]
+        counts.append(len(runs))
+    # 232 is in the range of 200's run; 56 decides otherwise and runs; 60 runs once at most
+    assert counts[:3] == [1, 1, 2]
+    assert counts[3] in (2, 3)

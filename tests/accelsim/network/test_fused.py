@@ -83,6 +83,8 @@ def test_fused_is_faster_moves_less_and_reports_it(chain_runs: tuple) -> None:
     assert fus.network_figures["onchip_peak_bytes"]["sram"] >= g["onchip_peak_bytes"]
     d = fus.to_dict()
     assert d["layers"][0]["fused_group"] and d["honest_bytes_ratio"] >= 1.0
+    assert d["onchip_peak_bytes"] == {"sram": max(r.figures["onchip_peak_bytes"] for r in groups)}
+    assert d["honest_forced_spill_bytes"] == 0
     assert "fused " in fus.table() and "saved" in fus.table()
 
 
@@ -122,6 +124,7 @@ def test_many_clusters_run_no_group() -> None:
     r = run_schedule(net, "fused", "default", {"clusters": 2}, fidelity="analytic", workers=0,
                      progress=False)
     assert r.meta["fused_groups"] == 0 and "one cluster" in r.meta["fused_note"]
+    assert "fused: no group formed: fused groups run on one cluster" in r.table()
 
 
 @pytest.mark.parametrize("build", [convnet, attention], ids=["cnn", "attention"])
@@ -135,3 +138,16 @@ def test_onnx_fused_equals_reference(build, tmp_path: Path) -> None:
     groups = [r for r in d["layers"] if r.get("fused_group")]
     assert any(len(r["fused_group"]) >= 2 for r in groups)
     assert sum(len(r.get("fused_group") or [r["name"]]) for r in d["layers"]) == len(net.layers)
+
+
+def test_a_sweep_point_runs_its_schedule(tmp_path: Path) -> None:
+    from accelsim.dse.spec import Point
+    from accelsim.network.sweep import evaluate
+
+    path = tmp_path / "chain.layers"
+    path.write_text(CHAIN)
+    figs = {s: evaluate(Point(workload=f"network:{path}", fidelity="analytic", schedule=s))
+            for s in ("layer-by-layer", "fused")}
+    assert figs["fused"]["schedule_ran"] == "fused" and figs["fused"]["dram_bytes_saved"] > 0
+    assert figs["fused"]["cycles"] <= figs["layer-by-layer"]["cycles"]
+    assert figs["fused"]["layer_count"] == figs["layer-by-layer"]["layer_count"] == 5

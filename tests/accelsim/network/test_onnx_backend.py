@@ -144,14 +144,22 @@ def test_exported_transformers_equal_the_reference(build) -> None:  # type: igno
 def test_cli_reports_every_layer_of_an_exported_block(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "gpt2_block.onnx"
     onnx.save(T.gpt2_block(), str(path))
+    shape = ["--shape", f"hidden_states=1x{T.S}x{T.D}", "--workers", "0"]
     status = main(["run", str(path), "--target", "sim", "--timing-only", "--json",
-                   "--shape", f"hidden_states=1x{T.S}x{T.D}", "--workers", "0"])
+                   "--schedule", "layer-by-layer", *shape])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
     layers = out["layers"]
     assert {row["op"] for row in layers} >= {"LayerNormalization", "Split", "Where", "Softmax", "Tanh"}
     assert all(row["name"].startswith("/") for row in layers)
     assert out["cycles"] == sum(row["cycles"] for row in layers)
+    # the default schedule (auto) may fuse layers: every layer is still in the report, alone or
+    # named in its fused group's row, and the run is never slower than layer by layer
+    status = main(["run", str(path), "--target", "sim", "--timing-only", "--json", *shape])
+    auto = json.loads(capsys.readouterr().out)
+    assert status == 0 and auto["cycles"] <= out["cycles"]
+    named = [n for row in auto["layers"] for n in (row.get("fused_group") or [row["name"]])]
+    assert sorted(named) == sorted(row["name"] for row in layers)
     status = main(["run", str(path), "--target", "sim", "--timing-only"])
     assert status == 1 and "--shape hidden_states=DIMS" in capsys.readouterr().err
 

@@ -70,8 +70,10 @@ def test_producers_chain_a_layer_list_and_follow_tensors_of_a_model() -> None:
               Layer("b", "Relu", "vector", (k("relu:N=8", (("X", "in"),), (("Y", "b"),)),), "m:b"),
               Layer("c", "Add", "vector", (k("vector_add:N=8", (("A", "a"), ("B", "b")),
                                              (("C", "c"),)),), "m:c"))
-    net = Network("m", "m.onnx", layers, inputs={"in": (8,)}, outputs={"c": (8,)})
-    assert producers(net) == [None, None, 1]
+    view = Layer("v", "Reshape", "view", (), "m:v", views=(("v", "c"),))
+    after = Layer("d", "Relu", "vector", (k("relu:N=8", (("X", "v"),), (("Y", "d"),)),), "m:d")
+    net = Network("m", "m.onnx", (*layers, view, after), inputs={"in": (8,)}, outputs={"d": (8,)})
+    assert producers(net) == [None, None, 1, 2, 3]   # the reshape reads what it renames
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +159,17 @@ def test_auto_leaves_pipelined_out_on_one_cluster(monkeypatch: pytest.MonkeyPatc
     assert ran == []
     _, estimates = schedule.choose(net, "cluster4", {})
     assert ran == ["layer-by-layer", "pipelined"] and set(estimates) == set(ran)
+
+
+def test_the_whole_machine_group_is_the_layer_by_layer_run(tiny) -> None:  # type: ignore[no-untyped-def]
+    """The 16-of-16 (here 4-of-4) group's cycles are today's data-parallel schedule: the
+    layer-by-layer run of the same network, layer for layer."""
+    from accelsim.network.timing import run_timing
+
+    lbl = run_timing(tiny.network, "cluster4", {}, "analytic", workers=0, progress=False)
+    assert tiny.meta["layer_cycles_by_group"]["4"] == [r.cycles for r in lbl.layers]
+    assert tiny.meta["data_parallel_cycles"] == lbl.totals()["cycles"]
+    # each layer's row holds the figures of the group it ran on
+    for row, layer in zip(tiny.rows(), tiny.layers, strict=True):
+        size = len(cluster_span(row["cluster"]))
+        assert row["cycles"] == tiny.meta["layer_cycles_by_group"][str(size)][tiny.layers.index(layer)]

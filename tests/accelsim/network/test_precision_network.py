@@ -67,7 +67,7 @@ def test_network_dtype_on_the_cli_moves_fewer_bytes_and_less_energy(capsys, tmp_
     runs = {}
     for dt in ("f32", "int8"):
         status, out, _ = _run(capsys, "run", str(topo), "--target", "sim", "--json", "--workers", "0",
-                              "--dtype", dt)
+                              "--dtype", dt, "--schedule", "layer-by-layer")  # per-layer rows
         assert status == 0
         runs[dt] = json.loads(out)
     f32, i8 = runs["f32"], runs["int8"]

@@ -205,6 +205,70 @@ def test_capacity_error_when_even_the_innermost_level_does_not_fit() -> None:
         copy(m, "fast-mem-capacity=0")
 
 
+# a nest no tiling shrinks (a dependence on %C forbids it): C's box at the innermost level is
+# 20 x 23 floats, more than 1 KiB (the fuzzer's seed 1091)
+UNTILEABLE = """func.func @f(%A: memref<31x31xf32>, %B: memref<31x31xf32>, %C: memref<31x31xf32>) {
+  affine.for %i1 = 0 to 9 {
+    affine.for %i2 = 0 to 12 {
+      affine.for %i3 = 0 to 20 {
+        %v4 = affine.load %C[%i3, %i2 + 3] : memref<31x31xf32>
+        %v5 = affine.load %B[%i1, %i1] : memref<31x31xf32>
+        %v6 = affine.load %C[%i2, %i2 + 2] : memref<31x31xf32>
+        %c8 = arith.cmpf olt, %v4, %v5 : f32
+        %v7 = arith.select %c8, %v4, %v5 : f32
+        affine.store %v7, %C[%i1, %i3] : memref<31x31xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_skip_oversized_copies_what_fits_and_leaves_the_rest_in_slow_memory() -> None:
+    with pytest.raises(PassError, match=r"need 1604 bytes of fast memory, 1024 bytes available"):
+        copy(parse_module(UNTILEABLE), "generate-dma fast-mem-capacity=1")
+    orig, m = parse_module(UNTILEABLE), parse_module(UNTILEABLE)
+    p = copy(m, "generate-dma fast-mem-capacity=1 skip-oversized")
+    assert any("no copy for %C" in r.message and "skip-oversized" in r.message for r in p.remarks)
+    copied = {s.src.name_hint for s in dma_starts(m)}
+    assert copied == {"B"}                       # B's one element fits; C stays in place
+    assert 0 < peak_live_bytes(m, 1) <= 1024
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=3))
+
+
+def test_skip_oversized_changes_nothing_where_the_buffers_fit() -> None:
+    a, b = cs.tile(gemm(24, 20, 28), 8), cs.tile(gemm(24, 20, 28), 8)
+    copy(a, "generate-dma fast-mem-capacity=4")
+    copy(b, "generate-dma fast-mem-capacity=4 skip-oversized")
+    assert print_module(a) == print_module(b)
+
+
+DIAGONAL = """func.func @f(%C: memref<32x32xf32>) {
+  affine.for %i = 0 to 7 {
+    %a = affine.load %C[%i + 3, %i + 1] : memref<32x32xf32>
+    %b = affine.load %C[%i, %i] : memref<32x32xf32>
+    %s = arith.addf %a, %b : f32
+    affine.store %s, %C[%i, %i] : memref<32x32xf32>
+  }
+  return
+}
+"""
+
+
+def test_exact_copy_out_writes_back_only_the_stored_elements() -> None:
+    """C's box is 10 x 8, read, and written on its diagonal only: by default the whole box
+    goes back (a DMA out), with exact-copy-out only the 7 stored elements (a cluster's share
+    must not write back what another cluster computed)."""
+    whole, exact, orig = parse_module(DIAGONAL), parse_module(DIAGONAL), parse_module(DIAGONAL)
+    copy(whole, "generate-dma")
+    p = copy(exact, "generate-dma exact-copy-out")
+    assert [s.dst.name_hint for s in dma_starts(whole)] == ["C_fast", "C"]
+    assert [s.dst.name_hint for s in dma_starts(exact)] == ["C_fast"]
+    assert any("writes back only the elements the nest stores" in r.message for r in p.remarks)
+    assert cs.same_results(orig, exact, cs.inputs_for(orig, seed=5))
+
+
 def test_skip_non_unit_stride_loops_places_copies_inside_tile_loops() -> None:
     m = cs.tiled_2d(32, 32, 16)
     copy(m, "generate-dma skip-non-unit-stride-loops")

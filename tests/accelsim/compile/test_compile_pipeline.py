@@ -22,7 +22,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-sibling-fusion",
         "--affine-loop-tile=cache-size=64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
-        "fast-mem-capacity=128",
+        "fast-mem-capacity=128 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
@@ -31,7 +31,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-sibling-fusion",
         "--affine-loop-tile=tile-sizes=64,128,64",
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
-        "fast-mem-capacity=80",
+        "fast-mem-capacity=80 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
 

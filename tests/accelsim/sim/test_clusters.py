@@ -120,7 +120,7 @@ def test_gemm_correct_on_clusters(preset: str, kind: str, dist: str) -> None:
     np.testing.assert_allclose(r.outputs["C"], want, rtol=1e-4, atol=1e-4)  # type: ignore[index]
 
 
-# every workload on 1, 4 and 16 clusters, bus and mesh: tests/accelsim/test_cluster_matrix.py
+# every workload on 1, 4 and 16 clusters, bus and mesh: tests/accelsim/sim/test_cluster_matrix.py
 
 
 def test_barrier_waits_are_recorded() -> None:
