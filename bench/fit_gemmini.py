@@ -37,7 +37,7 @@ import validate_gemmini as V
 from accelsim.estimate.analytic import estimate
 
 LATENCY = (70, 85, 110)
-SETUP = (1,)
+SETUP = (4,)
 ISSUE = (0,)
 BUS_BYTES = 16        # dma_buswidth = 128 bits (Configs.scala:69)
 IN_FLIGHT_BYTES = 16 * 64  # max_in_flight_mem_reqs = 16 (Configs.scala:66) x dma_maxbytes 64
