@@ -152,9 +152,13 @@ def record_race_free(module: ModuleOp) -> None:
 
 def estimated(module: ModuleOp, config: Any, func: str | None = None) -> Any:
     """`accelsim.estimate.analytic.estimate(module, config, func=func)`; while `active()`, a
-    module of the same content estimated on a config of the same hash gives that result."""
+    module of the same content estimated on a config of the same hash gives that result. The
+    compiler's choices weigh one cluster's program: on a machine of several clusters it is
+    estimated on one cluster's fair share (`accelsim.estimate.clusters.share_config`)."""
     from accelsim.estimate.analytic import estimate
+    from accelsim.estimate.clusters import share_config
 
+    config = share_config(config) if getattr(config, "clusters", 1) > 1 else config
     if not active():
         return estimate(module, config, func=func)
     from accelsim.errors import InputError

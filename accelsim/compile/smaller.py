@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from accelsim.compile.pipeline import AcceleratorPipeline
 from accelsim.config import HardwareConfig
+from accelsim.errors import InputError
 from compiler.diagnostics import AccelsimError, Remark
 from compiler.ir import ops as O
 
@@ -132,13 +133,20 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
                 pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
                 pm.run(mod)
             verify(mod)
+        except AccelsimError:  # a smaller machine's pipeline the passes refuse is skipped
+            if i == 0:
+                raise
+            continue
+        try:
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles
         except OverLimit:
             continue
-        except AccelsimError:  # a smaller machine's pipeline the passes refuse is skipped
+        except InputError:
+            # the estimate needs a value only the run has (a symbolic loop bound given in
+            # --inputs): the pipelines cannot be weighed, the machine's own is kept
             if i == 0:
-                raise
+                return i, pipe, mod, [*first.remarks, *pm.remarks]
             continue
         if best is None or cycles < best[0]:
             best = (cycles, i, pipe, mod, [*first.remarks, *pm.remarks])

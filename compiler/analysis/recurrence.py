@@ -105,7 +105,13 @@ def longest_recurrence(func: FuncOp, budget: int = BUDGET) -> CriticalPath | Non
     except _Unsupported:
         return None
     ns: dict[str, object] = {"_comb": _comb, "_Stop": _Stop, "_clog2": _clog2}
-    exec(compile(src, f"<critical path of @{func.sym_name}>", "exec"), ns)
+    try:
+        code = compile(src, f"<critical path of @{func.sym_name}>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):
+        # nests deeper than Python's block limits (statically nested blocks, indentation
+        # levels): the run cannot be generated, so the program has no figure (not a zero)
+        return None
+    exec(code, ns)
     mems: list[dict] = [{} for _ in gen.memrefs]  # type: ignore[type-arg]
     state = [0, budget, 0]   # ops run, budget, longest carried value
     truncated = False
