@@ -59,12 +59,16 @@ def test_notebook_shows_chip_kernel_network_sweep_and_plot(executed):
     busy = re.findall(r"^cluster (\d): busy ([\d,]+) cycles", text, re.M)
     assert [k for k, _ in busy] == ["0", "1", "2", "3"]
     assert all(int(b.replace(",", "")) > 0 for _, b in busy)
-    # the network: one row per layer of the .layers list, cycles adding up to the total
+    # the network: one row per layer of the .layers list; the default schedule (auto) may
+    # overlap layers on the four clusters, so the total lies between the longest layer and
+    # the layer-by-layer sum
     net = _text(code[2])
     total = re.search(r"^([\d,]+) cycles$", net, re.M)
     rows = re.findall(r"^\d+\s+(\S+)\s+\S+\s+(\d+)\s", net, re.M)
     assert [name for name, _ in rows] == ["conv1", "conv1.relu", "fc"]
-    assert total and sum(int(c) for _, c in rows) == int(total.group(1).replace(",", ""))
+    assert total
+    cycles = [int(c) for _, c in rows]
+    assert max(cycles) <= int(total.group(1).replace(",", "")) <= sum(cycles)
     # the sweep: 3 SRAM sizes x 2 engine counts, every point ok; the plot is drawn inline
     table = _text(code[3])
     assert table.count(" ok ") == 6, table
