@@ -8,6 +8,7 @@ import itertools
 import re
 from pathlib import Path
 
+import pytest
 import simpy
 from simpy.core import EmptySchedule
 from simpy.events import NORMAL, URGENT
@@ -86,11 +87,8 @@ def test_now_is_the_clock_simpy_keeps():
 def test_wait_on_an_event_never_scheduled_is_an_empty_schedule():
     env = SimEnv()
     ev = simpy.Event(env)
-    try:
+    with pytest.raises(EmptySchedule):
         env.wait(ev)
-    except EmptySchedule:
-        return
-    raise AssertionError("no EmptySchedule")
 
 
 def test_a_failed_event_nobody_defused_crashes_the_driver():
