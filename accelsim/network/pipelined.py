@@ -160,7 +160,7 @@ def run_pipelined(network: Network, config: str = "default",
     from accelsim.dse.runners import local_outcomes
     from accelsim.dse.store import STATUS_OK
     from accelsim.dse.time_limit import MAX_TIME_LIMIT_S
-    from accelsim.network.timing import _bar, _failure, kernel_points
+    from accelsim.network.timing import _bar, _failure, drain, kernel_points
 
     hw = dict(hardware or {})
     cfg = load_config(config).with_overrides(hw)
@@ -177,22 +177,11 @@ def run_pipelined(network: Network, config: str = "default",
     bar = _bar(len(points), progress, network.name)
     outcomes = local_outcomes(evaluate_point, points, nw,
                               time_limit_s=MAX_TIME_LIMIT_S if time_limit_s is None else time_limit_s)
-    try:
-        for outcome in outcomes:
-            kernel_cpu += outcome.cpu_s or 0.0
-            key = outcome.point.hardware
-            if outcome.status == STATUS_OK:
-                figures.setdefault(key, {})[outcome.point.workload] = dict(outcome.figures)
-            else:
-                failures.append((outcome.point.workload, f"{outcome.status}: {outcome.error}"))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        close = getattr(outcomes, "close", None)
-        if close is not None:
-            close()
-        if bar is not None:
-            bar.close()
+    for outcome in drain(outcomes, bar, failures):
+        kernel_cpu += outcome.cpu_s or 0.0
+        if outcome.status == STATUS_OK:
+            figures.setdefault(outcome.point.hardware, {})[outcome.point.workload] = \
+                dict(outcome.figures)
     meta: dict[str, Any] = {"target": "sim", "timing_only": True,
                             "distinct_kernels": len(network.distinct_workloads()),
                             "workers": nw, "kernel_cpu_seconds": kernel_cpu}

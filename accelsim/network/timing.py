@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from accelsim.network.model import Network, NetworkError
@@ -57,21 +57,10 @@ def run_timing(network: Network, config: str = "default", hardware: Mapping[str,
     bar = _bar(len(points), progress, network.name)
     outcomes = local_outcomes(evaluate_point, points, n,
                               time_limit_s=MAX_TIME_LIMIT_S if time_limit_s is None else time_limit_s)
-    try:
-        for outcome in outcomes:
-            kernel_cpu += outcome.cpu_s or 0.0
-            if outcome.status == STATUS_OK:
-                figures[outcome.point.workload] = dict(outcome.figures)
-            else:
-                failures.append((outcome.point.workload, f"{outcome.status}: {outcome.error}"))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        close = getattr(outcomes, "close", None)
-        if close is not None:
-            close()
-        if bar is not None:
-            bar.close()
+    for outcome in drain(outcomes, bar, failures):
+        kernel_cpu += outcome.cpu_s or 0.0
+        if outcome.status == STATUS_OK:
+            figures[outcome.point.workload] = dict(outcome.figures)
     # kernel_cpu_seconds: CPU time of the kernel evaluations (compile + simulate), in whichever
     # process ran them
     meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(points), "workers": n,
@@ -129,6 +118,27 @@ def kernel_figures(network: Network, point: Any, config: Any) -> NetworkResult:
     meta = {"target": "sim", "timing_only": True, "distinct_kernels": len(figures), "workers": 0,
             "wall_seconds": time.perf_counter() - start}
     return NetworkResult.build(network, figures, config.name, point.fidelity, config.clock_ghz, meta)
+
+
+def drain(outcomes: Any, bar: Any, failures: list[tuple[str, str]]) -> Iterator[Any]:
+    """Each kernel outcome of a run, in turn: a failed one also noted in `failures` (its
+    workload, status and error), the bar advanced; the runner and the bar closed at the end,
+    however the loop ends."""
+    from accelsim.dse.store import STATUS_OK
+
+    try:
+        for outcome in outcomes:
+            if outcome.status != STATUS_OK:
+                failures.append((outcome.point.workload, f"{outcome.status}: {outcome.error}"))
+            yield outcome
+            if bar is not None:
+                bar.update(1)
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+        if bar is not None:
+            bar.close()
 
 
 def _bar(total: int, progress: bool | TextIO, name: str) -> Any:
