@@ -130,6 +130,9 @@ class AcceleratorPipeline:
     # the first copy pass's `exact-copy-out`: a cluster's share writes back only what it
     # stores (`accelsim.compile.clusters`)
     exact_copy_out: bool = False
+    # the first copy pass's `exact-copy-in`: a cluster's share reads only what it loads where
+    # a box would hold more (`accelsim.compile.clusters`, when box copy-ins race)
+    exact_copy_in: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -234,7 +237,8 @@ class AcceleratorPipeline:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
-                          + skip + (" exact-copy-out" if self.exact_copy_out else "")))
+                          + skip + (" exact-copy-out" if self.exact_copy_out else "")
+                          + (" exact-copy-in" if self.exact_copy_in else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "

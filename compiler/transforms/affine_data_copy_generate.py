@@ -137,6 +137,12 @@ class Options:
     # box: the box's other elements, read or not accessed, may be written meanwhile by another
     # cluster (a share of a parallel loop; `accelsim.compile.clusters` sets it)
     exact_copy_out: bool = False
+    # this project's extension: a read region whose box holds elements the range never
+    # touches gets a copy-in of the loaded elements only (point-wise, the loads' loop nests
+    # replayed), never the whole box: those other elements may be written meanwhile by
+    # another cluster, and reading them races (`accelsim.compile.clusters` sets it when the
+    # box copy-ins of the clusters' shares race)
+    exact_copy_in: bool = False
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -428,13 +434,14 @@ class AffineDataCopyGeneratePass(Pass):
                                 or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, read, region.written, dense, loc, k, limits, uppers,
-                        opts.exact_copy_out)
+                        opts.exact_copy_out,
+                        opts.exact_copy_in and read and not box.is_subset(region.exact))
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
         emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma and not opts.one_space,
                               opts.fast_mem_space, opts.tag_mem_space,
-                              only=None if only is None else {id(o) for o in only})
+                              only=None if only is None else {id(o) for o in only}, scope=block)
         place.finish()
         for op in emitted.copy_ops:
             self._copy_nests.add(id(op))
