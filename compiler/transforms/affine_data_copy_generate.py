@@ -164,6 +164,15 @@ class Options:
         return None if self.fast_mem_capacity is None else self.fast_mem_capacity * 1024
 
 
+def _starts_below_zero(region: MemRefRegion) -> bool:
+    """Whether the region's box (lower bounds as chosen, constant extents) reaches below
+    index 0 along some dimension for some value of the outer IVs."""
+    box = region.box
+    neg = isl.Val.int_from_si(box.get_ctx(), -1)
+    return any(not box.upper_bound_val(isl.dim_type.set, d, neg).is_empty()
+               for d in range(region.rank))
+
+
 class AffineDataCopyGeneratePass(Pass):
     name = "affine-data-copy-generate"
     summary = "Generate explicit copying for affine memory operations"
@@ -424,7 +433,12 @@ class AffineDataCopyGeneratePass(Pass):
         # a buffer of the level above (a partial tile of it): clip to what is accessed
         uppers, box = exact_uppers(region, box) if k == 1 else ((), box)
         clipped = tuple(c or bool(uppers and uppers[d]) for d, c in enumerate(clipped))
-        dense = region.written and box.is_subset(region.written_set) \
+        # a box starting below index 0 for some outer IVs (a lower bound of the accessed
+        # elements that is a max of affine functions, e.g. a tile of a triangular loop inside
+        # a level-above buffer starting at the diagonal): a DMA would move elements outside
+        # the memref, so both copies go point-wise, element by element
+        below = _starts_below_zero(region)
+        dense = region.written and not below and box.is_subset(region.written_set) \
             and _box_everywhere(region, scope, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         # no copy-in where no load can see a value from before one execution of the copy
@@ -434,8 +448,8 @@ class AffineDataCopyGeneratePass(Pass):
                                 or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, read, region.written, dense, loc, k, limits, uppers,
-                        opts.exact_copy_out,
-                        opts.exact_copy_in and read and not box.is_subset(region.exact))
+                        opts.exact_copy_out or below,
+                        read and (below or (opts.exact_copy_in and not box.is_subset(region.exact))))
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")

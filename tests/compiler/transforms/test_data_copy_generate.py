@@ -290,6 +290,34 @@ def test_exact_copy_in_reads_only_the_loaded_elements() -> None:
     assert dma_starts(dense)
 
 
+TRIANGLE_SHIFT = """func.func @f(%A: memref<40xf32>, %C: memref<40x40xf32>) {
+  affine.for %i = 0 to 16 {
+    affine.for %j = affine_map<(d0) -> (d0)>(%i) to 16 {
+      %v = affine.load %A[%j - %i] : memref<40xf32>
+      %c = affine.load %C[%i, %j] : memref<40x40xf32>
+      %s = arith.addf %v, %c : f32
+      affine.store %s, %C[%i, %j] : memref<40x40xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_box_whose_lower_bound_goes_below_zero_is_copied_point_wise() -> None:
+    """A 4 x 4 tile of a triangle reads A[j - i]: the accessed elements start at
+    max(tj - ti - 3, 0), a max the box's affine lower bound tj - ti - 3 cannot hold, so on
+    the diagonal tiles the box starts at A[-3]. The copy-in of A goes element by element
+    (no DMA of A, nothing out of bounds), C's tiles keep their DMAs (fuzz seed 1703: the
+    same at the second level of a hierarchy, a copy from `A_fast_mb[1, -1, 0]`)."""
+    orig, m = parse_module(TRIANGLE_SHIFT), parse_module(TRIANGLE_SHIFT)
+    parse_pass_flag("--affine-loop-tile=tile-sizes=4,4").run(m)
+    copy(m, "generate-dma copy-depth=2")
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert sorted(s.src.name_hint for s in dma_starts(m)) == ["C", "C_fast"]
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=1))
+
+
 def test_skip_non_unit_stride_loops_places_copies_inside_tile_loops() -> None:
     m = cs.tiled_2d(32, 32, 16)
     copy(m, "generate-dma skip-non-unit-stride-loops")
