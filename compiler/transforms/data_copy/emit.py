@@ -280,42 +280,70 @@ def _dma_copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, tag_sp
         into.insert_before(into.ops[-1], op)
 
     out: list[Operation] = [tag_alloc]
+    guard = _empty_guard(spec, k, place)
     for wait in (False, True):
-        if k == 0:
-            holder = Block()
-            holder.append(AffineYieldOp(loc=loc))
-            build(holder, [], wait)
-            for op in holder.ops[:-1]:
-                put(op)
-                out.append(op)
-        else:
-            loops: list[AffineForOp] = []
-            parent: Block | None = None
-            outer: list[IndexExpr] = []
-            for d in range(k):
-                if spec.extents[d] == 1:
-                    outer.append(spec.lower[d])
-                    continue
-                lp = make_for([spec.lower[d]], spec.upper(d), 1, loc)
-                if parent is not None:
-                    parent.insert_before(parent.ops[-1], lp)
-                loops.append(lp)
-                parent = lp.body
-                outer.append(IndexExpr.of(lp.iv))
-            if not loops:
-                holder = Block()
-                holder.append(AffineYieldOp(loc=loc))
-                build(holder, outer, wait)
-                for op in holder.ops[:-1]:
-                    put(op)
-                    out.append(op)
+        holder = Block()
+        holder.append(AffineYieldOp(loc=loc))
+        parent = holder
+        if guard is not None:
+            # the zero-count rule: where the rows of dim k can start past the memref's end (an
+            # empty chunk of a partial tile), the copy runs under a loop of one trip, of none
+            # when they do: no transfer of a negative element count, and the start and wait
+            # nests keep one shape for the pipelining pass
+            lp = make_for([const_expr(0)], guard, 1, loc)
+            holder.insert_before(holder.ops[-1], lp)
+            parent = lp.body
+        outer: list[IndexExpr] = []
+        for d in range(k):
+            if spec.extents[d] == 1:
+                outer.append(spec.lower[d])
                 continue
-            assert parent is not None
-            build(parent, outer, wait)
-            put(loops[0])
-            out.append(loops[0])
+            lp = make_for([spec.lower[d]], spec.upper(d), 1, loc)
+            parent.insert_before(parent.ops[-1], lp)
+            parent = lp.body
+            outer.append(IndexExpr.of(lp.iv))
+        build(parent, outer, wait)
+        for op in holder.ops[:-1]:
+            put(op)
+            out.append(op)
     place.put_dealloc(DeallocOp(tag, loc=loc))
     return out
+
+
+def _empty_guard(spec: CopySpec, k: int, place: Placement) -> list[IndexExpr] | None:
+    """The upper bounds of a 0-or-1-trip loop around a copy whose element count
+    `min(E_k, limit_k - lower_k)` can be zero or less at the copy point (dim k clipped and
+    its lower bound reaching the limit, or an exact upper bound, for some iteration of the
+    enclosing loops: isl on their domain); None when it is positive at every iteration."""
+    r = len(spec.extents)
+    if k >= r or not spec.clipped[k]:
+        return None
+    size = spec.limit(k)
+    ubs = ([] if size is None else [const_expr(size)]) + \
+        (list(spec.exact_upper[k]) if spec.exact_upper else [])
+    if not ubs:
+        return None
+    lower = spec.lower[k]
+    if not _may_reach(lower, ubs, place.before_op):
+        return None
+    return [const_expr(1), *(ub - lower for ub in ubs)]
+
+
+def _may_reach(lower: IndexExpr, ubs: Sequence[IndexExpr], at: Operation) -> bool:
+    """Whether `lower >= ub` for one of `ubs` at some iteration of the loops around `at`
+    (conservatively True where isl cannot say)."""
+    import islpy as isl
+
+    from compiler.analysis.domain import domain_frame
+    from compiler.analysis.isl_bridge import AnalysisError
+
+    try:
+        m, ops = affine_map_of([lower, *ubs])
+        frame, dom = domain_frame(at)
+        vals = frame.map_results(m, ops)
+        return any(not dom.intersect(vals[0].ge_set(ub)).is_empty() for ub in vals[1:])
+    except (AnalysisError, isl.Error, KeyError, ValueError):
+        return True
 
 
 def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr], into: Block,
