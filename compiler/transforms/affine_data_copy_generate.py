@@ -137,6 +137,11 @@ class Options:
     # box: the box's other elements, read or not accessed, may be written meanwhile by another
     # cluster (a share of a parallel loop; `accelsim.compile.clusters` sets it)
     exact_copy_out: bool = False
+    # this project's extension: a DMA moves at most this many rows (the chunks of a strided
+    # transfer); a longer copy is a loop of DMAs of that many rows each, as an engine whose
+    # descriptor is limited in rows issues it (Gemmini's mvin: at most DIM rows; the
+    # accelerator pipeline sets it from `dma.max_rows`). 0: no limit (upstream's one DMA)
+    max_dma_rows: int = 0
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -146,6 +151,8 @@ class Options:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
         if self.copy_depth < 0:
             raise ValueError(f"copy-depth must be >= 0, got {self.copy_depth}")
+        if self.max_dma_rows < 0:
+            raise ValueError(f"max-dma-rows must be >= 0, got {self.max_dma_rows}")
 
     @property
     def one_space(self) -> bool:
@@ -428,7 +435,7 @@ class AffineDataCopyGeneratePass(Pass):
                                 or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, read, region.written, dense, loc, k, limits, uppers,
-                        opts.exact_copy_out)
+                        opts.exact_copy_out, opts.max_dma_rows)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
