@@ -34,6 +34,7 @@ only when it is no slower than layer-by-layer and moves fewer DRAM bytes.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -94,6 +95,7 @@ class BandKernel:
     full: dict[str, Any]
     zero: bool
     resident: int
+    computed: tuple[int, int] = (0, 0)   # the output rows it computes this band
 
 
 def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None) -> tuple[Any, Any, str]:
@@ -214,9 +216,12 @@ def _range(loop: Any) -> tuple[int, int]:
 
 
 def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
-                rows: tuple[int, int], fast_space: int) -> BandKernel:
+                rows: tuple[int, int], fast_space: int, out_base: int | None = None,
+                sizes: dict[str, int] | None = None) -> BandKernel:
     """Kernel p (its group links `lin` / `lout`) restricted to output rows `rows` = [a, b)
-    of its output (as written: a padded consumer's coordinates)."""
+    of its output (as written: a padded consumer's coordinates), its output buffer holding
+    rows from `out_base` (default a); `sizes`: the rows of each band buffer (default: the
+    rows the band reads or writes)."""
     from compiler.ir.ops.affine import AffineForOp, AffineLoadOp, AffineStoreOp
     from compiler.ir.types import FunctionType, MemRefType
 
@@ -288,13 +293,13 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     if lin is not None and lin.in_arg not in fast:
         raise NotBandable(f"{fname}: its linked input is not read row by row")
     # 3. band operands retyped to their band (rows from the band's first), in the fast space
-    fast[out] = (a, b)
+    fast[out] = (a if out_base is None else out_base, b)
     for name, (lo, hi) in fast.items():
         arg = args[name]
         t = arg.type
         r = row_dim(t.shape)
         shape = list(t.shape)
-        shape[r] = max(1, hi - lo)
+        shape[r] = max(1, hi - lo, (sizes or {}).get(name, 0))
         arg.type = MemRefType(tuple(shape), t.element, fast_space)
         for op in func.walk():
             if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
@@ -311,7 +316,7 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     resident = sum(math.prod(args[n].type.shape) * args[n].type.element.bitwidth // 8 for n in fast)
     dram = tuple(n for n in names if n not in fast)
     return BandKernel(p, module, fname, fast, lin.in_arg if lin is not None else None, out, dram,
-                      {n: full[n] for n in fast}, zero, resident)
+                      {n: full[n] for n in fast}, zero, resident, (a, b))
 
 
 def _set_bounds(loop: Any, lo: int, hi: int) -> None:
@@ -373,22 +378,105 @@ def _out_rows(plan: _Plan, chain: list[tuple[int, Link | None, Link | None]]) ->
     return shape[r]
 
 
-def bands(plan: _Plan, group: Group, height: int) -> list[list[BandKernel]]:
-    """Every band of `group` with `height` output rows: its kernels, first to last."""
+@dataclass
+class Layout:
+    """A banded group: per band its kernels (first to last); per band buffer (a link's
+    producer index, or (kernel position, argument) of a DRAM operand read row by row) the
+    rows it holds in each band and its height (the tallest window)."""
+
+    bands: list[list[BandKernel]]
+    windows: dict[Any, list[tuple[int, int]]]
+    height: dict[Any, int]
+    out_rows: int      # the band of the last output
+
+
+def _key(n: int, bk: BandKernel, name: str) -> Any:
+    return ("link", bk.p) if name == bk.out else (n, name)
+
+
+def layout(plan: _Plan, group: Group, height: int, limit: int | None = None) -> Layout:
+    """Every band of `group` with `height` output rows (the first `limit` bands), halo rows
+    reused: a kernel computes only the rows of its output the previous band did not (the
+    window of each intermediate rolls down; its overlap is moved up, not recomputed), and
+    only the new rows of the group's input are read from DRAM."""
     chain = _chain(plan, group)
     total = _out_rows(plan, chain)
     fast = plan.config.spaces.sram
-    out = []
-    for a in range(0, total, height):
-        rows = (a, min(total, a + height))
-        ks: list[BandKernel] = []
-        for p, lin, lout in reversed(chain):
-            bk = band_kernel(plan, p, lin, lout, rows, fast)
-            ks.append(bk)
-            if lin is not None:
-                rows = bk.fast[lin.in_arg]
-        out.append(ks[::-1])
-    return out
+    last = len(chain) - 1
+    starts = list(range(0, total, height))[:limit]
+
+    def walk(sizes: dict[Any, int] | None) -> tuple[list[list[BandKernel]], dict[Any, list]]:
+        prev_hi: dict[Any, int] = {}
+        windows: dict[Any, list[tuple[int, int]]] = {}
+        out: list[list[BandKernel]] = []
+        for a in starts:
+            need = (a, min(total, a + height))   # rows of the current kernel's output needed
+            ks: list[BandKernel] = []
+            for n in range(last, -1, -1):
+                p, lin, lout = chain[n]
+                lo, hi = need
+                new = lo if n == last else max(lo, prev_hi.get(("link", p), lo))
+                sz = None
+                if sizes is not None:
+                    sz = {name: sizes[k] for k in sizes for name in [k[1]]
+                          if isinstance(k[0], int) and k[0] == n}
+                    if n < last:
+                        sz[lout.out_arg] = sizes[("link", p)]  # type: ignore[union-attr]
+                    if lin is not None:
+                        sz[lin.in_arg] = sizes[("link", lin.producer)]
+                bk = band_kernel(plan, p, lin, lout, (min(new, hi), hi), fast, lo, sz)
+                ks.append(bk)
+                if n < last:
+                    windows.setdefault(("link", p), []).append((lo, hi))
+                    prev_hi[("link", p)] = hi
+                for name, (l0, h0) in bk.fast.items():
+                    if name in (bk.out, bk.link_in):
+                        continue
+                    k = (n, name)
+                    windows.setdefault(k, []).append((l0, h0))
+                if lin is not None:
+                    need = bk.fast[lin.in_arg]
+            out.append(ks[::-1])
+        return out, windows
+
+    _, windows = walk(None)
+    for k, ws in windows.items():
+        if any(b[0] < a[0] or b[1] < a[1] for a, b in itertools.pairwise(ws)):
+            raise NotBandable(f"the rows of {k} do not move down band by band")
+    sizes = {k: max(h - lo for lo, h in ws) for k, ws in windows.items()}
+    done, windows = walk(sizes)
+    return Layout(done, windows, sizes, height)
+
+
+def bands(plan: _Plan, group: Group, height: int) -> list[list[BandKernel]]:
+    """Every band of `group` with `height` output rows: its kernels, first to last."""
+    return layout(plan, group, height).bands
+
+
+def resident(plan: _Plan, lay: Layout) -> int:
+    """Bytes of every band buffer (all live from the first band to the last, the output
+    band's included)."""
+    total = 0
+    first = lay.bands[0]
+    for k, rows in lay.height.items():
+        total += rows * _row_bytes(plan, lay, k)
+    last = first[-1]
+    t = last.full[last.out]
+    return total + _bytes_of(t, lay.out_rows)
+
+
+def _row_bytes(plan: _Plan, lay: Layout, k: Any) -> int:
+    for n, bk in enumerate(lay.bands[0]):
+        for name in bk.fast:
+            if _key(n, bk, name) == k and not (name == bk.out and n == len(lay.bands[0]) - 1):
+                return _bytes_of(bk.full[name], 1)
+    raise KeyError(k)
+
+
+def _bytes_of(t: Any, rows: int) -> int:
+    shape = list(t.shape)
+    shape[row_dim(shape)] = rows
+    return math.prod(shape) * t.element.bitwidth // 8
 
 
 def band_plan(plan: _Plan, group: Group) -> int | None:
@@ -398,28 +486,15 @@ def band_plan(plan: _Plan, group: Group) -> int | None:
 
     cap = _capacity(plan.config)
     try:
-        chain = _chain(plan, group)
-        total = _out_rows(plan, chain)
-        fast = plan.config.spaces.sram
+        total = _out_rows(plan, _chain(plan, group))
         tried: set[int] = set()
         for nb in range(2, total + 1):
             h = -(-total // nb)
             if h in tried:
                 continue
             tried.add(h)
-            ok = True
-            # the largest buffers: a band away from the edges (no clipped halo)
-            start = h * min(1, nb - 1)
-            rows = (start, min(total, start + h))
-            for p, lin, lout in reversed(chain):
-                bk = band_kernel(plan, p, lin, lout, rows, fast)
-                live = bk.resident
-                if live > RESIDENT_SHARE * cap or cap - live < MIN_TILE_KIB * 1024:
-                    ok = False
-                    break
-                if lin is not None:
-                    rows = bk.fast[lin.in_arg]
-            if ok:
+            live = resident(plan, layout(plan, group, h, limit=3))
+            if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
                 return h
     except NotBandable:
         return None
@@ -427,15 +502,19 @@ def band_plan(plan: _Plan, group: Group) -> int | None:
 
 
 def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
-    """The banded group as one program (`fused.GroupProgram`): per band, its band buffers'
-    allocs, the DMAs of its input rows in and output rows out, and its kernels."""
+    """The banded group as one program (`fused.GroupProgram`): its band buffers made once,
+    then per band the new rows of its inputs DMA'd in (the overlap moved up), its kernels,
+    its output band DMA'd out."""
     from accelsim.network.fused import GroupProgram, _compile_band, _unique
     from compiler.ir.ops import ModuleOp
     from compiler.ir.ops.func import FuncOp, ReturnOp
+    from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import FunctionType, MemRefType
 
-    all_bands = bands(plan, group, group.band_rows)
+    lay = layout(plan, group, group.band_rows)
+    all_bands = lay.bands
     dram_space = plan.config.spaces.dram
+    fast_space = plan.config.spaces.sram
     first = all_bands[0]
     used: set[str] = set()
     labels: dict[tuple[int, str], int] = {}
@@ -457,23 +536,40 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
             arg_list.append((_unique(f"{layer}.{name}", used), n, name))
             arg_types.append(t)
     names = [a for a, _, _ in arg_list]
-    src_f = FuncOp("group", FunctionType(tuple(arg_types), ()), names)
-    run_f = FuncOp("group", FunctionType(tuple(arg_types), ()), names)
-    src_mod, run_mod = ModuleOp(), ModuleOp()
+    fns = {False: FuncOp("group", FunctionType(tuple(arg_types), ()), names),
+           True: FuncOp("group", FunctionType(tuple(arg_types), ()), names)}
+    mods = {False: ModuleOp(), True: ModuleOp()}
     helpers: dict[int, dict[str, str]] = {}
+    live = resident(plan, lay)
+    bufs: dict[bool, dict[Any, Any]] = {False: {}, True: {}}
+    for compiled in (False, True):  # the band buffers, made once
+        for n, bk in enumerate(first):
+            for name in bk.fast:
+                k = _key(n, bk, name)
+                if name == bk.link_in or (n + 1 == len(first) and name == bk.out) \
+                        or k in bufs[compiled]:
+                    continue
+                t = bk.full[name]
+                shape = list(t.shape)
+                shape[row_dim(shape)] = lay.height[k]
+                op = AllocOp(MemRefType(tuple(shape), t.element, fast_space),
+                             name_hint=f"w{bk.p}_{name}")
+                bufs[compiled][k] = fns[compiled].body.append(op).results[0]
     peak = 0
-    for band in all_bands:
-        prevs: dict[int, dict[str, Any]] = {id(src_f): {}, id(run_f): {}}
+    for b, band in enumerate(all_bands):
         for n, bk in enumerate(band):
-            done, own = _compile_band(plan, bk)
-            peak = max(peak, bk.resident + own)
-            for fn, mod, compiled in ((src_f, src_mod, False), (run_f, run_mod, True)):
-                _emit(fn, mod, bk, n, len(band), done if compiled else bk.module, labels, prevs[id(fn)],
+            done, own = _compile_band(plan, bk, live)
+            peak = max(peak, live + own)
+            for compiled in (False, True):
+                _emit(fns[compiled], mods[compiled], bk, n, len(band),
+                      done if compiled else bk.module, labels, bufs[compiled], lay, b,
                       compiled, plan.config.spaces.tag, helpers)
-    for fn, mod in ((src_f, src_mod), (run_f, run_mod)):
-        fn.body.append(ReturnOp())
-        mod.body.append(fn)
-    return GroupProgram(src_mod, run_mod, peak,
+    for compiled in (False, True):
+        for v in bufs[compiled].values():
+            fns[compiled].body.append(DeallocOp(v))
+        fns[compiled].body.append(ReturnOp())
+        mods[compiled].body.append(fns[compiled])
+    return GroupProgram(mods[False], mods[True], peak,
                         tuple((label, first[n].p, name) for label, n, name in arg_list))
 
 
@@ -482,11 +578,10 @@ def _entry_func(module: Any, name: str) -> Any:
 
 
 def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
-          labels: dict[tuple[int, str], int], prev: dict[str, Any], compiled: bool,
-          tag_space: int, helpers: dict[int, dict[str, str]]) -> None:
-    """Append kernel `bk` of one band to `fn`: its band buffers (copied in), the kernel, the
-    output copied out (the last kernel), the buffers freed."""
-    from accelsim.network.fused import _zero_fill
+          labels: dict[tuple[int, str], int], bufs: dict[Any, Any], lay: Layout, b: int,
+          compiled: bool, tag_space: int, helpers: dict[int, dict[str, str]]) -> None:
+    """Append kernel `bk` of band `b` to `fn`: the overlap of its windows moved up and their
+    new rows read (DMA) or zeroed, the kernel, its output band copied out (the last kernel)."""
     from compiler.ir.ops.func import CallOp, ReturnOp
     from compiler.ir.ops.memref import AllocOp, DeallocOp
 
@@ -506,25 +601,35 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
         renames[f.sym_name] = store[tag]
     body = fn.body
     mapping: dict[Any, Any] = {}
-    mine: list[Any] = []
+    last = n + 1 == count
     for a, name in zip(entry.args, entry.arg_names()):
         if name == bk.link_in:
-            mapping[a] = prev.pop("out")
-            mine.append(mapping[a])
-        elif name in bk.fast:
+            mapping[a] = bufs[("link", bk.p - 1)]
+            continue
+        if name not in bk.fast:
+            mapping[a] = fn.args[labels[(n, name)]]
+            continue
+        if last and name == bk.out:
             buf = body.append(AllocOp(a.type, name_hint=f"b{bk.p}_{name}")).results[0]
             mapping[a] = buf
-            if name == bk.out:
-                if bk.zero:
-                    _zero_fill(body, buf)
-                continue
-            mine.append(buf)
-            lo, hi = bk.fast[name]
-            if hi > lo:
-                _copy(fn, body, fn.args[labels[(n, name)]], lo, buf, hi - lo, compiled, tag_space,
-                      inward=True)
-        else:
-            mapping[a] = fn.args[labels[(n, name)]]
+            if bk.zero:
+                _rows_nest(body, buf, None, 0, 0, a.type.shape[row_dim(a.type.shape)])
+            continue
+        k = _key(n, bk, name)
+        buf = mapping[a] = bufs[k]
+        lo, hi = lay.windows[k][b]
+        keep = 0
+        if b:
+            plo, phi = lay.windows[k][b - 1]
+            keep = max(0, phi - lo)
+            if keep:   # the overlap with the previous band's window, moved to the top
+                _rows_nest(body, buf, buf, lo - plo, 0, keep)
+        if name == bk.out:
+            if bk.zero and hi - lo > keep:
+                _rows_nest(body, buf, None, 0, keep, hi - lo - keep)
+        elif hi - lo > keep:
+            _copy(fn, body, fn.args[labels[(n, name)]], lo + keep, buf, keep, hi - lo - keep,
+                  compiled, tag_space, inward=True)
     for op in entry.body.ops:
         if isinstance(op, ReturnOp):
             continue
@@ -532,22 +637,49 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
         for o in new.walk():
             if isinstance(o, CallOp) and o.callee in renames:
                 o.callee = renames[o.callee]
-    out = mapping[entry.args[entry.arg_names().index(bk.out)]]
-    for v in mine:
-        body.append(DeallocOp(v))
-    if n + 1 < count:
-        prev["out"] = out
+    if not last:
         return
+    out = mapping[entry.args[entry.arg_names().index(bk.out)]]
     lo, hi = bk.fast[bk.out]
-    _copy(fn, body, fn.args[labels[(n, bk.out)]], lo, out, hi - lo, compiled, tag_space,
+    _copy(fn, body, fn.args[labels[(n, bk.out)]], lo, out, 0, hi - lo, compiled, tag_space,
           inward=False)
     body.append(DeallocOp(out))
 
 
-def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, rows: int, dma: bool, tag_space: int,
-          inward: bool) -> None:
-    """Rows [lo, lo + rows) of DRAM tensor `full` into band buffer `buf` (`inward`) or back:
-    one strided DMA (compiled) or a copy nest (as written)."""
+def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: int) -> None:
+    """A nest over `rows` rows of buffer `dst` from row `dst_row`: zero (`src` None) or the
+    rows of `src` from `src_row` (in order: a move up within one buffer is safe)."""
+    from compiler.ir.affine_expr import Dim
+    from compiler.ir.affine_map import AffineMap
+    from compiler.ir.ops.affine import AffineForOp, AffineLoadOp, AffineStoreOp, AffineYieldOp
+    from compiler.ir.ops.arith import ConstantOp
+
+    t = dst.type
+    r = row_dim(t.shape)
+    ext = list(t.shape)
+    ext[r] = rows
+    zero = None
+    if src is None:
+        zero = body.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
+    ivs, inner, loops = [], body, []
+    for d in ext:
+        f = AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), [])
+        inner.append(f)
+        loops.append(f)
+        ivs.append(f.iv)
+        inner = f.body
+    k = len(ext)
+    at = (lambda off: AffineMap(k, 0, tuple(Dim(i) + (off if i == r else 0) for i in range(k))))
+    v = zero if src is None else inner.append(AffineLoadOp(src, at(src_row), ivs)).results[0]
+    inner.append(AffineStoreOp(v, dst, at(dst_row), ivs))
+    for f in loops:
+        f.body.append(AffineYieldOp())
+
+
+def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, at: int, rows: int, dma: bool,
+          tag_space: int, inward: bool) -> None:
+    """Rows [lo, lo + rows) of DRAM tensor `full` into band buffer `buf` from its row `at`
+    (`inward`) or back: one strided DMA (compiled) or a copy nest (as written)."""
     from compiler.ir.affine_expr import Dim, as_expr
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops.affine import (
@@ -578,29 +710,61 @@ def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, rows: int, dma: bool
             inner = f.body
         k = len(band)
         at_full = AffineMap(k, 0, tuple(Dim(i) + off[i] for i in range(k)))
-        ident = AffineMap.identity(k)
+        ident = AffineMap(k, 0, tuple(Dim(i) + (at if i == r else 0) for i in range(k)))
         src, sm, dst, dm = (full, at_full, buf, ident) if inward else (buf, ident, full, at_full)
         v = inner.append(AffineLoadOp(src, sm, ivs)).results[0]
         inner.append(AffineStoreOp(v, dst, dm, ivs))
         for f in loops:
             f.body.append(AffineYieldOp())
         return
-    inner_elems = math.prod(band[r:])
-    count = math.prod(band)
-    strided = math.prod(band[:r]) > 1
+    count = math.prod(band[r:])
+
     def c(x: int) -> Any:
         return constant_index(fn, x, fn.loc)
 
-    tag = body.append(AllocOp(MemRefType((1,), I32, tag_space), name_hint="btag")).results[0]
-    at = AffineMap(0, 0, tuple(as_expr(x) for x in off))
-    zero = AffineMap(0, 0, tuple(as_expr(0) for _ in off))
+    outer = band[:r]
+    whole = at == 0 and rows == buf.type.shape[r]
+    k = len(outer)
     t0 = AffineMap(0, 0, (as_expr(0),))
-    stride = c(math.prod(shape[r:])) if strided else None
-    per = c(inner_elems) if strided else None
-    if inward:
-        op = AffineDmaStartOp(full, at, [], buf, zero, [], tag, t0, [], c(count), stride, per)
-    else:
-        op = AffineDmaStartOp(buf, zero, [], full, at, [], tag, t0, [], c(count), stride, per)
-    body.append(op)
-    body.append(AffineDmaWaitOp(tag, t0, [], c(count)))
+    if math.prod(outer) == 1 or whole:
+        # one DMA: the rows of every outer index, strided on the DRAM side, packed in `buf`
+        tag = body.append(AllocOp(MemRefType((1,), I32, tag_space), name_hint="btag")).results[0]
+        m_full = AffineMap(0, 0, tuple(as_expr(x) for x in off))
+        m_buf = AffineMap(0, 0, tuple(as_expr(at if i == r else 0) for i in range(len(shape))))
+        n = c(count * math.prod(outer))
+        stride = c(math.prod(shape[r:])) if math.prod(outer) > 1 else None
+        per = c(count) if stride is not None else None
+        if inward:
+            op = AffineDmaStartOp(full, m_full, [], buf, m_buf, [], tag, t0, [], n, stride, per)
+        else:
+            op = AffineDmaStartOp(buf, m_buf, [], full, m_full, [], tag, t0, [], n, stride, per)
+        body.append(op)
+        body.append(AffineDmaWaitOp(tag, t0, [], n))
+        body.append(DeallocOp(tag))
+        return
+    # rows inside a taller buffer: one contiguous DMA per outer index (a channel), all
+    # started, then all waited for
+    # [outer] -> { S[o] -> full[o, lo, 0...] ; buf[o, at, 0...] ; tag[o] }
+    tag = body.append(AllocOp(MemRefType(tuple(outer), I32, tag_space), name_hint="btag")).results[0]
+    m_full = AffineMap(k, 0, tuple(Dim(i) if i < k else as_expr(off[i]) for i in range(len(shape))))
+    m_buf = AffineMap(k, 0, tuple(Dim(i) if i < k else as_expr(at if i == r else 0)
+                                  for i in range(len(shape))))
+    m_tag = AffineMap.identity(k)
+    n = c(count)
+    for wait in (False, True):
+        ivs, inner, loops = [], body, []
+        for d in outer:
+            f = AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), [])
+            inner.append(f)
+            loops.append(f)
+            ivs.append(f.iv)
+            inner = f.body
+        if wait:
+            inner.append(AffineDmaWaitOp(tag, m_tag, ivs, n))
+        elif inward:
+            inner.append(AffineDmaStartOp(full, m_full, ivs, buf, m_buf, ivs, tag, m_tag, ivs, n))
+        else:
+            inner.append(AffineDmaStartOp(buf, m_buf, ivs, full, m_full, ivs, tag, m_tag, ivs, n))
+        for f in loops:
+            f.body.append(AffineYieldOp())
     body.append(DeallocOp(tag))

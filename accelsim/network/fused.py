@@ -383,18 +383,18 @@ def _compile_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None, on
     return source, module, _fast_bytes(module, fast)
 
 
-def _compile_band(plan: _Plan, bk: Any) -> tuple[Any, int]:
+def _compile_band(plan: _Plan, bk: Any, resident: int) -> tuple[Any, int]:
     """One band's kernel (`depthfirst.BandKernel`) compiled by the accelerator pipeline for
-    the capacity its band buffers leave, and the bytes of its own fast buffers; the same
-    program (an interior band's) compiles once."""
+    the capacity the group's band buffers (`resident` bytes) leave, and the bytes of its own
+    fast buffers; the same program (an interior band's) compiles once."""
     from accelsim.compile.accelerator import compile_for_accelerator
     from accelsim.errors import InputError
     from compiler.text.printer import print_module
 
-    key = ("band", print_module(bk.module), bk.resident)
+    key = ("band", print_module(bk.module), resident)
     if key not in plan.compiled:
         module = bk.module.clone()
-        cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(bk.resident / 1024)
+        cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
         if cap_kib < MIN_TILE_KIB:
             raise InputError(f"kernel {bk.func_name}: {cap_kib} KiB left beside its band buffers")
         cfg = plan.config.with_overrides({"sram.capacity_kib": cap_kib})
