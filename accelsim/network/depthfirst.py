@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from accelsim.network.links import Link, kernel_args
@@ -60,9 +60,16 @@ def row_dim(shape: Sequence[int]) -> int | None:
     return None
 
 
+def _merges(img: Sequence[int], flat: Sequence[int]) -> bool:
+    """`flat` is batch-1 NCHW `img` with its pixels in one dimension: (C, H*W)."""
+    return len(img) == 4 and img[0] == 1 and len(flat) == 2 and flat[0] == img[1] \
+        and flat[1] == img[2] * img[3]
+
+
 def view(plan: _Plan, ln: Link) -> tuple[int, ...] | None:
-    """The shape `ln`'s tensor is banded in (the consumer's, or the producer's when the
-    consumer reads it flat); None when neither has rows."""
+    """The shape `ln`'s tensor is banded in (the consumer's; the producer's when the consumer
+    reads it flat; the (C, H*W) one when one side is that of the other's NCHW); None when
+    neither has rows."""
     a = kernel_args(plan.flat[ln.producer][1].workload)
     b = kernel_args(plan.flat[ln.consumer][1].workload)
     cs, ps = b.shapes[b.index(ln.in_arg)], a.shapes[a.index(ln.out_arg)]
@@ -72,7 +79,63 @@ def view(plan: _Plan, ln: Link) -> tuple[int, ...] | None:
         return cs
     if row_dim(ps) is not None and len(cs) == 1:
         return ps
+    if _merges(ps, cs):
+        return cs
+    if _merges(cs, ps):
+        return ps
     return None
+
+
+def _width(plan: _Plan, ln: Link) -> int | None:
+    """The image width of `ln`'s tensor when it is (or is seen as) a batch-1 NCHW image."""
+    a = kernel_args(plan.flat[ln.producer][1].workload)
+    b = kernel_args(plan.flat[ln.consumer][1].workload)
+    for s in (b.shapes[b.index(ln.in_arg)], a.shapes[a.index(ln.out_arg)]):
+        if len(s) == 4 and s[0] == 1:
+            return s[3]
+    return None
+
+
+def widths(plan: _Plan, chain: Sequence[tuple[int, Link | None, Link | None]]) -> list[int | None]:
+    """Per kernel of a chain, the image width its (C, H*W) operands are banded by (the nearest
+    link's that is an image: a 1x1 convolution run as a gemm keeps the pixels); None in a
+    chain of matrices (rows are rows)."""
+    lws = [_width(plan, lout) if lout is not None else None for _, _, lout in chain[:-1]]
+    known = [i for i, w in enumerate(lws) if w is not None]
+    out: list[int | None] = []
+    for n in range(len(chain)):
+        near = sorted(known, key=lambda i: min(abs(i - n), abs(i - (n - 1))))
+        out.append(lws[near[0]] if near else None)
+    return out
+
+
+Axis = tuple[int, int]   # the dimension bands cut and the elements of it one row is
+
+
+def axis(shape: Sequence[int], width: int | None) -> Axis | None:
+    """How bands cut a tensor of `shape`: an NCHW image's rows, a (C, H*W) image's pixel
+    dimension `width` at a time, a matrix's rows."""
+    if len(shape) == 4 and shape[0] == 1:
+        return (2, 1)
+    if len(shape) == 2:
+        return (1, width) if width else (0, 1)
+    return None
+
+
+def _merge_maps(func: Any, name: str, shape: tuple[int, ...]) -> None:
+    """Argument `name` (a batch-1 NCHW image) read or written as its (C, H*W) view `shape`:
+    [0, c, h, w] -> [c, h * W + w], linear."""
+    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
+    from compiler.ir.types import FunctionType, MemRefType
+
+    arg = func.args[func.arg_names().index(name)]
+    w = arg.type.shape[3]
+    arg.type = MemRefType(tuple(shape), arg.type.element, arg.type.memory_space)
+    for op in func.walk():
+        if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
+            r = op.map.results
+            op.map = op.map.with_results([r[1], r[2] * w + r[3]])
+    func.function_type = FunctionType(tuple(a.type for a in func.args), func.function_type.results)
 
 
 # -------------------------------------------------------------------------------------------
@@ -96,9 +159,11 @@ class BandKernel:
     zero: bool
     resident: int
     computed: tuple[int, int] = (0, 0)   # the output rows it computes this band
+    axes: dict[str, Axis] = field(default_factory=dict)   # how bands cut each band operand
 
 
-def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None) -> tuple[Any, Any, str]:
+def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
+           width: int | None) -> tuple[Any, Any, str]:
     """Kernel p's module as its workload builds it, lifted / retyped to the banded views."""
     import workloads
     from accelsim.network.fused import _retype
@@ -113,19 +178,32 @@ def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None) -> tuple[An
         raise NotBandable(f"{spec}: a linked tensor has no rows")
     shapes = [tuple(a.type.shape) for a in func.args]
     if all(len(s) == 1 for s in shapes):  # elementwise: lifted to the shape it is read in
-        target = vin or vout
-        if vin is not None and vout is not None and vin != vout:
-            raise NotBandable(f"{spec}: its input and output are banded in different shapes")
-        if target is None:
+        views = [v for v in (vin, vout) if v is not None]
+        if not views:
             raise NotBandable(f"{spec}: flat and linked to nothing with rows")
+        target = next((v for v in views if len(v) == 4), None)
+        if target is None and width and len(views[0]) == 2 and views[0][1] % width == 0:
+            target = (1, views[0][0], views[0][1] // width, width)
+        target = target or views[0]
         _lift(func, target)
+        for ln, v, name in ((lin, vin, lin and lin.in_arg), (lout, vout, lout and lout.out_arg)):
+            if ln is not None and v != target:
+                if not _merges(target, v):
+                    raise NotBandable(f"{spec}: its input and output are banded in different shapes")
+                _merge_maps(func, name, v)
         return module, func, w.func_name
-    if lin is not None and tuple(func.args[func.arg_names().index(lin.in_arg)].type.shape) != vin:
-        raise NotBandable(f"{spec}: reads its input in another shape")
+    if lin is not None:
+        i = tuple(func.args[func.arg_names().index(lin.in_arg)].type.shape)
+        if _merges(i, vin):
+            _merge_maps(func, lin.in_arg, vin)
+        elif i != vin:
+            raise NotBandable(f"{spec}: reads its input in another shape")
     if lout is not None:
         o = tuple(func.args[func.arg_names().index(lout.out_arg)].type.shape)
         if lout.pad:
             _retype(func, lout.out_arg, vout, None, lout.pad)
+        elif _merges(o, vout):
+            _merge_maps(func, lout.out_arg, vout)
         elif o != vout:
             raise NotBandable(f"{spec}: writes its output in another shape")
     return module, func, w.func_name
@@ -217,15 +295,15 @@ def _range(loop: Any) -> tuple[int, int]:
 
 def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
                 rows: tuple[int, int], fast_space: int, out_base: int | None = None,
-                sizes: dict[str, int] | None = None) -> BandKernel:
+                sizes: dict[str, int] | None = None, width: int | None = None) -> BandKernel:
     """Kernel p (its group links `lin` / `lout`) restricted to output rows `rows` = [a, b)
     of its output (as written: a padded consumer's coordinates), its output buffer holding
     rows from `out_base` (default a); `sizes`: the rows of each band buffer (default: the
-    rows the band reads or writes)."""
+    rows the band reads or writes); `width`: the image width of its (C, H*W) operands."""
     from compiler.ir.ops.affine import AffineForOp, AffineLoadOp, AffineStoreOp
     from compiler.ir.types import FunctionType, MemRefType
 
-    module, func, fname = _fresh(plan, p, lin, lout)
+    module, func, fname = _fresh(plan, p, lin, lout, width)
     a_out = kernel_args(plan.flat[p][1].workload).outputs
     out = lout.out_arg if lout is not None else (a_out[0] if len(a_out) == 1 else None)
     if out is None:
@@ -233,31 +311,30 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     names = func.arg_names()
     args = dict(zip(names, func.args))
     full = {n: a.type for n, a in args.items()}
-    rd = row_dim(full[out].shape)
-    if rd is None:
+    axes = {n: axis(t.shape, width) for n, t in full.items()}
+    if axes[out] is None:
         raise NotBandable(f"{plan.flat[p][1].workload}: its output has no rows")
     a, b = rows
     # 1. the row loop of each nest (the loop whose index, plus a constant, is the row its
     #    output stores write) restricted to the rows of the band
     restricted: list[tuple[Any, int]] = []
     for nest in [op for op in func.body.ops if isinstance(op, AffineForOp)]:
-        found: set[tuple[Any, int]] = set()
+        found: set[tuple[Any, int, int]] = set()
         for op in nest.walk():
             if isinstance(op, AffineStoreOp) and op.memref is args[out]:
-                coeffs, c0 = _row_expr(op, rd)
-                if len(coeffs) != 1 or next(iter(coeffs.values())) != 1:
-                    raise NotBandable(f"{fname}: output rows not one loop index plus a constant")
-                (v,) = coeffs
-                found.add((_loop_of(v), c0))
+                found.add(_row_loop(op, axes[out], fname))
         if not found:
             raise NotBandable(f"{fname}: a loop nest that writes no output")
-        if len(found) != 1 or next(iter(found))[0] is None:
+        if len(found) != 1:
             raise NotBandable(f"{fname}: its output rows come from more than one loop")
-        ((loop, d),) = found
+        ((loop, d, per_row),) = found
         lo, hi = _range(loop)
         if loop.step != 1:
             raise NotBandable(f"{fname}: a row loop of step {loop.step}")
-        new_lo, new_hi = max(lo, a - d), min(hi + 1, b - d)
+        # per_row: the loop's index is the row (+ d); else it is the element (+ d) of a
+        # dimension `unit` elements a row
+        unit = 1 if per_row else axes[out][1]
+        new_lo, new_hi = max(lo, a * unit - d), min(hi + 1, b * unit - d)
         if new_hi <= new_lo:
             nest.erase()
             continue
@@ -267,28 +344,19 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     #    [ band ] -> { S[...] -> X[row] } over the restricted nests, as an interval
     row_loops = {loop for loop, _ in restricted}
     fast: dict[str, tuple[int, int]] = {}
-    rowwise: set[str] = set()
     for name, arg in args.items():
-        if name == out:
+        ax = axes[name]
+        if name == out or ax is None:
             continue
         ext: list[int] = []
-        r_arg = row_dim(full[name].shape)
         for op in func.walk():
-            if isinstance(op, AffineLoadOp) and op.memref is arg and r_arg is not None:
-                coeffs, c0 = _row_expr(op, r_arg)
+            if isinstance(op, AffineLoadOp) and op.memref is arg:
+                coeffs, c0 = _row_expr(op, ax[0])
                 if not any(_loop_of(v) in row_loops for v in coeffs):
                     continue
-                rowwise.add(name)
-                lo_, hi_ = c0, c0
-                for v, c in coeffs.items():
-                    lp = _loop_of(v)
-                    if lp is None:
-                        raise NotBandable(f"{fname}: a row index of {name} reads a non-loop value")
-                    x0, x1 = _range(lp)
-                    lo_ += min(c * x0, c * x1)
-                    hi_ += max(c * x0, c * x1)
-                ext += [lo_, hi_]
-        if name in rowwise:
+                lo_, hi_ = _interval(coeffs, c0, fname, name)
+                ext += [lo_ // ax[1], hi_ // ax[1]]
+        if ext:
             fast[name] = (min(ext), max(ext) + 1)
     if lin is not None and lin.in_arg not in fast:
         raise NotBandable(f"{fname}: its linked input is not read row by row")
@@ -297,14 +365,14 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     for name, (lo, hi) in fast.items():
         arg = args[name]
         t = arg.type
-        r = row_dim(t.shape)
+        r, unit = axes[name]  # type: ignore[misc]
         shape = list(t.shape)
-        shape[r] = max(1, hi - lo, (sizes or {}).get(name, 0))
+        shape[r] = max(1, hi - lo, (sizes or {}).get(name, 0)) * unit
         arg.type = MemRefType(tuple(shape), t.element, fast_space)
         for op in func.walk():
             if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
                 res = list(op.map.results)
-                res[r] = res[r] - lo
+                res[r] = res[r] - lo * unit
                 op.map = op.map.with_results(res)
     func.function_type = FunctionType(tuple(x.type for x in func.args), func.function_type.results)
     # 4. every row loop from 0: the same program for every interior band
@@ -316,7 +384,49 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     resident = sum(math.prod(args[n].type.shape) * args[n].type.element.bitwidth // 8 for n in fast)
     dram = tuple(n for n in names if n not in fast)
     return BandKernel(p, module, fname, fast, lin.in_arg if lin is not None else None, out, dram,
-                      {n: full[n] for n in fast}, zero, resident, (a, b))
+                      {n: full[n] for n in fast}, zero, resident, (a, b),
+                      {n: axes[n] for n in fast})  # type: ignore[misc]
+
+
+def _row_loop(op: Any, ax: Axis, fname: str) -> tuple[Any, int, bool]:
+    """The loop an output store's row moves with: (loop, d, True) when the row is the loop's
+    index + d, (loop, d, False) when the element of the banded dimension is (a dimension of
+    `unit` elements a row, indexed by one loop alone)."""
+    coeffs, c0 = _row_expr(op, ax[0])
+    unit = ax[1]
+    if unit == 1:
+        if len(coeffs) != 1 or next(iter(coeffs.values())) != 1:
+            raise NotBandable(f"{fname}: output rows not one loop index plus a constant")
+        (v,) = coeffs
+        loop = _loop_of(v)
+        if loop is None:
+            raise NotBandable(f"{fname}: output rows not a loop index")
+        return loop, c0, True
+    rows = [v for v, c in coeffs.items() if c == unit]
+    if rows:
+        rest = {v: c for v, c in coeffs.items() if v is not rows[0]}
+        lo, hi = _interval(rest, c0, fname, "its output")
+        loop = _loop_of(rows[0])
+        if loop is None or lo // unit != hi // unit:
+            raise NotBandable(f"{fname}: output rows not one loop index plus a constant")
+        return loop, lo // unit, True
+    if len(coeffs) == 1 and next(iter(coeffs.values())) == 1:
+        loop = _loop_of(next(iter(coeffs)))
+        if loop is not None:
+            return loop, c0, False
+    raise NotBandable(f"{fname}: output rows not one loop index plus a constant")
+
+
+def _interval(coeffs: dict[Any, int], c0: int, fname: str, name: str) -> tuple[int, int]:
+    lo, hi = c0, c0
+    for v, c in coeffs.items():
+        lp = _loop_of(v)
+        if lp is None:
+            raise NotBandable(f"{fname}: an index of {name} reads a non-loop value")
+        x0, x1 = _range(lp)
+        lo += min(c * x0, c * x1)
+        hi += max(c * x0, c * x1)
+    return lo, hi
 
 
 def _set_bounds(loop: Any, lo: int, hi: int) -> None:
@@ -365,17 +475,11 @@ def _chain(plan: _Plan, group: Group) -> list[tuple[int, Link | None, Link | Non
 
 
 def _out_rows(plan: _Plan, chain: list[tuple[int, Link | None, Link | None]]) -> int:
-    p, lin, _ = chain[-1]
-    a = kernel_args(plan.flat[p][1].workload)
-    if len(a.outputs) != 1:
-        raise NotBandable("the group's last kernel has more than one output")
-    shape = a.shapes[a.index(a.outputs[0])]
-    if len(shape) == 1 and lin is not None:
-        shape = view(plan, lin) or shape
-    r = row_dim(shape)
-    if r is None:
-        raise NotBandable("the group's output has no rows")
-    return shape[r]
+    p, lin, lout = chain[-1]
+    bk = band_kernel(plan, p, lin, lout, (0, 1), plan.config.spaces.sram,
+                     width=widths(plan, chain)[-1])
+    r, unit = bk.axes[bk.out]
+    return bk.full[bk.out].shape[r] // unit
 
 
 @dataclass
@@ -403,6 +507,7 @@ def layout(plan: _Plan, group: Group, height: int, limit: int | None = None) -> 
     total = _out_rows(plan, chain)
     fast = plan.config.spaces.sram
     last = len(chain) - 1
+    ws = widths(plan, chain)
     starts = list(range(0, total, height))[:limit]
 
     def walk(sizes: dict[Any, int] | None) -> tuple[list[list[BandKernel]], dict[Any, list]]:
@@ -424,7 +529,7 @@ def layout(plan: _Plan, group: Group, height: int, limit: int | None = None) -> 
                         sz[lout.out_arg] = sizes[("link", p)]  # type: ignore[union-attr]
                     if lin is not None:
                         sz[lin.in_arg] = sizes[("link", lin.producer)]
-                bk = band_kernel(plan, p, lin, lout, (min(new, hi), hi), fast, lo, sz)
+                bk = band_kernel(plan, p, lin, lout, (min(new, hi), hi), fast, lo, sz, ws[n])
                 ks.append(bk)
                 if n < last:
                     windows.setdefault(("link", p), []).append((lo, hi))
@@ -440,10 +545,10 @@ def layout(plan: _Plan, group: Group, height: int, limit: int | None = None) -> 
         return out, windows
 
     _, windows = walk(None)
-    for k, ws in windows.items():
-        if any(b[0] < a[0] or b[1] < a[1] for a, b in itertools.pairwise(ws)):
+    for k, wins in windows.items():
+        if any(b[0] < a[0] or b[1] < a[1] for a, b in itertools.pairwise(wins)):
             raise NotBandable(f"the rows of {k} do not move down band by band")
-    sizes = {k: max(h - lo for lo, h in ws) for k, ws in windows.items()}
+    sizes = {k: max(h - lo for lo, h in wins) for k, wins in windows.items()}
     done, windows = walk(sizes)
     return Layout(done, windows, sizes, height)
 
@@ -461,21 +566,20 @@ def resident(plan: _Plan, lay: Layout) -> int:
     for k, rows in lay.height.items():
         total += rows * _row_bytes(plan, lay, k)
     last = first[-1]
-    t = last.full[last.out]
-    return total + _bytes_of(t, lay.out_rows)
+    return total + _bytes_of(last.full[last.out], lay.out_rows, last.axes[last.out])
 
 
 def _row_bytes(plan: _Plan, lay: Layout, k: Any) -> int:
     for n, bk in enumerate(lay.bands[0]):
         for name in bk.fast:
             if _key(n, bk, name) == k and not (name == bk.out and n == len(lay.bands[0]) - 1):
-                return _bytes_of(bk.full[name], 1)
+                return _bytes_of(bk.full[name], 1, bk.axes[name])
     raise KeyError(k)
 
 
-def _bytes_of(t: Any, rows: int) -> int:
+def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
     shape = list(t.shape)
-    shape[row_dim(shape)] = rows
+    shape[ax[0]] = rows * ax[1]
     return math.prod(shape) * t.element.bitwidth // 8
 
 
@@ -551,7 +655,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
                     continue
                 t = bk.full[name]
                 shape = list(t.shape)
-                shape[row_dim(shape)] = lay.height[k]
+                r, unit = bk.axes[name]
+                shape[r] = lay.height[k] * unit
                 op = AllocOp(MemRefType(tuple(shape), t.element, fast_space),
                              name_hint=f"w{bk.p}_{name}")
                 bufs[compiled][k] = fns[compiled].body.append(op).results[0]
@@ -613,7 +718,8 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
             buf = body.append(AllocOp(a.type, name_hint=f"b{bk.p}_{name}")).results[0]
             mapping[a] = buf
             if bk.zero:
-                _rows_nest(body, buf, None, 0, 0, a.type.shape[row_dim(a.type.shape)])
+                ax = bk.axes[name]
+                _rows_nest(body, buf, None, 0, 0, a.type.shape[ax[0]] // ax[1], ax)
             continue
         k = _key(n, bk, name)
         buf = mapping[a] = bufs[k]
@@ -623,13 +729,13 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
             plo, phi = lay.windows[k][b - 1]
             keep = max(0, phi - lo)
             if keep:   # the overlap with the previous band's window, moved to the top
-                _rows_nest(body, buf, buf, lo - plo, 0, keep)
+                _rows_nest(body, buf, buf, lo - plo, 0, keep, bk.axes[name])
         if name == bk.out:
             if bk.zero and hi - lo > keep:
-                _rows_nest(body, buf, None, 0, keep, hi - lo - keep)
+                _rows_nest(body, buf, None, 0, keep, hi - lo - keep, bk.axes[name])
         elif hi - lo > keep:
             _copy(fn, body, fn.args[labels[(n, name)]], lo + keep, buf, keep, hi - lo - keep,
-                  compiled, tag_space, inward=True)
+                  compiled, tag_space, True, bk.axes[name])
     for op in entry.body.ops:
         if isinstance(op, ReturnOp):
             continue
@@ -642,11 +748,12 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
     out = mapping[entry.args[entry.arg_names().index(bk.out)]]
     lo, hi = bk.fast[bk.out]
     _copy(fn, body, fn.args[labels[(n, bk.out)]], lo, out, 0, hi - lo, compiled, tag_space,
-          inward=False)
+          False, bk.axes[bk.out])
     body.append(DeallocOp(out))
 
 
-def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: int) -> None:
+def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: int,
+               ax: Axis) -> None:
     """A nest over `rows` rows of buffer `dst` from row `dst_row`: zero (`src` None) or the
     rows of `src` from `src_row` (in order: a move up within one buffer is safe)."""
     from compiler.ir.affine_expr import Dim
@@ -655,9 +762,10 @@ def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: 
     from compiler.ir.ops.arith import ConstantOp
 
     t = dst.type
-    r = row_dim(t.shape)
+    r, unit = ax
+    src_row, dst_row = src_row * unit, dst_row * unit
     ext = list(t.shape)
-    ext[r] = rows
+    ext[r] = rows * unit
     zero = None
     if src is None:
         zero = body.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
@@ -677,7 +785,7 @@ def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: 
 
 
 def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, at: int, rows: int, dma: bool,
-          tag_space: int, inward: bool) -> None:
+          tag_space: int, inward: bool, ax: Axis) -> None:
     """Rows [lo, lo + rows) of DRAM tensor `full` into band buffer `buf` from its row `at`
     (`inward`) or back: one strided DMA (compiled) or a copy nest (as written)."""
     from compiler.ir.affine_expr import Dim, as_expr
@@ -695,7 +803,8 @@ def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, at: int, rows: int, 
     from compiler.transforms.rewrite.structure import constant_index
 
     shape = tuple(full.type.shape)
-    r = row_dim(shape)
+    r, unit = ax
+    lo, at, rows = lo * unit, at * unit, rows * unit   # in elements of dimension r
     band = list(shape)
     band[r] = rows
     off = [0] * len(shape)
