@@ -160,6 +160,8 @@ class BandKernel:
     resident: int
     computed: tuple[int, int] = (0, 0)   # the output rows it computes this band
     axes: dict[str, Axis] = field(default_factory=dict)   # how bands cut each band operand
+    idle: bool = False   # computes nothing this band (its windows stay as they were)
+    no_input: bool = False   # reads no row of its linked input this band
 
 
 def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
@@ -358,8 +360,16 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
                 ext += [lo_ // ax[1], hi_ // ax[1]]
         if ext:
             fast[name] = (min(ext), max(ext) + 1)
+    idle = not restricted   # the band needs no row of this kernel's output it lacks
+    no_input = lin is not None and lin.in_arg not in fast
     if lin is not None and lin.in_arg not in fast:
-        raise NotBandable(f"{fname}: its linked input is not read row by row")
+        # this band reads none of it (a padding's border rows only): the producer's window
+        # stays as it was
+        f0 = workloads_func(plan, p)
+        a0 = f0.args[f0.arg_names().index(lin.in_arg)]
+        if not any(isinstance(op, AffineLoadOp) and op.memref is a0 for op in f0.walk()):
+            raise NotBandable(f"{fname}: its linked input is not read row by row")
+        fast[lin.in_arg] = (0, 0)
     # 3. band operands retyped to their band (rows from the band's first), in the fast space
     fast[out] = (a if out_base is None else out_base, b)
     for name, (lo, hi) in fast.items():
@@ -385,7 +395,7 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     dram = tuple(n for n in names if n not in fast)
     return BandKernel(p, module, fname, fast, lin.in_arg if lin is not None else None, out, dram,
                       {n: full[n] for n in fast}, zero, resident, (a, b),
-                      {n: axes[n] for n in fast})  # type: ignore[misc]
+                      {n: axes[n] for n in fast}, idle, no_input)  # type: ignore[misc]
 
 
 def _row_loop(op: Any, ax: Axis, fname: str) -> tuple[Any, int, bool]:
@@ -427,6 +437,14 @@ def _interval(coeffs: dict[Any, int], c0: int, fname: str, name: str) -> tuple[i
         lo += min(c * x0, c * x1)
         hi += max(c * x0, c * x1)
     return lo, hi
+
+
+def workloads_func(plan: _Plan, p: int) -> Any:
+    """Kernel p's function as its workload builds it (the input `_fresh` checks against)."""
+    import workloads
+
+    w = workloads.get(plan.flat[p][1].workload)
+    return next(f for f in w.module().funcs if f.sym_name == w.func_name)
 
 
 def _set_bounds(loop: Any, lo: int, hi: int) -> None:
@@ -539,8 +557,15 @@ def layout(plan: _Plan, group: Group, height: int, limit: int | None = None) -> 
                         continue
                     k = (n, name)
                     windows.setdefault(k, []).append((l0, h0))
+                if bk.idle:   # what it reads stays as the previous band left it
+                    for k in [k for k in windows if isinstance(k[0], int) and k[0] == n]:
+                        if len(windows[k]) < len(out) + 1:
+                            windows[k].append(windows[k][-1] if windows[k] else (0, 0))
                 if lin is not None:
                     need = bk.fast[lin.in_arg]
+                    if bk.no_input:
+                        prev = windows.get(("link", lin.producer))
+                        need = prev[-1] if prev else (0, 0)
             out.append(ks[::-1])
         return out, windows
 
@@ -663,6 +688,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
     peak = 0
     for b, band in enumerate(all_bands):
         for n, bk in enumerate(band):
+            if bk.idle:
+                continue
             done, own = _compile_band(plan, bk, live)
             peak = max(peak, live + own)
             for compiled in (False, True):
