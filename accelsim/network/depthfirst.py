@@ -164,9 +164,27 @@ class BandKernel:
     no_input: bool = False   # reads no row of its linked input this band
 
 
+_FRESH: dict[Any, tuple[Any, str]] = {}
+
+
 def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
            width: int | None) -> tuple[Any, Any, str]:
-    """Kernel p's module as its workload builds it, lifted / retyped to the banded views."""
+    """Kernel p's module as its workload builds it, lifted / retyped to the banded views (a
+    copy: the same kernel in the same views is built once)."""
+    key = (plan.flat[p][1].workload, lin and (lin.in_arg, view(plan, lin)),
+           lout and (lout.out_arg, lout.pad, view(plan, lout)), width)
+    if key not in _FRESH:
+        if len(_FRESH) > 256:
+            _FRESH.clear()
+        module, _, name = _build(plan, p, lin, lout, width)
+        _FRESH[key] = (module, name)
+    module, name = _FRESH[key]
+    module = module.clone()
+    return module, next(f for f in module.funcs if f.sym_name == name), name
+
+
+def _build(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
+           width: int | None) -> tuple[Any, Any, str]:
     import workloads
     from accelsim.network.fused import _retype
 
@@ -635,7 +653,9 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
     then per band the new rows of its inputs DMA'd in (the overlap moved up), its kernels,
     its output band DMA'd out."""
     from accelsim.network.fused import GroupProgram, _compile_band, _unique
+    from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
+    from compiler.ir.ops.affine import AffineForOp, AffineYieldOp
     from compiler.ir.ops.func import FuncOp, ReturnOp
     from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import FunctionType, MemRefType
@@ -687,15 +707,21 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
                 bufs[compiled][k] = fns[compiled].body.append(op).results[0]
     peak = 0
     for b, band in enumerate(all_bands):
+        # each band one nest of one iteration: the function's top block stays short
+        nests = {c: fns[c].body.append(AffineForOp(AffineMap.constant(0), [],
+                                                   AffineMap.constant(1), []))
+                 for c in (False, True)}
         for n, bk in enumerate(band):
             if bk.idle:
                 continue
             done, own = _compile_band(plan, bk, live)
             peak = max(peak, live + own)
             for compiled in (False, True):
-                _emit(fns[compiled], mods[compiled], bk, n, len(band),
+                _emit(fns[compiled], nests[compiled].body, mods[compiled], bk, n, len(band),
                       done if compiled else bk.module, labels, bufs[compiled], lay, b,
                       compiled, plan.config.spaces.tag, helpers)
+        for c in (False, True):
+            nests[c].body.append(AffineYieldOp())
     for compiled in (False, True):
         for v in bufs[compiled].values():
             fns[compiled].body.append(DeallocOp(v))
@@ -709,7 +735,7 @@ def _entry_func(module: Any, name: str) -> Any:
     return next(f for f in module.funcs if f.sym_name == name)
 
 
-def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
+def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
           labels: dict[tuple[int, str], int], bufs: dict[Any, Any], lay: Layout, b: int,
           compiled: bool, tag_space: int, helpers: dict[int, dict[str, str]]) -> None:
     """Append kernel `bk` of band `b` to `fn`: the overlap of its windows moved up and their
@@ -731,7 +757,6 @@ def _emit(fn: Any, mod: Any, bk: BandKernel, n: int, count: int, module: Any,
             g.sym_name = store[tag]
             mod.body.append(g)
         renames[f.sym_name] = store[tag]
-    body = fn.body
     mapping: dict[Any, Any] = {}
     last = n + 1 == count
     for a, name in zip(entry.args, entry.arg_names()):

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
+MAX_GROUP = 16       # the most layers one group takes (each candidate is compiled and estimated)
 
 
 @dataclass(frozen=True)
@@ -138,24 +139,32 @@ def unsupported(cfg: HardwareConfig) -> str | None:
 # grouping
 
 def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
-    """Greedy over consecutive layers (module docstring): each kept group's estimate is no
-    slower than layer-by-layer's and moves fewer DRAM bytes."""
+    """Over consecutive layers (module docstring): from each layer, the runs of layers that
+    form a group with an intermediate on chip (whole or as bands), at most `MAX_GROUP`
+    layers; the longest is estimated first, then one half as long, then the shortest; the
+    first whose estimate is no slower than layer-by-layer's and moves fewer DRAM bytes is
+    kept."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
+        lasts: list[int] = []
+        if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
+            lasts.append(i)
         last = i
-        candidate = _group(plan, i, i)
-        if candidate.onchip and _valid(plan, i, i):  # links inside one layer (pad -> convolution)
-            best = _pays(plan, candidate, base)
-        while last + 1 < len(layers) and _joinable(plan, last, last + 1) \
-                and _valid(plan, i, last + 1):
-            candidate = _group(plan, i, last + 1)
-            run = _pays(plan, candidate, base)
-            if run is None:
+        while last + 1 < len(layers) and last + 1 - i < MAX_GROUP \
+                and _joinable(plan, last, last + 1) and _valid(plan, i, last + 1):
+            if not _group(plan, i, last + 1).onchip:
                 break
-            best, last = run, last + 1
+            last += 1
+            lasts.append(last)
+        tries = list(dict.fromkeys([*lasts[-1:], *lasts[len(lasts) // 2: len(lasts) // 2 + 1],
+                                    *lasts[:1]]))
+        for cand in tries:
+            best = _pays(plan, _group(plan, i, cand), base)
+            if best is not None:
+                break
         if best is not None:
             kept.append(best)
             i = best.group.last + 1

@@ -78,15 +78,19 @@ def test_banded_group_equals_the_whole_one_and_is_race_free() -> None:
     assert np.array_equal(a["r2_y"], b["r2_y"]) and np.abs(a["r2_y"]).max() > 0
 
 
-def test_halo_rows_follow_kernel_and_stride() -> None:
+def test_halo_rows_follow_kernel_and_stride_and_are_reused() -> None:
     plan = _plan(CHAIN, SMALL)
     group = fused._group(plan, 0, 3)
-    band = depthfirst.bands(plan, group, 4)[1]   # output rows 4..7 of c2 (stride 2)
-    pad2, conv2 = band[3], band[4]
+    first, second = depthfirst.bands(plan, group, 4)[:2]   # output rows 0..3, 4..7 of c2
+    assert first[4].fast["input"] == (0, 9)       # (4-1)*2 + 3 rows of the padded input
+    assert first[3].computed == (0, 9) and first[3].fast["input"] == (0, 8)
+    pad2, conv2 = second[3], second[4]
     assert conv2.fast["output"] == (4, 8)
-    assert conv2.fast["input"] == (8, 17)         # (8-1)*2 + 3 rows of the padded input
+    assert conv2.fast["input"] == (8, 17)         # its window: (8-1)*2 + 3 rows
     assert pad2.fast["output"] == (8, 17)
-    assert pad2.fast["input"] == (7, 16)          # the same rows, one up, unpadded
+    # halo reuse: row 8 was computed by the first band; only rows 9..16 are new, and they
+    # need rows 8..15 of the unpadded relu output
+    assert pad2.computed == (9, 17) and pad2.fast["input"] == (8, 16)
 
 
 def test_not_bandable_is_refused_by_name() -> None:
@@ -114,9 +118,9 @@ def test_schedule_never_slower_and_reports_bands() -> None:
 
 def _conv_chain(seed: int = 0) -> onnx.ModelProto:
     rng = np.random.default_rng(seed)
-    inits = [_w(rng, "w1", 8, 3, 3, 3), _w(rng, "b1", 8), _w(rng, "w2", 8, 8, 3, 3)]
-    nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+    inits = [_w(rng, "w1", 8, 3, 3, 3), _w(rng, "w2", 8, 8, 3, 3)]
+    nodes = [  # no bias: a convolution onto a bias starts from a tensor, kept in DRAM
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
         helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1],
                          strides=[2, 2]),
