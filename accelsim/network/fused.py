@@ -17,12 +17,13 @@ leave; the compiled kernels are then placed in the group's function and the whol
 proven race-free again (`compiler.analysis.races`) before `accelsim.api.run_program` simulates
 it (the program as written, uncompiled, gives its compulsory traffic).
 
-Grouping is greedy over consecutive layers: a layer joins the group before it when the link
-between them fits on chip and the analytic estimate of the longer group is no slower than
-layer-by-layer's and moves fewer DRAM bytes; every group the schedule keeps passes that test,
-so the fused schedule is never slower than layer-by-layer by the estimate. Layers no group
-takes run as layer-by-layer runs them. Depth-first tiles across layers (halo rows) are not
-built: an intermediate too large for the level goes through DRAM.
+Grouping runs over consecutive layers: from each layer, the run of layers whose links fit on
+chip (whole, or as bands of rows: `accelsim.network.depthfirst`, a group whose intermediate
+is too large for the level computed depth-first) is estimated longest first, then half as
+long, then the shortest, and the first whose analytic estimate is no slower than
+layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule keeps passes that
+test, so the fused schedule is never slower than layer-by-layer by the estimate. Layers no
+group takes run as layer-by-layer runs them.
 """
 
 from __future__ import annotations

@@ -132,8 +132,8 @@ def _conv_chain(seed: int = 0) -> onnx.ModelProto:
 def test_onnx_banded_equals_reference(tmp_path: Path) -> None:
     text = Path(load_config.__code__.co_filename).parent.joinpath("presets", "default.toml").read_text()
     cfg = tmp_path / "tiny.toml"
-    cfg.write_text(text.replace("capacity_kib = 256", "capacity_kib = 20", 1))
-    assert load_config(str(cfg)).memory_chain()[1].capacity_kib == 20
+    cfg.write_text(text.replace("capacity_kib = 256", "capacity_kib = 40", 1))
+    assert load_config(str(cfg)).memory_chain()[1].capacity_kib == 40
     path = save(_conv_chain(), tmp_path / "m.onnx")
     net, _ = load_network(str(path))
     run = run_network(net, str(cfg), NetworkOptions(check=True, schedule="fused", seed=3))
