@@ -45,6 +45,7 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
+FORWARD, HOIST = "affine-copy-forward", "affine-dma-start-hoist"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -114,6 +115,11 @@ class AcceleratorPipeline:
     sibling_fusion: bool = True                  # adjacent nests reading one memref fused
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
+    # after pipelining, two levels only: a copy-in of a region a fast buffer holds dropped
+    # (`affine-copy-forward`), then the top-level copy-ins started above the nests before
+    # them (`affine-dma-start-hoist`), both within the whole fast memory
+    copy_forward: bool = True
+    start_hoist: bool = True
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -223,6 +229,12 @@ class AcceleratorPipeline:
             out.append((TILE, f"cache-size={self.tile_cache_kib}" + self._inner_tiles()))
         if self.copies:
             self._copy_steps(out)
+            cap = "" if self.pipeline_capacity_kib is None else \
+                f" fast-mem-capacity={self.pipeline_capacity_kib}"
+            if self.copy_forward and not self.inner:
+                out.append((FORWARD, f"fast-mem-space={self.fast_space}" + cap))
+            if self.start_hoist and not self.inner:
+                out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
         if self.scalar_replace:
             out.append((SCALAR, ""))
         if self.copies and self.wait_sink:
