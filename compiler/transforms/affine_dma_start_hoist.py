@@ -59,25 +59,32 @@ class AffineDmaStartHoistPass(Pass):
             if f.is_declaration:
                 continue
             starts = [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)
-                      and _direction(op, self.options.fast_mem_space) == "in"]
+                      and _direction(op, self.options.fast_mem_space) is not None]
             for s in starts:
                 self._hoist(f.body, s, f)
 
     def _hoist(self, block: Block, start: AffineDmaStartOp, root: Operation) -> None:
-        group: list[Operation] = [a for a in (_alloc_in(block, start.dst), _alloc_in(block, start.tag))
+        space = self.options.fast_mem_space
+        inward = _direction(start, space) == "in"
+        buffer = start.dst if inward else start.src
+        fresh = _alloc_in(block, start.dst) if inward else None
+        group: list[Operation] = [a for a in (fresh, _alloc_in(block, start.tag))
                                   if a is not None and block.index_of(a) < block.index_of(start)]
         group.append(start)
         ids = {id(o) for o in group}
         defined = {id(r) for o in group for r in o.results}
         needs = {id(v) for o in group for v in o.operands if id(v) not in defined}
+        # a copy-in must not pass a write of its source; a copy-out a write of its buffer
+        # nor any access of its destination
         src = start.src
-        tags_into_src = {id(o.tag) for o in root.walk()
-                         if isinstance(o, AffineDmaStartOp) and o.dst is src}
-        mine = {id(start.dst), id(start.tag)}
-        space = self.options.fast_mem_space
-        grows = buffer_bytes(start.dst.type) if _alloc_in(block, start.dst) is not None else 0  # type: ignore[arg-type]
+        kept = {id(src)} if inward else {id(buffer)}
+        untouched = {id(start.dst), id(start.tag)}
+        tags_in_conflict = {id(o.tag) for o in root.walk() if isinstance(o, AffineDmaStartOp)
+                            and (o.dst is src if inward else
+                                 o.dst is buffer or start.dst in (o.src, o.dst))}
+        grows = buffer_bytes(start.dst.type) if fresh is not None else 0  # type: ignore[arg-type]
         cap = None if self.options.fast_mem_capacity is None else self.options.fast_mem_capacity * 1024
-        profile = live_profile(block, space) if cap is not None else []
+        profile = live_profile(block, space) if cap is not None and grows else []
 
         def passable(k: int) -> bool:
             p = block.ops[k]
@@ -89,14 +96,14 @@ class AffineDmaStartHoistPass(Pass):
                 return False
             if any(id(r) in needs for r in p.results):
                 return False
-            if any(id(v) in mine for o in p.walk() for v in o.operands):
+            if any(id(v) in untouched for o in p.walk() for v in o.operands):
                 return False
             written = _written(p)
-            if written is None or id(src) in written:
+            if written is None or kept & written:
                 return False
-            if isinstance(p, AffineDmaWaitOp) and id(p.tag) in tags_into_src:
+            if isinstance(p, AffineDmaWaitOp) and id(p.tag) in tags_in_conflict:
                 return False
-            return cap is None or profile[k] + grows <= cap
+            return not grows or cap is None or profile[k] + grows <= cap
 
         first = min(block.index_of(o) for o in group)
         if not all(passable(k) for k in range(first, block.index_of(start))
@@ -115,8 +122,8 @@ class AffineDmaStartHoistPass(Pass):
         nests = sum(1 for p in passed if p.blocks)
         waits = sum(1 for p in passed if isinstance(p, AffineDmaWaitOp))
         if nests or waits:
-            self.remark(start.loc, f"copy-in of {_name(start.dst)} started above {nests} loop "
-                                   f"nest(s) and {waits} wait(s)")
+            what = f"copy-in of {_name(start.dst)}" if inward else f"copy-out of {_name(buffer)}"
+            self.remark(start.loc, f"{what} started above {nests} loop nest(s) and {waits} wait(s)")
 
 
 def _name(v: Value) -> str:
