@@ -1,8 +1,8 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
 copies, keep the kernels' loop-invariant accesses in values
 (`affine-producer-consumer-fusion` -> `affine-sibling-fusion` -> `affine-loop-tile` ->
-`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace` ->
-`affine-dma-wait-sink`).
+`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-copy-forward` ->
+`affine-dma-start-hoist` -> `affine-scalar-replace` -> `affine-dma-wait-sink`).
 Whether the producer-consumer fusion runs is chosen per module by the analytic estimate of
 the program compiled with and without it (`accelerator.py`).
 

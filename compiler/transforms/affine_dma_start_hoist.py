@@ -1,6 +1,6 @@
-"""`affine-dma-start-hoist`: each copy-in at a function's top level starts earlier, above the
+"""`affine-dma-start-hoist`: each copy at a function's top level starts earlier, above the
 nests before it that do not touch what it moves, so a nest's inputs arrive while the nests
-before it compute (prefetch across nests).
+before it compute (prefetch across nests), and a result leaves as soon as it is final.
 
     affine.dma_start %A[0], %A_fast[0], %t0[0], %n          affine.dma_start %A[0], %A_fast[0], %t0[0], %n
     affine.dma_wait %t0[0], %n                              %C_fast = memref.alloc() ...
@@ -23,8 +23,13 @@ inputs are queued first); holds no DMA (a pipelined nest's transfers are not del
 it); defines none of its operands; may not write its source (no store, DMA into it, dealloc
 of it, call or op of unknown effect; no wait on a tag some DMA into the source uses: the
 data it reads are final); does not use its buffer or tag; and where the buffer, live from
-there, keeps the fast memory's peak within `fast-mem-capacity`. The copy reads the same
-elements, which no op in between writes, and its buffer is fresh: results are bit-identical.
+there, keeps the fast memory's peak within `fast-mem-capacity`. A copy-out (a DMA from a
+buffer of `fast-mem-space` to another space) moves up with its tag's alloc the same way,
+past ops that do not write its buffer and do not touch its destination at all (no wait on
+a tag some DMA into its buffer, or from or into its destination, uses): it starts right
+after the last write of what it writes back (ludcmp's A, final after its first nest, leaves
+while the substitutions run). Each copy reads the same elements, which no op in between
+writes, into memory no op in between reads: results are bit-identical.
 """
 
 from __future__ import annotations
