@@ -45,7 +45,7 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
-FORWARD, HOIST = "affine-copy-forward", "affine-dma-start-hoist"
+FORWARD, HOIST, STREAM = "affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -120,6 +120,9 @@ class AcceleratorPipeline:
     # them (`affine-dma-start-hoist`), both within the whole fast memory
     copy_forward: bool = True
     start_hoist: bool = True
+    # then a whole-buffer copy around one nest streamed by rows, the nest split along its
+    # outer loop (`affine-copy-stream`)
+    copy_stream: bool = True
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -235,6 +238,8 @@ class AcceleratorPipeline:
                 out.append((FORWARD, f"fast-mem-space={self.fast_space}" + cap))
             if self.start_hoist and not self.inner:
                 out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
+            if self.copy_stream and not self.inner:
+                out.append((STREAM, f"fast-mem-space={self.fast_space}"))
         if self.scalar_replace:
             out.append((SCALAR, ""))
         if self.copies and self.wait_sink:

@@ -26,6 +26,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
@@ -37,6 +38,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
 
 
@@ -59,8 +61,9 @@ def test_passes_are_the_flags():
     assert [q.name for q in passes] == [f[2:].split("=")[0] for f in flags]
     parsed = PassManager.from_flags(flags).passes
     assert [q.options for q in passes] == [q.options for q in parsed]
-    assert parsed[-5].options.stages == 3 and not parsed[-5].options.pipeline_copy_out
-    assert [q.name for q in parsed[-4:-2]] == ["affine-copy-forward", "affine-dma-start-hoist"]
+    assert parsed[-6].options.stages == 3 and not parsed[-6].options.pipeline_copy_out
+    assert [q.name for q in parsed[-5:-2]] == ["affine-copy-forward", "affine-dma-start-hoist",
+                                               "affine-copy-stream"]
     assert [q.name for q in parsed[-2:]] == ["affine-scalar-replace", "affine-dma-wait-sink"]
     assert p.replace(wait_sink=False).flags() == flags[:-1]
 
@@ -70,7 +73,7 @@ def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
         "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
         "--affine-data-copy-generate", "--affine-copy-forward", "--affine-dma-start-hoist",
-        "--affine-scalar-replace", "--affine-dma-wait-sink"]
+        "--affine-copy-stream", "--affine-scalar-replace", "--affine-dma-wait-sink"]
     assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
                                                producer_consumer_fusion=False).flags()] == [
         "--affine-loop-tile", "--affine-scalar-replace"]

@@ -1,7 +1,8 @@
-"""`affine-copy-forward` and `affine-dma-start-hoist` change no bit of any result: PolyBench
-kernels whose nests pass data to each other through DRAM (3mm, covariance, correlation,
-ludcmp at SMALL, where both passes fire), compiled by the accelerator pipeline with and
-without the two passes, run bit-identically on the host backend and in the functional
+"""`affine-copy-forward`, `affine-dma-start-hoist` and `affine-copy-stream` change no bit of
+any result: PolyBench kernels whose nests pass data to each other through DRAM (3mm,
+covariance, correlation, ludcmp at SMALL) or whose one nest had its array copied whole
+(lu, cholesky), compiled by the accelerator pipeline with and without the three passes,
+run bit-identically on the host backend and in the functional
 simulator, to each other and to the program as written; the compiled program is proven
 race-free; and the copies they remove are the DRAM bytes the run no longer moves."""
 
@@ -18,13 +19,15 @@ from compiler.backend import run_host
 from compiler.transforms.registry import PassManager
 
 CFG = load_config("default")
-SPECS = ["3mm", "covariance", "correlation", "ludcmp"]
+SPECS = ["3mm", "covariance", "correlation", "ludcmp", "lu", "cholesky"]
+PASSES = {"affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"}
 
 
 def _compiled(spec: str, on: bool):  # type: ignore[no-untyped-def]
     w = workloads.get(spec)
     m = w.module()
-    pipe = accelerator_pipeline(CFG, w.module(), w.func_name).replace(copy_forward=on, start_hoist=on)
+    pipe = accelerator_pipeline(CFG, w.module(), w.func_name).replace(copy_forward=on, start_hoist=on,
+                                                                     copy_stream=on)
     pm = PassManager.from_flags(pipe.flags())
     pm.run(m)
     return w, m, pipe, pm.remarks
@@ -35,7 +38,7 @@ def test_forwarded_and_hoisted_copies_are_bit_identical(spec: str) -> None:
     w, new, pipe, remarks = _compiled(spec, True)
     _, old, _, _ = _compiled(spec, False)
     passes = {r.pass_name for r in remarks}
-    assert passes & {"affine-copy-forward", "affine-dma-start-hoist"}, spec
+    assert passes & PASSES, spec
     check_compiled(new, w.module, pipe.passes(), pipe.flags())
     inputs = w.random_inputs(seed=5)
     positional = {f"arg{i}": a for i, a in enumerate(inputs.values())}
