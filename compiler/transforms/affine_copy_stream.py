@@ -19,10 +19,11 @@ leave while it computes. Not an upstream mlir-opt pass; this project runs it aft
 The copy-in (a DMA into a fresh buffer of `fast-mem-space`, non-strided, the buffer's
 rows as long as its source's, at row 0) and its wait are at the function's top; the only
 top-level ops using the buffer are its copy-in, one loop nest, the copy-out of the same
-rows (if any) and its dealloc; nothing between the copy-in and the copy-out touches the
-source. The nest's outer loop (under loops of one iteration) with constant bounds after
-those is split in `chunks` consecutive ranges (its bounds get one more result each: the
-pieces run the same iterations in the same order). isl gives each piece's rows of the
+rows (if any), later nests that only read it, and its dealloc; nothing between the copy-in
+and the copy-out touches the source; a nest is split once. The nest's outer loop (under
+loops of one iteration) with constant bounds after those is split in `chunks` consecutive
+ranges (its bounds get one more result each: the pieces run the same iterations in the
+same order). isl gives each piece's rows of the
 buffer: chunk p of the copy-in holds the rows piece p reaches beyond the chunks before it
 (the last chunk the rest), waited for just before piece p; after piece p the rows no later
 piece writes, and that arrived already, are written back, all waited for where the whole
@@ -73,6 +74,7 @@ class AffineCopyStreamPass(Pass):
     options: Options
 
     def run(self, module: ModuleOp) -> None:
+        self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
         for f in module.funcs:
             if f.is_declaration:
                 continue
@@ -106,9 +108,14 @@ class AffineCopyStreamPass(Pass):
         nests = [o for o in users if isinstance(o, AffineForOp)]
         outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
         rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
-        if len(nests) != 1 or rest or len(outs) > 1:
+        if not nests or rest or len(outs) > 1:
             return
         nest = nests[0]
+        if id(nest) in self._pieces:
+            return
+        # later nests may read the buffer (every row has arrived before them), not write it
+        if any(_writes(o, buf) for o in nests[1:]):
+            return
         out = outs[0] if outs else None
         if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
                                     and _const(out.num_elements) == n and out.dst_map == start.src_map
@@ -159,6 +166,7 @@ class AffineCopyStreamPass(Pass):
         n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
         if n_in < 2 and (out is None or n_out < 2):
             return
+        self._pieces.update(id(p) for p in pieces)
         self._rewrite(block, start, waits[0], nest, out, pieces, ins,
                       outs_ if out is not None else None, row0)
         self.remark(start.loc, f"copies of {_name(buf)} streamed: {n_in} chunk(s) in"
@@ -324,6 +332,19 @@ def _bound(s: isl.Set, low: bool) -> int | None:
 def _const(v: Value | None) -> int | None:
     owner = getattr(v, "owner", None)
     return owner.value if isinstance(owner, ConstantOp) and isinstance(owner.value, int) else None
+
+
+def _writes(op: Operation, v: Value) -> bool:
+    """`op` (or an op nested in it) may write `v`: a store, a DMA into it, a call or an op
+    of unknown effects."""
+    from compiler.ir.ops import AffineStoreOp, CallOp
+    from compiler.ir.ops.opaque import OpaqueOp
+
+    for o in op.walk():
+        if isinstance(o, CallOp | OpaqueOp) or (isinstance(o, AffineStoreOp) and o.memref is v) \
+                or (isinstance(o, AffineDmaStartOp) and o.dst is v):
+            return True
+    return False
 
 
 def _uses(op: Operation, v: Value) -> bool:
