@@ -465,12 +465,16 @@ class HardwareConfig:
             raise ConfigError(f"name = {self.name!r}: must be a string")
         object.__setattr__(self, "memory", tuple(self.memory))
         object.__setattr__(self, "link", tuple(self.link))
-        if self.memory:
-            if self.dram.data_paths != "shared":
-                raise ConfigError("dram.data_paths = 'split' is for a two-level machine; with "
-                                  "[[memory]] levels each link's ports carry both directions")
-            chain = chain_of(self.memory, self.dram, self.energy)
-            links = links_of(chain, self.link, self.dma)
+        if self.link and not self.memory:
+            raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
+                              "(the two-level machine's one link is [dma])")
+        # one representation: the flat sections are sugar for a chain of two levels
+        chain = _chain(self.memory or _flat_levels(self), self.dram)
+        links = links_of(chain, self.link, self.dma)
+        if len(chain) > 2 and self.dram.data_paths != "shared":
+            raise ConfigError("dram.data_paths = 'split' is for a two-level machine; with "
+                              "more [[memory]] levels each link's ports carry both directions")
+        if self.memory:  # [sram] and the spaces are the chain's: the level beside the compute unit
             last = chain[-1]
             if self.spaces.tag in {lv.space for lv in chain}:
                 raise ConfigError(f"spaces.tag = {self.spaces.tag}: the tag space must differ "
@@ -479,14 +483,6 @@ class HardwareConfig:
             object.__setattr__(self, "spaces", SpacesConfig(chain[0].space, last.space, self.spaces.tag))
             object.__setattr__(self, "sram", SramConfig(
                 last.capacity_kib, 1, last.read_bytes_per_cycle * last.ports))
-        else:
-            if self.link:
-                raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
-                                  "(the two-level machine's one link is [dma])")
-            chain = two_levels(self)
-            d = self.dma
-            links = (LinkConfig("dram", "sram", d.engines, d.queue_depth, d.setup_cycles,
-                                d.max_outstanding),)
         object.__setattr__(self, "_chain", chain)
         object.__setattr__(self, "_links", links)
         if self.clusters > 1 and self.interconnect.kind == "mesh":
@@ -634,8 +630,9 @@ _TOP_KEYS = ("clock_ghz", "name", "clusters")
 _EXTRA_SECTIONS: dict[str, type] = {"hierarchy": HierarchyConfig, "interconnect": InterconnectConfig}
 
 
-def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
-    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
+def _flat_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
+    """The levels the flat sections declare: DRAM ([dram], its timing filled by `_chain`) and
+    SRAM ([sram]); their one link is [dma]'s (`links_of`)."""
     d, s, e = cfg.dram, cfg.sram, cfg.energy
     dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
                        d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
@@ -650,9 +647,8 @@ def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
 DRAM_CAPACITY_KIB = 4 << 20
 
 
-def chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
-              ) -> tuple[MemoryLevel, ...]:
-    """The given levels as a chain from the root, the root's timing filled from [dram]."""
+def _chain(levels: Sequence[MemoryLevel], dram: DramConfig) -> tuple[MemoryLevel, ...]:
+    """The levels as a chain from the root, the root's timing filled from [dram]."""
     if len(levels) < 2:
         raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
                           "[[memory]] levels (DRAM and one beside the compute unit)")
