@@ -515,9 +515,24 @@ class HardwareConfig:
         return self._links
 
     @property
-    def multi_level(self) -> bool:
-        """Levels given as `[[memory]]` tables (else the two-level machine of [dram]/[sram])."""
-        return bool(self.memory)
+    def single_link(self) -> bool:
+        """Two levels, one link: every DMA is one hop on it (no route), so the simulator and
+        the closed-form machine take their one-hop form, and trace units and messages keep
+        the two-level names (`engine_names`, `level_names`). Whether the levels were given as
+        `[dram]`/`[sram]` or as two `[[memory]]` tables makes no difference."""
+        return len(self._links) == 1
+
+    def engine_names(self, k: int) -> list[str]:
+        """The trace units of link `k`'s DMA engines: `dma<e>` on a machine of one link,
+        `dma[<parent>-><child>]<e>` with several."""
+        lk = self._links[k]
+        pre = "dma" if len(self._links) == 1 else f"dma[{lk.name}]"
+        return [f"{pre}{e}" for e in range(lk.engines)]
+
+    def level_names(self) -> dict[int, str]:
+        """Memory space -> level name, as messages name where a buffer lives: none on a
+        machine of one link (its two levels are DRAM and SRAM)."""
+        return {} if len(self._links) == 1 else {lv.space: lv.name for lv in self._chain}
 
     def level_of_space(self, space: int) -> MemoryLevel | None:
         for lv in self._chain:
