@@ -16,17 +16,20 @@ the control processor are the cluster's own, their trace names prefixed `c<k>.`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.cost.engine import EnginePolicy
 from accelsim.errors import ConfigError
 from accelsim.hw import ComputeUnit, ControlProcessor, DmaEngines, Dram, SimEnv, Sram, TagFile
+from accelsim.hw.dma import Transfer
 from accelsim.hw.interconnect import Interconnect
 from accelsim.hw.levels import LinkEngines, PortGroup
 from accelsim.hw.units import Unit, check_units
-from accelsim.trace import Trace
+from accelsim.trace import Trace, TraceRecord
+
+_tnew = tuple.__new__  # a record without the NamedTuple's generated __new__ frame
 
 
 class SharedParts:
@@ -115,6 +118,43 @@ class Machine:
             if link is not None:
                 self.cp.attach_unit(link, config.dram.burst_bytes,
                                     config.dram.bandwidth_bytes_per_cycle)
+
+    # ---- the Machine protocol (`accelsim.cost.machine`) -----------------------------------
+    @property
+    def now(self) -> int:
+        return self.env.now
+
+    def start_dma(self, xfer: Transfer, tag: Hashable) -> None:  # type: ignore[override]
+        """The issue cycles (an `issue` record), then the descriptor to its engine; `xfer` is
+        its own completion event, held in the tag's slot until waited on."""
+        cp = self.cp
+        self.tags.slots[tag] = xfer  # type: ignore[index]
+        if cp.issue_cycles:
+            cp.issue(xfer.label, xfer.desc[5])
+        cp.submit(xfer)
+
+    def wait_dma(self, tag: Hashable, loc: str) -> None:
+        pend = self.tags.slots.pop(tag, None)  # type: ignore[call-overload]
+        if pend is not None and pend.callbacks is not None:  # not completed yet
+            self.cp.wait(pend, "wait " + pend.label, loc)
+
+    def run_kernel(self, cycles: int, sram_bytes: int, label: str, loc: str) -> None:
+        """The issue cycles, then the compute unit busy: its `kernel` record, the one place a
+        kernel's trace record is made."""
+        cp, env = self.cp, self.env
+        if cp.issue_cycles:
+            cp.issue(label, loc)
+        start = env.now
+        end = start + cycles
+        if end > start:
+            env.advance_to(end)  # the compute unit is busy; the control processor waits
+        compute = self.compute
+        compute.trace.records.append(_tnew(TraceRecord, (compute.name, start, end, "kernel",
+                                                         sram_bytes, label, loc)))
+
+    def finish(self) -> int:
+        self.env.run()
+        return self.env.now
 
     def level_peaks(self) -> dict[int, int]:
         """The allocation high-water mark of every level tracked, by memory space."""
