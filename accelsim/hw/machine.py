@@ -65,6 +65,7 @@ class Machine:
             config.dram, self.trace,
             DramTiming.for_config(config) if config.dram.model == "timing" else None)
         self.tags = TagFile()
+        self._slots = self.tags.slots
         self.compute = ComputeUnit(self.env, 0, self.trace)
         self.ports: dict[str, PortGroup] = {}
         self.links: list[LinkEngines] = []
@@ -127,14 +128,14 @@ class Machine:
     def start_dma(self, xfer: Transfer, tag: Hashable) -> None:  # type: ignore[override]
         """The issue cycles (an `issue` record), then the descriptor to its engine; `xfer` is
         its own completion event, held in the tag's slot until waited on."""
+        self._slots[tag] = xfer  # type: ignore[index]
         cp = self.cp
-        self.tags.slots[tag] = xfer  # type: ignore[index]
         if cp.issue_cycles:
             cp.issue(xfer.label, xfer.desc[5])
         cp.submit(xfer)
 
     def wait_dma(self, tag: Hashable, loc: str) -> None:
-        pend = self.tags.slots.pop(tag, None)  # type: ignore[call-overload]
+        pend = self._slots.pop(tag, None)  # type: ignore[call-overload]
         if pend is not None and pend.callbacks is not None:  # not completed yet
             self.cp.wait(pend, "wait " + pend.label, loc)
 

@@ -63,20 +63,15 @@ class HandlerHost(Protocol):
     def run_kernel(self, op: O.CallOp, func: O.FuncOp, args: list[RuntimeValue]) -> None: ...
 
 
-def _flusher(ex: HandlerHost) -> Callable[[], None] | None:
+def _summary_batch(ex: HandlerHost) -> tuple[TraceSummary | UnitTally | None, list[object], int]:
     """In a run that keeps only the trace summary, each DMA start and call first folds the
     batch of records when it is full (no record of the op is appended yet:
-    `TraceSummary.flush`). None when the records are kept."""
+    `TraceSummary.flush`): (the summary, its batch of records, the batch size); (None, [], 0)
+    when the records are kept."""
     summary = ex.summary
     if summary is None:
-        return None
-    records, batch, flush, env = summary.records, summary.batch, summary.flush, ex.env
-
-    def flush_full() -> None:
-        if len(records) >= batch:
-            flush(env.now)
-
-    return flush_full
+        return None, [], 0
+    return summary, summary.records, summary.batch  # type: ignore[return-value]
 
 
 # ---- affine.dma_start ------------------------------------------------------------------------
@@ -114,7 +109,7 @@ def dma_start_handler(ex: HandlerHost, p: DmaStartPlan) -> Handler:
     op = p.op
     slots, stats, env, dma_class = ex.slots, ex.stats, ex.env, ex.dma_class
     start_dma = ex.machine.start_dma
-    flush = _flusher(ex)
+    summary, batch, full = _summary_batch(ex)
     src_v, dst_v, tag_v, num_v, stride_v, per_v = p.src_v, p.dst_v, p.tag, p.num, p.stride, p.per
     lins, shapes = p.lins, p.shapes
     known = _constant_shape(p)
@@ -122,8 +117,8 @@ def dma_start_handler(ex: HandlerHost, p: DmaStartPlan) -> Handler:
     def dma_start(vals: Vals) -> None:
         if ex.kernel_op is not None:
             ex.hazards.timing_op_in_kernel(ex.kernel_op)
-        if flush is not None:
-            flush()
+        if summary is not None and len(batch) >= full:
+            summary.flush(env.now)
         src = vals[src_v]
         dst = vals[dst_v]
         tag = vals[tag_v]
@@ -217,7 +212,11 @@ def call_handler(ex: HandlerHost, p: CallPlan) -> Handler:
     op, func, read, buf_pos, loc, callee = p.op, p.func, p.read, p.buf_pos, p.loc, p.op.callee
     entries, entry_key = p.entries, p.entry_key
     static = p.static
-    flush = _flusher(ex)
+    # a call with no index arguments has one entry key, computed here
+    varies = len(buf_pos) < len(p.operands)
+    const_key = None if varies or not static else entry_key((None,) * len(p.operands))
+    summary, batch, full = _summary_batch(ex)
+    env = ex.env
     run_kernel = ex.machine.run_kernel
     kernel_cost = ex.cost.kernel
     stats = ex.stats
@@ -230,13 +229,16 @@ def call_handler(ex: HandlerHost, p: CallPlan) -> Handler:
         if ex.kernel_op is not None:  # a call inside a kernel being interpreted
             ex.run_kernel(op, func, p.arguments(vals))
             return
-        if flush is not None:
-            flush()
+        if summary is not None and len(batch) >= full:
+            summary.flush(env.now)
         args, idx_args, alive = read(vals)
         if not alive:
             for k in buf_pos:
                 ex.hazards.check_alive(args[k], op)  # type: ignore[arg-type]
-        entry = entries.get(entry_key(idx_args)) if static else None
+        if static:
+            entry = entries.get(entry_key(idx_args) if varies else const_key)
+        else:
+            entry = None
         if entry is None:
             entry = ex.kernel_calls.entry(p, args, idx_args)
         # the spans of the entry's access boxes against the DMAs in flight on each buffer
