@@ -109,6 +109,8 @@ class Machine:
                     own.reserve = ic.reserve_for(cluster, own.reserve, len(self.links) == 1)
                 else:
                     self.cp._reserve = ic.reserve_for(cluster, self.cp._reserve)
+        self.issue_cycles = self.cp.issue_cycles  # per descriptor and call
+        self._kernel_records = self.compute.trace.records
         self.units = tuple(units)  # user-defined units (`accelsim.hw.units`)
         if self.units:
             if shared is not None:
@@ -121,6 +123,9 @@ class Machine:
                                     config.dram.bandwidth_bytes_per_cycle)
 
     # ---- the Machine protocol (`accelsim.cost.machine`) -----------------------------------
+    # (the executor's handlers inline these methods, `accelsim.sim.codegen.specialize`: the
+    # attributes they read are fixed once the machine is built, `issue_cycles` written into
+    # the handlers' code)
     @property
     def now(self) -> int:
         return self.env.now
@@ -129,10 +134,9 @@ class Machine:
         """The issue cycles (an `issue` record), then the descriptor to its engine; `xfer` is
         its own completion event, held in the tag's slot until waited on."""
         self._slots[tag] = xfer  # type: ignore[index]
-        cp = self.cp
-        if cp.issue_cycles:
-            cp.issue(xfer.label, xfer.desc[5])
-        cp.submit(xfer)
+        if self.issue_cycles:
+            self.cp.issue(xfer.label, xfer.desc[5])
+        self.cp.submit(xfer)
 
     def wait_dma(self, tag: Hashable, loc: str) -> None:
         pend = self._slots.pop(tag, None)  # type: ignore[call-overload]
@@ -142,16 +146,15 @@ class Machine:
     def run_kernel(self, cycles: int, sram_bytes: int, label: str, loc: str) -> None:
         """The issue cycles, then the compute unit busy: its `kernel` record, the one place a
         kernel's trace record is made."""
-        cp, env = self.cp, self.env
-        if cp.issue_cycles:
-            cp.issue(label, loc)
+        if self.issue_cycles:
+            self.cp.issue(label, loc)
+        env = self.env
         start = env.now
         end = start + cycles
         if end > start:
             env.advance_to(end)  # the compute unit is busy; the control processor waits
-        compute = self.compute
-        compute.trace.records.append(_tnew(TraceRecord, (compute.name, start, end, "kernel",
-                                                         sram_bytes, label, loc)))
+        self._kernel_records.append(_tnew(TraceRecord, (self.compute.name, start, end, "kernel",
+                                                        sram_bytes, label, loc)))
 
     def finish(self) -> int:
         self.env.run()
