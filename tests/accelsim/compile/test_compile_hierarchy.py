@@ -73,7 +73,11 @@ def assert_compiles_bit_identical(cfg, name: str) -> AcceleratorPipeline:
     return pipe
 
 
-@pytest.mark.parametrize("name", sorted(SPECS))
+_SLOW_THREE_LEVEL = {"jacobi-2d", "mvt", "2mm"}  # a minute or more each; `-m slow` runs them
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_THREE_LEVEL
+                                  else n for n in sorted(SPECS)])
 def test_three_level_every_workload(name: str) -> None:
     assert_compiles_bit_identical(small_three_level(), name)
 
