@@ -15,17 +15,20 @@ the control processor are the cluster's own, their trace names prefixed `c<k>.`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from accelsim.config import HardwareConfig
 from accelsim.cost.dram_timing import DramTiming
 from accelsim.cost.engine import EnginePolicy
 from accelsim.errors import ConfigError
 from accelsim.hw import ComputeUnit, ControlProcessor, Dram, SimEnv, Sram, TagFile
+from accelsim.hw.dma import Transfer
 from accelsim.hw.interconnect import Interconnect
 from accelsim.hw.levels import LinkEngines, PortGroup
 from accelsim.hw.units import Unit, check_units
-from accelsim.trace import Trace
+from accelsim.trace import Trace, TraceRecord
+
+_tnew = tuple.__new__  # a record without the NamedTuple's generated __new__ frame
 
 
 class SharedParts:
@@ -61,6 +64,7 @@ class Machine:
             config.dram, self.trace,
             DramTiming.for_config(config) if config.dram.model == "timing" else None)
         self.tags = TagFile()
+        self._slots = self.tags.slots
         self.compute = ComputeUnit(self.env, 0, self.trace)
         pre = f"c{cluster}." if shared is not None else ""
         chain = config.memory_chain()
@@ -93,6 +97,8 @@ class Machine:
                                    self.trace, self.links)
         if shared is not None:
             self.cp.name = pre + "cp"
+        self.issue_cycles = self.cp.issue_cycles  # per descriptor and call
+        self._kernel_records = self.compute.trace.records
         self.units = tuple(units)  # user-defined units (`accelsim.hw.units`)
         if self.units:
             if shared is not None:
@@ -103,6 +109,44 @@ class Machine:
             if link is not None:
                 self.cp.attach_unit(link, config.dram.burst_bytes,
                                     config.dram.bandwidth_bytes_per_cycle)
+
+    # ---- the Machine protocol (`accelsim.cost.machine`) -----------------------------------
+    # (the executor's handlers inline these methods, `accelsim.sim.codegen.specialize`: the
+    # attributes they read are fixed once the machine is built, `issue_cycles` written into
+    # the handlers' code)
+    @property
+    def now(self) -> int:
+        return self.env.now
+
+    def start_dma(self, xfer: Transfer, tag: Hashable) -> None:  # type: ignore[override]
+        """The issue cycles (an `issue` record), then the descriptor to its engine; `xfer` is
+        its own completion event, held in the tag's slot until waited on."""
+        self._slots[tag] = xfer  # type: ignore[index]
+        if self.issue_cycles:
+            self.cp.issue(xfer.label, xfer.desc[5])
+        self.cp.submit(xfer)
+
+    def wait_dma(self, tag: Hashable, loc: str) -> None:
+        pend = self._slots.pop(tag, None)  # type: ignore[call-overload]
+        if pend is not None and pend.callbacks is not None:  # not completed yet
+            self.cp.wait(pend, "wait " + pend.label, loc)
+
+    def run_kernel(self, cycles: int, sram_bytes: int, label: str, loc: str) -> None:
+        """The issue cycles, then the compute unit busy: its `kernel` record, the one place a
+        kernel's trace record is made."""
+        if self.issue_cycles:
+            self.cp.issue(label, loc)
+        env = self.env
+        start = env.now
+        end = start + cycles
+        if end > start:
+            env.advance_to(end)  # the compute unit is busy; the control processor waits
+        self._kernel_records.append(_tnew(TraceRecord, (self.compute.name, start, end, "kernel",
+                                                        sram_bytes, label, loc)))
+
+    def finish(self) -> int:
+        self.env.run()
+        return self.env.now
 
     def level_peaks(self) -> dict[int, int]:
         """The allocation high-water mark of every level tracked, by memory space."""
