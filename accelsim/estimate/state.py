@@ -397,10 +397,10 @@ def _fixed(config: HardwareConfig) -> _Fixed:
     hit = _FIXED.get(id(config))
     if hit is not None:
         return hit
-    out = _Fixed(EnginePolicy.for_config(config), DramPolicy.for_config(config.dram),
+    link = config.links()[0]  # the machine's one link (`LevelMachine` for several)
+    out = _Fixed(EnginePolicy.for_link(config, 0), DramPolicy.for_config(config.dram),
                  DmaCostModel.for_config(config), config.control.issue_cycles,
-                 config.dma.max_outstanding, config.dma.engines, config.spaces.dram,
-                 config.spaces.sram)
+                 link.max_outstanding, link.engines, config.spaces.dram, config.spaces.sram)
     return _FIXED.put(config, out)
 
 def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:

@@ -90,13 +90,13 @@ class Executor:
         self.functional = opts.functional
         self.compiled = opts.compiled  # the compiled control program
         # the trace: every record, or only the summary the report needs (folded as it goes)
-        # (a machine with memory levels keeps its records: the per-link figures read them)
+        # (a machine of several links keeps its records: the per-link figures read them)
         # (a many-cluster run's trace is the shared parts': its `UnitTally`, if it keeps one,
         # is folded by every cluster's executor as a summary is)
         self.summary: TraceSummary | UnitTally | None = None
         if shared is not None:
             self.summary = shared.trace.tally
-        elif not opts.keep_records and not config.multi_level:
+        elif not opts.keep_records and config.single_link:
             self.summary = TraceSummary()
         self.machine = m = Machine(config, Trace.summarized(self.summary)
                                    if isinstance(self.summary, TraceSummary) else None,
@@ -105,8 +105,7 @@ class Executor:
         self.trace = m.trace
         self.cost = CostModel.for_config(config)
         self.stats = RunStats()
-        self.hazards = Hazards(self.env, {lv.space: lv.name for lv in config.memory_chain()}
-                               if config.multi_level else None)
+        self.hazards = Hazards(self.env, config.level_names())
         sp = config.spaces
         self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
         self.kernel_calls = KernelCalls(self.hazards, self.stats, sp.dram)
