@@ -8,7 +8,9 @@ the buffer. Where upstream MLIR is wrong this module is not:
 - multi-level strides (3-D tiles): a loop nest of single-stride DMAs, never no copy at all;
 - sparse writes: when the nest does not write every element of the (clipped) box and the
   buffer was not filled by a copy-in, the copy-out replays the stores' loop nests and writes
-  back exactly the elements written (upstream issue #54994);
+  back exactly the elements written (upstream issue #54994); with `exact-copy-out` also a
+  box that was read (a cluster's share), and with `exact-copy-in` a copy-in of a box holding
+  elements the range never touches replays the loads' nests the same way;
 - strided accesses (`lattice` k > 1 on the last dim): the buffer keeps one element in k and the
   DMAs move them with stride k, one element per chunk.
 """
@@ -65,6 +67,9 @@ class CopySpec:
     # a box both read and written but not fully written: the copy-out writes back only the
     # stored elements (point-wise) instead of the whole box (`exact-copy-out`)
     exact_out: bool = False
+    # a box with elements the range never touches: the copy-in reads only the loaded
+    # elements (point-wise) instead of the whole box (`exact-copy-in`)
+    exact_in: bool = False
     # > 0: a DMA moves at most this many rows (chunks of a strided transfer), as a DMA engine
     # whose descriptor is limited in rows (Gemmini's mvin: DIM rows); 0: no limit
     max_rows: int = 0
@@ -148,8 +153,11 @@ class Placement:
 
 def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement, func: FuncOp,
                 generate_dma: bool, fast_space: int, tag_space: int,
-                only: set[int] | None = None) -> Emitted:
-    """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`."""
+                only: set[int] | None = None, scope: Sequence[Operation] | None = None) -> Emitted:
+    """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`.
+    `scope`: the ops the copies are placed around (the range, or the loop they were hoisted
+    above), whose accesses a point-wise copy replays."""
+    scope = range_ops if scope is None else scope
     mt = spec.mtype
     loc = spec.loc
     buf_t = MemRefType(spec.buffer_shape, mt.element, fast_space)
@@ -159,13 +167,17 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
     buf = alloc.result
     copy_ops: list[Operation] = []
     notes: list[str] = []
-    if spec.read:
+    if spec.read and spec.exact_in:
+        copy_ops += _replay(spec, buf, scope, place, only, loads=True)
+        notes.append(f"copy-in of %{spec.memref.name_hint or '?'} reads only the elements the "
+                     "nest loads (the box holds others), point-wise")
+    elif spec.read:
         copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=False)
     if spec.written:
         if spec.dense_write or (spec.read and not spec.exact_out):
             copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=True)
         else:
-            copy_ops += _replay_stores(spec, buf, range_ops, place, only)
+            copy_ops += _replay(spec, buf, scope, place, only, loads=False)
             notes.append(f"copy-out of %{spec.memref.name_hint or '?'} writes back only the elements "
                          "the nest stores (the box is not fully written), point-wise")
     # Rewrite the accesses after the copies are built (they address the original memref).
@@ -452,30 +464,34 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
 
 # ---- exact copy-out for sparse writes -------------------------------------------------------------
 
-def _replay_stores(spec: CopySpec, buf: Value, range_ops: Sequence[Operation],
-                   place: Placement, only: set[int] | None = None) -> list[Operation]:
-    """For each store to the memref: a copy of its loop/if nest that only moves the stored
-    element from the buffer back to the memref (`M[f(i)] = buf[f(i) - lower]`)."""
+def _replay(spec: CopySpec, buf: Value, scope: Sequence[Operation], place: Placement,
+            only: set[int] | None, loads: bool) -> list[Operation]:
+    """For each store to the memref (each load, `loads`): a copy of its loop/if nest that
+    only moves the stored element from the buffer back to the memref (`M[f(i)] = buf[f(i) -
+    lower]`; a load's the other way, before the range)."""
     out: list[Operation] = []
-    for root in range_ops:
+    kind = AffineLoadOp if loads else AffineStoreOp
+    for root in scope:
         for op in root.walk():
-            if isinstance(op, AffineStoreOp) and op.memref is spec.memref \
+            if isinstance(op, kind) and op.memref is spec.memref \
                     and (only is None or id(op) in only):
                 for new in _replay_one(op, root, spec, buf):
-                    place.put_out(new)
+                    (place.put_in if loads else place.put_out)(new)
                     out.append(new)
     return out
 
 
-def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Value) -> list[Operation]:
+def _replay_one(access: AffineLoadOp | AffineStoreOp, root: Operation, spec: CopySpec,
+                buf: Value) -> list[Operation]:
+    """`access`'s loop/if nest within `root`, holding only the move of its element."""
     path: list[Operation] = []
-    cur: Operation | None = store
+    cur: Operation | None = access
     while cur is not None and cur is not root:
         cur = cur.parent_op
         if cur is not None:
             path.append(cur)
-    path.reverse()                       # root ... innermost parent of the store
-    keep: set[int] = {id(p) for p in path} | {id(store)}
+    path.reverse()                       # root ... innermost parent of the access
+    keep: set[int] = {id(p) for p in path} | {id(access)}
     # Pure index ops feeding kept ops stay too.
     changed = True
     producers: dict[int, Operation] = {}
@@ -492,9 +508,8 @@ def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Valu
                 if p is not None and id(p) not in keep and isinstance(p, PURE_INDEX_OPS):
                     keep.add(id(p))
                     changed = True
-    if not path:                         # the store itself is a range op
-        ld = _move_element(store, spec, buf, {})
-        return [ld, _store_from(ld, store)]
+    if not path:                         # the access itself is a range op
+        return _moves(access, spec, buf)
     clone = root.clone({})
     orig_ops = list(root.walk())
     new_ops = list(clone.walk())
@@ -505,23 +520,24 @@ def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Valu
         n = pairs[id(o)]
         if n.parent_block is not None and not n.IS_TERMINATOR:
             n.detach()
-    new_store = pairs[id(store)]
-    assert isinstance(new_store, AffineStoreOp)
-    mover = _move_element(new_store, spec, buf, {})
-    blk = new_store.parent_block
+    new_access = pairs[id(access)]
+    assert isinstance(new_access, AffineLoadOp | AffineStoreOp)
+    blk = new_access.parent_block
     assert blk is not None
-    blk.insert_before(new_store, mover)
-    blk.insert_before(new_store, _store_from(mover, new_store))
-    new_store.detach()
+    for mv in _moves(new_access, spec, buf):
+        blk.insert_before(new_access, mv)
+    new_access.detach()
     return [clone]
 
 
-def _move_element(store: AffineStoreOp, spec: CopySpec, buf: Value, _m: dict) -> AffineLoadOp:
-    idx = map_exprs(store.map, store.indices)
-    bidx = spec.buffer_index(idx)
+def _moves(access: AffineLoadOp | AffineStoreOp, spec: CopySpec, buf: Value) -> list[Operation]:
+    """The load and store moving `access`'s element: a store's from the buffer to the memref,
+    a load's from the memref into the buffer."""
+    bidx = spec.buffer_index(map_exprs(access.map, access.indices))
     m, ops = affine_map_of(bidx)
-    return AffineLoadOp(buf, m, ops, loc=store.loc)
-
-
-def _store_from(load: AffineLoadOp, store: AffineStoreOp) -> AffineStoreOp:
-    return AffineStoreOp(load.result, store.memref, store.map, store.indices, loc=store.loc)
+    if isinstance(access, AffineStoreOp):
+        ld = AffineLoadOp(buf, m, ops, loc=access.loc)
+        return [ld, AffineStoreOp(ld.result, access.memref, access.map, access.indices,
+                                  loc=access.loc)]
+    ld = AffineLoadOp(access.memref, access.map, access.indices, loc=access.loc)
+    return [ld, AffineStoreOp(ld.result, buf, m, ops, loc=access.loc)]
