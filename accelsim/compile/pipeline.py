@@ -139,6 +139,12 @@ class AcceleratorPipeline:
     # the first copy pass's `exact-copy-out`: a cluster's share writes back only what it
     # stores (`accelsim.compile.clusters`)
     exact_copy_out: bool = False
+    # the first copy pass's `exact-copy-in`: a cluster's share reads only what it loads where
+    # a box would hold more (`accelsim.compile.clusters`, when box copy-ins race)
+    exact_copy_in: bool = False
+    # the first copy pass's `max-dma-rows`: at most this many rows per DMA descriptor (the
+    # machine's `dma.max_rows`; 0: no limit)
+    dma_max_rows: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -179,7 +185,7 @@ class AcceleratorPipeline:
         share = copy_share_kib(sram, stages)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
-                   stages=stages)
+                   stages=stages, dma_max_rows=config.dma.max_rows)
 
     @classmethod
     def for_hierarchy(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
@@ -251,7 +257,9 @@ class AcceleratorPipeline:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
-                          + skip + (" exact-copy-out" if self.exact_copy_out else "")))
+                          + skip + (" exact-copy-out" if self.exact_copy_out else "")
+                          + (" exact-copy-in" if self.exact_copy_in else "")
+                          + (f" max-dma-rows={self.dma_max_rows}" if self.dma_max_rows else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "
