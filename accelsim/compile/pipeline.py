@@ -45,6 +45,8 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
+START_HOIST = "affine-dma-start-hoist"
+FORWARD = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -96,7 +98,7 @@ class AcceleratorPipeline:
     `sibling_fusion=False` the sibling fusion, `producer_consumer_fusion=False` the first pass
     (its private buffers go to the fast memory space), `wait_sink=False` the
     `affine-dma-wait-sink` after the copies (each wait sunk to the first op touching its
-    transfer's memory).
+    transfer's memory), `start_hoist=False` the `affine-dma-forward` and `affine-dma-start-hoist` before it.
     """
 
     copy_capacity_kib: int                       # fast-mem-capacity of the copy pass
@@ -114,6 +116,11 @@ class AcceleratorPipeline:
     sibling_fusion: bool = True                  # adjacent nests reading one memref fused
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
+    # before the wait sink (with copies and a pipeline capacity): a buffer written back and
+    # read straight back kept on chip (`affine-dma-forward`), then each copy-in's start of a
+    # function's body moved up past the ops that cannot change what it reads, as far as its
+    # buffer fits the fast memory beside them (`affine-dma-start-hoist`)
+    start_hoist: bool = True
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -225,6 +232,11 @@ class AcceleratorPipeline:
             self._copy_steps(out)
         if self.scalar_replace:
             out.append((SCALAR, ""))
+        if self.copies and self.start_hoist and self.pipeline_capacity_kib is not None:
+            out.append((FORWARD, f"fast-mem-space={self.fast_space} "
+                                 f"fast-mem-capacity={self.pipeline_capacity_kib}"))
+            out.append((START_HOIST, f"fast-mem-space={self.fast_space} "
+                                     f"fast-mem-capacity={self.pipeline_capacity_kib}"))
         if self.copies and self.wait_sink:
             out.append((WAIT_SINK, ""))
         return out

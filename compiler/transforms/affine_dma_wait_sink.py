@@ -16,24 +16,40 @@ only: the copies above a tile loop (a row vector every tile reads, the first til
 pipeline) are waited for one after the other before any of them overlaps anything. Not an
 upstream mlir-opt pass; this project runs it last in the accelerator pipeline.
 
+The deallocs of the transfer's buffer and tag that follow the wait move down with it (the
+copy pass frees a copy-out's buffer right after its wait, which would stop the wait
+there): so the copy-outs at the end of a function are all in flight before the first wait,
+not one after the other. A buffer's dealloc carried so never passes an alloc in its memory space
+(the peak of that memory stays as it was; a tag's may).
+
 A wait does not pass another wait (the waits keep their order, and a second run moves
 nothing). An op can see a transfer when it, or any op nested in it, uses the transfer's source or
 destination memref or its tag memref (another DMA on the tag, a load or store of the
-buffer, a dealloc), is a call or an op of a dialect we do not model (its memory effects are
-unknown: `OpaqueOp`), or is the block's terminator. Distinct memref values are taken not to
-alias, as in the dependence analysis. The wait moves within its block only, after its own
-start (a wait whose start is not earlier in the block stays), so every start still has its
-wait, in the same order among the waits of one tag; no value, operation or float order
-changes, so results are bit-identical: the same stores of the same values, a transfer
-merely still in flight while ops that do not touch its memory run.
+buffer, a dealloc other than those it carries), is a call or an op of a dialect we do not
+model (its memory effects are unknown: `OpaqueOp`), or is the block's terminator. Distinct
+memref values are taken not to alias, as in the dependence analysis. The wait moves within
+its block only, after its own start (a wait whose start is not earlier in the block
+stays), so every start still has its wait, in the same order among the waits of one tag;
+no value, operation or float order changes, so results are bit-identical: the same stores
+of the same values, a transfer merely still in flight while ops that do not touch its memory run.
 """
 
 from __future__ import annotations
 
 from compiler.analysis.dependence import dependence_list
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, CallOp, FuncOp, ModuleOp
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AllocOp,
+    CallOp,
+    DeallocOp,
+    FuncOp,
+    ModuleOp,
+)
 from compiler.ir.ops.opaque import OpaqueOp
+from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 
 
@@ -64,19 +80,33 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         ops = block.ops
         i = block.index_of(wait)
         j = i + 1
-        while j < len(ops) and not isinstance(ops[j], AffineDmaWaitOp) and not _sees(ops[j], seen):
+        carried: list[Operation] = []     # deallocs of the transfer's memrefs, moved with it
+        while j < len(ops) and not isinstance(ops[j], AffineDmaWaitOp):
+            op = ops[j]
+            if isinstance(op, DeallocOp) and id(op.operands[0]) in seen:
+                carried.append(op)
+            elif (isinstance(op, AllocOp) and _space(op.results[0]) in
+                  {_space(d.operands[0]) for d in carried if d.operands[0] is not start.tag}) \
+                    or _sees(op, seen):
+                break   # (a buffer freed later must not raise the peak of its memory)
             j += 1
         if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
-        if j > i + 1:
+        if j > i + 1 + len(carried):
             anchor = ops[j] if j < len(ops) else None
-            wait.detach()
-            if anchor is None:
-                block.append(wait)
-            else:
-                block.insert_before(anchor, wait)
+            for op in (wait, *carried):
+                op.detach()
+                if anchor is None:
+                    block.append(op)
+                else:
+                    block.insert_before(anchor, op)
             moved += 1
     return moved
+
+
+def _space(v: Value) -> int | None:
+    t = v.type
+    return t.memory_space if isinstance(t, MemRefType) else None
 
 
 def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:

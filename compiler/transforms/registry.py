@@ -13,6 +13,8 @@ from compiler.ir.analysis_cache import invalidate
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
+from compiler.transforms.affine_dma_forward import AffineDmaForwardPass
+from compiler.transforms.affine_dma_start_hoist import AffineDmaStartHoistPass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
 from compiler.transforms.affine_loop_interchange import AffineLoopInterchangePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
@@ -36,6 +38,8 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
+        AffineDmaForwardPass,
+        AffineDmaStartHoistPass,
         AffineDmaWaitSinkPass,
         AffineSiblingFusionPass,
         AffineProducerConsumerFusionPass,
