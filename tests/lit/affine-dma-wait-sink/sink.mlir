@@ -112,3 +112,50 @@ func.func @stops(%o: memref<64xf32>, %y: memref<64xf32, 1>) {
   memref.dealloc %buf : memref<64xf32, 1>
   return
 }
+
+// Two copy-outs at the end, each buffer freed right after its wait: the first wait carries
+// its deallocs down past the second start (a tag's alloc does not stop it), so both
+// transfers are in flight together.
+// CHECK-LABEL: func.func @two_outs
+// CHECK: affine.dma_start %af[0], %a[0], %t0[0]
+// CHECK-NEXT: %t1 = memref.alloc()
+// CHECK-NEXT: affine.dma_start %bf[0], %b[0], %t1[0]
+// CHECK-NEXT: affine.dma_wait %t0[0]
+// CHECK-NEXT: memref.dealloc %t0
+// CHECK-NEXT: memref.dealloc %af
+// CHECK-NEXT: affine.dma_wait %t1[0]
+func.func @two_outs(%a: memref<64xf32>, %b: memref<64xf32>) {
+  %n = arith.constant 64 : index
+  %af = memref.alloc() : memref<64xf32, 1>
+  %bf = memref.alloc() : memref<64xf32, 1>
+  %t0 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %af[0], %a[0], %t0[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
+  affine.dma_wait %t0[0], %n : memref<1xi32, 2>
+  memref.dealloc %t0 : memref<1xi32, 2>
+  memref.dealloc %af : memref<64xf32, 1>
+  %t1 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %bf[0], %b[0], %t1[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
+  affine.dma_wait %t1[0], %n : memref<1xi32, 2>
+  memref.dealloc %t1 : memref<1xi32, 2>
+  memref.dealloc %bf : memref<64xf32, 1>
+  return
+}
+
+// A buffer's dealloc never passes an alloc in its memory space: the wait stops there.
+// CHECK-LABEL: func.func @no_peak
+// CHECK: affine.dma_wait %t0[0]
+// CHECK-NEXT: memref.dealloc %af
+// CHECK-NEXT: %bf = memref.alloc()
+func.func @no_peak(%a: memref<64xf32>, %b: memref<64xf32>) {
+  %n = arith.constant 64 : index
+  %af = memref.alloc() : memref<64xf32, 1>
+  %t0 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %af[0], %a[0], %t0[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
+  affine.dma_wait %t0[0], %n : memref<1xi32, 2>
+  memref.dealloc %af : memref<64xf32, 1>
+  %bf = memref.alloc() : memref<64xf32, 1>
+  %t1 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %bf[0], %b[0], %t1[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
+  affine.dma_wait %t1[0], %n : memref<1xi32, 2>
+  return
+}
