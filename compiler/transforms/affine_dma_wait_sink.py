@@ -22,16 +22,27 @@ there): so the copy-outs at the end of a function are all in flight before the f
 not one after the other. A buffer's dealloc carried so never passes an alloc in its memory space
 (the peak of that memory stays as it was; a tag's may).
 
-A wait does not pass another wait (the waits keep their order, and a second run moves
-nothing). An op can see a transfer when it, or any op nested in it, uses the transfer's source or
-destination memref or its tag memref (another DMA on the tag, a load or store of the
-buffer, a dealloc other than those it carries), is a call or an op of a dialect we do not
-model (its memory effects are unknown: `OpaqueOp`), or is the block's terminator. Distinct
-memref values are taken not to alias, as in the dependence analysis. The wait moves within
-its block only, after its own start (a wait whose start is not earlier in the block
-stays), so every start still has its wait, in the same order among the waits of one tag;
-no value, operation or float order changes, so results are bit-identical: the same stores
-of the same values, a transfer merely still in flight while ops that do not touch its memory run.
+An op that only reads what the transfer reads (a load of a copy-out's buffer, a DMA from
+it) does not stop the wait either: no transfer corrupts a read of the memory it reads, and
+the race proof allows it (`analysis/races.py`: both only read). A buffer written back and
+then only read by the nests after it (`affine-dma-forward` keeps it on chip) is written
+back while they run.
+
+A wait passes the waits of other transfers on its way (a buffer written back and then only
+read waits at the end of the function, not at the next copy-in's wait), but stops above the
+waits it would otherwise end right after (or after them and some allocs and deallocs): waits
+that end up side by side keep their order,
+and a second run moves nothing. An op can see a transfer when it, or any op nested in it,
+uses the transfer's source or destination memref or its tag memref (another DMA on the tag,
+a load or store of the buffer, a dealloc other than those it carries), is a call or an op of
+a dialect we do not model (its memory effects are unknown: `OpaqueOp`), or is the block's
+terminator. Distinct memref values are taken not to alias, as in the dependence analysis.
+The wait moves within its block only, after its own start (a wait whose start is not earlier
+in the block stays), so every start still has its wait, in the same order among the waits of
+one tag; no value, operation or float order changes, so results are bit-identical: the same
+stores of the same values, a transfer merely still in flight while ops that do not touch its
+memory run. A wait that passed another wait splits no nest (the nest's first part would run
+after that other transfer anyway).
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
+    AffineLoadOp,
     AllocOp,
     CallOp,
     DeallocOp,
@@ -71,7 +83,7 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
     `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
     stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
     moved = 0
-    # the last wait first: each one then sinks down to the waits already below it
+    # the last wait first: each one then sinks down to (or past) the waits already below it
     for wait in reversed([op for op in block.ops if isinstance(op, AffineDmaWaitOp)]):
         start = _start_of(block, wait)
         if start is None:
@@ -81,20 +93,29 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         i = block.index_of(wait)
         j = i + 1
         carried: list[Operation] = []     # deallocs of the transfer's memrefs, moved with it
-        while j < len(ops) and not isinstance(ops[j], AffineDmaWaitOp):
+        while j < len(ops):
             op = ops[j]
             if isinstance(op, DeallocOp) and id(op.operands[0]) in seen:
                 carried.append(op)
             elif (isinstance(op, AllocOp) and _space(op.results[0]) in
                   {_space(d.operands[0]) for d in carried if d.operands[0] is not start.tag}) \
-                    or _sees(op, seen):
+                    or _sees(op, seen, start.src):
                 break   # (a buffer freed later must not raise the peak of its memory)
             j += 1
-        if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
+        passed = any(isinstance(o, AffineDmaWaitOp) for o in ops[i + 1:j])
+        # (past another wait the nest's first part would run after that transfer anyway)
+        if distribute and not passed and j < len(ops) and isinstance(ops[j], AffineForOp) \
+                and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
-        if j > i + 1 + len(carried):
+        else:   # above the waits it would end right after (past deallocs): their order is kept
+            k = j
+            while k > i + 1 and (isinstance(ops[k - 1], AffineDmaWaitOp) or (
+                    isinstance(ops[k - 1], DeallocOp | AllocOp) and ops[k - 1] not in carried)):
+                k -= 1
+            j = next((m for m in range(k, j) if isinstance(ops[m], AffineDmaWaitOp)), j)
+        if j > i + 1 + len([d for d in carried if block.index_of(d) < j]):
             anchor = ops[j] if j < len(ops) else None
-            for op in (wait, *carried):
+            for op in (wait, *(d for d in carried if block.index_of(d) < j)):
                 op.detach()
                 if anchor is None:
                     block.append(op)
@@ -177,14 +198,26 @@ def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
     return True
 
 
-def _sees(op: Operation, memrefs: set[int]) -> bool:
+def _sees(op: Operation, memrefs: set[int], read: Value | None = None) -> bool:
+    """`op` (or an op nested in it) uses one of `memrefs`, other than by reading `read`
+    (the memref the transfer reads: a load of it or a DMA from it only reads too, which no
+    transfer corrupts), or has effects unknown, or ends the block."""
     if op.IS_TERMINATOR:
         return True
     for o in op.walk():
         if isinstance(o, CallOp | OpaqueOp):
             return True
-        if any(id(v) in memrefs for v in o.operands if isinstance(v, Value)):
+        hit = [v for v in o.operands if isinstance(v, Value) and id(v) in memrefs]
+        if hit and not (read is not None and all(v is read for v in hit) and _only_reads(o, read)):
             return True
+    return False
+
+
+def _only_reads(op: Operation, memref: Value) -> bool:
+    if isinstance(op, AffineLoadOp):
+        return op.memref is memref
+    if isinstance(op, AffineDmaStartOp):
+        return op.src is memref and op.dst is not memref
     return False
 
 
