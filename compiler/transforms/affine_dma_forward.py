@@ -21,33 +21,51 @@ it after the copies and their pipelining in the accelerator pipeline.
 
 In a function's body, a copy-out (a start from a buffer of `fast-mem-space`, allocated in
 the body, to a memref of another space) whose next op touching that memref is a copy-in of
-the same box (same map and index values on the memref side and on the buffer side, the
-same count, neither strided) into a buffer of the same type: the copy-in and its waits go,
-its buffer's uses take the first buffer, which lives on (no op between uses it but its
-dealloc, which goes; it moves only when the first buffer fits the fast memory beside every
-op up to the second's alloc, `fast-mem-capacity` KiB). The copy-out then stays, unless the
-next op touching the memref is a copy-out of the same box from the same buffer: no one read
-what it wrote, and the later one writes it all again. Distinct memref values are taken not
-to alias; a function holding a view op is left alone. The program computes the same values
-in the same order; the memref ends with the same contents.
+the same box (same map and index values on the memref side and on the buffer side, the same
+count, neither strided) into a buffer of the same type: the copy-in and its waits go, its
+buffer's uses take the first buffer, which lives on (no op between uses it but its dealloc,
+which goes; it moves only when the first buffer fits the fast memory beside every op up to
+the second's alloc, `fast-mem-capacity` KiB). The copy-out then stays, unless the next op
+touching the memref is a copy-out of the same box from the same buffer: no one read what it
+wrote, and the later one writes it all again. A write-back of some rows of the box read back
+(a scalar a function's prologue stores into the first element of a vector its loop then
+reads: durbin's `y[0]`), when the next op touching the memref after the read-back writes
+that whole box back from its buffer: the first buffer's loads and stores go to those rows of
+the second buffer, whose copy-in starts, and is waited for, where the first buffer was
+allocated (where the second fits the fast memory beside every op it then passes, and no op
+it passes touches the memref); the write-back is dead and goes. Distinct memref values are
+taken not to alias; a function holding a view op is left alone. The program computes the
+same values in the same order; the memref ends with the same contents.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Block, Operation, OpResult, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
+    AffineLoadOp,
+    AffineStoreOp,
     AllocOp,
     ConstantOp,
     DeallocOp,
     FuncOp,
     ModuleOp,
 )
+from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.rewrite.dma_motion import alloc_of, fits, has_views, memory_space, unknown_effects
+from compiler.transforms.rewrite.dma_motion import (
+    alloc_of,
+    fits,
+    has_views,
+    live_profile,
+    memory_space,
+    unknown_effects,
+)
+from compiler.transforms.rewrite.memref_uses import rewrite_memref
 
 
 @dataclass(frozen=True)
@@ -91,8 +109,11 @@ def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | Non
         if alloc1 is None:
             continue
         nxt = _next_touching(module, block, out, mem)
-        if not (isinstance(nxt, AffineDmaStartOp) and nxt.src is mem and memory_space(nxt.dst) == space
-                and nxt.dst.type == buf1.type and _same_box(out, nxt, flip=True)):
+        if not (isinstance(nxt, AffineDmaStartOp) and nxt.src is mem and memory_space(nxt.dst) == space):
+            continue
+        if not (nxt.dst.type == buf1.type and _same_box(out, nxt, flip=True)):
+            if _merge(module, func, out, nxt, alloc1, space, capacity):
+                return out
             continue
         inn = nxt
         buf2 = inn.dst
@@ -126,6 +147,86 @@ def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | Non
             _drop_transfer(block, out)
         return out
     return None
+
+
+def _merge(module: ModuleOp, func: FuncOp, out: AffineDmaStartOp, inn: AffineDmaStartOp,
+           alloc1: AllocOp, space: int, capacity: int | None) -> bool:
+    """The write-back `out` of a part of the box the copy-in `inn` reads back (rows
+    [o1, o1 + a1) of `inn`'s [o2, o2 + a2), the other dimensions alike), when the next op
+    touching the memref after `inn` writes `inn`'s box back from `inn`'s buffer: the first
+    buffer's loads and stores go to those rows of the second, whose copy-in then starts (and
+    is waited for) where the first buffer was allocated; `out` is dead. True when done."""
+    block = func.body
+    buf1, buf2, mem = out.src, inn.dst, out.dst
+    alloc2 = _alloc_in(block, buf2)
+    rows = _rows(out, buf1, out.dst_map, out.dst_indices, mem)
+    rows2 = _rows(inn, buf2, inn.src_map, inn.src_indices, mem)
+    if alloc2 is None or rows is None or rows2 is None:
+        return False
+    (o1, rest1), (o2, rest2) = rows, rows2
+    t1, t2 = alloc1.memref_type, alloc2.memref_type
+    if rest1 != rest2 or t1.shape[1:] != t2.shape[1:] or t1.element != t2.element \
+            or not (o2 <= o1 and o1 + t1.shape[0] <= o2 + t2.shape[0]):
+        return False
+    # the first buffer: loads, stores, the write-back, deallocs; nothing else
+    users = [o for top in block.ops for o in top.walk() if any(v is buf1 for v in o.operands)]
+    if any(not (isinstance(o, AffineLoadOp | AffineStoreOp | DeallocOp) or o is out) for o in users):
+        return False
+    later = _next_touching(module, block, inn, mem)
+    if not (isinstance(later, AffineDmaStartOp) and later.src is buf2 and later.dst is mem
+            and _same_box(inn, later, flip=True)):
+        return False     # `out` must be dead: `inn`'s whole box is written back later
+    top, i_in = block.index_of(alloc1), block.index_of(inn)
+    if block.index_of(alloc2) < top:
+        return False
+    waits = [o for o in block.ops[i_in + 1:] if isinstance(o, AffineDmaWaitOp) and o.tag is inn.tag]
+    group = [o for o in (alloc2, alloc_of(inn.tag)) if o is not None and o.parent_block is block]
+    defined = {id(r) for o in block.ops[top:i_in] for r in o.results}
+    if any(id(v) in defined for o in (*group, inn, *waits) for v in o.operands
+           if v is not alloc2.result and v is not inn.tag):
+        return False
+    if any(o is not out and (_uses(o, mem) or unknown_effects(module, o) or _uses(o, buf2)
+                             or _uses(o, inn.tag)) for o in block.ops[top:i_in] if o not in group):
+        return False
+    size2 = t2.size_bytes
+    prof = live_profile(block, space)
+    if capacity is not None and any(prof[k] + size2 > capacity for k in range(top, i_in)):
+        return False
+    delta = o1 - o2
+    rewrite_memref(block.ops, buf1, buf2, lambda ix: [ix[0] + delta, *ix[1:]])
+    for o in users:
+        if isinstance(o, DeallocOp):
+            o.erase()
+    for o in (*group, inn, *waits):
+        o.detach()
+        block.insert_before(alloc1, o)
+    _drop_transfer(block, out)
+    alloc1.erase()
+    return True
+
+
+def _rows(dma: AffineDmaStartOp, buf: Value, map_: AffineMap, indices: list[Value], mem: Value
+          ) -> tuple[int, tuple[int, ...]] | None:
+    """(first row, the other offsets) of the box a DMA of the whole of `buf` moves at `mem`'s
+    constant offsets (its buffer side at 0, its count `buf`'s size, not strided), or None."""
+    t = buf.type
+    if not isinstance(t, MemRefType) or not t.has_static_shape or dma.is_strided or not t.shape:
+        return None
+    side = (dma.src_map, dma.src_indices) if dma.src is buf else (dma.dst_map, dma.dst_indices)
+    if not side[0].is_constant or any(r.value != 0 for r in side[0].results):  # type: ignore[attr-defined]
+        return None
+    count = dma.num_elements.owner if isinstance(dma.num_elements, OpResult) else None
+    if not (isinstance(count, ConstantOp) and count.value == t.num_elements):
+        return None
+    if not map_.is_constant or len(map_.results) != len(t.shape):
+        return None
+    offs = [r.value for r in map_.results]  # type: ignore[attr-defined]
+    mt = mem.type
+    if not isinstance(mt, MemRefType) or list(mt.shape[1:]) != list(t.shape[1:]) \
+            or any(offs[1:]):
+        return None     # (a contiguous box: whole rows)
+    del indices
+    return offs[0], tuple(offs[1:])
 
 
 def _drop_transfer(block: Block, start: AffineDmaStartOp) -> None:

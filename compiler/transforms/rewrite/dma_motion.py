@@ -4,8 +4,8 @@ are given, and whether the fast memory still holds every buffer after a move."""
 
 from __future__ import annotations
 
-from compiler.ir.core import Operation, OpResult, Value
-from compiler.ir.ops import AllocOp, CallOp, FuncOp, ModuleOp
+from compiler.ir.core import Block, Operation, OpResult, Value
+from compiler.ir.ops import AllocOp, CallOp, DeallocOp, FuncOp, ModuleOp
 from compiler.ir.ops.opaque import OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.fast_memory import peak_live_bytes
@@ -57,3 +57,26 @@ def unknown_effects(module: ModuleOp, op: Operation) -> bool:
 def fits(func: FuncOp, space: int, capacity: int | None) -> bool:
     """Every point of `func` holds its live `space` buffers in `capacity` bytes (None: any)."""
     return capacity is None or peak_live_bytes(func, space) <= capacity
+
+
+def live_profile(block: Block, space: int) -> list[int]:
+    """Per op of `block`: the most `space` bytes live while it runs, counting the block's
+    buffers allocated before it (or by it) and not yet freed, and its nested blocks' peaks
+    (the measure of `data_copy/fast_memory.py`; buffers of enclosing blocks left out)."""
+    live: dict[int, int] = {}
+    out = []
+    for op in block.ops:
+        if isinstance(op, AllocOp):
+            t = op.memref_type
+            if t.memory_space == space:
+                live[id(op.result)] = t.size_bytes if t.has_static_shape else 1 << 62
+        elif isinstance(op, DeallocOp):
+            live.pop(id(op.operands[0]), None)
+        now = sum(live.values())
+        inner = max((_nested_peak(b, space) for b in op.blocks), default=0)
+        out.append(now + inner)
+    return out
+
+
+def _nested_peak(block: Block, space: int) -> int:
+    return max(live_profile(block, space), default=0)
