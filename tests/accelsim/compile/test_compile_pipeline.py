@@ -24,7 +24,8 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=128 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
-        "--affine-scalar-replace", "--affine-dma-wait-sink"]
+        "--affine-scalar-replace", "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256", "--affine-dma-wait-sink"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
         "--affine-producer-consumer-fusion=private-memory-space=1",
@@ -33,7 +34,8 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=80 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
-        "--affine-scalar-replace", "--affine-dma-wait-sink"]
+        "--affine-scalar-replace", "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256", "--affine-dma-wait-sink"]
 
 
 @pytest.mark.parametrize(("sram", "stages"), [(256, 2), (96, 3), (64, 1), (5, 2), (1, 4)])
@@ -55,9 +57,11 @@ def test_passes_are_the_flags():
     assert [q.name for q in passes] == [f[2:].split("=")[0] for f in flags]
     parsed = PassManager.from_flags(flags).passes
     assert [q.options for q in passes] == [q.options for q in parsed]
-    assert parsed[-3].options.stages == 3 and not parsed[-3].options.pipeline_copy_out
-    assert [q.name for q in parsed[-2:]] == ["affine-scalar-replace", "affine-dma-wait-sink"]
+    assert parsed[-5].options.stages == 3 and not parsed[-5].options.pipeline_copy_out
+    assert [q.name for q in parsed[-4:]] == ["affine-scalar-replace", "affine-dma-forward",
+                                             "affine-dma-start-hoist", "affine-dma-wait-sink"]
     assert p.replace(wait_sink=False).flags() == flags[:-1]
+    assert p.replace(start_hoist=False).flags() == flags[:-3] + flags[-1:]
 
 
 def test_stages_one_drops_pipelining_and_no_copies_drop_both():
@@ -65,7 +69,8 @@ def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
         "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
         "--affine-data-copy-generate",
-        "--affine-scalar-replace", "--affine-dma-wait-sink"]
+        "--affine-scalar-replace", "--affine-dma-forward", "--affine-dma-start-hoist",
+        "--affine-dma-wait-sink"]
     assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
                                                producer_consumer_fusion=False).flags()] == [
         "--affine-loop-tile", "--affine-scalar-replace"]
