@@ -1,8 +1,8 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
 copies, keep the kernels' loop-invariant accesses in values
 (`affine-producer-consumer-fusion` -> `affine-sibling-fusion` -> `affine-loop-tile` ->
-`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace` ->
-`affine-dma-wait-sink`).
+`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-copy-forward` ->
+`affine-dma-start-hoist` -> `affine-scalar-replace` -> `affine-dma-wait-sink`).
 Whether the producer-consumer fusion runs is chosen per module by the analytic estimate of
 the program compiled with and without it (`accelerator.py`).
 
@@ -45,8 +45,8 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
-START_HOIST = "affine-dma-start-hoist"
-FORWARD = "affine-dma-forward"
+FORWARD, HOIST, STREAM = "affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"
+ROUND_TRIP = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -98,7 +98,7 @@ class AcceleratorPipeline:
     `sibling_fusion=False` the sibling fusion, `producer_consumer_fusion=False` the first pass
     (its private buffers go to the fast memory space), `wait_sink=False` the
     `affine-dma-wait-sink` after the copies (each wait sunk to the first op touching its
-    transfer's memory), `start_hoist=False` the `affine-dma-forward` and `affine-dma-start-hoist` before it.
+    transfer's memory).
     """
 
     copy_capacity_kib: int                       # fast-mem-capacity of the copy pass
@@ -116,11 +116,16 @@ class AcceleratorPipeline:
     sibling_fusion: bool = True                  # adjacent nests reading one memref fused
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
-    # before the wait sink (with copies and a pipeline capacity): a buffer written back and
-    # read straight back kept on chip (`affine-dma-forward`), then each copy-in's start of a
-    # function's body moved up past the ops that cannot change what it reads, as far as its
-    # buffer fits the fast memory beside them (`affine-dma-start-hoist`)
+    # after pipelining, two levels only: a copy-in of a region a fast buffer holds dropped
+    # (`affine-copy-forward`), a buffer written back and read straight back kept on chip, its
+    # write-back dropped where a later one makes it dead (`affine-dma-forward`), then the top-
+    # level copy-ins started above the nests before them (`affine-dma-start-hoist`), both within
+    # the whole fast memory
+    copy_forward: bool = True
     start_hoist: bool = True
+    # then a whole-buffer copy around one nest streamed by rows, the nest split along its
+    # outer loop (`affine-copy-stream`)
+    copy_stream: bool = True
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -137,6 +142,12 @@ class AcceleratorPipeline:
     # the first copy pass's `exact-copy-out`: a cluster's share writes back only what it
     # stores (`accelsim.compile.clusters`)
     exact_copy_out: bool = False
+    # the first copy pass's `exact-copy-in`: a cluster's share reads only what it loads where
+    # a box would hold more (`accelsim.compile.clusters`, when box copy-ins race)
+    exact_copy_in: bool = False
+    # the first copy pass's `max-dma-rows`: at most this many rows per DMA descriptor (the
+    # machine's `dma.max_rows`; 0: no limit)
+    dma_max_rows: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -177,7 +188,7 @@ class AcceleratorPipeline:
         share = copy_share_kib(sram, stages)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
-                   stages=stages)
+                   stages=stages, dma_max_rows=config.dma.max_rows)
 
     @classmethod
     def for_hierarchy(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
@@ -230,13 +241,17 @@ class AcceleratorPipeline:
             out.append((TILE, f"cache-size={self.tile_cache_kib}" + self._inner_tiles()))
         if self.copies:
             self._copy_steps(out)
+            cap = "" if self.pipeline_capacity_kib is None else \
+                f" fast-mem-capacity={self.pipeline_capacity_kib}"
+            if self.copy_forward and not self.inner:
+                out.append((FORWARD, f"fast-mem-space={self.fast_space}" + cap))
+                out.append((ROUND_TRIP, f"fast-mem-space={self.fast_space}" + cap))
+            if self.start_hoist and not self.inner:
+                out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
+            if self.copy_stream and not self.inner:
+                out.append((STREAM, f"fast-mem-space={self.fast_space}"))
         if self.scalar_replace:
             out.append((SCALAR, ""))
-        if self.copies and self.start_hoist and self.pipeline_capacity_kib is not None:
-            out.append((FORWARD, f"fast-mem-space={self.fast_space} "
-                                 f"fast-mem-capacity={self.pipeline_capacity_kib}"))
-            out.append((START_HOIST, f"fast-mem-space={self.fast_space} "
-                                     f"fast-mem-capacity={self.pipeline_capacity_kib}"))
         if self.copies and self.wait_sink:
             out.append((WAIT_SINK, ""))
         return out
@@ -246,7 +261,9 @@ class AcceleratorPipeline:
         out.append((COPY, f"generate-dma fast-mem-space={self.fast_space} slow-mem-space="
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
-                          + skip + (" exact-copy-out" if self.exact_copy_out else "")))
+                          + skip + (" exact-copy-out" if self.exact_copy_out else "")
+                          + (" exact-copy-in" if self.exact_copy_in else "")
+                          + (f" max-dma-rows={self.dma_max_rows}" if self.dma_max_rows else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "

@@ -19,22 +19,24 @@ next one reads goes to slow memory and back between them (PolyBench's atax and b
 an output vector in a nest of their own). Not an upstream mlir-opt pass; this project runs
 it after the copies and their pipelining in the accelerator pipeline.
 
-In a function's body, a copy-out (a start from a buffer of `fast-mem-space`, allocated in
-the body, to a memref of another space) whose next op touching that memref is a copy-in of
-the same box (same map and index values on the memref side and on the buffer side, the same
-count, neither strided) into a buffer of the same type: the copy-in and its waits go, its
-buffer's uses take the first buffer, which lives on (no op between uses it but its dealloc,
-which goes; it moves only when the first buffer fits the fast memory beside every op up to
-the second's alloc, `fast-mem-capacity` KiB). The copy-out then stays, unless the next op
-touching the memref is a copy-out of the same box from the same buffer: no one read what it
-wrote, and the later one writes it all again. A write-back of some rows of the box read back
-(a scalar a function's prologue stores into the first element of a vector its loop then
-reads: durbin's `y[0]`), when the next op touching the memref after the read-back writes
-that whole box back from its buffer: the first buffer's loads and stores go to those rows of
-the second buffer, whose copy-in starts, and is waited for, where the first buffer was
-allocated (where the second fits the fast memory beside every op it then passes, and no op
-it passes touches the memref); the write-back is dead and goes. Distinct memref values are
-taken not to alias; a function holding a view op is left alone. The program computes the
+A copy-out whose next op touching its memref is a copy-out of the same box from the same
+buffer is dead and goes (an earlier pass dropped the read-back between them: `affine-copy-
+forward`). In a function's body, a copy-out (a start from a buffer of `fast-mem-space`,
+allocated in the body, to a memref of another space) whose next op touching that memref is a
+copy-in of the same box (same map and index values on the memref side and on the buffer
+side, the same count, neither strided) into a buffer of the same type: the copy-in and its
+waits go, its buffer's uses take the first buffer, which lives on (no op between uses it but
+its dealloc, which goes; it moves only when the first buffer fits the fast memory beside
+every op up to the second's alloc, `fast-mem-capacity` KiB). The copy-out then stays, unless
+the next op touching the memref is a copy-out of the same box from the same buffer: no one
+read what it wrote, and the later one writes it all again. A write-back of some rows of the
+box read back (a scalar a function's prologue stores into the first element of a vector its
+loop then reads: durbin's `y[0]`), when the next op touching the memref after the read-back
+writes that whole box back from its buffer: the first buffer's loads and stores go to those
+rows of the second buffer, whose copy-in starts, and is waited for, where the first buffer
+was allocated (where the second fits the fast memory beside every op it then passes, and no
+op it passes touches the memref); the write-back is dead and goes. Distinct memref values
+are taken not to alias; a function holding a view op is left alone. The program computes the
 same values in the same order; the memref ends with the same contents.
 """
 
@@ -94,8 +96,8 @@ class AffineDmaForwardPass(Pass):
                 done = _forward_one(module, func, space, cap)
                 if done is None:
                     break
-                self.remark(done.loc, f"{_name(done.dst)} kept on chip: its write-back and "
-                                      "read-back between nests dropped")
+                self.remark(done.loc, f"{_name(done.dst)} kept on chip: a write-back (and "
+                                      "read-back) between nests dropped")
 
 
 def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | None
@@ -109,6 +111,10 @@ def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | Non
         if alloc1 is None:
             continue
         nxt = _next_touching(module, block, out, mem)
+        if isinstance(nxt, AffineDmaStartOp) and nxt.src is buf1 and nxt.dst is mem \
+                and _same_box(out, nxt, flip=False):
+            _drop_transfer(block, out)     # no one reads what it writes; the next writes it all
+            return out
         if not (isinstance(nxt, AffineDmaStartOp) and nxt.src is mem and memory_space(nxt.dst) == space):
             continue
         if not (nxt.dst.type == buf1.type and _same_box(out, nxt, flip=True)):

@@ -16,36 +16,25 @@ only: the copies above a tile loop (a row vector every tile reads, the first til
 pipeline) are waited for one after the other before any of them overlaps anything. Not an
 upstream mlir-opt pass; this project runs it last in the accelerator pipeline.
 
-The deallocs of the transfer's buffer and tag that follow the wait move down with it (the
-copy pass frees a copy-out's buffer right after its wait, which would stop the wait
-there): so the copy-outs at the end of a function are all in flight before the first wait,
-not one after the other. A buffer's dealloc carried so never passes an alloc in its memory space
-(the peak of that memory stays as it was; a tag's may).
-
-An op that only reads what the transfer reads (a load of a copy-out's buffer, a DMA from
-it) does not stop the wait either: no transfer corrupts a read of the memory it reads, and
-the race proof allows it (`analysis/races.py`: both only read). A buffer written back and
-then only read by the nests after it (`affine-dma-forward` keeps it on chip) is written
-back while they run.
-
-A wait passes the waits of other transfers on its way (a buffer written back and then only
-read waits at the end of the function, not at the next copy-in's wait), but stops above the
-waits it would otherwise end right after (or after them and some allocs and deallocs): waits
-that end up side by side keep their order,
-and a second run moves nothing. An op can see a transfer when it, or any op nested in it,
-uses the transfer's source or destination memref or its tag memref (another DMA on the tag,
-a load or store of the buffer, a dealloc other than those it carries), is a call or an op of
-a dialect we do not model (its memory effects are unknown: `OpaqueOp`), or is the block's
-terminator. Distinct memref values are taken not to alias, as in the dependence analysis.
-The wait moves within its block only, after its own start (a wait whose start is not earlier
-in the block stays), so every start still has its wait, in the same order among the waits of
-one tag; no value, operation or float order changes, so results are bit-identical: the same
-stores of the same values, a transfer merely still in flight while ops that do not touch its
-memory run. A wait that passed another wait splits no nest (the nest's first part would run
-after that other transfer anyway).
+A wait passes the waits on other tag memrefs (waits only stall the control processor: in
+any order, it resumes once all of them returned), never one on its own tag; waits that stop
+before the same op keep their order, and a second run moves nothing. An op can see a
+transfer when it, or any op nested in it, writes the transfer's source, or uses its
+destination or its tag memref in any way (another DMA on the tag, a load or store of the
+buffer, a dealloc), is a call or an op of a dialect we do not model (its memory effects are
+unknown: `OpaqueOp`), or is the block's terminator; a load of the source, or a DMA reading
+it, reads what the transfer reads and may run while it is in flight (a copy-out's wait
+passes a nest that only reads the buffer written back). Distinct memref values are taken not to
+alias, as in the dependence analysis. The wait moves within its block only, after its own
+start (a wait whose start is not earlier in the block stays), so every start still has its
+wait, in the same order among the waits of one tag; no value, operation or float order
+changes, so results are bit-identical: the same stores of the same values, a transfer
+merely still in flight while ops that do not touch its memory run.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from compiler.analysis.dependence import dependence_list
 from compiler.ir.core import Block, Operation, Value
@@ -54,14 +43,12 @@ from compiler.ir.ops import (
     AffineDmaWaitOp,
     AffineForOp,
     AffineLoadOp,
-    AllocOp,
     CallOp,
     DeallocOp,
     FuncOp,
     ModuleOp,
 )
 from compiler.ir.ops.opaque import OpaqueOp
-from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 
 
@@ -83,51 +70,54 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
     `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
     stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
     moved = 0
-    # the last wait first: each one then sinks down to (or past) the waits already below it
+    # the last wait first: each one then sinks down to the waits already below it
     for wait in reversed([op for op in block.ops if isinstance(op, AffineDmaWaitOp)]):
         start = _start_of(block, wait)
         if start is None:
             continue
-        seen = {id(v) for v in (start.src, start.dst, start.tag)}
+        seen = _Transfer(id(start.src), id(start.dst), id(start.tag))
         ops = block.ops
+        # the tag's dealloc just below the wait (nothing between uses the tag) goes with it
+        free = _tag_dealloc(block, wait)
+        at = block.index_of(free) if free is not None else -1
+        if free is not None:
+            free.detach()
         i = block.index_of(wait)
         j = i + 1
-        carried: list[Operation] = []     # deallocs of the transfer's memrefs, moved with it
-        while j < len(ops):
-            op = ops[j]
-            if isinstance(op, DeallocOp) and id(op.operands[0]) in seen:
-                carried.append(op)
-            elif (isinstance(op, AllocOp) and _space(op.results[0]) in
-                  {_space(d.operands[0]) for d in carried if d.operands[0] is not start.tag}) \
-                    or _sees(op, seen, start.src):
-                break   # (a buffer freed later must not raise the peak of its memory)
+        while j < len(ops) and not seen.seen_by(ops[j]):
             j += 1
+        # past another wait, a nest's first part would run after that transfer anyway: no split
         passed = any(isinstance(o, AffineDmaWaitOp) for o in ops[i + 1:j])
-        # (past another wait the nest's first part would run after that transfer anyway)
         if distribute and not passed and j < len(ops) and isinstance(ops[j], AffineForOp) \
                 and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
-        else:   # above the waits it would end right after (past deallocs): their order is kept
-            k = j
-            while k > i + 1 and (isinstance(ops[k - 1], AffineDmaWaitOp) or (
-                    isinstance(ops[k - 1], DeallocOp | AllocOp) and ops[k - 1] not in carried)):
-                k -= 1
-            j = next((m for m in range(k, j) if isinstance(ops[m], AffineDmaWaitOp)), j)
-        if j > i + 1 + len([d for d in carried if block.index_of(d) < j]):
+        # before the waits, sunk already, that stop at the same op: they keep their order
+        while j > i + 1 and isinstance(ops[j - 1], AffineDmaWaitOp):
+            j -= 1
+        if j > i + 1:
             anchor = ops[j] if j < len(ops) else None
-            for op in (wait, *(d for d in carried if block.index_of(d) < j)):
-                op.detach()
-                if anchor is None:
-                    block.append(op)
-                else:
-                    block.insert_before(anchor, op)
+            wait.detach()
+            if anchor is None:
+                block.append(wait)
+            else:
+                block.insert_before(anchor, wait)
             moved += 1
+            if free is not None:
+                block.insert_after(wait, free)
+        elif free is not None:
+            block.insert(at, free)
     return moved
 
 
-def _space(v: Value) -> int | None:
-    t = v.type
-    return t.memory_space if isinstance(t, MemRefType) else None
+def _tag_dealloc(block: Block, wait: AffineDmaWaitOp) -> DeallocOp | None:
+    """The dealloc of the wait's tag memref after it in the block, when no op in between
+    uses the tag."""
+    for op in block.ops[block.index_of(wait) + 1:]:
+        if isinstance(op, DeallocOp) and op.memref is wait.tag:
+            return op
+        if _sees(op, {id(wait.tag)}):
+            return None
+    return None
 
 
 def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:
@@ -142,7 +132,42 @@ def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:
     return None
 
 
-def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Transfer:
+    """The memrefs of one DMA (by id): what an op must not touch while it is in flight."""
+
+    src: int
+    dst: int
+    tag: int
+
+    def seen_by(self, op: Operation) -> bool:
+        """`op` (or an op nested in it) writes the source, uses the destination or the tag,
+        has unknown effects, or is a terminator."""
+        if op.IS_TERMINATOR:
+            return True
+        for o in op.walk():
+            if isinstance(o, CallOp | OpaqueOp):
+                return True
+            for k, v in enumerate(o.operands):
+                if not isinstance(v, Value):
+                    continue
+                if id(v) in (self.dst, self.tag):
+                    return True
+                if id(v) == self.src and not _reads_only(o, k):
+                    return True
+        return False
+
+
+def _reads_only(op: Operation, k: int) -> bool:
+    """Operand `k` of `op` is a memref the op only reads: a load's, a DMA's source."""
+    if isinstance(op, AffineLoadOp):
+        return k == 0
+    if isinstance(op, AffineDmaStartOp):
+        return k == 0 and op.dst is not op.src and op.tag is not op.src
+    return False
+
+
+def _distribute(nest: AffineForOp, seen: _Transfer) -> bool:
     """Split `nest` in two after the leading ops of its first body with more than one op
     that do not see the transfer (`_sees`), the rest in a copy of the loops placed after it,
     where that is legal; True when split.
@@ -165,7 +190,7 @@ def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
             continue
         break
     p = 0
-    while p < len(body) and not _sees(body[p], seen):
+    while p < len(body) and not seen.seen_by(body[p]):
         p += 1
     if p == 0 or p == len(body):
         return False
@@ -198,26 +223,14 @@ def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
     return True
 
 
-def _sees(op: Operation, memrefs: set[int], read: Value | None = None) -> bool:
-    """`op` (or an op nested in it) uses one of `memrefs`, other than by reading `read`
-    (the memref the transfer reads: a load of it or a DMA from it only reads too, which no
-    transfer corrupts), or has effects unknown, or ends the block."""
+def _sees(op: Operation, memrefs: set[int]) -> bool:
     if op.IS_TERMINATOR:
         return True
     for o in op.walk():
         if isinstance(o, CallOp | OpaqueOp):
             return True
-        hit = [v for v in o.operands if isinstance(v, Value) and id(v) in memrefs]
-        if hit and not (read is not None and all(v is read for v in hit) and _only_reads(o, read)):
+        if any(id(v) in memrefs for v in o.operands if isinstance(v, Value)):
             return True
-    return False
-
-
-def _only_reads(op: Operation, memref: Value) -> bool:
-    if isinstance(op, AffineLoadOp):
-        return op.memref is memref
-    if isinstance(op, AffineDmaStartOp):
-        return op.src is memref and op.dst is not memref
     return False
 
 

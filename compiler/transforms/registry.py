@@ -12,6 +12,8 @@ from compiler.diagnostics import OptionError, Remark
 from compiler.ir.analysis_cache import invalidate
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
+from compiler.transforms.affine_copy_forward import AffineCopyForwardPass
+from compiler.transforms.affine_copy_stream import AffineCopyStreamPass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
 from compiler.transforms.affine_dma_forward import AffineDmaForwardPass
 from compiler.transforms.affine_dma_start_hoist import AffineDmaStartHoistPass
@@ -38,9 +40,11 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineDataCopyGeneratePass,
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
+        AffineDmaWaitSinkPass,
+        AffineCopyForwardPass,
+        AffineCopyStreamPass,
         AffineDmaForwardPass,
         AffineDmaStartHoistPass,
-        AffineDmaWaitSinkPass,
         AffineSiblingFusionPass,
         AffineProducerConsumerFusionPass,
         OutlineKernelsPass,

@@ -1,69 +1,92 @@
 // RUN: accelsim opt %s --affine-dma-start-hoist="fast-mem-space=1 fast-mem-capacity=1" | filecheck %s
-// A copy-in's start (with its buffer's and tag's allocs) rises above the earlier nest and
-// write-back, which do not touch what it reads; it stops below a write of its source (the
-// wait of a DMA into it), below another copy-in (their issue order is kept), and where its
-// buffer would not fit beside the ops it passes (1 KiB here).
+// A top-level copy-in starts above the nests before it that do not touch its data, with
+// the allocs of its buffer and tag; never above another copy-in's start, a nest holding
+// DMAs, a write of its source, or where its buffer would not fit.
 
-// CHECK-LABEL: func.func @hoist
-// CHECK: %af = memref.alloc() : memref<64xf32, 1>
-// CHECK-NEXT: %ta = memref.alloc()
-// CHECK-NEXT: affine.dma_start %a[0], %af[0], %ta[0]
-// CHECK: %yf = memref.alloc()
-// CHECK: affine.dma_wait %t[0]
-// CHECK-NOT: memref.dealloc %yf
-// CHECK: %bf = memref.alloc()
-// CHECK-NEXT: %tb = memref.alloc()
-// CHECK-NEXT: affine.dma_start %y[0], %bf[0], %tb[0]
-func.func @hoist(%a: memref<64xf32>, %y: memref<64xf32>, %o: memref<64xf32, 1>) {
+// The second nest's input starts right after the first nest's: both arrive while the
+// control processor waits for the first; its wait stays where it was.
+// CHECK-LABEL: func.func @two_nests
+// CHECK: affine.dma_start %a[0], %af[0], %t0[0]
+// CHECK-NEXT: %cf = memref.alloc()
+// CHECK-NEXT: %t1 = memref.alloc()
+// CHECK-NEXT: affine.dma_start %c[0], %cf[0], %t1[0]
+// CHECK-NEXT: affine.dma_wait %t0[0]
+// CHECK-NEXT: affine.for
+// CHECK: affine.dma_wait %t1[0]
+// CHECK-NEXT: affine.for
+func.func @two_nests(%a: memref<64xf32>, %c: memref<64xf32>, %g: memref<64xf32, 1>) {
   %n = arith.constant 64 : index
-  %z = arith.constant 0.0 : f32
-  %yf = memref.alloc() : memref<64xf32, 1>
-  affine.for %i = 0 to 64 {
-    affine.store %z, %yf[%i] : memref<64xf32, 1>
-  }
-  %t = memref.alloc() : memref<1xi32, 2>
-  affine.dma_start %yf[0], %y[0], %t[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
-  affine.dma_wait %t[0], %n : memref<1xi32, 2>
-  memref.dealloc %yf : memref<64xf32, 1>
   %af = memref.alloc() : memref<64xf32, 1>
-  %ta = memref.alloc() : memref<1xi32, 2>
-  affine.dma_start %a[0], %af[0], %ta[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
-  %bf = memref.alloc() : memref<64xf32, 1>
-  %tb = memref.alloc() : memref<1xi32, 2>
-  affine.dma_start %y[0], %bf[0], %tb[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
-  affine.dma_wait %tb[0], %n : memref<1xi32, 2>
-  affine.dma_wait %ta[0], %n : memref<1xi32, 2>
+  %t0 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %a[0], %af[0], %t0[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t0[0], %n : memref<1xi32, 2>
   affine.for %i = 0 to 64 {
-    %u = affine.load %af[%i] : memref<64xf32, 1>
-    %v = affine.load %bf[%i] : memref<64xf32, 1>
-    %w = arith.addf %u, %v : f32
-    affine.store %w, %o[%i] : memref<64xf32, 1>
+    %x = affine.load %af[%i] : memref<64xf32, 1>
+    affine.store %x, %g[%i] : memref<64xf32, 1>
+  }
+  %cf = memref.alloc() : memref<64xf32, 1>
+  %t1 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %c[0], %cf[0], %t1[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t1[0], %n : memref<1xi32, 2>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %cf[%i] : memref<64xf32, 1>
+    affine.store %x, %g[%i] : memref<64xf32, 1>
   }
   return
 }
 
-// A 768 B buffer does not fit beside the 512 B one the nest above holds: it stays.
-// CHECK-LABEL: func.func @full
-// CHECK: affine.for
-// CHECK: memref.dealloc %big
-// CHECK-NEXT: %af = memref.alloc() : memref<192xf32, 1>
-// CHECK-NEXT: %ta = memref.alloc()
-// CHECK-NEXT: affine.dma_start %a[0], %af[0], %ta[0]
-func.func @full(%a: memref<192xf32>, %o: memref<192xf32, 1>) {
-  %n = arith.constant 192 : index
-  %z = arith.constant 0.0 : f32
-  %big = memref.alloc() : memref<128xf32, 1>
-  affine.for %i = 0 to 128 {
-    affine.store %z, %big[%i] : memref<128xf32, 1>
+// The first nest writes %c (the copy-in's source), and the copy-out's wait orders a write
+// of %a: neither copy-in passes them.
+// CHECK-LABEL: func.func @writes_source
+// CHECK: affine.store %{{.*}}, %c[%{{.*}}]
+// CHECK: }
+// CHECK-NEXT: %cf = memref.alloc()
+// CHECK: affine.dma_wait %t2[0]
+// CHECK-NEXT: %af = memref.alloc()
+func.func @writes_source(%a: memref<64xf32>, %c: memref<64xf32>, %g: memref<64xf32, 1>) {
+  %n = arith.constant 64 : index
+  affine.for %i = 0 to 64 {
+    %x = affine.load %g[%i] : memref<64xf32, 1>
+    affine.store %x, %c[%i] : memref<64xf32>
   }
-  memref.dealloc %big : memref<128xf32, 1>
-  %af = memref.alloc() : memref<192xf32, 1>
-  %ta = memref.alloc() : memref<1xi32, 2>
-  affine.dma_start %a[0], %af[0], %ta[0], %n : memref<192xf32>, memref<192xf32, 1>, memref<1xi32, 2>
-  affine.dma_wait %ta[0], %n : memref<1xi32, 2>
-  affine.for %i = 0 to 192 {
-    %u = affine.load %af[%i] : memref<192xf32, 1>
-    affine.store %u, %o[%i] : memref<192xf32, 1>
+  %cf = memref.alloc() : memref<64xf32, 1>
+  %t1 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %c[0], %cf[0], %t1[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t1[0], %n : memref<1xi32, 2>
+  %t2 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %cf[0], %a[0], %t2[0], %n : memref<64xf32, 1>, memref<64xf32>, memref<1xi32, 2>
+  affine.dma_wait %t2[0], %n : memref<1xi32, 2>
+  %af = memref.alloc() : memref<64xf32, 1>
+  %t3 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %a[0], %af[0], %t3[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t3[0], %n : memref<1xi32, 2>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %af[%i] : memref<64xf32, 1>
+    affine.store %x, %g[%i] : memref<64xf32, 1>
+  }
+  return
+}
+
+// %big keeps the 1 KiB fast memory full while the first nest runs: the copy-in of %c
+// starts only after %big's dealloc.
+// CHECK-LABEL: func.func @no_room
+// CHECK: memref.dealloc %big
+// CHECK-NEXT: %cf = memref.alloc()
+func.func @no_room(%c: memref<64xf32>, %g: memref<64xf32, 1>) {
+  %n = arith.constant 64 : index
+  %big = memref.alloc() : memref<224xf32, 1>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %big[%i] : memref<224xf32, 1>
+    affine.store %x, %g[%i] : memref<64xf32, 1>
+  }
+  memref.dealloc %big : memref<224xf32, 1>
+  %cf = memref.alloc() : memref<64xf32, 1>
+  %t1 = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %c[0], %cf[0], %t1[0], %n : memref<64xf32>, memref<64xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t1[0], %n : memref<1xi32, 2>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %cf[%i] : memref<64xf32, 1>
+    affine.store %x, %g[%i] : memref<64xf32, 1>
   }
   return
 }
