@@ -1,5 +1,5 @@
-"""`affine-dma-forward` and `affine-dma-start-hoist` change no bit of any result and never
-overfill the fast memory: PolyBench's kernels (tiny sizes) and the library's compiled by
+"""`affine-copy-forward`, `affine-dma-forward` and `affine-dma-start-hoist` change no bit of
+any result and never overfill the fast memory: PolyBench's kernels (tiny sizes) and the library's compiled by
 the accelerator pipeline with and without them run bit-identically on the host backend and
 in the functional simulator, to each other and to the program as written; at any capacity
 the passes leave every point of the program within it; and on atax the round trip of `y`
@@ -30,7 +30,8 @@ CASES = [*TINY_CASES, "gemm:M=33,N=17,K=9", "rmsnorm", "pad2d", "softmax"]
 def _compiled(spec: str, moves: bool):  # type: ignore[no-untyped-def]
     w = workloads.get(spec)
     m = w.module()
-    pipe = accelerator_pipeline(CFG, w.module(), w.func_name).replace(start_hoist=moves)
+    pipe = accelerator_pipeline(CFG, w.module(), w.func_name).replace(copy_forward=moves,
+                                                                      start_hoist=moves)
     PassManager.from_flags(pipe.flags()).run(m)
     return w, m
 
