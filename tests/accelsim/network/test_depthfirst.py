@@ -114,6 +114,8 @@ def test_schedule_never_slower_and_reports_bands() -> None:
     rows = [r.figures for r in fus.layers if r.figures.get("band_rows")]
     assert rows and all(f["dram_bytes_saved"] > 0 and f["onchip_peak_bytes"] <= 64 * 1024 for f in rows)
     assert any(g["band_rows"] for g in fus.network_figures["fused_groups"])
+    assert any(r.get("band_rows") for r in fus.to_dict()["layers"])
+    assert "in bands of" in fus.table()
 
 
 def _conv_chain(seed: int = 0) -> onnx.ModelProto:
