@@ -54,19 +54,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("rows", nargs="+", help="development CSVs (with target.* columns)")
     ap.add_argument("--latency", type=int, nargs="+", default=list(LATENCY),
                     help=f"round trips to try (cycles; default {' '.join(map(str, LATENCY))})")
+    ap.add_argument("--setup", type=int, nargs="+", default=list(SETUP),
+                    help=f"descriptor setups to try (cycles; default {' '.join(map(str, SETUP))})")
     ap.add_argument("--per-row", metavar="CSV", help="write each row's errors at the in-sample best")
     args = ap.parse_args(argv)
     base = V.load_config("gemmini")
     raw = []
+    labels: list[str] = []
     for path in args.rows:
         with open(path, newline="") as f:
             raw += list(csv.DictReader(f))
     t0 = time.perf_counter()
-    progs = []   # (config key, [(module, row config, measured) per column])
-    labels = []
-    for r in raw:
+    grid = list(itertools.product(args.latency, args.setup, ISSUE))
+    # per grid point, per row: (error of the row's mapping, error of Gemmini's tiler). Each
+    # row's two programs are compiled, estimated at every grid point and dropped before the
+    # next row (memory stays one row's programs: holding all 296 did not fit beside the
+    # other jobs of the shared machine)
+    err: dict[tuple[int, int, int], list[tuple[float, float]]] = {p: [] for p in grid}
+    keys: list[tuple[str, str]] = []
+    for n, r in enumerate(raw):
         row = V.read_row(r)
         key = (r["arch.mem2_depth"], r["arch.mem1_depth"])
+        keys.append(key)
         labels.append(" ".join(f"{d}{row.layer.dims[d]}" for d in "CKPQR")
                       + f" s{row.layer.stride} spad{key[0]} acc{key[1]}")
         cfg = V.row_config(base, row.spad_bytes, row.acc_bytes)
@@ -75,33 +84,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         tiles, order = V.gemmini_tiles(row.layer)
         m_auto, _ = V.compile_tiled(base, row.layer, tiles, order, "nhwc", V.I8,
                                     accumulate=V.ACCUMULATE)
-        progs.append((key, [(m_map, cfg, float(r["target.gemmini_cycle"])),
-                            (m_auto, base, float(r["target.gemmini_auto_cycle"]))]))
+        cols = [(m_map, cfg, float(r["target.gemmini_cycle"])),
+                (m_auto, base, float(r["target.gemmini_auto_cycle"]))]
+        for point in grid:
+            over = params(*point)
+            e = [(estimate(module, c.with_overrides(over)).cycles - meas) / meas
+                 for module, c, meas in cols]
+            err[point].append((e[0], e[1]))
+        del m_map, m_auto, cols
         V.clear_caches()
-    print(f"compiled {2 * len(progs)} programs in {time.perf_counter() - t0:.0f} s", flush=True)
-    grid = list(itertools.product(args.latency, SETUP, ISSUE))
-    err: dict[tuple[int, int, int], list[tuple[float, float]]] = {}
-    t1 = time.perf_counter()
+        if (n + 1) % 10 == 0:
+            print(f"  {n + 1} rows in {time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"{len(grid)} grid points x {2 * len(raw)} programs in {time.perf_counter() - t0:.0f} s")
     for point in grid:
-        over = params(*point)
-        per_row = []
-        for _, cols in progs:
-            e = []
-            for module, cfg, meas in cols:
-                c = estimate(module, cfg.with_overrides(over)).cycles
-                e.append((c - meas) / meas)
-            per_row.append((e[0], e[1]))
-        err[point] = per_row
+        per_row = err[point]
         print(f"  {point}: mapping {100 * statistics.fmean(abs(e[0]) for e in per_row):.1f}%, auto "
               f"{100 * statistics.fmean(abs(e[1]) for e in per_row):.1f}%", flush=True)
-    print(f"{len(grid)} grid points x {2 * len(progs)} estimates in {time.perf_counter() - t1:.0f} s")
-    keys = [k for k, _ in progs]
 
     def score(point: tuple[int, int, int], rows: Sequence[int]) -> float:
         e = err[point]
         return statistics.fmean(abs(e[i][0]) + abs(e[i][1]) for i in rows) / 2
 
-    everything = range(len(progs))
+    everything = range(len(keys))
     best = min(grid, key=lambda p: score(p, everything))
     print(f"in-sample best: latency {best[0]}, setup {best[1]}, issue {best[2]} -> "
           f"{params(*best)}")

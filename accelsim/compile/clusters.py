@@ -101,18 +101,31 @@ def compile_for_clusters(config: HardwareConfig, module: ModuleOp, func: str | N
     """The tile search runs once, on the largest cluster's share (the tile sizes, copy
     capacity and stages it picks fit every smaller share); every cluster's program is its
     share through that pipeline. `auto`: see the module docstring."""
+    from accelsim.compile.race_check import cluster_race
+
     source = clone_module(module)
     if distribution == "auto":
         progs = _choose(config, module, func)
     else:
         progs = _compile(config, module, func, distribution)
-    _check(config, source, func, progs)
+    if config.clusters > 1 and cluster_race(progs.modules, func) is not None:
+        # a share's box copy-in reads elements another cluster writes between the same
+        # barriers (a box over a strided or triangular share): the same distribution, each
+        # share reading only the elements it loads where its box holds others
+        again = _compile(config, clone_module(source), func, progs.distribution,
+                         active=progs.active, exact_in=True)
+        again.weighed = progs.weighed
+        progs = again
+        _check(config, source, func, progs, across=True)
+    else:
+        _check(config, source, func, progs, across=False)
     return progs
 
 
 def _check(config: HardwareConfig, module: ModuleOp, func: str | None,
-           progs: ClusterPrograms) -> None:
-    """The kept programs race-free, each and together (`accelsim.compile.race_check`)."""
+           progs: ClusterPrograms, across: bool) -> None:
+    """The kept programs race-free, each and (`across`) together
+    (`accelsim.compile.race_check`)."""
     from accelsim.compile.race_check import check_cluster_programs
     from compiler.transforms.registry import parse_pass_flag
 
@@ -124,21 +137,22 @@ def _check(config: HardwareConfig, module: ModuleOp, func: str | None,
         return m
 
     check_cluster_programs(progs.modules, func, rebuild,
-                           lambda: [parse_pass_flag(f) for f in progs.flags], progs.flags)
+                           lambda: [parse_pass_flag(f) for f in progs.flags], progs.flags, across)
 
 
 def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
              searched: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]] | None = None,
-             active: int = 0) -> ClusterPrograms:
+             active: int = 0, exact_in: bool = False) -> ClusterPrograms:
     """`searched` keeps the block search for cyclic (auto runs both). `active` (0: all, block
-    only): the work shared by that many clusters, the tile search on their fair share. A share
+    only): the work shared by that many clusters, the tile search on their fair share.
+    `exact_in`: the copy pass's `exact-copy-in` (see `compile_for_clusters`). A share
     the pipeline's copies do not fit is compiled with `skip-oversized` (`run_pipeline`), which
     changes nothing where the buffers fit: the shares compiled before keep their programs."""
     lower_linalg(module)
     found = {} if searched is None else searched
     chunk = 1
     if distribution == "cyclic":
-        pipe, _, remarks = _searched(config, module, func, "block", found)
+        pipe, _, remarks = _searched(config, module, func, "block", found, exact_in=exact_in)
         chunk = cyclic_chunk(config, module, func, pipe)
         serial: list[Remark] = []
         shares = [distribute(module, config, k, "cyclic", serial if k == 0 else None, chunk)
@@ -155,7 +169,7 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
                   for k in range(config.clusters)]
         largest = _largest(shares)
         pipe, compiled, remarks = _searched(config, module, func, distribution, found, shares,
-                                            active)
+                                            active, exact_in)
         shares[largest] = compiled
         for k, m in enumerate(shares):
             if k != largest:
@@ -168,12 +182,12 @@ def _compile(config: HardwareConfig, module: ModuleOp, func: str | None, distrib
 
 def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distribution: str,
               found: dict[str, tuple[AcceleratorPipeline, ModuleOp, list[Remark]]],
-              shares: list[ModuleOp] | None = None, active: int = 0
+              shares: list[ModuleOp] | None = None, active: int = 0, exact_in: bool = False
               ) -> tuple[AcceleratorPipeline, ModuleOp, list[Remark]]:
     """The tile search on the largest share of `distribution` (on one cluster's fair share of
     the machine, or of `active` clusters): its pipeline, that share compiled (a copy, each
     caller its own) and the passes' remarks; memoized in `found`."""
-    key = distribution if not active else f"{distribution}/{active}"
+    key = (distribution if not active else f"{distribution}/{active}") + ("/in" if exact_in else "")
     if key not in found:
         if shares is None:
             shares = [distribute(module, config, k, distribution) for k in range(config.clusters)]
@@ -188,7 +202,7 @@ def _searched(config: HardwareConfig, module: ModuleOp, func: str | None, distri
         # iteration's bounding box may hold another's)
         if config.clusters > 1:
             m = clone_module(largest)
-            pipe, _ = run_pipeline(pipe.replace(exact_copy_out=True), m)
+            pipe, _ = run_pipeline(pipe.replace(exact_copy_out=True, exact_copy_in=exact_in), m)
         found[key] = (pipe, m, remarks)
     pipe, m, remarks = found[key]
     return pipe, clone_module(m), list(remarks)

@@ -203,5 +203,5 @@ class LevelMachine(ClosedFormMachine):
 
 
 def closed_form_machine(config: HardwareConfig, cost: CostModel | None = None) -> ClosedFormMachine:
-    """The closed-form machine of `config`: one link, or memory levels."""
-    return LevelMachine(config, cost) if config.multi_level else ClosedFormMachine(config, cost)
+    """The closed-form machine of `config`: one link, or several."""
+    return ClosedFormMachine(config, cost) if config.single_link else LevelMachine(config, cost)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
@@ -32,6 +32,7 @@ from accelsim.cost.dma import DmaCostModel
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel, KernelCost
+from accelsim.cost.machine import Described
 from compiler.ir.analysis_cache import ObjectCache
 
 Signature = tuple  # type: ignore[type-arg]
@@ -278,6 +279,28 @@ class ClosedFormMachine:
             t = self.t = self.t + cycles
             self.front = (t << SHIFT) + self.dma_ops - 1
 
+    # ---- the Machine protocol (`accelsim.cost.machine`) -----------------------------------
+    @property
+    def now(self) -> int:
+        return self.t
+
+    def start_dma(self, xfer: Described, tag: Hashable) -> None:
+        """`dma` of a costed transfer (its `desc`), on the write channels when it writes DRAM."""
+        cycles, dram_bytes, _, port, kind, _ = xfer.desc
+        self.dma(dram_bytes, port, cycles, tag, kind == "write")  # type: ignore[arg-type]
+
+    def wait_dma(self, tag: Hashable, loc: str = "") -> None:
+        self.wait(tag)  # type: ignore[arg-type]
+
+    def run_kernel(self, cycles: int, sram_bytes: int = 0, label: str = "", loc: str = "") -> None:
+        """The issue cycles and the kernel's: the control processor waits for it. (Its work
+        is counted by `call`, from the kernel's whole cost.)"""
+        self.busy_for(self.issue + cycles)
+
+    def finish(self) -> int:
+        self.t = self.end()
+        return self.t
+
     # ---- DRAM channels, as the policy grants them (the event machine's Dram, unrecorded) ----
     def _one(self, ready: int, dram_bytes: int, hold: int, _: None) -> int:
         """The only channel."""
@@ -374,10 +397,10 @@ def _fixed(config: HardwareConfig) -> _Fixed:
     hit = _FIXED.get(id(config))
     if hit is not None:
         return hit
-    out = _Fixed(EnginePolicy.for_config(config), DramPolicy.for_config(config.dram),
+    link = config.links()[0]  # the machine's one link (`LevelMachine` for several)
+    out = _Fixed(EnginePolicy.for_link(config, 0), DramPolicy.for_config(config.dram),
                  DmaCostModel.for_config(config), config.control.issue_cycles,
-                 config.dma.max_outstanding, config.dma.engines, config.spaces.dram,
-                 config.spaces.sram)
+                 link.max_outstanding, link.engines, config.spaces.dram, config.spaces.sram)
     return _FIXED.put(config, out)
 
 def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:

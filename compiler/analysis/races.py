@@ -23,7 +23,7 @@ falls in that DMA's window, unless both only read:
 
 `check_clusters` adds the machine of many clusters: between two `accel.barrier`s, no element
 of a function argument one cluster writes (a DMA counts in every phase from its start to its
-last possible wait) is read or written by another.
+last possible wait) is read or written by another — every element a DMA moves, used or not.
 
 Ops the polyhedral analysis cannot model (a non-affine index, a DMA whose element count is
 not an affine function of the loops) are left out and listed in `RaceReport.unchecked`;
@@ -378,25 +378,19 @@ def _message(kind: str, a: _Acc, d: _Acc, elem: tuple[int, ...], op_at: tuple[in
 
 # ---- many clusters ------------------------------------------------------------------------
 
-def check_clusters(funcs: Sequence[FuncOp], sources: Sequence[FuncOp] | None = None) -> RaceReport:
+def check_clusters(funcs: Sequence[FuncOp]) -> RaceReport:
     """Races between the clusters' programs (one function each, the same arguments): between
     barriers, an argument element written by one cluster and touched by another.
 
-    `sources`: each cluster's share before the pipeline (same barriers). A compiled program
-    copies bounding boxes: its DMAs read elements it never uses, which another cluster may
-    write meanwhile without harm. With the sources, the elements each cluster *uses* are
-    its source's reads and writes, and the elements it *writes* are its source's writes and
-    whatever its compiled program writes (a copy-out of a box would clobber another
-    cluster's elements: that is still a race)."""
+    Every access counts as the machine makes it: a DMA's whole box, also the elements of it
+    the cluster never uses (the simulator's cluster check, `accelsim.sim.cluster_races`, sees
+    the transfers, not their uses, and a read of an element another cluster writes meanwhile
+    is a race whatever the reader does with it)."""
     report = RaceReport()
     phases: list[list[dict[int, tuple[isl.Set | None, isl.Set | None]]]] = []
-    for k, f in enumerate(funcs):
+    for f in funcs:
         ph, unchecked = _phase_footprints(f)
         report.unchecked += unchecked
-        if sources is not None:
-            used, unchecked = _phase_footprints(sources[k])
-            report.unchecked += unchecked
-            ph = _merge(ph, used)
         phases.append(ph)
     n = max((len(p) for p in phases), default=0)
     for k in range(n):
@@ -424,24 +418,6 @@ def check_clusters(funcs: Sequence[FuncOp], sources: Sequence[FuncOp] | None = N
                                                  (), msg))
                         return report
     return report
-
-
-def _merge(compiled: list[dict[int, tuple[isl.Set | None, isl.Set | None]]],
-           source: list[dict[int, tuple[isl.Set | None, isl.Set | None]]]
-           ) -> list[dict[int, tuple[isl.Set | None, isl.Set | None]]]:
-    """Reads from the source only; writes from both (see `check_clusters`)."""
-    out: list[dict[int, tuple[isl.Set | None, isl.Set | None]]] = []
-    for k in range(max(len(compiled), len(source))):
-        c = compiled[k] if k < len(compiled) else {}
-        src = source[k] if k < len(source) else {}
-        phase: dict[int, tuple[isl.Set | None, isl.Set | None]] = {}
-        for arg in set(c) | set(src):
-            _, cw = c.get(arg, (None, None))
-            sr, sw = src.get(arg, (None, None))
-            w = cw if sw is None else sw if cw is None else cw.union(sw)
-            phase[arg] = (sr, w)
-        out.append(phase)
-    return out
 
 
 def _phase_footprints(func: FuncOp) -> tuple[list[dict[int, tuple[isl.Set | None, isl.Set | None]]],

@@ -381,7 +381,10 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
             cand = _param_aff(aff, dom)
             if cand is None or floor_val is None:
                 return
-            low_c = val_to_int(cand.min_val())
+            try:
+                low_c = val_to_int(cand.min_val())
+            except isl.Error:  # a candidate with rational coefficients: isl's ILP refuses it
+                return
             if low_c is not None and low_c >= floor_val:
                 inner(aff)
 

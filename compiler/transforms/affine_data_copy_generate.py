@@ -137,6 +137,17 @@ class Options:
     # box: the box's other elements, read or not accessed, may be written meanwhile by another
     # cluster (a share of a parallel loop; `accelsim.compile.clusters` sets it)
     exact_copy_out: bool = False
+    # this project's extension: a read region whose box holds elements the range never
+    # touches gets a copy-in of the loaded elements only (point-wise, the loads' loop nests
+    # replayed), never the whole box: those other elements may be written meanwhile by
+    # another cluster, and reading them races (`accelsim.compile.clusters` sets it when the
+    # box copy-ins of the clusters' shares race)
+    exact_copy_in: bool = False
+    # this project's extension: a DMA moves at most this many rows (the chunks of a strided
+    # transfer); a longer copy is a loop of DMAs of that many rows each, as an engine whose
+    # descriptor is limited in rows issues it (Gemmini's mvin: at most DIM rows; the
+    # accelerator pipeline sets it from `dma.max_rows`). 0: no limit (upstream's one DMA)
+    max_dma_rows: int = 0
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -146,6 +157,8 @@ class Options:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
         if self.copy_depth < 0:
             raise ValueError(f"copy-depth must be >= 0, got {self.copy_depth}")
+        if self.max_dma_rows < 0:
+            raise ValueError(f"max-dma-rows must be >= 0, got {self.max_dma_rows}")
 
     @property
     def one_space(self) -> bool:
@@ -156,6 +169,15 @@ class Options:
     @property
     def capacity_bytes(self) -> int | None:
         return None if self.fast_mem_capacity is None else self.fast_mem_capacity * 1024
+
+
+def _starts_below_zero(region: MemRefRegion) -> bool:
+    """Whether the region's box (lower bounds as chosen, constant extents) reaches below
+    index 0 along some dimension for some value of the outer IVs."""
+    box = region.box
+    neg = isl.Val.int_from_si(box.get_ctx(), -1)
+    return any(not box.upper_bound_val(isl.dim_type.set, d, neg).is_empty()
+               for d in range(region.rank))
 
 
 class AffineDataCopyGeneratePass(Pass):
@@ -418,7 +440,12 @@ class AffineDataCopyGeneratePass(Pass):
         # a buffer of the level above (a partial tile of it): clip to what is accessed
         uppers, box = exact_uppers(region, box) if k == 1 else ((), box)
         clipped = tuple(c or bool(uppers and uppers[d]) for d, c in enumerate(clipped))
-        dense = region.written and box.is_subset(region.written_set) \
+        # a box starting below index 0 for some outer IVs (a lower bound of the accessed
+        # elements that is a max of affine functions, e.g. a tile of a triangular loop inside
+        # a level-above buffer starting at the diagonal): a DMA would move elements outside
+        # the memref, so both copies go point-wise, element by element
+        below = _starts_below_zero(region)
+        dense = region.written and not below and box.is_subset(region.written_set) \
             and _box_everywhere(region, scope, box)
         loc = only[0].loc if only else region_loc(range_ops, memref)
         # no copy-in where no load can see a value from before one execution of the copy
@@ -428,13 +455,15 @@ class AffineDataCopyGeneratePass(Pass):
                                 or copy_in_needed(memref, block))
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, read, region.written, dense, loc, k, limits, uppers,
-                        opts.exact_copy_out)
+                        opts.exact_copy_out or below,
+                        read and (below or (opts.exact_copy_in and not box.is_subset(region.exact))),
+                        opts.max_dma_rows)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")
         emitted = emit_copies(spec, range_ops, place, self._func, opts.generate_dma and not opts.one_space,
                               opts.fast_mem_space, opts.tag_mem_space,
-                              only=None if only is None else {id(o) for o in only})
+                              only=None if only is None else {id(o) for o in only}, scope=block)
         place.finish()
         for op in emitted.copy_ops:
             self._copy_nests.add(id(op))

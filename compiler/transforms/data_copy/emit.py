@@ -8,24 +8,28 @@ the buffer. Where upstream MLIR is wrong this module is not:
 - multi-level strides (3-D tiles): a loop nest of single-stride DMAs, never no copy at all;
 - sparse writes: when the nest does not write every element of the (clipped) box and the
   buffer was not filled by a copy-in, the copy-out replays the stores' loop nests and writes
-  back exactly the elements written (upstream issue #54994);
+  back exactly the elements written (upstream issue #54994); with `exact-copy-out` also a
+  box that was read (a cluster's share), and with `exact-copy-in` a copy-in of a box holding
+  elements the range never touches replays the loads' nests the same way;
 - strided accesses (`lattice` k > 1 on the last dim): the buffer keeps one element in k and the
   DMAs move them with stride k, one element per chunk.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.diagnostics import Location
-from compiler.ir.builder import IndexExpr, affine_map_of
+from compiler.ir.builder import Constraint, IndexExpr, affine_map_of, integer_set_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
+    AffineIfOp,
     AffineLoadOp,
     AffineMinOp,
     AffineStoreOp,
@@ -63,6 +67,12 @@ class CopySpec:
     # a box both read and written but not fully written: the copy-out writes back only the
     # stored elements (point-wise) instead of the whole box (`exact-copy-out`)
     exact_out: bool = False
+    # a box with elements the range never touches: the copy-in reads only the loaded
+    # elements (point-wise) instead of the whole box (`exact-copy-in`)
+    exact_in: bool = False
+    # > 0: a DMA moves at most this many rows (chunks of a strided transfer), as a DMA engine
+    # whose descriptor is limited in rows (Gemmini's mvin: DIM rows); 0: no limit
+    max_rows: int = 0
 
     def limit(self, d: int) -> int | None:
         if self.limits and self.limits[d] is not None:
@@ -143,8 +153,11 @@ class Placement:
 
 def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement, func: FuncOp,
                 generate_dma: bool, fast_space: int, tag_space: int,
-                only: set[int] | None = None) -> Emitted:
-    """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`."""
+                only: set[int] | None = None, scope: Sequence[Operation] | None = None) -> Emitted:
+    """Allocate the fast buffer, copy in/out, and rewrite the accesses in `range_ops`.
+    `scope`: the ops the copies are placed around (the range, or the loop they were hoisted
+    above), whose accesses a point-wise copy replays."""
+    scope = range_ops if scope is None else scope
     mt = spec.mtype
     loc = spec.loc
     buf_t = MemRefType(spec.buffer_shape, mt.element, fast_space)
@@ -154,13 +167,17 @@ def emit_copies(spec: CopySpec, range_ops: Sequence[Operation], place: Placement
     buf = alloc.result
     copy_ops: list[Operation] = []
     notes: list[str] = []
-    if spec.read:
+    if spec.read and spec.exact_in:
+        copy_ops += _replay(spec, buf, scope, place, only, loads=True)
+        notes.append(f"copy-in of %{spec.memref.name_hint or '?'} reads only the elements the "
+                     "nest loads (the box holds others), point-wise")
+    elif spec.read:
         copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=False)
     if spec.written:
         if spec.dense_write or (spec.read and not spec.exact_out):
             copy_ops += _copy(spec, buf, place, func, generate_dma, tag_space, outgoing=True)
         else:
-            copy_ops += _replay_stores(spec, buf, range_ops, place, only)
+            copy_ops += _replay(spec, buf, scope, place, only, loads=False)
             notes.append(f"copy-out of %{spec.memref.name_hint or '?'} writes back only the elements "
                          "the nest stores (the box is not fully written), point-wise")
     # Rewrite the accesses after the copies are built (they address the original memref).
@@ -237,85 +254,191 @@ def dma_outer_dims(spec: CopySpec) -> int:
     return k
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How one copy is cut into DMAs: a loop (unit step) over each dim before `j`, then one
+    DMA per block of `rows` rows of dim j (None: one DMA for all its rows), single-stride
+    (`level`: (stride, elements per stride) or None when contiguous)."""
+
+    j: int
+    rows: int | None
+    level: tuple[int, int] | None
+
+
+def _layout(spec: CopySpec, k: int, shape: Sequence[int]) -> _Layout:
+    """The DMAs of a copy whose first `k` dims are walked by loops (`dma_outer_dims`),
+    blocks of at most `spec.max_rows` rows (stride chunks) each when the spec limits them."""
+    if spec.lattice > 1:
+        lv = (spec.lattice, 1) if spec.buffer_shape[-1] > 1 else None
+        return _Layout(k, None, lv)
+    levels = stride_levels(spec.extents[k:], shape[k:])
+    if not levels:
+        return _Layout(k, None, None)
+    d, st, pe = levels[0]               # chunks run over dims k .. k + d - 1 (sub coordinates)
+    level = (st, pe)
+    if spec.max_rows <= 0 or math.prod(spec.extents[k:k + d]) <= spec.max_rows:
+        return _Layout(k, None, level)
+    # the outermost dim j whose inner chunks fit one descriptor, cut into blocks of rows
+    j = next(j for j in range(k, k + d) if math.prod(spec.extents[j + 1:k + d]) <= spec.max_rows)
+    rows = spec.max_rows // math.prod(spec.extents[j + 1:k + d])
+    return _Layout(j, rows if rows < spec.extents[j] else None, level)
+
+
 def _dma_copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, tag_space: int,
               outgoing: bool) -> list[Operation]:
     loc = spec.loc
     shape = [int(s) for s in spec.mtype.shape]  # type: ignore[arg-type]
     r = len(spec.extents)
     k = dma_outer_dims(spec)
-    tag_shape = tuple(spec.extents[:k])
-    tag_t = MemRefType(tag_shape if any(e > 1 for e in tag_shape) else (1,) * max(1, k), I32, tag_space)
+    forms = [(spec, _layout(spec, k, shape))]
+    full = _full_rows(spec, k)
+    if full is not None:
+        # rows of dim k clipped: where they are whole (every iteration but a partial tile's)
+        # the copy takes the unclipped form, fewer and longer DMAs, under an affine.if
+        fspec = full[0]
+        forms.insert(0, (fspec, _layout(fspec, dma_outer_dims(fspec), shape)))
+    rank = min(r, max(f.j + (f.rows is not None) for _, f in forms))
+    tag_shape = tuple(spec.extents[:rank])
+    tag_t = MemRefType(tag_shape if any(e > 1 for e in tag_shape) else (1,) * max(1, rank), I32,
+                       tag_space)
     tag_alloc = AllocOp(tag_t, loc=loc, name_hint="tag")
     put = place.put_out if outgoing else place.put_in
     put(tag_alloc)
     tag = tag_alloc.result
-    sub_ext, sub_shape = spec.extents[k:], shape[k:]
-    levels = stride_levels(sub_ext, sub_shape)
-    inner = math.prod(sub_ext[1:]) if r - k > 1 else 1
-    if spec.lattice > 1:
-        levels = [(r - 1, spec.lattice, 1)] if spec.buffer_shape[-1] > 1 else []
 
-    def build(into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
-        # Element count: rows of dim k (clipped) times the full inner sub-box.
-        count = _count_value(spec, k, inner, outer_ivs, into, func)
-        mem_idx = [*outer_ivs, *spec.lower[k:]]
-        buf_idx = [*(x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)),
-                   *(const_expr(0) for _ in range(r - k))]
-        tag_idx = [x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)] or [const_expr(0)]
+    def build(sp: CopySpec, lay: _Layout, into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
+        j = lay.j
+        inner = math.prod(sp.extents[j + 1:]) if r - j > 1 else 1
+        if lay.rows is None:
+            # rows of dim j (clipped) times the full inner sub-box
+            count = _count_value(sp, j, inner, outer_ivs, into, func)
+            first = sp.lower[j:] if j < r else []
+        else:
+            # a block of `rows` rows of dim j from the loop's IV, the last one clipped
+            b = outer_ivs[-1]
+            outer_ivs = outer_ivs[:-1]
+            ubs = [x - b for x in sp.upper(j)]
+            m, ops = affine_map_of([const_expr(lay.rows * inner), *(u * inner for u in ubs)])
+            mn = AffineMinOp(m, ops, loc=loc)
+            into.insert_before(into.ops[-1], mn)
+            count = mn.result
+            first = [b, *sp.lower[j + 1:]]
+        mem_idx = [*outer_ivs, *first]
+        rel = [x - lo for x, lo in zip(mem_idx, sp.lower, strict=True)]
+        buf_idx = sp.buffer_index(mem_idx) if sp.lattice > 1 else rel
+        tag_idx = rel[:rank] or [const_expr(0)]
         tm, to = affine_map_of(tag_idx)
         if wait:
             into.insert_before(into.ops[-1], AffineDmaWaitOp(tag, tm, to, count, loc=loc))
             return
         stride = per = None
-        if levels:
-            _, st, pe = levels[0]
-            stride = constant_index(func, st, loc)
-            per = constant_index(func, pe, loc)
+        if lay.level is not None:
+            stride = constant_index(func, lay.level[0], loc)
+            per = constant_index(func, lay.level[1], loc)
         mm, mo = affine_map_of(mem_idx)
         bm, bo = affine_map_of(buf_idx)
         if outgoing:
-            op = AffineDmaStartOp(buf, bm, bo, spec.memref, mm, mo, tag, tm, to, count, stride, per, loc=loc)
+            op = AffineDmaStartOp(buf, bm, bo, sp.memref, mm, mo, tag, tm, to, count, stride, per, loc=loc)
         else:
-            op = AffineDmaStartOp(spec.memref, mm, mo, buf, bm, bo, tag, tm, to, count, stride, per, loc=loc)
+            op = AffineDmaStartOp(sp.memref, mm, mo, buf, bm, bo, tag, tm, to, count, stride, per, loc=loc)
         into.insert_before(into.ops[-1], op)
 
-    out: list[Operation] = [tag_alloc]
-    for wait in (False, True):
-        if k == 0:
-            holder = Block()
-            holder.append(AffineYieldOp(loc=loc))
-            build(holder, [], wait)
-            for op in holder.ops[:-1]:
-                put(op)
-                out.append(op)
-        else:
-            loops: list[AffineForOp] = []
-            parent: Block | None = None
-            outer: list[IndexExpr] = []
-            for d in range(k):
-                if spec.extents[d] == 1:
-                    outer.append(spec.lower[d])
-                    continue
-                lp = make_for([spec.lower[d]], spec.upper(d), 1, loc)
-                if parent is not None:
-                    parent.insert_before(parent.ops[-1], lp)
-                loops.append(lp)
-                parent = lp.body
-                outer.append(IndexExpr.of(lp.iv))
-            if not loops:
-                holder = Block()
-                holder.append(AffineYieldOp(loc=loc))
-                build(holder, outer, wait)
-                for op in holder.ops[:-1]:
-                    put(op)
-                    out.append(op)
+    def nest(sp: CopySpec, lay: _Layout, parent: Block, wait: bool) -> None:
+        outer: list[IndexExpr] = []
+        for d in range(lay.j + (lay.rows is not None)):
+            step = lay.rows if d == lay.j else 1
+            if sp.extents[d] == 1:
+                outer.append(sp.lower[d])
                 continue
-            assert parent is not None
-            build(parent, outer, wait)
-            put(loops[0])
-            out.append(loops[0])
+            lp = make_for([sp.lower[d]], sp.upper(d), step or 1, loc)
+            parent.insert_before(parent.ops[-1], lp)
+            parent = lp.body
+            outer.append(IndexExpr.of(lp.iv))
+        build(sp, lay, parent, outer, wait)
+
+    out: list[Operation] = [tag_alloc]
+    guard = _empty_guard(spec, k, place)
+    for wait in (False, True):
+        holder = Block()
+        holder.append(AffineYieldOp(loc=loc))
+        parent = holder
+        if guard is not None:
+            # the zero-count rule: where the rows of dim k can start past the memref's end (an
+            # empty chunk of a partial tile), the copy runs under a loop of one trip, of none
+            # when they do: no transfer of a negative element count, and the start and wait
+            # nests keep one shape for the pipelining pass
+            lp = make_for([const_expr(0)], guard, 1, loc)
+            holder.insert_before(holder.ops[-1], lp)
+            parent = lp.body
+        if full is not None:
+            iset, ops = integer_set_of([Constraint(c, False) for c in full[1]])
+            iff = AffineIfOp(iset, ops, loc=loc)
+            iff.then_block.append(AffineYieldOp(loc=loc))
+            iff.else_block.append(AffineYieldOp(loc=loc))
+            parent.insert_before(parent.ops[-1], iff)
+            nest(*forms[0], iff.then_block, wait)
+            nest(*forms[1], iff.else_block, wait)
+        else:
+            nest(*forms[0], parent, wait)
+        for op in holder.ops[:-1]:
+            put(op)
+            out.append(op)
     place.put_dealloc(DeallocOp(tag, loc=loc))
     return out
+
+
+def _full_rows(spec: CopySpec, k: int) -> tuple[CopySpec, list[IndexExpr]] | None:
+    """With a row limit and dim k clipped: the spec with dim k whole and the conditions
+    (each `>= 0`) under which it is, when that form takes fewer DMAs; else None."""
+    r = len(spec.extents)
+    if spec.max_rows <= 0 or spec.lattice > 1 or k >= r or not spec.clipped[k] or k == 0:
+        return None
+    clipped = tuple(False if d == k else c for d, c in enumerate(spec.clipped))
+    uppers = spec.exact_upper
+    if uppers:
+        uppers = tuple(() if d == k else u for d, u in enumerate(uppers))
+    fspec = dataclasses.replace(spec, clipped=clipped, exact_upper=uppers)
+    if dma_outer_dims(fspec) >= k:
+        return None
+    end = spec.lower[k] + spec.extents[k]
+    conds = [ub - end for ub in spec.upper(k)[1:]]
+    return fspec, conds
+
+
+def _empty_guard(spec: CopySpec, k: int, place: Placement) -> list[IndexExpr] | None:
+    """The upper bounds of a 0-or-1-trip loop around a copy whose element count
+    `min(E_k, limit_k - lower_k)` can be zero or less at the copy point (dim k clipped and
+    its lower bound reaching the limit, or an exact upper bound, for some iteration of the
+    enclosing loops: isl on their domain); None when it is positive at every iteration."""
+    r = len(spec.extents)
+    if k >= r or not spec.clipped[k]:
+        return None
+    size = spec.limit(k)
+    ubs = ([] if size is None else [const_expr(size)]) + \
+        (list(spec.exact_upper[k]) if spec.exact_upper else [])
+    if not ubs:
+        return None
+    lower = spec.lower[k]
+    if not _may_reach(lower, ubs, place.before_op):
+        return None
+    return [const_expr(1), *(ub - lower for ub in ubs)]
+
+
+def _may_reach(lower: IndexExpr, ubs: Sequence[IndexExpr], at: Operation) -> bool:
+    """Whether `lower >= ub` for one of `ubs` at some iteration of the loops around `at`
+    (conservatively True where isl cannot say)."""
+    import islpy as isl
+
+    from compiler.analysis.domain import domain_frame
+    from compiler.analysis.isl_bridge import AnalysisError
+
+    try:
+        m, ops = affine_map_of([lower, *ubs])
+        frame, dom = domain_frame(at)
+        vals = frame.map_results(m, ops)
+        return any(not dom.intersect(vals[0].ge_set(ub)).is_empty() for ub in vals[1:])
+    except (AnalysisError, isl.Error, KeyError, ValueError):
+        return True
 
 
 def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr], into: Block,
@@ -341,30 +464,34 @@ def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr],
 
 # ---- exact copy-out for sparse writes -------------------------------------------------------------
 
-def _replay_stores(spec: CopySpec, buf: Value, range_ops: Sequence[Operation],
-                   place: Placement, only: set[int] | None = None) -> list[Operation]:
-    """For each store to the memref: a copy of its loop/if nest that only moves the stored
-    element from the buffer back to the memref (`M[f(i)] = buf[f(i) - lower]`)."""
+def _replay(spec: CopySpec, buf: Value, scope: Sequence[Operation], place: Placement,
+            only: set[int] | None, loads: bool) -> list[Operation]:
+    """For each store to the memref (each load, `loads`): a copy of its loop/if nest that
+    only moves the stored element from the buffer back to the memref (`M[f(i)] = buf[f(i) -
+    lower]`; a load's the other way, before the range)."""
     out: list[Operation] = []
-    for root in range_ops:
+    kind = AffineLoadOp if loads else AffineStoreOp
+    for root in scope:
         for op in root.walk():
-            if isinstance(op, AffineStoreOp) and op.memref is spec.memref \
+            if isinstance(op, kind) and op.memref is spec.memref \
                     and (only is None or id(op) in only):
                 for new in _replay_one(op, root, spec, buf):
-                    place.put_out(new)
+                    (place.put_in if loads else place.put_out)(new)
                     out.append(new)
     return out
 
 
-def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Value) -> list[Operation]:
+def _replay_one(access: AffineLoadOp | AffineStoreOp, root: Operation, spec: CopySpec,
+                buf: Value) -> list[Operation]:
+    """`access`'s loop/if nest within `root`, holding only the move of its element."""
     path: list[Operation] = []
-    cur: Operation | None = store
+    cur: Operation | None = access
     while cur is not None and cur is not root:
         cur = cur.parent_op
         if cur is not None:
             path.append(cur)
-    path.reverse()                       # root ... innermost parent of the store
-    keep: set[int] = {id(p) for p in path} | {id(store)}
+    path.reverse()                       # root ... innermost parent of the access
+    keep: set[int] = {id(p) for p in path} | {id(access)}
     # Pure index ops feeding kept ops stay too.
     changed = True
     producers: dict[int, Operation] = {}
@@ -381,9 +508,8 @@ def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Valu
                 if p is not None and id(p) not in keep and isinstance(p, PURE_INDEX_OPS):
                     keep.add(id(p))
                     changed = True
-    if not path:                         # the store itself is a range op
-        ld = _move_element(store, spec, buf, {})
-        return [ld, _store_from(ld, store)]
+    if not path:                         # the access itself is a range op
+        return _moves(access, spec, buf)
     clone = root.clone({})
     orig_ops = list(root.walk())
     new_ops = list(clone.walk())
@@ -394,23 +520,24 @@ def _replay_one(store: AffineStoreOp, root: Operation, spec: CopySpec, buf: Valu
         n = pairs[id(o)]
         if n.parent_block is not None and not n.IS_TERMINATOR:
             n.detach()
-    new_store = pairs[id(store)]
-    assert isinstance(new_store, AffineStoreOp)
-    mover = _move_element(new_store, spec, buf, {})
-    blk = new_store.parent_block
+    new_access = pairs[id(access)]
+    assert isinstance(new_access, AffineLoadOp | AffineStoreOp)
+    blk = new_access.parent_block
     assert blk is not None
-    blk.insert_before(new_store, mover)
-    blk.insert_before(new_store, _store_from(mover, new_store))
-    new_store.detach()
+    for mv in _moves(new_access, spec, buf):
+        blk.insert_before(new_access, mv)
+    new_access.detach()
     return [clone]
 
 
-def _move_element(store: AffineStoreOp, spec: CopySpec, buf: Value, _m: dict) -> AffineLoadOp:
-    idx = map_exprs(store.map, store.indices)
-    bidx = spec.buffer_index(idx)
+def _moves(access: AffineLoadOp | AffineStoreOp, spec: CopySpec, buf: Value) -> list[Operation]:
+    """The load and store moving `access`'s element: a store's from the buffer to the memref,
+    a load's from the memref into the buffer."""
+    bidx = spec.buffer_index(map_exprs(access.map, access.indices))
     m, ops = affine_map_of(bidx)
-    return AffineLoadOp(buf, m, ops, loc=store.loc)
-
-
-def _store_from(load: AffineLoadOp, store: AffineStoreOp) -> AffineStoreOp:
-    return AffineStoreOp(load.result, store.memref, store.map, store.indices, loc=store.loc)
+    if isinstance(access, AffineStoreOp):
+        ld = AffineLoadOp(buf, m, ops, loc=access.loc)
+        return [ld, AffineStoreOp(ld.result, access.memref, access.map, access.indices,
+                                  loc=access.loc)]
+    ld = AffineLoadOp(access.memref, access.map, access.indices, loc=access.loc)
+    return [ld, AffineStoreOp(ld.result, buf, m, ops, loc=access.loc)]

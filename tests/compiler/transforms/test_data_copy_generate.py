@@ -269,6 +269,55 @@ def test_exact_copy_out_writes_back_only_the_stored_elements() -> None:
     assert cs.same_results(orig, exact, cs.inputs_for(orig, seed=5))
 
 
+def test_exact_copy_in_reads_only_the_loaded_elements() -> None:
+    """C's box is 10 x 8 and only its diagonal is touched: with exact-copy-in (and
+    exact-copy-out) no DMA moves C; the copies replay the loads and stores, read exactly the
+    14 elements it loads from %C and write back exactly the 7 it stores (another cluster may write the
+    rest of the box meanwhile: fuzz seeds 1335, 1643). A box every element of which the
+    range touches keeps its DMA."""
+    exact, orig = parse_module(DIAGONAL), parse_module(DIAGONAL)
+    p = copy(exact, "generate-dma exact-copy-out exact-copy-in")
+    assert [s.dst.name_hint for s in dma_starts(exact)] == []
+    assert any("reads only the elements the nest loads" in r.message for r in p.remarks)
+    assert cs.same_results(orig, exact, cs.inputs_for(orig, seed=5))
+    from compiler.analysis.races import _phase_footprints
+
+    ph, _ = _phase_footprints(exact.funcs[0])
+    reads, writes = ph[0][0]
+    assert (reads.count_val().to_python(), writes.count_val().to_python()) == (14, 7)
+    dense = cs.tiled_2d(40, 36, 16)
+    copy(dense, "generate-dma exact-copy-in")
+    assert dma_starts(dense)
+
+
+TRIANGLE_SHIFT = """func.func @f(%A: memref<40xf32>, %C: memref<40x40xf32>) {
+  affine.for %i = 0 to 16 {
+    affine.for %j = affine_map<(d0) -> (d0)>(%i) to 16 {
+      %v = affine.load %A[%j - %i] : memref<40xf32>
+      %c = affine.load %C[%i, %j] : memref<40x40xf32>
+      %s = arith.addf %v, %c : f32
+      affine.store %s, %C[%i, %j] : memref<40x40xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_box_whose_lower_bound_goes_below_zero_is_copied_point_wise() -> None:
+    """A 4 x 4 tile of a triangle reads A[j - i]: the accessed elements start at
+    max(tj - ti - 3, 0), a max the box's affine lower bound tj - ti - 3 cannot hold, so on
+    the diagonal tiles the box starts at A[-3]. The copy-in of A goes element by element
+    (no DMA of A, nothing out of bounds), C's tiles keep their DMAs (fuzz seed 1703: the
+    same at the second level of a hierarchy, a copy from `A_fast_mb[1, -1, 0]`)."""
+    orig, m = parse_module(TRIANGLE_SHIFT), parse_module(TRIANGLE_SHIFT)
+    parse_pass_flag("--affine-loop-tile=tile-sizes=4,4").run(m)
+    copy(m, "generate-dma copy-depth=2")
+    assert cs.out_of_bounds(m.funcs[0]) == []
+    assert sorted(s.src.name_hint for s in dma_starts(m)) == ["C", "C_fast"]
+    assert cs.same_results(orig, m, cs.inputs_for(orig, seed=1))
+
+
 def test_skip_non_unit_stride_loops_places_copies_inside_tile_loops() -> None:
     m = cs.tiled_2d(32, 32, 16)
     copy(m, "generate-dma skip-non-unit-stride-loops")
