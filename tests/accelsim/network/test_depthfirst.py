@@ -64,7 +64,8 @@ def test_banded_group_equals_the_whole_one_and_is_race_free() -> None:
     assert bufs and all(t.shape[2] < 34 for t in bufs)
     assert 0 < gp.peak <= 64 * 1024
     # the bands' outputs cover the 16 output rows exactly once
-    outs = [op for op in body if isinstance(op, AffineDmaStartOp) and op.dst.type.memory_space == 0]
+    outs = [op for op in gp.compiled.body.ops[-1].walk()
+            if isinstance(op, AffineDmaStartOp) and op.dst.type.memory_space == 0]
     rows = [int(op.dst_map.results[2].linear_coeffs(0, 0)[2]) for op in outs]
     heights = [b.fast[b.out][1] - b.fast[b.out][0] for b in
                (band[-1] for band in depthfirst.bands(small, group, group.band_rows))]
