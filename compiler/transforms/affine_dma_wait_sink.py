@@ -68,7 +68,9 @@ class AffineDmaWaitSinkPass(Pass):
 def sink_waits(block: Block, distribute: bool = False) -> int:
     """Sink every wait of `block` (not of nested blocks); the number of waits moved. With
     `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
-    stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
+    stops at is split in two where that lets the wait pass its first part (`_distribute`),
+    unless the wait passed another wait to get there (that part would run after the other
+    transfer anyway, as a kernel call of its own: bicg's zeroing of `q`)."""
     moved = 0
     # the last wait first: each one then sinks down to the waits already below it
     for wait in reversed([op for op in block.ops if isinstance(op, AffineDmaWaitOp)]):
