@@ -41,12 +41,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from accelsim.network.links import Link, kernel_args
+from compiler.diagnostics import AccelsimError
 
 if TYPE_CHECKING:
     from accelsim.network.fused import Group, GroupProgram, _Plan
 
 
-class NotBandable(Exception):
+class NotBandable(AccelsimError):
     """A kernel or link the depth-first transform cannot cut into row bands (says why)."""
 
 

@@ -48,6 +48,7 @@ LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
 MAX_GROUP = 16       # the most layers one group takes (each candidate is compiled and estimated)
+PEAK_HEADROOM = 1.05  # a banded candidate whose layers run this close to peak is not compiled
 
 
 @dataclass(frozen=True)
@@ -269,15 +270,27 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
 
     if not group.onchip:
         return None
+    rows = [base.layers[i].figures for i in group.layers]
+    cycles = sum(int(f["cycles"]) for f in rows)
+    if group.band_rows and _at_peak(plan, group, cycles):
+        return None
     try:
         run = run_group(plan, group, "analytic")
     except AccelsimError:
         return None
-    rows = [base.layers[i].figures for i in group.layers]
-    cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
+
+
+def _at_peak(plan: _Plan, group: Group, cycles: int) -> bool:
+    """Whether layer-by-layer already runs the group's layers within `PEAK_HEADROOM` of the
+    MAC array's peak: banding them cannot be faster (it adds the bands' DMA waits and window
+    moves), so the candidate is not compiled."""
+    from accelsim.report.roofline import peak_compute_cycles
+
+    macs = sum(plan.network.layers[i].macs for i in group.layers)
+    return cycles <= PEAK_HEADROOM * peak_compute_cycles(plan.config, macs, 0, 0)
 
 
 # -------------------------------------------------------------------------------------------

@@ -86,7 +86,10 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         j = i + 1
         while j < len(ops) and not seen.seen_by(ops[j]):
             j += 1
-        if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
+        # past another wait, a nest's first part would run after that transfer anyway: no split
+        passed = any(isinstance(o, AffineDmaWaitOp) for o in ops[i + 1:j])
+        if distribute and not passed and j < len(ops) and isinstance(ops[j], AffineForOp) \
+                and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
         # before the waits, sunk already, that stop at the same op: they keep their order
         while j > i + 1 and isinstance(ops[j - 1], AffineDmaWaitOp):
