@@ -364,8 +364,13 @@ class ClosedFormMachine:
         return self.t
 
     def start_dma(self, xfer: Described, tag: Hashable) -> None:
-        """`dma` of a costed transfer (its `desc`), on the write channels when it writes DRAM."""
+        """`dma` of a costed transfer (its `desc`), on the write channels when it writes DRAM;
+        with several links, of its hops (a `TransferShape`'s `hops`)."""
         cycles, dram_bytes, _, port, kind, _ = xfer.desc
+        if self.lk:
+            hops = xfer.hops  # type: ignore[attr-defined]
+            self._hops(sum(h.parent_bytes for h in hops if h.dram), hops, tag)  # type: ignore[arg-type]
+            return
         self.dma(dram_bytes, port, cycles, tag, kind == "write")  # type: ignore[arg-type]
 
     def wait_dma(self, tag: Hashable, loc: str = "") -> None:

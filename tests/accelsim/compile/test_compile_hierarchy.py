@@ -14,7 +14,7 @@ from accelsim.compile.accelerator import compile_for_accelerator
 from accelsim.compile.band import band_of
 from accelsim.compile.level_views import level_view, tile_band
 from accelsim.compile.pipeline import AcceleratorPipeline, InnerLevel
-from accelsim.compile.tile_search_levels import search_levels
+from accelsim.compile.tile_search import search_levels
 from accelsim.errors import ConfigError
 from compiler.backend import run_host
 from compiler.ir.entry import entry_function
