@@ -465,12 +465,16 @@ class HardwareConfig:
             raise ConfigError(f"name = {self.name!r}: must be a string")
         object.__setattr__(self, "memory", tuple(self.memory))
         object.__setattr__(self, "link", tuple(self.link))
-        if self.memory:
-            if self.dram.data_paths != "shared":
-                raise ConfigError("dram.data_paths = 'split' is for a two-level machine; with "
-                                  "[[memory]] levels each link's ports carry both directions")
-            chain = chain_of(self.memory, self.dram, self.energy)
-            links = links_of(chain, self.link, self.dma)
+        if self.link and not self.memory:
+            raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
+                              "(the two-level machine's one link is [dma])")
+        # one representation: the flat sections are sugar for a chain of two levels
+        chain = _chain(self.memory or _flat_levels(self), self.dram)
+        links = links_of(chain, self.link, self.dma)
+        if len(chain) > 2 and self.dram.data_paths != "shared":
+            raise ConfigError("dram.data_paths = 'split' is for a two-level machine; with "
+                              "more [[memory]] levels each link's ports carry both directions")
+        if self.memory:  # [sram] and the spaces are the chain's: the level beside the compute unit
             last = chain[-1]
             if self.spaces.tag in {lv.space for lv in chain}:
                 raise ConfigError(f"spaces.tag = {self.spaces.tag}: the tag space must differ "
@@ -479,14 +483,6 @@ class HardwareConfig:
             object.__setattr__(self, "spaces", SpacesConfig(chain[0].space, last.space, self.spaces.tag))
             object.__setattr__(self, "sram", SramConfig(
                 last.capacity_kib, 1, last.read_bytes_per_cycle * last.ports))
-        else:
-            if self.link:
-                raise ConfigError(f"link.{self.link[0].dst}: [[link]] tables need [[memory]] levels "
-                                  "(the two-level machine's one link is [dma])")
-            chain = two_levels(self)
-            d = self.dma
-            links = (LinkConfig("dram", "sram", d.engines, d.queue_depth, d.setup_cycles,
-                                d.max_outstanding),)
         object.__setattr__(self, "_chain", chain)
         object.__setattr__(self, "_links", links)
         if self.clusters > 1 and self.interconnect.kind == "mesh":
@@ -519,9 +515,24 @@ class HardwareConfig:
         return self._links
 
     @property
-    def multi_level(self) -> bool:
-        """Levels given as `[[memory]]` tables (else the two-level machine of [dram]/[sram])."""
-        return bool(self.memory)
+    def single_link(self) -> bool:
+        """Two levels, one link: every DMA is one hop on it (no route), so the simulator and
+        the closed-form machine take their one-hop form, and trace units and messages keep
+        the two-level names (`engine_names`, `level_names`). Whether the levels were given as
+        `[dram]`/`[sram]` or as two `[[memory]]` tables makes no difference."""
+        return len(self._links) == 1
+
+    def engine_names(self, k: int) -> list[str]:
+        """The trace units of link `k`'s DMA engines: `dma<e>` on a machine of one link,
+        `dma[<parent>-><child>]<e>` with several."""
+        lk = self._links[k]
+        pre = "dma" if len(self._links) == 1 else f"dma[{lk.name}]"
+        return [f"{pre}{e}" for e in range(lk.engines)]
+
+    def level_names(self) -> dict[int, str]:
+        """Memory space -> level name, as messages name where a buffer lives: none on a
+        machine of one link (its two levels are DRAM and SRAM)."""
+        return {} if len(self._links) == 1 else {lv.space: lv.name for lv in self._chain}
 
     def level_of_space(self, space: int) -> MemoryLevel | None:
         for lv in self._chain:
@@ -634,8 +645,9 @@ _TOP_KEYS = ("clock_ghz", "name", "clusters")
 _EXTRA_SECTIONS: dict[str, type] = {"hierarchy": HierarchyConfig, "interconnect": InterconnectConfig}
 
 
-def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
-    """The memory chain of the two-level machine: DRAM ([dram]) and SRAM ([sram])."""
+def _flat_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
+    """The levels the flat sections declare: DRAM ([dram], its timing filled by `_chain`) and
+    SRAM ([sram]); their one link is [dma]'s (`links_of`)."""
     d, s, e = cfg.dram, cfg.sram, cfg.energy
     dram = MemoryLevel("dram", cfg.spaces.dram, None, DRAM_CAPACITY_KIB, d.bandwidth_bytes_per_cycle,
                        d.bandwidth_bytes_per_cycle, d.channels, d.latency_cycles, d.channels,
@@ -650,9 +662,8 @@ def two_levels(cfg: HardwareConfig) -> tuple[MemoryLevel, ...]:
 DRAM_CAPACITY_KIB = 4 << 20
 
 
-def chain_of(levels: Sequence[MemoryLevel], dram: DramConfig, energy: EnergyConfig
-              ) -> tuple[MemoryLevel, ...]:
-    """The given levels as a chain from the root, the root's timing filled from [dram]."""
+def _chain(levels: Sequence[MemoryLevel], dram: DramConfig) -> tuple[MemoryLevel, ...]:
+    """The levels as a chain from the root, the root's timing filled from [dram]."""
     if len(levels) < 2:
         raise ConfigError(f"memory = {len(levels)} level: a hierarchy needs at least two "
                           "[[memory]] levels (DRAM and one beside the compute unit)")

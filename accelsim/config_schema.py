@@ -92,6 +92,9 @@ DOCS: dict[str, tuple[str, str]] = {
     "dma.setup_cycles": ("cycles", "paid per descriptor"),
     "dma.max_outstanding": ("descriptors", "in flight per engine while earlier ones wait for "
                                            "DRAM latency (1: one at a time)"),
+    "dma.max_rows": ("rows", "rows (chunks of a strided transfer) one descriptor moves at most: "
+                     "the compiler cuts a longer copy into descriptors of that many rows "
+                     "(0: no limit; the two-level machine's copies)"),
     # [compute]
     "compute.kind": ("", "\"matrix\": a rows x cols MAC array plus lanes vector lanes; "
                          "\"vector\": lanes SIMD lanes only"),

@@ -27,6 +27,7 @@ class DmaConfig:
         "queue_depth": (int, 1, 1024),
         "setup_cycles": (int, 0, 100_000),
         "max_outstanding": (int, 1, 1024),
+        "max_rows": (int, 0, 1 << 20),
     }
     engines: int = 2
     queue_depth: int = 4
@@ -34,6 +35,9 @@ class DmaConfig:
     # descriptors an engine keeps in flight: it sets up and transfers the next one while the
     # DRAM access latency of earlier ones runs (1 = wait for each completion)
     max_outstanding: int = 8
+    # rows (chunks of a strided transfer) one descriptor moves at most: the compiler cuts a
+    # longer copy into descriptors of that many rows (Gemmini's mvin: DIM rows); 0: no limit
+    max_rows: int = 0
 
     def __post_init__(self) -> None:
         _check(self.SECTION, self)

@@ -200,9 +200,29 @@ def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) 
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
     found = _search(module, config, func, fuse)
     if found is None:
-        return _cache_model(module, config, func, fuse)
+        return _streamed_if_faster(module, config, func, _cache_model(module, config, func, fuse))
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
-    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
+    c = _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
+    return _streamed_if_faster(module, config, func, c)
+
+
+def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | None,
+                        c: _Compiled) -> _Compiled:
+    """`c`, or `c` without `affine-copy-stream` where that pass split a nest and the
+    analytic estimate is not higher without it (splitting adds kernel calls: on a small
+    kernel they cost more than the overlap gains)."""
+    from accelsim.compile.pipeline import STREAM
+
+    if not c.pipeline.copy_stream or config.clusters > 1 or len(config.memory_chain()) > 2:
+        return c
+    c = _compiled(module, c)
+    if not any(r.pass_name == STREAM for r in c.remarks):
+        return c
+    plain = _compiled(module, _Compiled(c.pipeline.replace(copy_stream=False), None, (), c.searched))
+    assert c.compiled is not None and plain.compiled is not None
+    if estimated(plain.compiled, config, func).cycles <= estimated(c.compiled, config, func).cycles:
+        return plain
+    return c
 
 
 def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:

@@ -1,8 +1,8 @@
 """The accelerator pipeline as a value: tile, copy into the fast memory with DMA, pipeline the
 copies, keep the kernels' loop-invariant accesses in values
 (`affine-producer-consumer-fusion` -> `affine-sibling-fusion` -> `affine-loop-tile` ->
-`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-scalar-replace` ->
-`affine-dma-wait-sink`).
+`affine-data-copy-generate` -> `affine-pipeline-data-transfer` -> `affine-copy-forward` ->
+`affine-dma-start-hoist` -> `affine-scalar-replace` -> `affine-dma-wait-sink`).
 Whether the producer-consumer fusion runs is chosen per module by the analytic estimate of
 the program compiled with and without it (`accelerator.py`).
 
@@ -45,6 +45,8 @@ TILE, COPY, PIPELINE = "affine-loop-tile", "affine-data-copy-generate", "affine-
 SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
+FORWARD, HOIST, STREAM = "affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"
+ROUND_TRIP = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -114,6 +116,16 @@ class AcceleratorPipeline:
     sibling_fusion: bool = True                  # adjacent nests reading one memref fused
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
+    # after pipelining, two levels only: a copy-in of a region a fast buffer holds dropped
+    # (`affine-copy-forward`), a buffer written back and read straight back kept on chip, its
+    # write-back dropped where a later one makes it dead (`affine-dma-forward`), then the top-
+    # level copy-ins started above the nests before them (`affine-dma-start-hoist`), both within
+    # the whole fast memory
+    copy_forward: bool = True
+    start_hoist: bool = True
+    # then a whole-buffer copy around one nest streamed by rows, the nest split along its
+    # outer loop (`affine-copy-stream`)
+    copy_stream: bool = True
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -133,6 +145,9 @@ class AcceleratorPipeline:
     # the first copy pass's `exact-copy-in`: a cluster's share reads only what it loads where
     # a box would hold more (`accelsim.compile.clusters`, when box copy-ins race)
     exact_copy_in: bool = False
+    # the first copy pass's `max-dma-rows`: at most this many rows per DMA descriptor (the
+    # machine's `dma.max_rows`; 0: no limit)
+    dma_max_rows: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inner", tuple(self.inner))
@@ -173,7 +188,7 @@ class AcceleratorPipeline:
         share = copy_share_kib(sram, stages)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
-                   stages=stages)
+                   stages=stages, dma_max_rows=config.dma.max_rows)
 
     @classmethod
     def for_hierarchy(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
@@ -226,6 +241,15 @@ class AcceleratorPipeline:
             out.append((TILE, f"cache-size={self.tile_cache_kib}" + self._inner_tiles()))
         if self.copies:
             self._copy_steps(out)
+            cap = "" if self.pipeline_capacity_kib is None else \
+                f" fast-mem-capacity={self.pipeline_capacity_kib}"
+            if self.copy_forward and not self.inner:
+                out.append((FORWARD, f"fast-mem-space={self.fast_space}" + cap))
+                out.append((ROUND_TRIP, f"fast-mem-space={self.fast_space}" + cap))
+            if self.start_hoist and not self.inner:
+                out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
+            if self.copy_stream and not self.inner:
+                out.append((STREAM, f"fast-mem-space={self.fast_space}"))
         if self.scalar_replace:
             out.append((SCALAR, ""))
         if self.copies and self.wait_sink:
@@ -238,7 +262,8 @@ class AcceleratorPipeline:
                           f"{self.slow_space} tag-mem-space={self.tag_space} "
                           f"fast-mem-capacity={self.copy_capacity_kib}" + self._depth_opts()
                           + skip + (" exact-copy-out" if self.exact_copy_out else "")
-                          + (" exact-copy-in" if self.exact_copy_in else "")))
+                          + (" exact-copy-in" if self.exact_copy_in else "")
+                          + (f" max-dma-rows={self.dma_max_rows}" if self.dma_max_rows else "")))
         for lv in self.inner:
             out.append((COPY, f"generate-dma fast-mem-space={lv.fast_space} slow-mem-space="
                               f"{lv.slow_space} tag-mem-space={self.tag_space} "

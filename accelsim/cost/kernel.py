@@ -285,18 +285,15 @@ class CostModel:
                 return footprint.get(space, 0)
             return counts.bytes_in(space) if reuse is None else reuse.get(space, 0)
 
-        level_bytes: tuple[tuple[int, int], ...] = ()
-        if cfg.multi_level:
-            # each on-chip level serves the operands that live in it at its own bandwidth
-            # (every port), the levels in parallel: the slowest bounds the kernel
-            per = [(lv.space, bytes_in(lv.space), lv.read_peak) for lv in cfg.memory_chain()[1:]]
-            level_bytes = tuple((sp, b) for sp, b, _ in per if b)
-            sram_bytes = sum(b for _, b, _ in per)
-            sram_cycles = max(math.ceil(b / bw) for _, b, bw in per)
-        else:
-            sram_bytes = bytes_in(cfg.spaces.sram)
-            sram_cycles = (math.ceil(sram_bytes / cfg.sram.bytes_per_cycle) if bank_cycles is None
-                           else bank_cycles)
+        # each on-chip level serves the operands that live in it at its own bandwidth (every
+        # port; the level beside the compute unit: its busiest bank under
+        # sram.bank_model = "conflicts"), the levels in parallel: the slowest bounds the kernel
+        per = [(lv.space, bytes_in(lv.space), lv.read_peak) for lv in cfg.memory_chain()[1:]]
+        level_bytes = tuple((sp, b) for sp, b, _ in per if b)
+        sram_bytes = sum(b for _, b, _ in per)
+        own = cfg.spaces.sram
+        sram_cycles = max(bank_cycles if sp == own and bank_cycles is not None
+                          else math.ceil(b / bw) for sp, b, bw in per)
         dram_direct = counts.accesses_in(cfg.spaces.dram) * cfg.dram.latency_cycles
         if array is not None:  # fill, stream and drain are in the folds (at the MACs' rate)
             cycles = (max(precision.mac_cycles(cc, counts, array.cycles) + lane_cycles, sram_cycles)

@@ -97,11 +97,12 @@ def share_config(config: HardwareConfig) -> HardwareConfig:
                 users[k] = users.get(k, 0) + 1
         fabric = ic.link_bytes_per_cycle / max(users.values(), default=1)
         extra = round(sum(model.latency) / n)
-    if config.multi_level:  # the interconnect is on the link into the cluster's own level
-        return config.with_overrides({"clusters": 1, **_dram_share(d, n, None),
-                                      **_levels_share(config, fabric, extra)})
-    return config.with_overrides({"clusters": 1, **_dram_share(d, n, fabric),
-                                  "dram.latency_cycles": d.latency_cycles + extra})
+    # the interconnect is on the link into the cluster's own level: its parent, the last
+    # shared level, is reached over it (DRAM on a machine of one link, `_levels_share` else)
+    on_dram = config.single_link
+    over = {"dram.latency_cycles": d.latency_cycles + extra} if on_dram else {}
+    return config.with_overrides({"clusters": 1, **_dram_share(d, n, fabric if on_dram else None),
+                                  **over, **_levels_share(config, fabric, extra)})
 
 
 def _dram_share(d: DramConfig, n: int, fabric: float | None) -> dict[str, int]:
@@ -169,7 +170,7 @@ def estimate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
     whole = config.with_overrides({"clusters": 1})
     model = InterconnectModel.for_config(config)
     assert model is not None
-    collide = not config.multi_level  # a hierarchy reaches its shared level over more links
+    collide = config.single_link  # with more links the clusters reach DRAM through a shared level
     total = startup = 0
     per = [0] * len(modules)
     walked: list[AnalyticResult] = []  # each cluster's phases on its fair share: the counts

@@ -14,9 +14,8 @@ from typing import Any
 
 import simpy
 
-from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.rate import cycles_for
-from accelsim.hw.dma import DmaEngines, Transfer
+from accelsim.hw.dma import Transfer
 from accelsim.hw.dram import Dram
 from accelsim.hw.levels import HopDone, LinkEngines
 from accelsim.hw.simpy_adapter import SimEnv
@@ -29,25 +28,26 @@ _tnew = tuple.__new__
 class ControlProcessor:
     name = "cp"
 
-    def __init__(self, env: SimEnv, engines: DmaEngines, dram: Dram, policy: EnginePolicy,
-                 issue_cycles: int, trace: Trace, links: Sequence[LinkEngines] = ()):
+    def __init__(self, env: SimEnv, engines: LinkEngines, dram: Dram, issue_cycles: int,
+                 trace: Trace, links: Sequence[LinkEngines] = ()):
         self.env = env
         self.engines = engines
         self.dram = dram
-        self.policy = policy
         self.issue_cycles = issue_cycles
         self.trace = trace
         self.records = trace.records
-        self._accept = policy.accept
+        self._accept = engines.accept  # the first link's engine policy
         # the engines' state lists (never replaced), read on every descriptor
         self._loads, self._busy = engines.loads, engines.busy
         self._recent, self._queues, self._names = engines.recent, engines.queues, engines.names
-        self._reserve = dram.reserve
+        self._reserve = engines.reserve  # DRAM's (through the interconnect on a cluster)
         self._at = env.schedule_at  # a transfer's completion event, at its cycle
         self.links = list(links)
-        # memory levels: bytes DMAs read and wrote per level, by chain position
-        self.level_bytes = [[0, 0] for _ in range(len(self.links) + 1)] if self.links else []
-        if self.links:  # memory levels: a transfer goes hop by hop over the links of its route
+        # several links: bytes DMAs read and wrote per level, by chain position (one link:
+        # the report has them from the transfers' directions)
+        routed = len(self.links) > 1
+        self.level_bytes = [[0, 0] for _ in range(len(self.links) + 1)] if routed else []
+        if routed:  # a transfer goes hop by hop over the links of its route
             self.submit = self._submit_hops  # type: ignore[method-assign]
 
     def issue(self, label: str, loc: str) -> None:

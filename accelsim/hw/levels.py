@@ -1,11 +1,12 @@
-"""The memory levels of a multi-level machine: each on-chip level's port group and capacity,
-each link's DMA engines.
+"""The memory levels of the machine: each on-chip level's port group and capacity, each
+link's DMA engines.
 
 - `PortGroup`: an on-chip level's `ports`, each a FIFO server like a DRAM channel: a transfer
   over the link to a child of this level holds the earliest free port (the lowest index on
   ties) for its cycles, granted in issue order, recorded under `port.<level>.<k>`. (DRAM's
   ports are its channels, `accelsim.hw.dram.Dram`.)
-- `LinkEngines`: the DMA engines of one link (`dma[<parent>-><child>]<k>`), with the link's
+- `LinkEngines`: the DMA engines of one link (`dma[<parent>-><child>]<k>`; `dma<k>` on a
+  machine of one link), with the link's
   engine policy (`accelsim.cost.engine.EnginePolicy.for_link`) and the port group of its
   parent, which its transfers reserve.
 - `HopDone`: the completion of a hop of a routed transfer before its last: it frees the
@@ -54,10 +55,11 @@ class LinkEngines(DmaEngines):
 
     __slots__ = ("accept", "link", "reserve")
 
-    def __init__(self, link: LinkConfig, policy: EnginePolicy, parent: PortGroup | Dram):
+    def __init__(self, link: LinkConfig, policy: EnginePolicy, parent: PortGroup | Dram,
+                 names: list[str]):
         super().__init__(link.engines, link.max_outstanding)
         self.link = link
-        self.names = [f"dma[{link.name}]{k}" for k in range(link.engines)]
+        self.names = names  # `HardwareConfig.engine_names`
         self.accept = policy.accept
         self.reserve = parent.reserve
 

@@ -1,12 +1,12 @@
 """SRAM: capacity accounting for the buffers allocated in the fast memory space, and the
 bank bandwidth that bounds kernels and DMAs (`banks * bank_bytes_per_cycle` bytes/cycle).
 
-On a machine with memory levels there is one per on-chip level (`Sram.for_level`), and one
-for DRAM that only keeps the high-water mark (no capacity check: the program's arguments
-live there)."""
+There is one per on-chip level (`Sram.for_level`), and one for DRAM that only keeps the
+high-water mark (no capacity check: the program's arguments live there)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from accelsim.config import MemoryLevel, SramConfig
@@ -51,10 +51,12 @@ class Sram:
         return self._next
 
     @staticmethod
-    def for_level(level: MemoryLevel) -> Sram:
-        """The capacity of one memory level (the root: unchecked)."""
+    def for_level(level: MemoryLevel, names: Mapping[int, str]) -> Sram:
+        """The capacity of one memory level (the root: unchecked), named in messages as
+        `names` (`HardwareConfig.level_names`) has it: "SRAM" on a machine of two levels."""
         cfg = SramConfig(min(level.capacity_kib, 1 << 22), 1, 1)
-        mem = Sram(cfg, f"memory level {level.name} (space {level.space})", checked=not level.is_root)
+        what = f"memory level {level.name} (space {level.space})" if level.space in names else "SRAM"
+        mem = Sram(cfg, what, checked=not level.is_root)
         mem.capacity = level.capacity_bytes
         return mem
 

@@ -102,9 +102,9 @@ def check_units(units: tuple[Unit, ...], config: HardwareConfig) -> LinkUnit | N
     if len(link) > 1:
         raise ConfigError(f"{len(link)} units on the DRAM link ({', '.join(u.name for u in link)}): "
                           "at most one")
-    if link and config.multi_level:
-        raise ConfigError("a unit on the DRAM link of a machine with memory levels is not "
-                          "supported (the two-level machine only)")
+    if link and not config.single_link:
+        raise ConfigError("a unit on the DRAM link of a machine with more than two memory "
+                          "levels is not supported (the two-level machine only)")
     if link and config.dram.model != "bandwidth":
         raise ConfigError(f"a unit on the DRAM link with dram.model = {config.dram.model!r}: "
                           "only the bandwidth model is supported")

@@ -17,12 +17,13 @@ leave; the compiled kernels are then placed in the group's function and the whol
 proven race-free again (`compiler.analysis.races`) before `accelsim.api.run_program` simulates
 it (the program as written, uncompiled, gives its compulsory traffic).
 
-Grouping is greedy over consecutive layers: a layer joins the group before it when the link
-between them fits on chip and the analytic estimate of the longer group is no slower than
-layer-by-layer's and moves fewer DRAM bytes; every group the schedule keeps passes that test,
-so the fused schedule is never slower than layer-by-layer by the estimate. Layers no group
-takes run as layer-by-layer runs them. Depth-first tiles across layers (halo rows) are not
-built: an intermediate too large for the level goes through DRAM.
+Grouping runs over consecutive layers: from each layer, the run of layers whose links fit on
+chip (whole, or as bands of rows: `accelsim.network.depthfirst`, a group whose intermediate
+is too large for the level computed depth-first) is estimated longest first, then half as
+long, then the shortest, and the first whose analytic estimate is no slower than
+layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule keeps passes that
+test, so the fused schedule is never slower than layer-by-layer by the estimate. Layers no
+group takes run as layer-by-layer runs them.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 LINK_SHARE = 0.75
 RESIDENT_SHARE = 0.75
 MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
+MAX_GROUP = 16       # the most layers one group takes (each candidate is compiled and estimated)
+PEAK_HEADROOM = 1.05  # a banded candidate whose layers run this close to peak is not compiled
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ class Group:
     last: int
     onchip: tuple[Link, ...] = ()
     dram: tuple[Link, ...] = ()
+    # > 0: computed depth-first, `band_rows` rows of the last output at a time, every link
+    # on chip as the band of rows its consumer needs (`accelsim.network.depthfirst`)
+    band_rows: int = 0
 
     @property
     def layers(self) -> range:
@@ -135,24 +141,32 @@ def unsupported(cfg: HardwareConfig) -> str | None:
 # grouping
 
 def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
-    """Greedy over consecutive layers (module docstring): each kept group's estimate is no
-    slower than layer-by-layer's and moves fewer DRAM bytes."""
+    """Over consecutive layers (module docstring): from each layer, the runs of layers that
+    form a group with an intermediate on chip (whole or as bands), at most `MAX_GROUP`
+    layers; the longest is estimated first, then one half as long, then the shortest; the
+    first whose estimate is no slower than layer-by-layer's and moves fewer DRAM bytes is
+    kept."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
+        lasts: list[int] = []
+        if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
+            lasts.append(i)
         last = i
-        candidate = _group(plan, i, i)
-        if candidate.onchip and _valid(plan, i, i):  # links inside one layer (pad -> convolution)
-            best = _pays(plan, candidate, base)
-        while last + 1 < len(layers) and _joinable(plan, last, last + 1) \
-                and _valid(plan, i, last + 1):
-            candidate = _group(plan, i, last + 1)
-            run = _pays(plan, candidate, base)
-            if run is None:
+        while last + 1 < len(layers) and last + 1 - i < MAX_GROUP \
+                and _joinable(plan, last, last + 1) and _valid(plan, i, last + 1):
+            if not _group(plan, i, last + 1).onchip:
                 break
-            best, last = run, last + 1
+            last += 1
+            lasts.append(last)
+        tries = list(dict.fromkeys([*lasts[-1:], *lasts[len(lasts) // 2: len(lasts) // 2 + 1],
+                                    *lasts[:1]]))
+        for cand in tries:
+            best = _pays(plan, _group(plan, i, cand), base)
+            if best is not None:
+                break
         if best is not None:
             kept.append(best)
             i = best.group.last + 1
@@ -188,8 +202,10 @@ def _joinable(plan: _Plan, a: int, b: int) -> bool:
     ka, kb = plan.kernels_of(a, a), plan.kernels_of(b, b)
     if not ka or not kb:
         return bool(not kb)  # a view layer joins anything
+    from accelsim.network.depthfirst import view
+
     ln = plan.links.get(ka[-1])
-    return ln is not None and ln.consumer == kb[0] and _fits(plan, ln)
+    return ln is not None and ln.consumer == kb[0] and (_fits(plan, ln) or view(plan, ln) is not None)
 
 
 def _valid(plan: _Plan, first: int, last: int) -> bool:
@@ -224,7 +240,26 @@ def _group(plan: _Plan, first: int, last: int) -> Group:
         else:
             dram.append(ln)
             prev = None
-    return Group(first, last, tuple(onchip), tuple(dram))
+    whole = Group(first, last, tuple(onchip), tuple(dram))
+    if not dram:
+        return whole
+    return _banded(plan, ks) or whole
+
+
+def _banded(plan: _Plan, ks: list[int]) -> Group | None:
+    """Kernels `ks` as a depth-first group (every link on chip as a band of rows), when they
+    are one chain the transform can band and some band fits (`depthfirst.band_plan`)."""
+    from accelsim.network.depthfirst import band_plan
+
+    chain = [plan.links.get(p) for p in ks[:-1]]
+    if not ks or any(ln is None for ln in chain):
+        return None
+    li = plan.flat[ks[0]][0], plan.flat[ks[-1]][0]
+    group = Group(li[0], li[1], tuple(ln for ln in chain if ln is not None), ())
+    if plan.kernels_of(*li) != ks:
+        return None
+    h = band_plan(plan, group)
+    return None if h is None else replace(group, band_rows=h)
 
 
 def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
@@ -235,15 +270,27 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
 
     if not group.onchip:
         return None
+    rows = [base.layers[i].figures for i in group.layers]
+    cycles = sum(int(f["cycles"]) for f in rows)
+    if group.band_rows and _at_peak(plan, group, cycles):
+        return None
     try:
         run = run_group(plan, group, "analytic")
     except AccelsimError:
         return None
-    rows = [base.layers[i].figures for i in group.layers]
-    cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
+
+
+def _at_peak(plan: _Plan, group: Group, cycles: int) -> bool:
+    """Whether layer-by-layer already runs the group's layers within `PEAK_HEADROOM` of the
+    MAC array's peak: banding them cannot be faster (it adds the bands' DMA waits and window
+    moves), so the candidate is not compiled."""
+    from accelsim.report.roofline import peak_compute_cycles
+
+    macs = sum(plan.network.layers[i].macs for i in group.layers)
+    return cycles <= PEAK_HEADROOM * peak_compute_cycles(plan.config, macs, 0, 0)
 
 
 # -------------------------------------------------------------------------------------------
@@ -259,7 +306,7 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
     from accelsim.errors import CompilerBugError
 
     t0 = time.perf_counter()
-    gp = group_modules(plan, group)
+    gp = program_of_group(plan, group)
     source, compiled, peak = gp.source, gp.compiled, gp.peak
     if not compile_cache.proven_race_free(compiled):  # a group of this content: proven once
         race = first_race(compiled)
@@ -291,8 +338,18 @@ class GroupProgram:
     args: tuple[tuple[str, int, str], ...]
 
 
+def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
+    """The group as one program: whole intermediates (`group_modules`) or depth-first bands
+    (`depthfirst.banded_modules`)."""
+    if group.band_rows:
+        from accelsim.network.depthfirst import banded_modules
+
+        return banded_modules(plan, group)
+    return group_modules(plan, group)
+
+
 def group_modules(plan: _Plan, group: Group) -> GroupProgram:
-    """The group as one program (`GroupProgram`)."""
+    """The group of whole intermediates as one program (`GroupProgram`)."""
     ks = plan.kernels_of(group.first, group.last)
     into = {ln.consumer: ln for ln in (*group.onchip, *group.dram)}
     out_of = {ln.producer: ln for ln in (*group.onchip, *group.dram)}
@@ -347,6 +404,27 @@ def _compile_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None, on
     cfg = plan.config if not resident else plan.config.with_overrides({"sram.capacity_kib": cap_kib})
     compile_for_accelerator(cfg, module, w.func_name)
     return source, module, _fast_bytes(module, fast)
+
+
+def _compile_band(plan: _Plan, bk: Any, resident: int) -> tuple[Any, int]:
+    """One band's kernel (`depthfirst.BandKernel`) compiled by the accelerator pipeline for
+    the capacity the group's band buffers (`resident` bytes) leave, and the bytes of its own
+    fast buffers; the same program (an interior band's) compiles once."""
+    from accelsim.compile.accelerator import compile_for_accelerator
+    from accelsim.errors import InputError
+    from compiler.text.printer import print_module
+
+    key = ("band", print_module(bk.module), resident)
+    if key not in plan.compiled:
+        module = bk.module.clone()
+        cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
+        if cap_kib < MIN_TILE_KIB:
+            raise InputError(f"kernel {bk.func_name}: {cap_kib} KiB left beside its band buffers")
+        cfg = plan.config.with_overrides({"sram.capacity_kib": cap_kib})
+        compile_for_accelerator(cfg, module, bk.func_name)
+        plan.compiled[key] = (None, module, _fast_bytes(module, plan.config.spaces.sram))
+    _, done, own = plan.compiled[key]
+    return done, own
 
 
 def _retype(func: Any, name: str, shape: tuple[int, ...] | None, space: int | None, pad: int) -> None:
@@ -602,7 +680,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
         figs.update(dram_bytes_saved=None if before is None else before - int(figs["dram_bytes"] or 0),
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
-                    onchip_links=len(g.group.onchip), dram_links=len(g.group.dram))
+                    onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
+                    band_rows=g.group.band_rows)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -614,7 +693,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
     nf = {"baseline_dram_bytes": total,
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
-                            "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram)}
+                            "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
+                            "band_rows": g.group.band_rows}
                            for g in groups]}
     return replace(out, network_figures=nf)
 
@@ -660,7 +740,7 @@ class FusedData:
         from accelsim.dse.evaluate import report_figures
 
         plan = self.plan
-        gp = group_modules(plan, group)
+        gp = program_of_group(plan, group)
         func = _entry(gp.source)
         arrays: dict[str, Any] = {}
         labels = {(p, name): label for label, p, name in gp.args}

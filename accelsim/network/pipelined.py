@@ -72,11 +72,10 @@ def group_overrides(config: Any, k: int) -> dict[str, Scalar]:
             out["interconnect.mesh_cols"] = cols
             out["interconnect.memory_row"] = min(ic.memory_row, rows - 1)
             out["interconnect.memory_col"] = min(ic.memory_col, cols - 1)
-    if config.multi_level:
-        for lv in config.shared_levels()[1:]:
-            key = f"memory.{lv.name}"
-            out[f"{key}.capacity_kib"] = max(1, lv.capacity_kib * k // n)
-            out[f"{key}.ports"] = max(1, lv.ports * k // n)
+    for lv in config.shared_levels()[1:]:  # the shared on-chip levels (none with one link)
+        key = f"memory.{lv.name}"
+        out[f"{key}.capacity_kib"] = max(1, lv.capacity_kib * k // n)
+        out[f"{key}.ports"] = max(1, lv.ports * k // n)
     return out
 
 

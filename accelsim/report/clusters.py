@@ -144,7 +144,7 @@ def cluster_report(trace: Trace, config: HardwareConfig, cycles: int, ideal_comp
             level_bytes[u.split(".")[1]] += nbytes
     span = max(cycles, 1)
     # the interconnect counts a cluster's DRAM bytes when its one link is the one from DRAM
-    own = cluster_dram if not config.multi_level or len(config.links()) == 1 else None
+    own = cluster_dram if config.single_link else None
     rows = tuple(ClusterRow(k, busy[k], stall[k], barrier[k], busy[k] / span,
                             own["read"][k] if own else None, own["write"][k] if own else None)
                  for k in range(n))
@@ -195,7 +195,7 @@ def cluster_energy(rep: ClusterReport, stats: Any, config: HardwareConfig, secon
     from accelsim.cost.energy import energy
 
     per_level: dict[str, float] = {}
-    if config.multi_level:
+    if not config.single_link:
         per_level = {"dram_pj": levels[0].energy_pj, "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
     return energy(config, dram_bytes=rep.dram_read + rep.dram_written + rep.dram_copied,
                   sram_bytes=int(stats.kernel_sram_bytes) + int(stats.dma_sram_bytes),
@@ -217,7 +217,7 @@ def cluster_figures(result: Any, config: HardwareConfig, analytic_cycles: int, d
     n = max(len(rep.rows), 1)
     busy = sum(r.busy_cycles for r in rep.rows) / n
     levels = cluster_levels(rep, result.stats, config, result.level_peaks or {}) \
-        if config.multi_level else ()
+        if not config.single_link else ()
     energy = cluster_energy(rep, result.stats, config, result.seconds, levels)
     totals: dict[str, Any] = {
         "compute_busy_cycles": busy,

@@ -203,7 +203,7 @@ class Report:
     extra: Mapping[str, Any] = field(default_factory=dict)
     levels: tuple[LevelRow, ...] = ()   # one per memory level, DRAM first (report/levels.py)
     links: tuple[LinkRow, ...] = ()     # one per link, in chain order
-    hierarchy: bool = False             # the config has [[memory]] levels
+    hierarchy: bool = False             # the config has more than two memory levels
     dataflow: str = "fixed"          # compute.dataflow of a matrix unit ("" on a vector unit)
     array_folds: int = 0             # folds under a systolic dataflow
     array_pe_used: int = 0           # PEs mapped, summed over the folds
@@ -264,7 +264,7 @@ class Report:
         levels = level_rows(config, tf, stats, level_peaks, sram_peak_bytes, buffers)
         links = link_rows(config, trace, tf, total)
         per_level: dict[str, float] = {}
-        if config.multi_level:  # per level: its bytes at its own energies
+        if not config.single_link:  # per level: its bytes at its own energies
             per_level = {"dram_pj": levels[0].energy_pj,
                          "sram_pj": sum(lv.energy_pj for lv in levels[1:])}
         energy = energy_of(config, dram_bytes=moved,
@@ -285,7 +285,7 @@ class Report:
             sram_capacity_bytes=config.sram.capacity_bytes, energy=energy, macs=int(stats.macs),
             alu_ops=int(stats.alu_ops), special_ops=int(stats.special_ops),
             dma_ops=int(stats.dma_ops), kernel_calls=int(stats.kernel_calls), flags=tuple(flags),
-            levels=levels, links=links, hierarchy=config.multi_level,
+            levels=levels, links=links, hierarchy=not config.single_link,
             dataflow=config.compute.dataflow if config.compute.kind == "matrix" else "",
             array_folds=int(getattr(stats, "array_folds", 0)),
             array_pe_used=int(getattr(stats, "array_pe_used", 0)),

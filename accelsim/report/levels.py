@@ -82,15 +82,11 @@ class LinkRow:
 
 def link_units(config: HardwareConfig) -> list[list[str]]:
     """The trace units of each link's engines, in `config.links()` order."""
-    if not config.multi_level:
-        return [[f"dma{k}" for k in range(config.dma.engines)]]
-    return [[f"dma[{lk.name}]{k}" for k in range(lk.engines)] for lk in config.links()]
+    return [config.engine_names(k) for k in range(len(config.links()))]
 
 
 def port_units(config: HardwareConfig) -> list[str]:
     """The trace units of the ports of the levels that are some link's parent (on-chip)."""
-    if not config.multi_level:
-        return []
     return [f"port.{lv.name}.{k}" for lv in config.memory_chain()[1:-1] for k in range(lv.ports)]
 
 
@@ -111,7 +107,7 @@ def level_traffic(config: HardwareConfig, dram: tuple[int, int, int], stats: Any
     chain = config.memory_chain()
     read, written, copied = dram
     rw: list[tuple[int, int]] = [(read + copied // 2, written + copied - copied // 2)]
-    if not config.multi_level:
+    if config.single_link:  # no hops counted: the one link's transfers by direction
         into = sum(b.bytes for b in buffers if b.direction == "in")
         out = sum(b.bytes for b in buffers if b.direction == "out")
         within = max(0, int(stats.dma_sram_bytes) - into - out) // 2
@@ -137,7 +133,7 @@ def link_rows(config: HardwareConfig, trace: Trace, tf: SummaryFigures, total: i
               ) -> tuple[LinkRow, ...]:
     chain = config.memory_chain()
     units = link_units(config)
-    covers = _link_covers(trace, units) if config.multi_level else None
+    covers = None if config.single_link else _link_covers(trace, units)
     rows = []
     for k, lk in enumerate(config.links()):
         nbytes = sum(tf.units.get(u, (0, 0, 0))[1] for u in units[k])
@@ -152,7 +148,7 @@ def link_rows(config: HardwareConfig, trace: Trace, tf: SummaryFigures, total: i
 
 
 def _link_covers(trace: Trace, units: Sequence[Sequence[str]]) -> list[tuple[int, int, int]]:
-    """Per link (busy, hidden, exposed) from the records (a multi-level run keeps them)."""
+    """Per link (busy, hidden, exposed) from the records (a run of several links keeps them)."""
     recs = trace.kept_records()
     by_unit: dict[str, list[tuple[int, int]]] = {}
     for r in recs:

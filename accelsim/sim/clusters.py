@@ -112,15 +112,15 @@ def simulate_clusters(modules: Sequence[ModuleOp], config: HardwareConfig,
             setattr(stats, key, getattr(stats, key) + getattr(ex.stats, key))
         for key, n in ex.stats.macs_by_dtype.items():
             stats.macs_by_dtype[key] = stats.macs_by_dtype.get(key, 0) + n
-        if config.multi_level:  # every cluster's per-level bytes (the report's level rows)
-            for space, nbytes in ex.stats.kernel_level_bytes.items():
-                stats.kernel_level_bytes[space] = stats.kernel_level_bytes.get(space, 0) + nbytes
-            mine = ex.machine.cp.level_bytes
-            if not stats.level_dma_bytes:
-                stats.level_dma_bytes = [[0, 0] for _ in mine]
-            for tot, (r, w) in zip(stats.level_dma_bytes, mine, strict=True):
-                tot[0] += r
-                tot[1] += w
+        # every cluster's per-level bytes (the report's level rows; one link: none counted)
+        for space, nbytes in ex.stats.kernel_level_bytes.items():
+            stats.kernel_level_bytes[space] = stats.kernel_level_bytes.get(space, 0) + nbytes
+        mine = ex.machine.cp.level_bytes
+        if not stats.level_dma_bytes:
+            stats.level_dma_bytes = [[0, 0] for _ in mine]
+        for tot, (r, w) in zip(stats.level_dma_bytes, mine, strict=True):
+            tot[0] += r
+            tot[1] += w
     outputs = {n: b.array for n, b in bufs0.items()} if opts.functional else None
     cycles = int(env.now)
     sram_peak = max(ex.machine.sram.peak for ex in executors)

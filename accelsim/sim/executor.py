@@ -12,9 +12,9 @@ Each op becomes a step once (`Executor.step`, a table keyed by the op's type): a
 `step(vals)` bound to the op's plan (`accelsim.sim.plans`: everything that does not change
 between executions), so the per-execution work is the dynamic part: indices, hazard checks
 against what is in flight, the machine's state. DMA starts, waits and kernel calls run the
-handlers of `accelsim.sim.handlers` (one definition each; specialized to the op when the
-control program runs compiled). The control program itself runs compiled to Python
-(`accelsim.sim.fast_path`) or block by block here (`SimOptions.compiled`).
+handlers of `accelsim.sim.handlers` (one closure per op, which asks the machine for time
+through the `Machine` protocol, `accelsim.cost.machine`). The control program itself runs
+compiled (`accelsim.sim.fast_path`) or block by block here (`SimOptions.compiled`).
 
 Every misuse real hardware would corrupt silently is a `HazardError` naming the op, its
 location and the simulated cycle (`accelsim.sim.hazards`); SRAM overflow is a `CapacityError`.
@@ -37,14 +37,7 @@ from accelsim.errors import InputError, SimulationError
 from accelsim.hw.machine import Machine, SharedParts
 from accelsim.hw.units import Unit
 from accelsim.sim.fast_path import Step, compile_control
-from accelsim.sim.handlers import (
-    generic_call,
-    generic_dma_start,
-    generic_dma_wait,
-    specialize_call,
-    specialize_dma_start,
-    specialize_dma_wait,
-)
+from accelsim.sim.handlers import call_handler, dma_start_handler, dma_wait_handler
 from accelsim.sim.hazards import Hazards
 from accelsim.sim.kernel_calls import KernelCalls
 from accelsim.sim.memory import Buffer, InFlightCopy, InFlightDma, RuntimeValue, Vals
@@ -85,11 +78,6 @@ class BlockSteps(NamedTuple):
 class Executor:
     """Runs one function of `module` on a fresh machine for `config` (`run`)."""
 
-    # the generic handlers (`accelsim.sim.handlers`), as methods: `handler(plan, vals)`
-    _dma_start_p = generic_dma_start
-    _dma_wait_p = generic_dma_wait
-    _call_p = generic_call
-
     def __init__(self, module: O.ModuleOp, config: HardwareConfig, *,
                  options: SimOptions | None = None, kernel_runner: KernelRunner | None = None,
                  functional: bool | None = None, compiled: bool | None = None,
@@ -100,15 +88,15 @@ class Executor:
         self.config = config
         self.options = opts
         self.functional = opts.functional
-        self.compiled = opts.compiled  # specialized handlers and the compiled control program
+        self.compiled = opts.compiled  # the compiled control program
         # the trace: every record, or only the summary the report needs (folded as it goes)
-        # (a machine with memory levels keeps its records: the per-link figures read them)
+        # (a machine of several links keeps its records: the per-link figures read them)
         # (a many-cluster run's trace is the shared parts': its `UnitTally`, if it keeps one,
         # is folded by every cluster's executor as a summary is)
         self.summary: TraceSummary | UnitTally | None = None
         if shared is not None:
             self.summary = shared.trace.tally
-        elif not opts.keep_records and not config.multi_level:
+        elif not opts.keep_records and config.single_link:
             self.summary = TraceSummary()
         self.machine = m = Machine(config, Trace.summarized(self.summary)
                                    if isinstance(self.summary, TraceSummary) else None,
@@ -117,8 +105,7 @@ class Executor:
         self.trace = m.trace
         self.cost = CostModel.for_config(config)
         self.stats = RunStats()
-        self.hazards = Hazards(self.env, {lv.space: lv.name for lv in config.memory_chain()}
-                               if config.multi_level else None)
+        self.hazards = Hazards(self.env, config.level_names())
         sp = config.spaces
         self.sram_space, self.dram_space, self.tag_space = sp.sram, sp.dram, sp.tag
         self.kernel_calls = KernelCalls(self.hazards, self.stats, sp.dram)
@@ -493,22 +480,19 @@ def _scalar_step(ex: Executor, op: Operation) -> Step:
 def _dma_start_step(ex: Executor, op: O.AffineDmaStartOp) -> Step:
     p = ex.plan(op)
     assert isinstance(p, DmaStartPlan)
-    h = specialize_dma_start(ex, p) if ex.compiled else None
-    return h if h is not None else partial(ex._dma_start_p, p)
+    return dma_start_handler(ex, p)
 
 
 def _dma_wait_step(ex: Executor, op: O.AffineDmaWaitOp) -> Step:
     p = ex.plan(op)
     assert isinstance(p, DmaWaitPlan)
-    h = specialize_dma_wait(ex, p) if ex.compiled else None
-    return h if h is not None else partial(ex._dma_wait_p, p)
+    return dma_wait_handler(ex, p)
 
 
 def _call_step(ex: Executor, op: O.CallOp) -> Step:
     p = ex.plan(op)
     assert isinstance(p, CallPlan)
-    h = specialize_call(ex, p) if ex.compiled else None
-    return h if h is not None else partial(ex._call_p, p)
+    return call_handler(ex, p)
 
 
 _STEPS: dict[type[Operation], Callable[[Executor, Operation], Step]] = {

@@ -85,7 +85,7 @@ class DmaStartPlan:
     label_src: Buffer | None = None
     label_dst: Buffer | None = None
     label: str = ""
-    levels: LevelCostModel | None = None  # memory levels: the hops of each transfer
+    levels: LevelCostModel | None = None  # several links: the hops of each transfer
     code: IndexCode | None = None  # `lins` as index code (`codegen.index_code`), to inline
 
     def tag_index(self, vals: Vals) -> tuple[int, ...]:
@@ -269,7 +269,7 @@ class PlanContext:
     spaces: SpacesConfig
     funcs: Mapping[str, O.FuncOp]
     dma_cost: DmaCostModel
-    config: HardwareConfig | None = None  # memory levels: routes and hop costs from it
+    config: HardwareConfig | None = None  # routes and hop costs from it (always given)
 
 
 def _is_constant(v: Value) -> bool:
@@ -299,23 +299,21 @@ def _dma_start_plan(op: O.AffineDmaStartOp, cx: PlanContext) -> DmaStartPlan:
     assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
     spaces = cx.spaces
     sd, dd = st.memory_space == spaces.dram, dt.memory_space == spaces.dram
-    kind = "read" if sd and not dd else "write" if dd and not sd else "copy"
-    levels = None
-    sram_sides = (st.memory_space == spaces.sram) + (dt.memory_space == spaces.sram)
     cfg = cx.config
-    if cfg is not None and cfg.multi_level:
-        levels = LevelCostModel.for_config(cfg)
-        sl, dl = cfg.level_of_space(st.memory_space), cfg.level_of_space(dt.memory_space)
-        try:
-            cfg.route(st.memory_space, dt.memory_space)
-        except ConfigError as exc:
-            raise HazardError(f"{op.NAME} from %{op.src.name_hint or 'src'} "
-                              f"({_level_name(sl, st.memory_space)}) to %{op.dst.name_hint or 'dst'} "
-                              f"({_level_name(dl, dt.memory_space)}): {exc}", op.loc) from None
-        chain = cfg.memory_chain()
-        a, b = chain.index(sl), chain.index(dl)  # type: ignore[arg-type]
-        kind = "read" if a < b else "write" if a > b else "copy"
-        sram_sides = (a > 0) + (b > 0)  # its bytes through on-chip ports, for the energy
+    assert cfg is not None
+    sl, dl = cfg.level_of_space(st.memory_space), cfg.level_of_space(dt.memory_space)
+    try:
+        cfg.route(st.memory_space, dt.memory_space)
+    except ConfigError as exc:
+        raise HazardError(f"{op.NAME} from %{op.src.name_hint or 'src'} "
+                          f"({_level_name(sl, st.memory_space)}) to %{op.dst.name_hint or 'dst'} "
+                          f"({_level_name(dl, dt.memory_space)}): {exc}", op.loc) from None
+    chain = cfg.memory_chain()
+    a, b = chain.index(sl), chain.index(dl)  # type: ignore[arg-type]
+    kind = "read" if a < b else "write" if a > b else "copy"
+    sram_sides = (a > 0) + (b > 0)  # its bytes through on-chip ports, for the energy
+    # several links: a transfer is its hops (one link: the one hop is the transfer's cost)
+    levels = None if cfg.single_link else LevelCostModel.for_config(cfg)
     sides = [(op.src_map, op.src_indices, st), (op.dst_map, op.dst_indices, dt),
              (op.tag_map, op.tag_indices, op.tag.type)]
     code = index_code(sides, ("s0", "d0", "t0"))

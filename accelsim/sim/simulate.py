@@ -95,8 +95,7 @@ def simulate(module: ModuleOp, config: HardwareConfig | str = "default",
     outputs = {k: b.array for k, b in bufs.items()} if opts.functional else None  # type: ignore[misc]
     cycles = int(ex.env.now)
     m = ex.machine
-    if cfg.multi_level:
-        ex.stats.level_dma_bytes = [list(x) for x in m.cp.level_bytes]
+    ex.stats.level_dma_bytes = [list(x) for x in m.cp.level_bytes]  # (one link: none)
     by_space = m.level_peaks()
     peaks = {lv.name: by_space.get(lv.space, 0) for lv in cfg.memory_chain()}
     ex.trace.metadata.update(config=cfg.name, config_hash=cfg.hash(), func=f.sym_name,

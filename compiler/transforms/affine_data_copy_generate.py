@@ -145,6 +145,11 @@ class Options:
     # another cluster, and reading them races (`accelsim.compile.clusters` sets it when the
     # box copy-ins of the clusters' shares race)
     exact_copy_in: bool = False
+    # this project's extension: a DMA moves at most this many rows (the chunks of a strided
+    # transfer); a longer copy is a loop of DMAs of that many rows each, as an engine whose
+    # descriptor is limited in rows issues it (Gemmini's mvin: at most DIM rows; the
+    # accelerator pipeline sets it from `dma.max_rows`). 0: no limit (upstream's one DMA)
+    max_dma_rows: int = 0
 
     def __post_init__(self) -> None:
         for name in ("fast_mem_space", "slow_mem_space", "tag_mem_space"):
@@ -154,6 +159,8 @@ class Options:
             raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
         if self.copy_depth < 0:
             raise ValueError(f"copy-depth must be >= 0, got {self.copy_depth}")
+        if self.max_dma_rows < 0:
+            raise ValueError(f"max-dma-rows must be >= 0, got {self.max_dma_rows}")
 
     @property
     def one_space(self) -> bool:
@@ -460,7 +467,8 @@ class AffineDataCopyGeneratePass(Pass):
         spec = CopySpec(memref, tuple(region.lower), tuple(int(e) for e in region.extents),
                         clipped, read, region.written, dense, loc, k, limits, uppers,
                         opts.exact_copy_out or below,
-                        read and (below or (opts.exact_copy_in and not box.is_subset(region.exact))))
+                        read and (below or (opts.exact_copy_in and not box.is_subset(region.exact))),
+                        opts.max_dma_rows)
         if k > 1:
             self.remark(loc, f"%{memref.name_hint or '?'}: one element in {k} of the last dimension is "
                              f"accessed; the buffer is compacted to {spec.buffer_shape}")

@@ -16,11 +16,15 @@ only: the copies above a tile loop (a row vector every tile reads, the first til
 pipeline) are waited for one after the other before any of them overlaps anything. Not an
 upstream mlir-opt pass; this project runs it last in the accelerator pipeline.
 
-A wait does not pass another wait (the waits keep their order, and a second run moves
-nothing). An op can see a transfer when it, or any op nested in it, uses the transfer's source or
-destination memref or its tag memref (another DMA on the tag, a load or store of the
+A wait passes the waits on other tag memrefs (waits only stall the control processor: in
+any order, it resumes once all of them returned), never one on its own tag; waits that stop
+before the same op keep their order, and a second run moves nothing. An op can see a
+transfer when it, or any op nested in it, writes the transfer's source, or uses its
+destination or its tag memref in any way (another DMA on the tag, a load or store of the
 buffer, a dealloc), is a call or an op of a dialect we do not model (its memory effects are
-unknown: `OpaqueOp`), or is the block's terminator. Distinct memref values are taken not to
+unknown: `OpaqueOp`), or is the block's terminator; a load of the source, or a DMA reading
+it, reads what the transfer reads and may run while it is in flight (a copy-out's wait
+passes a nest that only reads the buffer written back). Distinct memref values are taken not to
 alias, as in the dependence analysis. The wait moves within its block only, after its own
 start (a wait whose start is not earlier in the block stays), so every start still has its
 wait, in the same order among the waits of one tag; no value, operation or float order
@@ -30,9 +34,20 @@ merely still in flight while ops that do not touch its memory run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from compiler.analysis.dependence import dependence_list
 from compiler.ir.core import Block, Operation, Value
-from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, AffineForOp, CallOp, FuncOp, ModuleOp
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AffineLoadOp,
+    CallOp,
+    DeallocOp,
+    FuncOp,
+    ModuleOp,
+)
 from compiler.ir.ops.opaque import OpaqueOp
 from compiler.transforms.pass_base import Pass
 
@@ -60,14 +75,25 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         start = _start_of(block, wait)
         if start is None:
             continue
-        seen = {id(v) for v in (start.src, start.dst, start.tag)}
+        seen = _Transfer(id(start.src), id(start.dst), id(start.tag))
         ops = block.ops
+        # the tag's dealloc just below the wait (nothing between uses the tag) goes with it
+        free = _tag_dealloc(block, wait)
+        at = block.index_of(free) if free is not None else -1
+        if free is not None:
+            free.detach()
         i = block.index_of(wait)
         j = i + 1
-        while j < len(ops) and not isinstance(ops[j], AffineDmaWaitOp) and not _sees(ops[j], seen):
+        while j < len(ops) and not seen.seen_by(ops[j]):
             j += 1
-        if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
+        # past another wait, a nest's first part would run after that transfer anyway: no split
+        passed = any(isinstance(o, AffineDmaWaitOp) for o in ops[i + 1:j])
+        if distribute and not passed and j < len(ops) and isinstance(ops[j], AffineForOp) \
+                and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
+        # before the waits, sunk already, that stop at the same op: they keep their order
+        while j > i + 1 and isinstance(ops[j - 1], AffineDmaWaitOp):
+            j -= 1
         if j > i + 1:
             anchor = ops[j] if j < len(ops) else None
             wait.detach()
@@ -76,7 +102,22 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
             else:
                 block.insert_before(anchor, wait)
             moved += 1
+            if free is not None:
+                block.insert_after(wait, free)
+        elif free is not None:
+            block.insert(at, free)
     return moved
+
+
+def _tag_dealloc(block: Block, wait: AffineDmaWaitOp) -> DeallocOp | None:
+    """The dealloc of the wait's tag memref after it in the block, when no op in between
+    uses the tag."""
+    for op in block.ops[block.index_of(wait) + 1:]:
+        if isinstance(op, DeallocOp) and op.memref is wait.tag:
+            return op
+        if _sees(op, {id(wait.tag)}):
+            return None
+    return None
 
 
 def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:
@@ -91,7 +132,42 @@ def _start_of(block: Block, wait: AffineDmaWaitOp) -> AffineDmaStartOp | None:
     return None
 
 
-def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Transfer:
+    """The memrefs of one DMA (by id): what an op must not touch while it is in flight."""
+
+    src: int
+    dst: int
+    tag: int
+
+    def seen_by(self, op: Operation) -> bool:
+        """`op` (or an op nested in it) writes the source, uses the destination or the tag,
+        has unknown effects, or is a terminator."""
+        if op.IS_TERMINATOR:
+            return True
+        for o in op.walk():
+            if isinstance(o, CallOp | OpaqueOp):
+                return True
+            for k, v in enumerate(o.operands):
+                if not isinstance(v, Value):
+                    continue
+                if id(v) in (self.dst, self.tag):
+                    return True
+                if id(v) == self.src and not _reads_only(o, k):
+                    return True
+        return False
+
+
+def _reads_only(op: Operation, k: int) -> bool:
+    """Operand `k` of `op` is a memref the op only reads: a load's, a DMA's source."""
+    if isinstance(op, AffineLoadOp):
+        return k == 0
+    if isinstance(op, AffineDmaStartOp):
+        return k == 0 and op.dst is not op.src and op.tag is not op.src
+    return False
+
+
+def _distribute(nest: AffineForOp, seen: _Transfer) -> bool:
     """Split `nest` in two after the leading ops of its first body with more than one op
     that do not see the transfer (`_sees`), the rest in a copy of the loops placed after it,
     where that is legal; True when split.
@@ -114,7 +190,7 @@ def _distribute(nest: AffineForOp, seen: set[int]) -> bool:
             continue
         break
     p = 0
-    while p < len(body) and not _sees(body[p], seen):
+    while p < len(body) and not seen.seen_by(body[p]):
         p += 1
     if p == 0 or p == len(body):
         return False

@@ -12,7 +12,11 @@ from compiler.diagnostics import OptionError, Remark
 from compiler.ir.analysis_cache import invalidate
 from compiler.ir.ops import FuncOp, ModuleOp
 from compiler.transforms.affine_cluster_distribute import AffineClusterDistributePass
+from compiler.transforms.affine_copy_forward import AffineCopyForwardPass
+from compiler.transforms.affine_copy_stream import AffineCopyStreamPass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
+from compiler.transforms.affine_dma_forward import AffineDmaForwardPass
+from compiler.transforms.affine_dma_start_hoist import AffineDmaStartHoistPass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
 from compiler.transforms.affine_loop_interchange import AffineLoopInterchangePass
 from compiler.transforms.affine_loop_tile import AffineLoopTilePass
@@ -37,6 +41,10 @@ PASSES: Mapping[str, type[Pass]] = {
         AffinePipelineDataTransferPass,
         AffineScalarReplacePass,
         AffineDmaWaitSinkPass,
+        AffineCopyForwardPass,
+        AffineCopyStreamPass,
+        AffineDmaForwardPass,
+        AffineDmaStartHoistPass,
         AffineSiblingFusionPass,
         AffineProducerConsumerFusionPass,
         OutlineKernelsPass,

@@ -64,7 +64,7 @@ def test_two_level_presets_are_the_derived_case():
     for name in ("default", "edge", "server"):
         cfg = load_config(name)
         dram, sram = cfg.memory_chain()
-        assert not cfg.multi_level
+        assert cfg.single_link
         assert (dram.name, dram.space, dram.parent) == ("dram", cfg.spaces.dram, None)
         assert (sram.name, sram.space, sram.parent) == ("sram", cfg.spaces.sram, "dram")
         assert sram.capacity_bytes == cfg.sram.capacity_bytes
@@ -82,7 +82,7 @@ def test_three_level_preset():
     assert "three_level" in preset_names()
     cfg = load_config("three_level")
     names = [lv.name for lv in cfg.memory_chain()]
-    assert names == ["dram", "glb", "spad"] and cfg.multi_level
+    assert names == ["dram", "glb", "spad"] and not cfg.single_link
     dram, glb, spad = cfg.memory_chain()
     assert [lv.parent for lv in cfg.memory_chain()] == [None, "dram", "glb"]
     assert glb.capacity_bytes > spad.capacity_bytes

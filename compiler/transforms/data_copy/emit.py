@@ -17,17 +17,19 @@ the buffer. Where upstream MLIR is wrong this module is not:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.diagnostics import Location
-from compiler.ir.builder import IndexExpr, affine_map_of
+from compiler.ir.builder import Constraint, IndexExpr, affine_map_of, integer_set_of
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
+    AffineIfOp,
     AffineLoadOp,
     AffineMinOp,
     AffineStoreOp,
@@ -68,6 +70,9 @@ class CopySpec:
     # a box with elements the range never touches: the copy-in reads only the loaded
     # elements (point-wise) instead of the whole box (`exact-copy-in`)
     exact_in: bool = False
+    # > 0: a DMA moves at most this many rows (chunks of a strided transfer), as a DMA engine
+    # whose descriptor is limited in rows (Gemmini's mvin: DIM rows); 0: no limit
+    max_rows: int = 0
 
     def limit(self, d: int) -> int | None:
         if self.limits and self.limits[d] is not None:
@@ -249,85 +254,191 @@ def dma_outer_dims(spec: CopySpec) -> int:
     return k
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How one copy is cut into DMAs: a loop (unit step) over each dim before `j`, then one
+    DMA per block of `rows` rows of dim j (None: one DMA for all its rows), single-stride
+    (`level`: (stride, elements per stride) or None when contiguous)."""
+
+    j: int
+    rows: int | None
+    level: tuple[int, int] | None
+
+
+def _layout(spec: CopySpec, k: int, shape: Sequence[int]) -> _Layout:
+    """The DMAs of a copy whose first `k` dims are walked by loops (`dma_outer_dims`),
+    blocks of at most `spec.max_rows` rows (stride chunks) each when the spec limits them."""
+    if spec.lattice > 1:
+        lv = (spec.lattice, 1) if spec.buffer_shape[-1] > 1 else None
+        return _Layout(k, None, lv)
+    levels = stride_levels(spec.extents[k:], shape[k:])
+    if not levels:
+        return _Layout(k, None, None)
+    d, st, pe = levels[0]               # chunks run over dims k .. k + d - 1 (sub coordinates)
+    level = (st, pe)
+    if spec.max_rows <= 0 or math.prod(spec.extents[k:k + d]) <= spec.max_rows:
+        return _Layout(k, None, level)
+    # the outermost dim j whose inner chunks fit one descriptor, cut into blocks of rows
+    j = next(j for j in range(k, k + d) if math.prod(spec.extents[j + 1:k + d]) <= spec.max_rows)
+    rows = spec.max_rows // math.prod(spec.extents[j + 1:k + d])
+    return _Layout(j, rows if rows < spec.extents[j] else None, level)
+
+
 def _dma_copy(spec: CopySpec, buf: Value, place: Placement, func: FuncOp, tag_space: int,
               outgoing: bool) -> list[Operation]:
     loc = spec.loc
     shape = [int(s) for s in spec.mtype.shape]  # type: ignore[arg-type]
     r = len(spec.extents)
     k = dma_outer_dims(spec)
-    tag_shape = tuple(spec.extents[:k])
-    tag_t = MemRefType(tag_shape if any(e > 1 for e in tag_shape) else (1,) * max(1, k), I32, tag_space)
+    forms = [(spec, _layout(spec, k, shape))]
+    full = _full_rows(spec, k)
+    if full is not None:
+        # rows of dim k clipped: where they are whole (every iteration but a partial tile's)
+        # the copy takes the unclipped form, fewer and longer DMAs, under an affine.if
+        fspec = full[0]
+        forms.insert(0, (fspec, _layout(fspec, dma_outer_dims(fspec), shape)))
+    rank = min(r, max(f.j + (f.rows is not None) for _, f in forms))
+    tag_shape = tuple(spec.extents[:rank])
+    tag_t = MemRefType(tag_shape if any(e > 1 for e in tag_shape) else (1,) * max(1, rank), I32,
+                       tag_space)
     tag_alloc = AllocOp(tag_t, loc=loc, name_hint="tag")
     put = place.put_out if outgoing else place.put_in
     put(tag_alloc)
     tag = tag_alloc.result
-    sub_ext, sub_shape = spec.extents[k:], shape[k:]
-    levels = stride_levels(sub_ext, sub_shape)
-    inner = math.prod(sub_ext[1:]) if r - k > 1 else 1
-    if spec.lattice > 1:
-        levels = [(r - 1, spec.lattice, 1)] if spec.buffer_shape[-1] > 1 else []
 
-    def build(into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
-        # Element count: rows of dim k (clipped) times the full inner sub-box.
-        count = _count_value(spec, k, inner, outer_ivs, into, func)
-        mem_idx = [*outer_ivs, *spec.lower[k:]]
-        buf_idx = [*(x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)),
-                   *(const_expr(0) for _ in range(r - k))]
-        tag_idx = [x - lo for x, lo in zip(outer_ivs, spec.lower, strict=False)] or [const_expr(0)]
+    def build(sp: CopySpec, lay: _Layout, into: Block, outer_ivs: list[IndexExpr], wait: bool) -> None:
+        j = lay.j
+        inner = math.prod(sp.extents[j + 1:]) if r - j > 1 else 1
+        if lay.rows is None:
+            # rows of dim j (clipped) times the full inner sub-box
+            count = _count_value(sp, j, inner, outer_ivs, into, func)
+            first = sp.lower[j:] if j < r else []
+        else:
+            # a block of `rows` rows of dim j from the loop's IV, the last one clipped
+            b = outer_ivs[-1]
+            outer_ivs = outer_ivs[:-1]
+            ubs = [x - b for x in sp.upper(j)]
+            m, ops = affine_map_of([const_expr(lay.rows * inner), *(u * inner for u in ubs)])
+            mn = AffineMinOp(m, ops, loc=loc)
+            into.insert_before(into.ops[-1], mn)
+            count = mn.result
+            first = [b, *sp.lower[j + 1:]]
+        mem_idx = [*outer_ivs, *first]
+        rel = [x - lo for x, lo in zip(mem_idx, sp.lower, strict=True)]
+        buf_idx = sp.buffer_index(mem_idx) if sp.lattice > 1 else rel
+        tag_idx = rel[:rank] or [const_expr(0)]
         tm, to = affine_map_of(tag_idx)
         if wait:
             into.insert_before(into.ops[-1], AffineDmaWaitOp(tag, tm, to, count, loc=loc))
             return
         stride = per = None
-        if levels:
-            _, st, pe = levels[0]
-            stride = constant_index(func, st, loc)
-            per = constant_index(func, pe, loc)
+        if lay.level is not None:
+            stride = constant_index(func, lay.level[0], loc)
+            per = constant_index(func, lay.level[1], loc)
         mm, mo = affine_map_of(mem_idx)
         bm, bo = affine_map_of(buf_idx)
         if outgoing:
-            op = AffineDmaStartOp(buf, bm, bo, spec.memref, mm, mo, tag, tm, to, count, stride, per, loc=loc)
+            op = AffineDmaStartOp(buf, bm, bo, sp.memref, mm, mo, tag, tm, to, count, stride, per, loc=loc)
         else:
-            op = AffineDmaStartOp(spec.memref, mm, mo, buf, bm, bo, tag, tm, to, count, stride, per, loc=loc)
+            op = AffineDmaStartOp(sp.memref, mm, mo, buf, bm, bo, tag, tm, to, count, stride, per, loc=loc)
         into.insert_before(into.ops[-1], op)
 
-    out: list[Operation] = [tag_alloc]
-    for wait in (False, True):
-        if k == 0:
-            holder = Block()
-            holder.append(AffineYieldOp(loc=loc))
-            build(holder, [], wait)
-            for op in holder.ops[:-1]:
-                put(op)
-                out.append(op)
-        else:
-            loops: list[AffineForOp] = []
-            parent: Block | None = None
-            outer: list[IndexExpr] = []
-            for d in range(k):
-                if spec.extents[d] == 1:
-                    outer.append(spec.lower[d])
-                    continue
-                lp = make_for([spec.lower[d]], spec.upper(d), 1, loc)
-                if parent is not None:
-                    parent.insert_before(parent.ops[-1], lp)
-                loops.append(lp)
-                parent = lp.body
-                outer.append(IndexExpr.of(lp.iv))
-            if not loops:
-                holder = Block()
-                holder.append(AffineYieldOp(loc=loc))
-                build(holder, outer, wait)
-                for op in holder.ops[:-1]:
-                    put(op)
-                    out.append(op)
+    def nest(sp: CopySpec, lay: _Layout, parent: Block, wait: bool) -> None:
+        outer: list[IndexExpr] = []
+        for d in range(lay.j + (lay.rows is not None)):
+            step = lay.rows if d == lay.j else 1
+            if sp.extents[d] == 1:
+                outer.append(sp.lower[d])
                 continue
-            assert parent is not None
-            build(parent, outer, wait)
-            put(loops[0])
-            out.append(loops[0])
+            lp = make_for([sp.lower[d]], sp.upper(d), step or 1, loc)
+            parent.insert_before(parent.ops[-1], lp)
+            parent = lp.body
+            outer.append(IndexExpr.of(lp.iv))
+        build(sp, lay, parent, outer, wait)
+
+    out: list[Operation] = [tag_alloc]
+    guard = _empty_guard(spec, k, place)
+    for wait in (False, True):
+        holder = Block()
+        holder.append(AffineYieldOp(loc=loc))
+        parent = holder
+        if guard is not None:
+            # the zero-count rule: where the rows of dim k can start past the memref's end (an
+            # empty chunk of a partial tile), the copy runs under a loop of one trip, of none
+            # when they do: no transfer of a negative element count, and the start and wait
+            # nests keep one shape for the pipelining pass
+            lp = make_for([const_expr(0)], guard, 1, loc)
+            holder.insert_before(holder.ops[-1], lp)
+            parent = lp.body
+        if full is not None:
+            iset, ops = integer_set_of([Constraint(c, False) for c in full[1]])
+            iff = AffineIfOp(iset, ops, loc=loc)
+            iff.then_block.append(AffineYieldOp(loc=loc))
+            iff.else_block.append(AffineYieldOp(loc=loc))
+            parent.insert_before(parent.ops[-1], iff)
+            nest(*forms[0], iff.then_block, wait)
+            nest(*forms[1], iff.else_block, wait)
+        else:
+            nest(*forms[0], parent, wait)
+        for op in holder.ops[:-1]:
+            put(op)
+            out.append(op)
     place.put_dealloc(DeallocOp(tag, loc=loc))
     return out
+
+
+def _full_rows(spec: CopySpec, k: int) -> tuple[CopySpec, list[IndexExpr]] | None:
+    """With a row limit and dim k clipped: the spec with dim k whole and the conditions
+    (each `>= 0`) under which it is, when that form takes fewer DMAs; else None."""
+    r = len(spec.extents)
+    if spec.max_rows <= 0 or spec.lattice > 1 or k >= r or not spec.clipped[k] or k == 0:
+        return None
+    clipped = tuple(False if d == k else c for d, c in enumerate(spec.clipped))
+    uppers = spec.exact_upper
+    if uppers:
+        uppers = tuple(() if d == k else u for d, u in enumerate(uppers))
+    fspec = dataclasses.replace(spec, clipped=clipped, exact_upper=uppers)
+    if dma_outer_dims(fspec) >= k:
+        return None
+    end = spec.lower[k] + spec.extents[k]
+    conds = [ub - end for ub in spec.upper(k)[1:]]
+    return fspec, conds
+
+
+def _empty_guard(spec: CopySpec, k: int, place: Placement) -> list[IndexExpr] | None:
+    """The upper bounds of a 0-or-1-trip loop around a copy whose element count
+    `min(E_k, limit_k - lower_k)` can be zero or less at the copy point (dim k clipped and
+    its lower bound reaching the limit, or an exact upper bound, for some iteration of the
+    enclosing loops: isl on their domain); None when it is positive at every iteration."""
+    r = len(spec.extents)
+    if k >= r or not spec.clipped[k]:
+        return None
+    size = spec.limit(k)
+    ubs = ([] if size is None else [const_expr(size)]) + \
+        (list(spec.exact_upper[k]) if spec.exact_upper else [])
+    if not ubs:
+        return None
+    lower = spec.lower[k]
+    if not _may_reach(lower, ubs, place.before_op):
+        return None
+    return [const_expr(1), *(ub - lower for ub in ubs)]
+
+
+def _may_reach(lower: IndexExpr, ubs: Sequence[IndexExpr], at: Operation) -> bool:
+    """Whether `lower >= ub` for one of `ubs` at some iteration of the loops around `at`
+    (conservatively True where isl cannot say)."""
+    import islpy as isl
+
+    from compiler.analysis.domain import domain_frame
+    from compiler.analysis.isl_bridge import AnalysisError
+
+    try:
+        m, ops = affine_map_of([lower, *ubs])
+        frame, dom = domain_frame(at)
+        vals = frame.map_results(m, ops)
+        return any(not dom.intersect(vals[0].ge_set(ub)).is_empty() for ub in vals[1:])
+    except (AnalysisError, isl.Error, KeyError, ValueError):
+        return True
 
 
 def _count_value(spec: CopySpec, k: int, inner: int, outer_ivs: list[IndexExpr], into: Block,

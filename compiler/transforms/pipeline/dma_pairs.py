@@ -14,6 +14,7 @@ from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
     AffineForOp,
+    AffineIfOp,
     AffineYieldOp,
 )
 from compiler.ir.types import INDEX
@@ -25,7 +26,8 @@ from compiler.transforms.rewrite.structure import PURE_INDEX_OPS
 @dataclass(frozen=True, slots=True)
 class DmaPair:
     """A start unit and its wait unit: single ops, or loop nests of them (data_copy.emit emits one
-    DMA per row when a tile needs it)."""
+    DMA per row when a tile needs it, and an affine.if between a tile's whole-row form and its
+    partial one under a row limit)."""
 
     start: Operation
     wait: Operation
@@ -59,7 +61,7 @@ def dma_unit(op: Operation) -> tuple[str | None, list[Operation]]:
         return "start", [op]
     if isinstance(op, AffineDmaWaitOp):
         return "wait", [op]
-    if not isinstance(op, AffineForOp):
+    if not isinstance(op, AffineForOp | AffineIfOp):
         return None, []
     starts: list[Operation] = []
     waits: list[Operation] = []
@@ -68,7 +70,7 @@ def dma_unit(op: Operation) -> tuple[str | None, list[Operation]]:
             starts.append(o)
         elif isinstance(o, AffineDmaWaitOp):
             waits.append(o)
-        elif not isinstance(o, (AffineForOp, AffineYieldOp, *PURE_INDEX_OPS)):
+        elif not isinstance(o, (AffineForOp, AffineIfOp, AffineYieldOp, *PURE_INDEX_OPS)):
             return None, []
     if starts and not waits and _one_kind(starts):
         return "start", starts
@@ -102,7 +104,7 @@ def tags_match(start: Operation, wait: Operation) -> bool:
         return False
     if isinstance(start, AffineDmaStartOp) and isinstance(wait, AffineDmaWaitOp):
         return _same_index(s0.tag_map, s0.tag_indices, w0.tag_map, w0.tag_indices)
-    if not (isinstance(start, AffineForOp) and isinstance(wait, AffineForOp)):
+    if not (isinstance(start, AffineForOp | AffineIfOp) and isinstance(wait, AffineForOp | AffineIfOp)):
         return False
     return _nest_tag_key(start, s0) == _nest_tag_key(wait, w0)
 
@@ -110,7 +112,7 @@ def tags_match(start: Operation, wait: Operation) -> bool:
 _PLACEHOLDERS = Block([INDEX] * 16, [f"nest{k}" for k in range(16)]).args
 
 
-def _nest_tag_key(nest: AffineForOp, dma: AffineDmaStartOp | AffineDmaWaitOp
+def _nest_tag_key(nest: AffineForOp | AffineIfOp, dma: AffineDmaStartOp | AffineDmaWaitOp
                   ) -> tuple[AffineMap, tuple[int, ...]]:
     """The tag element a DMA in a nest signals, with the nest's own IVs replaced by
     positional placeholders, so a start nest and its wait nest compare equal."""

@@ -24,6 +24,10 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=128 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
@@ -33,6 +37,10 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-data-copy-generate=generate-dma fast-mem-space=1 slow-mem-space=0 tag-mem-space=2 "
         "fast-mem-capacity=80 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
 
 
@@ -55,7 +63,9 @@ def test_passes_are_the_flags():
     assert [q.name for q in passes] == [f[2:].split("=")[0] for f in flags]
     parsed = PassManager.from_flags(flags).passes
     assert [q.options for q in passes] == [q.options for q in parsed]
-    assert parsed[-3].options.stages == 3 and not parsed[-3].options.pipeline_copy_out
+    assert parsed[-7].options.stages == 3 and not parsed[-7].options.pipeline_copy_out
+    assert [q.name for q in parsed[-6:-2]] == ["affine-copy-forward", "affine-dma-forward",
+                                               "affine-dma-start-hoist", "affine-copy-stream"]
     assert [q.name for q in parsed[-2:]] == ["affine-scalar-replace", "affine-dma-wait-sink"]
     assert p.replace(wait_sink=False).flags() == flags[:-1]
 
@@ -64,8 +74,9 @@ def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     p = AcceleratorPipeline.for_config(load_config("default"))
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
         "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
-        "--affine-data-copy-generate",
-        "--affine-scalar-replace", "--affine-dma-wait-sink"]
+        "--affine-data-copy-generate", "--affine-copy-forward", "--affine-dma-forward",
+        "--affine-dma-start-hoist",
+        "--affine-copy-stream", "--affine-scalar-replace", "--affine-dma-wait-sink"]
     assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
                                                producer_consumer_fusion=False).flags()] == [
         "--affine-loop-tile", "--affine-scalar-replace"]
@@ -143,7 +154,9 @@ def test_producer_consumer_fusion_is_kept_only_where_the_estimate_is_lower(name)
     assert choice[0].startswith("producer-consumer fusion kept" if with_it < without
                                 else "producer-consumer fusion not kept")
     if name in ("layernorm", "rmsnorm", "pad2d"):  # one pass over the data instead of several
-        assert pipe.producer_consumer_fusion and 3 * with_it < 2 * without
+        # (unfused, `affine-copy-forward` keeps the data on chip between the passes, which
+        # narrowed the gap: layernorm 2,276 against 3,352 cycles, pad2d 404 against 481)
+        assert pipe.producer_consumer_fusion and with_it < without
 
 
 @pytest.mark.parametrize("spec", ["gemm:M=64,N=64,K=64", "atax"])

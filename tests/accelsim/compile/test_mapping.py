@@ -155,3 +155,54 @@ def test_gemm_layout_is_the_gemm_workload():
     c = np.zeros((32, 48), np.int32)
     sim = simulate(module, cfg, inputs={"A": a, "B": b, "C": c})
     np.testing.assert_array_equal(sim.outputs["C"], a @ b)
+
+
+def test_empty_chunk_of_a_last_channel_tile_moves_nothing():
+    """A channel tile that does not divide the layer (24 of 36) and chunks of one request (16
+    int32 channels): the last tile's second chunk starts past the layer's channels. The copy
+    pass emits no transfer for it (the zero-count rule), so the event machine runs the program
+    with data (it refused the negative element count before) and the estimate agrees."""
+    layer = Layer(dict(N=1, K=16, C=36, P=4, Q=3, R=2, S=2))
+    tiles = {"N": 1, "K": 16, "C": 24, "P": 4, "Q": 3, "R": 2, "S": 2}
+    cfg = load_config("gemmini")
+    module, _ = compile_tiled(cfg, layer, tiles, "NPQKRSC", "nhwc", I32)
+    rng = np.random.default_rng(3)
+    x = rng.integers(-8, 8, (1, 5, 4, 36), dtype=np.int32)
+    wt = rng.integers(-8, 8, (2, 2, 36, 16), dtype=np.int32)
+    out0 = np.zeros((1, 4, 3, 16), np.int32)
+    sim = simulate(module, cfg, inputs={"input": x, "weights": wt, "output": out0})
+    ref = out0.copy()
+    for r in range(2):
+        for s in range(2):
+            ref += np.einsum("nhwc,ck->nhwk", x[:, r:r + 4, s:s + 3, :], wt[r, s])
+    np.testing.assert_array_equal(sim.outputs["output"], ref)
+    assert estimate(module, cfg).cycles == sim.cycles
+
+
+@pytest.mark.parametrize("max_rows", [1, 3, 16])
+def test_descriptors_of_at_most_max_rows_compute_the_same(max_rows):
+    """`dma.max_rows` (Gemmini's mvin of at most DIM rows): the copy pass cuts every copy
+    into DMAs of at most that many rows (`max-dma-rows`), a whole-row form under an
+    affine.if where a partial tile clips the rows. The program computes numpy's result on
+    the event machine, the estimate agrees, and fewer rows per descriptor take more
+    descriptors."""
+    layer = Layer(dict(N=1, K=24, C=20, P=6, Q=5, R=3, S=2), stride=2)
+    tiles = {"K": 16, "C": 8, "P": 4, "Q": 5, "R": 2, "S": 2, "N": 1}
+    ops = {}
+    for rows in (max_rows, 32):
+        cfg = load_config("gemmini").with_overrides({"dma.max_rows": rows})
+        module, pipe = compile_tiled(cfg, layer, tiles, "NPQKRSC", "nhwc", I32)
+        assert f"max-dma-rows={rows}" in " ".join(opt for _, opt in pipe.steps())
+        rng = np.random.default_rng(7)
+        x = rng.integers(-8, 8, (1, 13, 10, 20), dtype=np.int32)
+        wt = rng.integers(-8, 8, (3, 2, 20, 24), dtype=np.int32)
+        out0 = rng.integers(-8, 8, (1, 6, 5, 24), dtype=np.int32)
+        sim = simulate(module, cfg, inputs={"input": x, "weights": wt, "output": out0})
+        ref = out0.copy()
+        for r in range(3):
+            for s in range(2):
+                ref += np.einsum("nhwc,ck->nhwk", x[:, r:r + 11:2, s:s + 9:2, :], wt[r, s])
+        np.testing.assert_array_equal(sim.outputs["output"], ref)
+        assert estimate(module, cfg).cycles == sim.cycles
+        ops[rows] = sim.stats.dma_ops
+    assert ops[max_rows] > ops[32]

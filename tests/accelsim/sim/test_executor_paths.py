@@ -1,7 +1,7 @@
-"""The executor's generic paths (dynamic shapes, interpreted kernels) against its specialized
-ones: a program whose DRAM argument has a dynamic shape runs through the generic DMA handler
-(no generated index code, no cached transfer shapes) and must give exactly the trace of the
-same program with a static shape, which runs through the specialized handlers."""
+"""The executor's paths for dynamic shapes and interpreted kernels against the static ones: a
+program whose DRAM argument has a dynamic shape runs its DMA handlers without generated index
+code or cached transfer shapes (each one's shape computed when it runs) and must give exactly
+the trace of the same program with a static shape."""
 
 from __future__ import annotations
 
@@ -38,18 +38,18 @@ def strided_tiles(rows: int | None, n_tiles: int = 4) -> Builder:
 
 @pytest.mark.parametrize("functional", [False, True])
 def test_dynamic_shapes_give_the_trace_of_static_shapes(functional, monkeypatch):
-    from accelsim.sim.executor import Executor
+    from accelsim.sim.plans import DmaStartPlan
 
     generic = []
-    handler = Executor._dma_start_p
-    monkeypatch.setattr(Executor, "_dma_start_p",
-                        lambda self, p, vals: generic.append(p) or handler(self, p, vals))
+    new_shape = DmaStartPlan.new_shape
+    monkeypatch.setattr(DmaStartPlan, "new_shape",
+                        lambda p, *a: generic.append(p) or new_shape(p, *a))
     A = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
     inputs = {"A": A, "B": np.zeros_like(A)}
     static = simulate(strided_tiles(8).module, CFG, inputs=inputs, functional=functional)
-    assert not generic  # specialized handlers only
+    assert not generic  # one shape, known when the handler was made
     dynamic = simulate(strided_tiles(None).module, CFG, inputs=inputs, functional=functional)
-    assert len(generic) == 8  # every DMA through the generic handler
+    assert len(generic) == 8  # every DMA's shape computed when it runs
     assert static.cycles == dynamic.cycles > 0
     assert static.stats.dma_ops == dynamic.stats.dma_ops == 8
     assert list(static.trace.records) == list(dynamic.trace.records)

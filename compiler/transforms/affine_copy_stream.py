@@ -1,0 +1,358 @@
+"""`affine-copy-stream`: a whole-buffer copy around one nest is streamed in and out by
+chunks of rows, the nest split along its outer loop into pieces that each wait only for
+the rows they touch first, and write back the rows no later piece writes.
+
+    dma_start A -> A_fast (all rows)      dma_start A[rows 0..r1) -> A_fast (tag t0); ...
+    dma_wait                              dma_wait t0; for i in 0..c1 { ... }
+    for i in 0..N { ... A_fast ... }  ->  dma_start A_fast[rows 0..w1) -> A (tag u0)
+    dma_start A_fast -> A (all rows)      dma_wait t1; for i in c1..c2 { ... }; dma_start ...
+    dma_wait                              ...; the write-backs' waits where the copy-out's was
+
+Where everything fits on chip the copy pass copies each array whole above its nest and
+back below it (the cache model: the whole array is one tile), so a one-nest kernel ran as
+copy-in, kernel, copy-out with nothing overlapped: PolyBench's lu, cholesky and ludcmp at
+SMALL spent half their run on the two transfers of A. A row-by-row factorization reads,
+in its i-th outer iteration, rows <= i only and writes row i only, so A can arrive and
+leave while it computes. Not an upstream mlir-opt pass; this project runs it after
+`affine-dma-start-hoist`.
+
+The copy-in (a DMA into a fresh buffer of `fast-mem-space`, non-strided, the buffer's
+rows as long as its source's, at row 0) and its wait are at the function's top; the only
+top-level ops using the buffer are its copy-in, one loop nest, the copy-out of the same
+rows (if any), later nests that only read it, and its dealloc; nothing between the copy-in
+and the copy-out touches the source; a nest is split once. The nest's outer loop (under
+loops of one iteration) with constant bounds after those is split in `chunks` consecutive
+ranges (its bounds get one more result each: the pieces run the same iterations in the
+same order). isl gives each piece's rows of the
+buffer: chunk p of the copy-in holds the rows piece p reaches beyond the chunks before it
+(the last chunk the rest), waited for just before piece p; after piece p the rows no later
+piece writes, and that arrived already, are written back, all waited for where the whole
+copy-out was. Kept only when the pieces' rows grow with p (at least two chunks in, or
+two out). The buffer, its contents when each op reads it and the values written back are
+those of the whole copies: results are bit-identical.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import islpy as isl
+
+from compiler.ir.affine_expr import Const
+from compiler.ir.affine_map import AffineMap
+from compiler.ir.core import Block, Operation, Value
+from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
+    AffineForOp,
+    AllocOp,
+    ConstantOp,
+    DeallocOp,
+    FuncOp,
+    ModuleOp,
+)
+from compiler.ir.types import INDEX, MemRefType
+from compiler.transforms.affine_copy_forward import _alloc_in, _direction
+from compiler.transforms.pass_base import Pass
+
+
+@dataclass(frozen=True)
+class Options:
+    fast_mem_space: int = 1
+    chunks: int = 8
+
+    def __post_init__(self) -> None:
+        if self.chunks < 2:
+            raise ValueError(f"chunks must be >= 2, got {self.chunks}")
+
+
+class AffineCopyStreamPass(Pass):
+    name = "affine-copy-stream"
+    summary = "stream a whole-buffer copy in and out by rows around its nest, split along its outer loop"
+    Options = Options
+    options: Options
+
+    def run(self, module: ModuleOp) -> None:
+        self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
+        for f in module.funcs:
+            if f.is_declaration:
+                continue
+            for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
+                if s.parent_block is f.body and _direction(s, self.options.fast_mem_space) == "in":
+                    self._stream(f, s)
+
+    def _stream(self, f: FuncOp, start: AffineDmaStartOp) -> None:
+        block = f.body
+        buf, src = start.dst, start.src
+        bt, st = buf.type, src.type
+        if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+                or not isinstance(st, MemRefType) or not bt.has_static_shape \
+                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
+            return
+        if start.src_indices or start.dst_indices or not start.src_map.is_constant \
+                or any(r.value != 0 for r in start.dst_map.results) \
+                or any(r.value != 0 for r in start.src_map.results[1:]):
+            return
+        n = _const(start.num_elements)
+        if n != math.prod(bt.shape):
+            return
+        row0 = start.src_map.results[0].value
+        users = [o for o in block.ops if o is not start and _uses(o, buf)]
+        tag_users = [o for o in block.ops if _uses(o, start.tag)]
+        waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
+        if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
+                                  for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
+                                                             for o in tag_users) != 1:
+            return
+        nests = [o for o in users if isinstance(o, AffineForOp)]
+        outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
+        rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
+        if not nests or rest or len(outs) > 1:
+            return
+        nest = nests[0]
+        if id(nest) in self._pieces:
+            return
+        # later nests may read the buffer (every row has arrived before them), not write it
+        if any(_writes(o, buf) for o in nests[1:]):
+            return
+        out = outs[0] if outs else None
+        if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
+                                    and _const(out.num_elements) == n and out.dst_map == start.src_map
+                                    and out.src_map == start.dst_map and not out.dst_indices):
+            return
+        i_start, i_nest = block.index_of(start), block.index_of(nest)
+        i_end = block.index_of(out) if out is not None else i_nest
+        if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
+            return
+        if any(_uses(o, src) for k, o in enumerate(block.ops)
+               if i_start < k <= i_end and o is not out and o is not start) \
+                or nest.results:
+            return
+        cut = _outer(nest)
+        if cut is None:
+            return
+        depth, lo, hi = cut
+        trip = hi - lo
+        chunks = min(self.options.chunks, trip)
+        if chunks < 2:
+            return
+        bounds = [lo + (trip * p) // chunks for p in range(chunks + 1)]
+        pieces = []
+        for p in range(chunks):
+            piece = nest.clone()
+            loop = _at_depth(piece, depth)
+            loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
+            loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
+            pieces.append(piece)
+        rows = [_rows(piece, buf, block, nest) for piece in pieces]
+        if any(r is None for r in rows):
+            return
+        nrows = bt.shape[0]
+        # copy-in chunk p: rows [ins[p], ins[p + 1])
+        ins = [0]
+        for p in range(chunks):
+            reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
+            ins.append(max(ins[-1], min(nrows, reach)))
+        ins[-1] = nrows
+        # copy-out after piece p: rows [outs_[p], outs_[p + 1])
+        outs_ = [0]
+        for p in range(chunks):
+            later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
+            end = min([nrows, *later, ins[p + 1]])
+            outs_.append(max(outs_[-1], end))
+        outs_[-1] = nrows
+        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
+        n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
+        if n_in < 2 and (out is None or n_out < 2):
+            return
+        self._pieces.update(id(p) for p in pieces)
+        self._rewrite(block, start, waits[0], nest, out, pieces, ins,
+                      outs_ if out is not None else None, row0)
+        self.remark(start.loc, f"copies of {_name(buf)} streamed: {n_in} chunk(s) in"
+                               + (f", {n_out} out" if out is not None else "")
+                               + f" around {chunks} pieces of the nest")
+
+    def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
+                 nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
+                 ins: list[int], outs: list[int] | None, row0: int) -> None:
+        buf, src = start.dst, start.src
+        rank = buf.type.rank  # type: ignore[attr-defined]
+        rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
+        tag_t = start.tag.type
+        consts: dict[int, Value] = {}
+        first = block.ops[0]
+
+        def const(v: int) -> Value:
+            if v not in consts:
+                c = ConstantOp(v, INDEX)
+                block.insert_before(first, c)
+                consts[v] = c.result
+            return consts[v]
+
+        def dma(s: Value, s_row: int, d: Value, d_row: int, rows: tuple[int, int], anchor: Operation,
+                after: bool) -> tuple[AffineDmaStartOp, Value]:
+            tag = AllocOp(tag_t, loc=start.loc)  # type: ignore[arg-type]
+            zeros = [0] * (rank - 1)
+            cnt = const((rows[1] - rows[0]) * rowlen)
+            op = AffineDmaStartOp(s, _cmap(s_row + rows[0], *zeros), [],
+                                  d, _cmap(d_row + rows[0], *zeros), [],
+                                  tag.result, _cmap(0), [], cnt, loc=start.loc)
+            if after:
+                block.insert_after(anchor, tag)
+                block.insert_after(tag, op)
+            else:
+                block.insert_before(anchor, tag)
+                block.insert_before(anchor, op)
+            return op, tag.result
+
+        # the copy-in chunks where the whole copy-in was, each waited for before its piece
+        in_tags = []
+        for p in range(len(pieces)):
+            if ins[p + 1] > ins[p]:
+                _, t = dma(src, row0, buf, 0, (ins[p], ins[p + 1]), start, False)
+                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen))
+        old_tag = start.tag
+        for o in [o for o in block.ops if _uses(o, old_tag)]:
+            o.erase()
+        tag_alloc = getattr(old_tag, "owner", None)
+        if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
+            tag_alloc.erase()
+        del wait
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        for p, t, count in in_tags:
+            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
+                                                           loc=start.loc))
+        if out is None or outs is None:
+            return
+        out_waits = []
+        for p, piece in enumerate(pieces):
+            if outs[p + 1] > outs[p]:
+                _, t = dma(buf, 0, src, row0, (outs[p], outs[p + 1]), piece, True)
+                out_waits.append((t, (outs[p + 1] - outs[p]) * rowlen))
+        anchor = out
+        for t, count in out_waits:
+            w = AffineDmaWaitOp(t, _cmap(0), [], const(count), loc=out.loc)
+            block.insert_before(anchor, w)
+            block.insert_before(anchor, DeallocOp(t, loc=out.loc))
+        for o in [o for o in block.ops if _uses(o, out.tag)]:
+            o.erase()
+        out_alloc = getattr(out.tag, "owner", None)
+        out.erase()
+        if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
+            out_alloc.erase()
+
+
+def _outer(nest: AffineForOp) -> tuple[int, int, int] | None:
+    """(depth, lower, upper) of the first loop of more than one iteration down `nest`'s
+    chain of single-loop bodies, its bounds constant once the loops above (one iteration
+    each, constant lower bound) are fixed; None when there is none."""
+    from compiler.ir.affine_eval import evaluate_map
+
+    known: dict[int, int] = {}
+    loop, depth = nest, 0
+    while True:
+        if loop.results or loop.region_iter_args:
+            return None
+        vals = []
+        for v in loop.operands:
+            c = _const(v)
+            if c is None and id(v) not in known:
+                return None
+            vals.append(known.get(id(v), c))
+        nl = loop.lower_map.num_inputs
+        lo_ops, hi_ops = vals[:nl], vals[nl:]
+        lo = max(evaluate_map(loop.lower_map, lo_ops[:loop.lower_map.num_dims],  # type: ignore[arg-type]
+                              lo_ops[loop.lower_map.num_dims:]))  # type: ignore[arg-type]
+        hi = min(evaluate_map(loop.upper_map, hi_ops[:loop.upper_map.num_dims],  # type: ignore[arg-type]
+                              hi_ops[loop.upper_map.num_dims:]))  # type: ignore[arg-type]
+        if hi - lo > loop.step:
+            return (depth, lo, hi) if loop.step == 1 else None
+        if hi - lo < 1:
+            return None
+        body = [o for o in loop.body.ops if not o.IS_TERMINATOR]
+        if len(body) != 1 or not isinstance(body[0], AffineForOp):
+            return None
+        known[id(loop.iv)] = lo
+        loop, depth = body[0], depth + 1
+
+
+def _at_depth(nest: AffineForOp, depth: int) -> AffineForOp:
+    loop = nest
+    for _ in range(depth):
+        loop = next(o for o in loop.body.ops if isinstance(o, AffineForOp))
+    return loop
+
+
+def _cmap(*values: int) -> AffineMap:
+    """`() -> (values)`."""
+    return AffineMap(0, 0, tuple(Const(v) for v in values))
+
+
+def _with(m: AffineMap, c: int) -> AffineMap:
+    """`m` with one more (constant) result: a lower bound's max, an upper bound's min."""
+    return AffineMap(m.num_dims, m.num_symbols, (*m.results, Const(c)))
+
+
+def _rows(piece: AffineForOp, buf: Value, block: Block, anchor: AffineForOp
+          ) -> tuple[int, int | None, int | None] | None:
+    """(lowest row reached, highest row reached, lowest row written) of `buf` in `piece`
+    (placed in `block` for the analysis, then taken out); None where isl cannot tell."""
+    from compiler.analysis.region import memref_regions
+
+    block.insert_before(anchor, piece)
+    try:
+        region = memref_regions([piece]).get(buf)
+    except Exception:  # an access the polyhedral model does not cover
+        return None
+    finally:
+        piece.detach()
+    if region is None:
+        return (0, None, None)
+    reach = region.exact
+    if reach.is_empty():
+        return (0, None, None)
+    lo, hi = _bound(reach, True), _bound(reach, False)
+    if lo is None or hi is None:
+        return None
+    wrote = region.written_set
+    w = None if wrote.is_empty() else _bound(wrote, True)
+    return lo, hi, w
+
+
+def _bound(s: isl.Set, low: bool) -> int | None:
+    v = s.dim_min_val(0) if low else s.dim_max_val(0)
+    if not v.is_int():
+        return None
+    return int(v.to_python())
+
+
+def _const(v: Value | None) -> int | None:
+    owner = getattr(v, "owner", None)
+    return owner.value if isinstance(owner, ConstantOp) and isinstance(owner.value, int) else None
+
+
+def _writes(op: Operation, v: Value) -> bool:
+    """`op` (or an op nested in it) may write `v`: a store, a DMA into it, a call or an op
+    of unknown effects."""
+    from compiler.ir.ops import AffineStoreOp, CallOp
+    from compiler.ir.ops.opaque import OpaqueOp
+
+    for o in op.walk():
+        if isinstance(o, CallOp | OpaqueOp) or (isinstance(o, AffineStoreOp) and o.memref is v) \
+                or (isinstance(o, AffineDmaStartOp) and o.dst is v):
+            return True
+    return False
+
+
+def _uses(op: Operation, v: Value) -> bool:
+    return any(x is v for o in op.walk() for x in o.operands)
+
+
+def _name(v: Value) -> str:
+    return f"%{v.name_hint}" if getattr(v, "name_hint", None) else "a buffer"
+
+
+__all__ = ["AffineCopyStreamPass"]
