@@ -66,6 +66,8 @@ from compiler.analysis.region import MemRefRegion, region_context
 from compiler.diagnostics import Location, PassError
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
+    AffineDmaStartOp,
+    AffineDmaWaitOp,
     AffineForOp,
     AffineLoadOp,
     AffineParallelOp,
@@ -221,6 +223,15 @@ class AffineDataCopyGeneratePass(Pass):
                     self.generate([op])
                 ops = list(block.ops)
                 i = ops.index(op) + 1 if op.parent_block is block else len(ops)
+                i = next((k for k in range(i, len(ops)) if startable(ops[k])), len(ops))
+                cur = i
+            elif isinstance(op, AffineDmaStartOp | AffineDmaWaitOp):
+                # a copy of the level above ends a range: a range holding it would rewrite
+                # its buffer operand to this level's buffer and place this level's copy-out
+                # after it and after the level above's dealloc (fuzz seed 2022)
+                self.generate(ops[cur:i])
+                ops = list(block.ops)
+                i = ops.index(op) + 1
                 i = next((k for k in range(i, len(ops)) if startable(ops[k])), len(ops))
                 cur = i
             else:

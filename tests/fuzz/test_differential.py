@@ -77,8 +77,9 @@ def test_random_programs_agree(seed: int) -> None:
 # copy-in box holds elements another cluster writes in the same phase (1335, 1670: the race
 # proof counts every element a DMA moves; the compiler falls back to exact-copy-in), a sparse
 # write's point-wise copy-out of a copy hoisted over a loop replaying the range inside it, its
-# IVs out of scope (1745)
-@pytest.mark.parametrize("seed", [1091, 1115, 1080, 1167, 1335, 1670, 1745])
+# IVs out of scope (1745), a level-2 range holding the level-1 copy-out DMA (2022: its
+# buffer rewritten, the level-2 copy-out placed after the level-1 dealloc)
+@pytest.mark.parametrize("seed", [1091, 1115, 1080, 1167, 1335, 1670, 1745, 2022])
 def test_random_programs_that_found_bugs_agree(seed: int) -> None:
     why = run_one(seed)
     assert why is None, why
