@@ -755,7 +755,9 @@ def _apply_array_override(data: dict[str, Any], sec: str, rest: str, key: str, v
     level = [t for t in data["memory"] if t.get("name") == item]
     if not match and sec == "link" and level and level[0].get("parent") is not None:
         # a link without its own table so far: it gets one, from [dma]'s figures
-        dma = {k: v for k, v in data.get("dma", {}).items() if k in DmaConfig.RULES}
+        # (the [dma] keys a link has: not `max_rows`, which is the machine's)
+        fields = {f.name for f in dataclasses.fields(LinkConfig)} - {"src", "dst"}
+        dma = {k: v for k, v in data.get("dma", {}).items() if k in fields}
         tables.append({"src": level[0]["parent"], "dst": item, **dma})
         match = tables[-1:]
     if not match:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_hierarchy.py [--rounds N] [--skip-sim]
 
 1. Search time for gemm (512^3 and 1024^3): the hierarchy search on `three_level`
-   (`accelsim/compile/tile_search_levels.py`; choosing the sizes per level, then choosing and
+   (`accelsim/compile/tile_search.py` `search_levels`; choosing the sizes per level, then choosing and
    compiling) against the two-level search (`tile_search.search`: choose, compile and estimate
    its finalists) on `default` with the same total SRAM (640 KiB), in the same run, rounds
    interleaved, best of N each (the machine is shared: the best is the least disturbed).
@@ -25,8 +25,7 @@ import workloads
 from accelsim import load_config, simulate
 from accelsim.compile.accelerator import compile_for_accelerator
 from accelsim.compile.pipeline import AcceleratorPipeline
-from accelsim.compile.tile_search import search
-from accelsim.compile.tile_search_levels import choose_levels, search_levels
+from accelsim.compile.tile_search import choose_levels, search, search_levels
 from accelsim.report import Report
 from compiler.transforms.outline_kernels import ensure_outlined
 from compiler.transforms.registry import PassManager

@@ -2,6 +2,9 @@
 leave-one-configuration-out cross-validation (issue #30).
 
     .venv/bin/python bench/fit_gemmini.py ../shared/validation/gemmini/rtl_dev_*.csv
+    # or one process per file, combined:
+    .venv/bin/python bench/fit_gemmini.py rtl_dev_a.csv --save-errors A.json   # (and B)
+    .venv/bin/python bench/fit_gemmini.py --from A.json B.json --per-row ROWS.csv
 
 The fitted figures (one value for every row, each a physical quantity):
 - `dram.latency_cycles`: the round trip of one DMA request through the L2 / LLC to FireSim's
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import json
 import statistics
 import sys
 import time
@@ -51,21 +55,29 @@ def params(latency: int, setup: int, issue: int) -> dict[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("rows", nargs="+", help="development CSVs (with target.* columns)")
+    ap.add_argument("rows", nargs="*", help="development CSVs (with target.* columns)")
     ap.add_argument("--latency", type=int, nargs="+", default=list(LATENCY),
                     help=f"round trips to try (cycles; default {' '.join(map(str, LATENCY))})")
     ap.add_argument("--setup", type=int, nargs="+", default=list(SETUP),
                     help=f"descriptor setups to try (cycles; default {' '.join(map(str, SETUP))})")
+    ap.add_argument("--save-errors", metavar="JSON",
+                    help="write every row's errors at every grid point (to combine runs over "
+                         "separate files with --from)")
+    ap.add_argument("--from", dest="from_", nargs="+", metavar="JSON", default=[],
+                    help="combine the errors of earlier --save-errors runs (no compiling); the "
+                         "rows arguments are then ignored")
     ap.add_argument("--per-row", metavar="CSV", help="write each row's errors at the in-sample best")
     args = ap.parse_args(argv)
     base = V.load_config("gemmini")
     raw = []
     labels: list[str] = []
-    for path in args.rows:
+    for path in [] if args.from_ else args.rows:
         with open(path, newline="") as f:
             raw += list(csv.DictReader(f))
     t0 = time.perf_counter()
     grid = list(itertools.product(args.latency, args.setup, ISSUE))
+    if args.from_:
+        return combine(args.from_, args.per_row)
     # per grid point, per row: (error of the row's mapping, error of Gemmini's tiler). Each
     # row's two programs are compiled, estimated at every grid point and dropped before the
     # next row (memory stays one row's programs: holding all 296 did not fit beside the
@@ -96,10 +108,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (n + 1) % 10 == 0:
             print(f"  {n + 1} rows in {time.perf_counter() - t0:.0f} s", flush=True)
     print(f"{len(grid)} grid points x {2 * len(raw)} programs in {time.perf_counter() - t0:.0f} s")
+    if args.save_errors:
+        with open(args.save_errors, "w") as f:
+            json.dump({"labels": labels, "keys": keys,
+                       "err": [[list(p), err[p]] for p in grid]}, f)
+    return summarize(grid, err, keys, labels, args.per_row)
+
+
+def combine(paths: Sequence[str], per_row: str | None) -> int:
+    """The fit over the rows of several --save-errors runs (same grid in each)."""
+    labels: list[str] = []
+    keys: list[tuple[str, str]] = []
+    err: dict[tuple[int, int, int], list[tuple[float, float]]] = {}
+    for path in paths:
+        with open(path) as f:
+            d = json.load(f)
+        labels += d["labels"]
+        keys += [tuple(k) for k in d["keys"]]  # type: ignore[misc]
+        for p, e in d["err"]:
+            err.setdefault(tuple(p), []).extend(tuple(x) for x in e)  # type: ignore[arg-type]
+    grid = [p for p in err if len(err[p]) == len(keys)]
+    return summarize(grid, err, keys, labels, per_row)
+
+
+Point = tuple[int, int, int]
+
+
+def summarize(grid: Sequence[Point], err: dict[Point, list[tuple[float, float]]],
+              keys: Sequence[tuple[str, str]], labels: Sequence[str], per_row: str | None) -> int:
     for point in grid:
-        per_row = err[point]
-        print(f"  {point}: mapping {100 * statistics.fmean(abs(e[0]) for e in per_row):.1f}%, auto "
-              f"{100 * statistics.fmean(abs(e[1]) for e in per_row):.1f}%", flush=True)
+        es = err[point]
+        print(f"  {point}: mapping {100 * statistics.fmean(abs(e[0]) for e in es):.1f}%, auto "
+              f"{100 * statistics.fmean(abs(e[1]) for e in es):.1f}%", flush=True)
 
     def score(point: tuple[int, int, int], rows: Sequence[int]) -> float:
         e = err[point]
@@ -110,8 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"in-sample best: latency {best[0]}, setup {best[1]}, issue {best[2]} -> "
           f"{params(*best)}")
     report("in-sample", [err[best][i] for i in everything], [keys[i] for i in everything])
-    if args.per_row:
-        with open(args.per_row, "w", newline="") as f:
+    if per_row:
+        with open(per_row, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["row", "err_mapping", "err_auto"])
             for i in everything:

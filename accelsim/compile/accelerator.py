@@ -4,7 +4,7 @@
     pipe, remarks = compile_for_accelerator(cfg, module)  # module compiled in place
 
 A config whose memory chain has more than two levels gets the multi-level pipeline (tiles,
-copies and pipelining per level: `tile_search_levels`, else `AcceleratorPipeline.for_hierarchy`);
+copies and pipelining per level: `tile_search.search_levels`, else `AcceleratorPipeline.for_hierarchy`);
 a two-level one exactly what it always got.
 
 Producer-consumer fusion (the pipeline's first pass) is kept only where it pays: when it
@@ -31,8 +31,7 @@ from accelsim.compile.clone import clone_module
 from accelsim.compile.compile_cache import adopt_body, estimated, run_passes
 from accelsim.compile.frontend import lower_linalg
 from accelsim.compile.pipeline import COPY, INTERCHANGE, PC_FUSE, AcceleratorPipeline
-from accelsim.compile.tile_search import SearchResult, search
-from accelsim.compile.tile_search_levels import search_levels
+from accelsim.compile.tile_search import search
 from accelsim.config import HardwareConfig
 from accelsim.errors import InputError
 from compiler.diagnostics import UNKNOWN_LOC, Location, Remark
@@ -198,11 +197,31 @@ def _choose_written(module: ModuleOp, config: HardwareConfig, func: str | None) 
 
 
 def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
-    found = _search(module, config, func, fuse)
+    found = search(module, config, func, fuse)
     if found is None:
-        return _cache_model(module, config, func, fuse)
+        return _streamed_if_faster(module, config, func, _cache_model(module, config, func, fuse))
     pipe = found.pipeline.replace(producer_consumer_fusion=fuse)
-    return _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
+    c = _Compiled(pipe, found.compiled if pipe == found.pipeline else None, found.remarks, True)
+    return _streamed_if_faster(module, config, func, c)
+
+
+def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | None,
+                        c: _Compiled) -> _Compiled:
+    """`c`, or `c` without `affine-copy-stream` where that pass split a nest and the
+    analytic estimate is not higher without it (splitting adds kernel calls: on a small
+    kernel they cost more than the overlap gains)."""
+    from accelsim.compile.pipeline import STREAM
+
+    if not c.pipeline.copy_stream or config.clusters > 1 or len(config.memory_chain()) > 2:
+        return c
+    c = _compiled(module, c)
+    if not any(r.pass_name == STREAM for r in c.remarks):
+        return c
+    plain = _compiled(module, _Compiled(c.pipeline.replace(copy_stream=False), None, (), c.searched))
+    assert c.compiled is not None and plain.compiled is not None
+    if estimated(plain.compiled, config, func).cycles <= estimated(c.compiled, config, func).cycles:
+        return plain
+    return c
 
 
 def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:
@@ -277,13 +296,6 @@ def _loc(module: ModuleOp, func: str | None) -> Location:
         return entry_function(module, func, InputError).loc
     except InputError:
         return UNKNOWN_LOC
-
-
-def _search(module: ModuleOp, config: HardwareConfig, func: str | None,
-            producer_consumer_fusion: bool = True) -> SearchResult | None:
-    if len(config.memory_chain()) > 2:
-        return search_levels(module, config, func)
-    return search(module, config, func, producer_consumer_fusion)
 
 
 def check_input_program(module: ModuleOp) -> None:

@@ -46,6 +46,7 @@ SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
 FORWARD, HOIST, STREAM = "affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"
+ROUND_TRIP = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
 
@@ -116,8 +117,10 @@ class AcceleratorPipeline:
     producer_consumer_fusion: bool = True        # first: a consumer nest fused into its producer
     wait_sink: bool = True                       # last (with copies): each dma_wait sunk to its first use
     # after pipelining, two levels only: a copy-in of a region a fast buffer holds dropped
-    # (`affine-copy-forward`), then the top-level copy-ins started above the nests before
-    # them (`affine-dma-start-hoist`), both within the whole fast memory
+    # (`affine-copy-forward`), a buffer written back and read straight back kept on chip, its
+    # write-back dropped where a later one makes it dead (`affine-dma-forward`), then the top-
+    # level copy-ins started above the nests before them (`affine-dma-start-hoist`), both within
+    # the whole fast memory
     copy_forward: bool = True
     start_hoist: bool = True
     # then a whole-buffer copy around one nest streamed by rows, the nest split along its
@@ -242,6 +245,7 @@ class AcceleratorPipeline:
                 f" fast-mem-capacity={self.pipeline_capacity_kib}"
             if self.copy_forward and not self.inner:
                 out.append((FORWARD, f"fast-mem-space={self.fast_space}" + cap))
+                out.append((ROUND_TRIP, f"fast-mem-space={self.fast_space}" + cap))
             if self.start_hoist and not self.inner:
                 out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
             if self.copy_stream and not self.inner:

@@ -17,6 +17,10 @@ slow memory compiles as every larger one does (whole tiles, whole-array copies),
 rungs start at the smallest such capacity (`_rungs`): a machine with more memory than that
 gets the same ladder, and one with less gets the smaller machines' choices among its own
 (all of them while the choice is not the smallest rung).
+
+Where `affine-copy-stream` splits a nest on a rung (more kernel calls for the overlap of
+its copies), the rung is also compiled without it, and the estimate keeps the faster (3mm
+and correlation at SMALL: faster without; lu, cholesky, ludcmp, gramschmidt: with).
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     output is verified once, after all its passes; the estimates after the first stop once
     past the best (`limit`)."""
     from accelsim.compile.clone import clone_module
-    from accelsim.compile.pipeline import FUSE, PC_FUSE
+    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
@@ -117,7 +121,9 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     first = PassManager([create_pass(n, o) for n, o in fusion], verify_each=False)
     first.run(fused)
     best: tuple[int, int, AcceleratorPipeline, O.ModuleOp, list[Remark]] | None = None
-    for i, pipe in enumerate(pipes):
+    todo = list(enumerate(pipes))
+    while todo:
+        i, pipe = todo.pop(0)
         mod = clone_module(fused)
         pm = PassManager(pipe.passes(without=(PC_FUSE, FUSE)), verify_each=False)
         try:
@@ -137,6 +143,9 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if i == 0:
                 raise
             continue
+        if pipe.copy_stream and any(r.pass_name == STREAM for r in pm.remarks):
+            # streaming splits nests (more kernel calls): weighed against not streaming
+            todo.insert(0, (i, pipe.replace(copy_stream=False)))
         try:
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles
@@ -148,7 +157,8 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if i == 0:
                 return i, pipe, mod, [*first.remarks, *pm.remarks]
             continue
-        if best is None or cycles < best[0]:
+        if best is None or cycles < best[0] or (cycles == best[0] and best[1] == i
+                                                 and not pipe.copy_stream):
             best = (cycles, i, pipe, mod, [*first.remarks, *pm.remarks])
     if best is None:
         return None

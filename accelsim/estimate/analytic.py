@@ -50,7 +50,6 @@ from accelsim.cost.kernel import CostModel, cost_args
 from accelsim.cost.precision import dma_element_bytes
 from accelsim.errors import InputError
 from accelsim.estimate import cache as analytic_cache
-from accelsim.estimate.levels import closed_form_machine
 from accelsim.estimate.state import ClosedFormMachine, Counters, OverLimit, Signature, wait_step
 from compiler.analysis.nest_kernel import NestKernel, inline_kernel
 from compiler.ir import ops as O
@@ -152,7 +151,7 @@ class Program:
         them; an index argument the walk reads (a symbolic bound) must be given. `limit`:
         raise `OverLimit` as soon as the walk is past that cycle (checked per loop
         iteration and at the end: the run would take longer)."""
-        m = closed_form_machine(config, cost)
+        m = ClosedFormMachine(config, cost)
         if limit is not None:
             m.limit = limit
         env: Env = [None] * len(self.slots)

@@ -1,9 +1,15 @@
-"""The closed-form machine of the analytic estimate: free-at cycles instead of SimPy events.
+"""The closed-form machine of the analytic estimate: free-at cycles instead of SimPy events,
+one machine for any memory chain (`HardwareConfig.memory_chain()`).
 
 Each DMA engine and DRAM channel has a "free at" cycle, each tag its completion cycle, the
 control processor its clock; which engine and channels a descriptor takes and when are the
 policies' (`accelsim.cost.engine`, `accelsim.cost.dram`), read and advanced on this state as
-the event machine's components do on theirs.
+the event machine's components do on theirs. The first link's engines (from DRAM) are the
+machine's own fields; every further link (`lk`, none on a machine of two levels) has its
+engines' state and its parent level's ports (the earliest free), as the event machine's
+`accelsim.hw.levels.LinkEngines` and `PortGroup`. With several links a DMA is its hops
+(`accelsim.cost.dma.LevelCostModel`), each accepted when the previous completes, as
+`ControlProcessor._submit_hops` does; on one link it is the one hop `DmaCostModel` prices.
 
 Completions are events in the event machine: a descriptor leaves its engine's load when SimPy
 processes its completion, in (cycle, issue order) order, and a wait returns as soon as the
@@ -28,7 +34,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from accelsim.config import HardwareConfig
-from accelsim.cost.dma import DmaCostModel
+from accelsim.cost.dma import DmaCostModel, Hop, LevelCostModel
 from accelsim.cost.dram import DramPolicy, earliest_free
 from accelsim.cost.engine import EnginePolicy
 from accelsim.cost.kernel import CostModel, KernelCost
@@ -62,9 +68,9 @@ class ClosedFormMachine:
     __slots__ = ("_accept", "_reserve", "_reserve_w", "alu_ops", "busy", "calls", "compute",
                  "compute_pj", "cost", "dma_cost",
                  "dma_ops", "dram", "dram_bytes", "dram_space", "due", "engine", "free_at", "front",
-                 "issue", "kernel_sram_bytes", "limit", "loads", "macs", "max_out", "memo",
-                 "next_channel", "pending", "queued", "recent", "sizes", "special_ops", "sram_space",
-                 "t", "tags")
+                 "issue", "kernel_sram_bytes", "levels", "limit", "lk", "loads", "macs", "max_out",
+                 "memo", "next_channel", "pending", "queued", "recent", "sizes", "special_ops",
+                 "sram_space", "t", "tags")
 
     def __init__(self, config: HardwareConfig, cost: CostModel | None = None):
         fixed = _fixed(config)
@@ -105,6 +111,11 @@ class ClosedFormMachine:
         # the walker's loop outcomes on this machine: (loop key, iteration, signature) ->
         # (cycles to the loop's end, signature then, counters added)
         self.memo: dict[tuple[object, int, Signature], LoopOutcome] = {}
+        # the links after the first (none on two levels) and the hop costs of their routes
+        chain = config.memory_chain()
+        self.levels = None if config.single_link else LevelCostModel.for_config(config)
+        self.lk = [_Link(EnginePolicy.for_link(config, k), chain[k].ports)
+                   for k in range(1, len(config.links()))]
 
     # ---- state as a value ----------------------------------------------------------------
     def signature(self) -> Signature:
@@ -130,7 +141,8 @@ class ClosedFormMachine:
                 tuple([tuple([c - base for c in p if c > front]) if p else () for p in self.pending]),
                 tuple(rec),
                 tuple([tuple([c - t for c in q if c > t]) if q else () for q in self.queued]),
-                self.next_channel, front - base)
+                self.next_channel, front - base,
+                tuple([L.signature(t, base, front) for L in self.lk]) if self.lk else ())
 
     def counters(self) -> Counters:
         return (self.dma_ops, self.calls, self.dram_bytes, self.compute, self.macs, self.alu_ops,
@@ -146,7 +158,7 @@ class ClosedFormMachine:
         self.compute += d[3]
         self.add_work(d, 1)
         base = (t << SHIFT) + self.dma_ops
-        free, tags, pend, rec, que, self.next_channel, front = sig
+        free, tags, pend, rec, que, self.next_channel, front, links = sig
         m, n = self.max_out, len(self.busy)
         self.front = base + front
         self.busy = [t + r for r in free[:n]]
@@ -157,6 +169,8 @@ class ClosedFormMachine:
         self.loads = list(map(len, pend))
         self.recent = [_recent(x, t, m) if x else deque(maxlen=m) for x in rec]
         self.queued = [[t + r for r in q] if q else [] for q in que]
+        for L, ls in zip(self.lk, links, strict=True):
+            self.due = min(self.due, L.restore(t, base, ls))
 
     def advance(self, k: int, period: int, d: Counters) -> None:
         """Repeat a period of iterations `k` more times: shift every cycle by k*period and
@@ -176,6 +190,8 @@ class ClosedFormMachine:
         self.queued = [[c + s for c in x] if x else x for x in self.queued]
         self.free_at = [c + s for c in self.free_at]
         self.tags = {key: v + dv for key, v in self.tags.items()}
+        for L in self.lk:
+            L.advance(s, dv)
         self.dma_ops += q
         self.calls += k * d[1]
         self.dram_bytes += k * d[2]
@@ -203,7 +219,9 @@ class ClosedFormMachine:
 
     def end(self) -> int:
         return max([self.t, *self.busy, *(v >> SHIFT for v in self.tags.values()),
-                    *(c >> SHIFT for p in self.pending for c in p)])
+                    *(c >> SHIFT for p in self.pending for c in p),
+                    *(b for L in self.lk for b in L.busy),
+                    *(c >> SHIFT for L in self.lk for p in L.pending for c in p)])
 
     def done_at(self, tag: Tag) -> int:
         """The completion cycle of the transfer `tag` waits for."""
@@ -217,13 +235,18 @@ class ClosedFormMachine:
         `stride` on its strided side: `DmaCostModel.transfer`, as the executor asks it (the
         strided side is the source when its space is the slower or equal one). A stride or a
         count per stride that is not positive (an error in the event run) is costed as a
-        contiguous transfer."""
+        contiguous transfer. With several links: (DRAM bytes, the hops of its route, 0),
+        `LevelCostModel.hops`, which `dma` takes back."""
         key = (n, stride, per, eb, src, dst)
         hit = self.sizes.get(key)
         if hit is not None:
             return hit
         if stride is None or per is None or stride <= 0 or per <= 0:
             stride = per = None
+        if self.levels is not None:  # several links: (DRAM bytes, the DMA's hops, 0)
+            hops = self.levels.hops(n, stride, per, eb, src, dst, src <= dst)
+            out = self.sizes[key] = (sum(h.parent_bytes for h in hops if h.dram), hops, 0)  # type: ignore[assignment]
+            return out
         ds, ss = self.dram_space, self.sram_space
         c = self.dma_cost.transfer(n, stride, per, eb, src == ds, dst == ds, src <= dst,
                                    (src == ss) + (dst == ss))
@@ -233,7 +256,10 @@ class ClosedFormMachine:
     def dma(self, dram_bytes: int, port: int, T: int, tag: Tag, write: bool = False) -> None:
         """Issue one descriptor on the engine and DRAM channels the policies pick
         (`EnginePolicy.accept`, which reserves the channels through `_reserve`; `write`: it
-        writes DRAM, on the write channels when the data paths are split)."""
+        writes DRAM, on the write channels when the data paths are split; with several links
+        `port` is the DMA's hops, `_hops`)."""
+        if self.lk:
+            return self._hops(dram_bytes, port, tag)  # type: ignore[arg-type]
         if self.issue:  # the issue cycles process every completion due by then
             now = self.t + self.issue
             front = (now << SHIFT) + self.dma_ops - 1
@@ -264,6 +290,59 @@ class ClosedFormMachine:
         self.dma_ops += 1
         self.dram_bytes += dram_bytes
 
+    def _process(self, front: int) -> None:
+        """Completions processed by `front` leave their engines' loads (every link's)."""
+        if self.due > front:
+            return
+        due = ALL
+        for pending, loads in ((self.pending, self.loads), *((L.pending, L.loads) for L in self.lk)):
+            for e, p in enumerate(pending):
+                if p:
+                    if p[0] <= front:
+                        del p[:bisect_right(p, front)]
+                        loads[e] = len(p)
+                    if p and p[0] < due:
+                        due = p[0]
+        self.due = due
+
+    def _hops(self, dram_bytes: int, hops: tuple[Hop, ...], tag: Tag) -> None:
+        """Issue one descriptor of several hops: each on its link's engines and its parent's
+        ports (DRAM's channels for the first link), accepted when the previous completes
+        (store-and-forward); the control processor stalls only on the first hop's queue."""
+        if self.issue:
+            now = self.t + self.issue
+            front = (now << SHIFT) + self.dma_ops - 1
+        else:
+            now, front = self.t, self.front
+        self._process(front)
+        t = now
+        c = 0
+        for i, h in enumerate(hops):
+            if h.link == 0:
+                e, at, _, done = self._accept(t, self.loads, self.busy, self.recent, self.queued,
+                                              h.cycles, h.parent_bytes, h.port_cycles,
+                                              self._reserve, None)
+                pending = self.pending
+            else:
+                L = self.lk[h.link - 1]
+                e, at, _, done = L.accept(t, L.loads, L.busy, L.recent, L.queued, h.cycles,
+                                          h.parent_bytes, h.port_cycles, L.port, None)
+                pending = L.pending
+            if i == 0:
+                if at > now:  # stalled on a full queue until `at`: all due by then processed
+                    front = (at << SHIFT) + self.dma_ops - 1
+                self.t, self.front = at, front
+                if at > now:
+                    self._process(front)
+            c = (done << SHIFT) + self.dma_ops
+            insort(pending[e], c)
+            if c < self.due:
+                self.due = c
+            t = done
+        self.tags[tag] = c
+        self.dma_ops += 1
+        self.dram_bytes += dram_bytes
+
     def wait(self, tag: Tag) -> None:
         """Block until the completion `tag` waits for is processed (at once if it was, or if
         no DMA in flight signals the tag). (The walk's steps are `wait_step`s.)"""
@@ -285,8 +364,13 @@ class ClosedFormMachine:
         return self.t
 
     def start_dma(self, xfer: Described, tag: Hashable) -> None:
-        """`dma` of a costed transfer (its `desc`), on the write channels when it writes DRAM."""
+        """`dma` of a costed transfer (its `desc`), on the write channels when it writes DRAM;
+        with several links, of its hops (a `TransferShape`'s `hops`)."""
         cycles, dram_bytes, _, port, kind, _ = xfer.desc
+        if self.lk:
+            hops = xfer.hops  # type: ignore[attr-defined]
+            self._hops(sum(h.parent_bytes for h in hops if h.dram), hops, tag)  # type: ignore[arg-type]
+            return
         self.dma(dram_bytes, port, cycles, tag, kind == "write")  # type: ignore[arg-type]
 
     def wait_dma(self, tag: Hashable, loc: str = "") -> None:
@@ -354,6 +438,67 @@ class ClosedFormMachine:
 
 
 
+class _Link:
+    """A link after the first: its engines' state (as the machine keeps the first link's)
+    and its parent level's ports, each free at a cycle (the earliest free takes a hop)."""
+
+    __slots__ = ("accept", "busy", "free", "loads", "max_out", "pending", "queued", "recent")
+
+    def __init__(self, policy: EnginePolicy, ports: int):
+        n = policy.engines
+        self.accept = policy.accept
+        self.max_out = policy.max_outstanding
+        self.pending: list[list[int]] = [[] for _ in range(n)]
+        self.loads = [0] * n
+        self.busy = [0] * n
+        self.recent: list[deque[int]] = [deque(maxlen=self.max_out) for _ in range(n)]
+        self.queued: list[list[int]] = [[] for _ in range(n)]
+        self.free: list[int] = [0] * ports
+
+    def port(self, ready: int, nbytes: int, hold: int, _: None) -> int:
+        free = self.free
+        c = earliest_free(free) if len(free) > 1 else 0
+        t0 = free[c]
+        free[c] = end = (t0 if t0 > ready else ready) + hold
+        return end
+
+    def signature(self, t: int, base: int, front: int) -> Signature:
+        """As `ClosedFormMachine.signature` keeps the first link's."""
+        rec = []
+        for r in self.recent:
+            if r and max(r) > t:
+                n = len(r)
+                rec.append(tuple([(n - i, c - t) for i, c in enumerate(r) if c > t]))
+            else:
+                rec.append(())
+        return (tuple([c - t if c > t else 0 for c in self.busy + self.free]),
+                tuple([tuple([c - base for c in p if c > front]) if p else ()
+                       for p in self.pending]),
+                tuple(rec),
+                tuple([tuple([c - t for c in q if c > t]) if q else () for q in self.queued]))
+
+    def restore(self, t: int, base: int, sig: Signature) -> int:
+        """Take `sig` (relative to clock `t` and completion `base`); its earliest completion."""
+        fr, pend, rec, que = sig
+        n = len(self.busy)
+        self.busy = [t + r for r in fr[:n]]
+        self.free = [t + r for r in fr[n:]]
+        self.pending = [[base + r for r in p] if p else [] for p in pend]
+        self.loads = list(map(len, self.pending))
+        self.recent = [_recent(x, t, self.max_out) if x else deque(maxlen=self.max_out)
+                       for x in rec]
+        self.queued = [[t + r for r in q] if q else [] for q in que]
+        return min([p[0] for p in self.pending if p], default=ALL)
+
+    def advance(self, s: int, dv: int) -> None:
+        """Every cycle `s` later, every completion `dv` later."""
+        self.busy = [e + s for e in self.busy]
+        self.free = [e + s for e in self.free]
+        self.pending = [[c + dv for c in p] if p else p for p in self.pending]
+        self.recent = [deque([c + s for c in r], self.max_out) if r else r for r in self.recent]
+        self.queued = [[c + s for c in x] if x else x for x in self.queued]
+
+
 def wait_step(tag: Tag | None, tag_of: Callable[[list[object]], Tag] | None
               ) -> Callable[[list[object], ClosedFormMachine], None]:
     """A walk step (`step(env, machine)`) waiting on `tag`, or on `tag_of(env)`:
@@ -397,7 +542,7 @@ def _fixed(config: HardwareConfig) -> _Fixed:
     hit = _FIXED.get(id(config))
     if hit is not None:
         return hit
-    link = config.links()[0]  # the machine's one link (`LevelMachine` for several)
+    link = config.links()[0]  # the first link's engines (the machine's own fields)
     out = _Fixed(EnginePolicy.for_link(config, 0), DramPolicy.for_config(config.dram),
                  DmaCostModel.for_config(config), config.control.issue_cycles,
                  link.max_outstanding, link.engines, config.spaces.dram, config.spaces.sram)

@@ -4,9 +4,11 @@
 - `executor.py`: the walk (one step per op, from a table keyed by op type) and the
   memory, control and kernel-call ops; `fast_path.py`: the control program compiled to
   one Python function.
-- `handlers.py`: DMA start, DMA wait and kernel call, each one template from which the
-  generic and the per-op specialized handler are made; `codegen.py`: their generated
-  index code and the compile cache.
+- `handlers.py`: DMA start, DMA wait and kernel call, each one Python function that drives
+  the event machine through the `Machine` protocol (`accelsim.cost.machine`), specialized
+  per op; `codegen.py`: the index code, `specialize` (a handler's own syntax tree with the
+  plan's literals written in, the index code spliced, the machine's methods inlined) and
+  the caches of generated code.
 - `plans.py`: per-op plans (the transfer shape and cost per DMA, from `accelsim.cost.dma`);
   `kernel_calls.py`: a call's race checks and counters per entry key;
   `kernel_boxes.py`: the generated key (what a kernel's access boxes depend on).

@@ -5,10 +5,14 @@ statements), shared by the executor's plans and its fast path."""
 from __future__ import annotations
 
 import ast
-import copy
+import hashlib
 import inspect
+import marshal
+import os
+import sys
 import textwrap
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from pathlib import Path
 from types import CodeType, FunctionType
 
 from accelsim.sim.memory import RuntimeValue, Vals
@@ -150,11 +154,17 @@ def call_reader(operands: list[Value], is_buf: list[bool]
 # ---- specializing a handler: its own AST, partially evaluated -----------------------------------
 Literal = int | str | bool | float | None
 _LITERALS = (int, str, bool, float, type(None))
-_SPECIALIZED: dict[tuple[object, ...], CodeType] = {}
+_SOURCES: dict[object, tuple[str, int]] = {}  # function -> (its source, dedented; first line)
+_OWN_SOURCE = Path(__file__).read_text(encoding="utf-8")
+# (template, literals, objects' names, splice key) -> (code, the objects it reads)
+_SPECIALIZED: dict[tuple[object, ...], tuple[CodeType, tuple[str, ...]]] = {}
+
+
+Splice = Callable[[], list[ast.stmt]]  # statements to splice, made only when compiling
 
 
 def specialize(template: Callable[..., None], bound: Mapping[str, object],
-               splices: Mapping[str, list[ast.stmt]] | None = None,
+               splices: Mapping[str, Splice] | None = None,
                splice_key: Hashable = None,
                inline: Mapping[str, object] | None = None) -> Callable[[Vals], None]:
     """`fn(vals)`: `template` (a module-level function `template(vals, name=..., ...)`, real
@@ -162,43 +172,104 @@ def specialize(template: Callable[..., None], bound: Mapping[str, object],
     Made from the template's own syntax tree (`ast`), not from source text: every bound
     literal (int, str, bool, None) is written into the code and the branches it decides are
     dropped (`_Fold`); other values stay parameters with defaults (fast locals); a statement
-    `x = name(vals)` whose `name` is in `splices` is replaced by those statements (e.g. a
-    DMA's index code, `index_statements`; `splice_key` identifies them). The code keeps the
+    `x = name(...)` or `name(...)` whose `name` is in `splices` is replaced by the statements
+    that splice makes (e.g. a DMA's index code, `index_statements`; `splice_key` identifies
+    them: they are made only when the code is compiled). The code keeps the
     template's file and line numbers (tracebacks, coverage). `inline`: a statement calling
     `name(...)` for a name here is replaced by the body of that bound method (`_inlined`:
     e.g. the machine's `start_dma`, whose `self` attributes become bound values). Compiled
     once per template, literals, splice key and inlined methods."""
     bound = dict(bound)
     splices = dict(splices or {})
+    inlined = set(inline or ())
     for name, method in (inline or {}).items():
-        stmts, values = _inlined(name, method)
-        splices[name] = stmts
+        make, values = _inlined(name, method)
+        splices[name] = make
         bound.update(values)
-        splice_key = (splice_key, name, getattr(method, "__func__", method),
+        func = getattr(method, "__func__", method)
+        splice_key = (splice_key, name, func.__module__, func.__qualname__,
                       tuple(sorted((k, v) for k, v in values.items() if type(v) in _LITERALS)))
     literals = {k: v for k, v in bound.items() if type(v) in _LITERALS}
     objects = {k: v for k, v in bound.items() if k not in literals}
     key = (template, tuple(sorted(literals.items(), key=lambda kv: kv[0])), tuple(objects),
            splice_key)
-    code = _SPECIALIZED.get(key)
-    if code is None:
+    hit = _SPECIALIZED.get(key)
+    if hit is None:
         if len(_SPECIALIZED) > 4096:
             _SPECIALIZED.clear()
-        code = _SPECIALIZED[key] = _specialized_code(template, literals, list(objects),
-                                                     splices or {})
+        stored = _StoredCode(template, key, inline or {})
+        hit = stored.load()
+        if hit is None:
+            hit = _specialized_code(template, literals, list(objects), splices, inlined)
+            stored.save(hit)
+        _SPECIALIZED[key] = hit
+    code, used = hit
     fn = FunctionType(code, template.__globals__, template.__name__,
-                      tuple(objects.values()))
+                      tuple([objects[k] for k in used]))
     return fn  # type: ignore[return-value]
 
 
+class _StoredCode:
+    """A specialized handler's code on disk, as Python keeps a module's bytecode: under
+    `$ACCELSIM_CACHE_DIR/handlers/` (default `~/.cache/accelsim`), named by the hash of
+    everything it is made from — this module's and the template's and inlined methods'
+    source, the literals, the bound names, the splice key, the Python build — so a new
+    process (a CLI run, a sweep's worker) does not build the syntax trees again. A missing,
+    unreadable or stale file is made again; `ACCELSIM_HANDLER_CACHE=0` turns it off."""
+
+    def __init__(self, template: Callable[..., None], key: tuple[object, ...],
+                 inline: Mapping[str, object]):
+        self.path: str | None = None
+        if os.environ.get("ACCELSIM_HANDLER_CACHE", "1") == "0":
+            return
+        parts = [sys.version, _OWN_SOURCE, template.__code__.co_filename,
+                 _source_of(template), repr(key[1:])]
+        parts += [_source_of(getattr(m, "__func__", m)) for m in inline.values()]
+        digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+        base = os.environ.get("ACCELSIM_CACHE_DIR") or os.path.join(
+            os.path.expanduser("~"), ".cache", "accelsim")
+        self.path = os.path.join(base, "handlers", digest + ".marshal")
+
+    def load(self) -> tuple[CodeType, tuple[str, ...]] | None:
+        if self.path is None:
+            return None
+        try:
+            with open(self.path, "rb") as fh:
+                code, used = marshal.load(fh)
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+        if not isinstance(code, CodeType) or not isinstance(used, tuple):
+            return None
+        return code, used
+
+    def save(self, made: tuple[CodeType, tuple[str, ...]]) -> None:
+        if self.path is None:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                marshal.dump(made, fh)
+            os.replace(tmp, self.path)  # atomic: a concurrent reader sees all or nothing
+        except OSError:
+            pass  # a read-only cache directory: made again next time
+
+
+def _source_of(func: object) -> str:
+    hit = _SOURCES.get(func)
+    if hit is None:
+        hit = _SOURCES[func] = (textwrap.dedent(inspect.getsource(func)),  # type: ignore[arg-type]
+                                func.__code__.co_firstlineno)  # type: ignore[attr-defined]
+    return f"{hit[1]}:{hit[0]}"
+
+
 def _specialized_code(template: Callable[..., None], literals: Mapping[str, Literal],
-                      objects: list[str], splices: Mapping[str, list[ast.stmt]]) -> CodeType:
-    source = inspect.getsource(template)
-    first = template.__code__.co_firstlineno
-    tree = ast.parse(textwrap.dedent(source))
-    ast.increment_lineno(tree, first - 1)
-    fdef = tree.body[0]
-    assert isinstance(fdef, ast.FunctionDef)
+                      objects: list[str], splices: Mapping[str, Splice],
+                      inlined: set[str]) -> tuple[CodeType, tuple[str, ...]]:
+    """The specialized code and the bound objects it reads (its parameters after `vals`: a
+    parameter costs every call)."""
+    fdef = _function_tree(template)
+    tree = ast.Module([fdef], [])
     params = [a.arg for a in fdef.args.args]
     missing = set(params[1:]) - set(literals) - set(objects)
     extra = {k for k in literals if not k.startswith("_m")} - set(params)
@@ -206,24 +277,29 @@ def _specialized_code(template: Callable[..., None], literals: Mapping[str, Lite
         raise TypeError(f"specialize {template.__name__}: parameters {params}, bound "
                         f"{sorted([*literals, *objects])}")
     fdef.decorator_list = []
-    fdef.args = ast.arguments(posonlyargs=[], args=[ast.arg("vals"), *map(ast.arg, objects)],
+    fdef.returns = None
+    fdef.body = _Fold(literals, splices, inlined).block(fdef.body)
+    read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
+    used = tuple(k for k in objects if k in read)
+    fdef.args = ast.arguments(posonlyargs=[], args=[ast.arg("vals"), *map(ast.arg, used)],
                               kwonlyargs=[], kw_defaults=[], defaults=[
-                                  ast.Constant(None) for _ in objects])
-    fdef.body = _Fold(literals, splices).block(fdef.body)
+                                  ast.Constant(None) for _ in used])
     ast.fix_missing_locations(tree)
     module_code = compile(tree, template.__code__.co_filename, "exec")
     for c in module_code.co_consts:
         if isinstance(c, CodeType) and c.co_name == template.__name__:
-            return c
+            return c, used
     raise AssertionError(template.__name__)
 
 
 class _Fold(ast.NodeTransformer):
     """Bound literals written in, the branches they decide dropped, splices made."""
 
-    def __init__(self, literals: Mapping[str, Literal], splices: Mapping[str, list[ast.stmt]]):
+    def __init__(self, literals: Mapping[str, Literal], splices: Mapping[str, Splice],
+                 inlined: set[str]):
         self.literals = literals
         self.splices = splices
+        self.inlined = inlined
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         if isinstance(node.ctx, ast.Load) and node.id in self.literals:
@@ -264,17 +340,32 @@ class _Fold(ast.NodeTransformer):
         v = st.value if isinstance(st, (ast.Assign, ast.Expr)) else None
         if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name)
                 and v.func.id in self.splices):
-            inlined = isinstance(st, ast.Expr)
-            body = [_located(copy.deepcopy(s), st, inlined) for s in self.splices[v.func.id]]
-            if isinstance(st, ast.Expr) and v.args:  # an inlined method: its arguments first
-                body = self._arguments(v) + body
+            inlined = v.func.id in self.inlined
+            body = [_located(s, st, inlined) for s in self.splices[v.func.id]()]
+            if inlined:  # an inlined method: its arguments bound
+                body = self._arguments(v, body)
             return self.block(body)
         return None
 
-    def _arguments(self, call: ast.Call) -> list[ast.stmt]:
-        """`_m_<k> = <argument k>` for an inlined method's positional arguments."""
-        return [ast.Assign([ast.Name(f"_m_arg{k}", ast.Store())], a, lineno=call.lineno)
-                for k, a in enumerate(call.args)]
+    @staticmethod
+    def _arguments(call: ast.Call, body: list[ast.stmt]) -> list[ast.stmt]:
+        """An inlined method's body reading its positional arguments: a name or a constant
+        written where the body reads `_m_arg<k>`, anything else assigned to it first."""
+        first: list[ast.stmt] = []
+        direct: dict[str, ast.expr] = {}
+        for k, a in enumerate(call.args):
+            if isinstance(a, (ast.Name, ast.Constant)):
+                direct[f"_m_arg{k}"] = a
+            else:
+                first.append(ast.Assign([ast.Name(f"_m_arg{k}", ast.Store())], a,
+                                        lineno=call.lineno))
+
+        class Args(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.expr:
+                a = direct.get(node.id)
+                return node if a is None else ast.copy_location(_fresh(a), node)
+
+        return first + [Args().visit(st) for st in body]
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         test = self.visit(node.test)
@@ -334,35 +425,46 @@ def _located(node: ast.stmt, at: ast.stmt, force: bool) -> ast.stmt:
     return node
 
 
-_INLINE: dict[object, tuple[list[ast.stmt], tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def _inlined(name: str, method: object) -> tuple[list[ast.stmt], dict[str, object]]:
-    """The statements of bound method `method` (no return value) for a call `name(args)`:
-    its parameters read `_m_arg<k>` (assigned by the splice), its locals renamed `_m_<x>`,
-    its module's globals bound as `_mg_<x>`, `self.<attr>` a bound value `_ms_<attr>` (the
-    object's attribute when the handler is made: a literal one is written into the code, so
-    only attributes fixed after construction may be read this way); its docstring dropped.
-    The statements are made once per method's function."""
+def _function_tree(func: Callable[..., object]) -> ast.FunctionDef:
+    """A fresh syntax tree of module-level function (or method) `func`, at its lines."""
+    _source_of(func)
+    hit = _SOURCES[func]
+    tree = ast.parse(hit[0])
+    ast.increment_lineno(tree, hit[1] - 1)
+    fdef = tree.body[0]
+    assert isinstance(fdef, ast.FunctionDef)
+    return fdef
+
+
+_INLINE: dict[object, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _inlined(name: str, method: object) -> tuple[Splice, dict[str, object]]:
+    """The statements of bound method `method` (no return value) for a call `name(args)`,
+    as a splice: its parameters read `_m_arg<k>` (bound by the splice), its locals renamed
+    `_m_<x>`, its module's globals bound as `_mg_<x>`, `self.<attr>` a bound value
+    `_ms_<attr>` (the object's attribute when the handler is made: a literal one is written
+    into the code, so only attributes fixed after construction may be read this way); its
+    docstring dropped. Returns (the splice, the values it binds)."""
     func = getattr(method, "__func__", None)
     owner = getattr(method, "__self__", None)
     if func is None or owner is None:
         raise TypeError(f"inline {name}: not a bound method")
     hit = _INLINE.get(func)
     if hit is None:
-        hit = _INLINE[func] = _inline_body(name, func)
-    body, attrs, names = hit
+        _, attrs, names = _inline_body(name, func)
+        hit = _INLINE[func] = (attrs, names)
+    attrs, names = hit
     values: dict[str, object] = {f"_ms_{a}": getattr(owner, a) for a in attrs}
     values.update({f"_mg_{g}": func.__globals__[g] for g in names})
-    return body, values
+    return (lambda: _inline_body(name, func)[0]), values
 
 
 def _inline_body(name: str, func: FunctionType) -> tuple[list[ast.stmt], tuple[str, ...],
                                                          tuple[str, ...]]:
-    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    ast.increment_lineno(tree, func.__code__.co_firstlineno - 1)
-    fdef = tree.body[0]
-    assert isinstance(fdef, ast.FunctionDef)
+    fdef = _function_tree(func)
     params = [a.arg for a in fdef.args.args]
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
                and isinstance(n.ctx, ast.Store)} - set(params)
@@ -396,17 +498,35 @@ def _inline_body(name: str, func: FunctionType) -> tuple[list[ast.stmt], tuple[s
     return body, tuple(attrs), tuple(names)
 
 
-_INDEX_TREES: dict[tuple[str, ...], list[ast.stmt]] = {}
+def inline_function(func: Callable[..., None]) -> list[ast.stmt]:
+    """The body of module-level function `func` as fresh syntax trees (its docstring
+    dropped), at its lines, for `substitute`."""
+    return [st for st in _function_tree(func).body
+            if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+
+
+def substitute(body: list[ast.stmt], names: Mapping[str, ast.Name | ast.Constant]
+               ) -> list[ast.stmt]:
+    """`body` (changed in place) with each name of `names` read as that name or constant."""
+    class Names(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            e = names.get(node.id)
+            return node if e is None else ast.copy_location(_fresh(e), node)
+
+    return [Names().visit(st) for st in body]
+
+
+def _fresh(e: ast.expr) -> ast.expr:
+    """A new node for a name read or a constant."""
+    if isinstance(e, ast.Name):
+        return ast.Name(e.id, ast.Load())
+    if isinstance(e, ast.Constant):
+        return ast.Constant(e.value)
+    raise TypeError(f"only names and constants are substituted, not {ast.dump(e)}")
 
 
 def index_statements(code: IndexCode) -> list[ast.stmt]:
     """`index_code`'s statements as syntax trees, for `specialize`'s splices (the affine
     expressions' Python form is the affine evaluator's, `compiler.ir.affine_eval.fold_source`;
-    `specialize` copies what it splices). Made once per index code."""
-    lines = tuple(code[1])
-    hit = _INDEX_TREES.get(lines)
-    if hit is None:
-        if len(_INDEX_TREES) > 4096:
-            _INDEX_TREES.clear()
-        hit = _INDEX_TREES[lines] = ast.parse(textwrap.dedent("\n".join(lines))).body
-    return hit
+    fresh trees each call)."""
+    return ast.parse(textwrap.dedent("\n".join(code[1]))).body

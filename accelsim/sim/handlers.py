@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
 from accelsim.cost.kernel import CostModel, KernelCost
@@ -30,7 +31,14 @@ from accelsim.hw.control import ControlProcessor
 from accelsim.hw.dma import Transfer
 from accelsim.hw.machine import Machine
 from accelsim.hw.simpy_adapter import SimEnv
-from accelsim.sim.codegen import index_constant, index_statements, specialize
+from accelsim.sim.codegen import (
+    Splice,
+    index_constant,
+    index_statements,
+    inline_function,
+    specialize,
+    substitute,
+)
 from accelsim.sim.hazards import Hazards, kernel_elements
 from accelsim.sim.kernel_calls import KernelCalls
 from accelsim.sim.memory import Buffer, InFlightDma, RuntimeValue, TransferShape, Vals
@@ -125,10 +133,11 @@ def dma_start_handler(ex: HandlerHost, p: DmaStartPlan) -> Handler:
         start_dma=ex.machine.start_dma, flushing=summary is not None, summary=summary,
         batch=batch, full=full, src_v=p.src_v, dst_v=p.dst_v, tag_v=p.tag, num_v=p.num,
         stride_v=p.stride, per_v=p.per, static=p.lins is not None, lins=p.lins,
-        may_fail=code is None or any(code[3]), shapes=p.shapes, known=sh,
+        s_fail=code is None or code[3][0], d_fail=code is None or code[3][1],
+        t_fail=code is None or code[3][2], shapes=p.shapes, known=sh,
         has_known=sh is not None, k_s_ext=0, k_d_ext=0, k_sram=0, k_ci=0, k_col_src=False,
         k_ci_bound=0, k_s_numel=0, k_d_numel=0)
-    splices = {}
+    splices: dict[str, Splice] = {}
     if sh is not None:
         st, dt = op.src.type, op.dst.type
         assert isinstance(st, MemRefType) and isinstance(dt, MemRefType)
@@ -138,8 +147,8 @@ def dma_start_handler(ex: HandlerHost, p: DmaStartPlan) -> Handler:
                      k_d_numel=math.prod(dt.shape))  # type: ignore[arg-type]
     if code is not None:
         bound.update({f"_k{i}": k for i, k in enumerate(code[0])})
-        splices["lins"] = index_statements(code)
-    return specialize(_dma_start, bound, splices, tuple(code[1]) if code is not None else None,
+        splices["lins"] = partial(index_statements, code)
+    return specialize(_dma_start, bound, splices, None if code is None else tuple(code[1]),
                       _inline(ex, "start_dma"))
 
 
@@ -149,12 +158,14 @@ def _dma_start(vals: Vals, ex: HandlerHost, p: DmaStartPlan, op: O.AffineDmaStar
                flushing: bool, summary: TraceSummary, batch: list[object], full: int,
                src_v: Value, dst_v: Value, tag_v: Value, num_v: Value, stride_v: Value | None,
                per_v: Value | None, static: bool, lins: Callable[[Vals], tuple[int, int, int]],
-               may_fail: bool, shapes: dict[ShapeKey, TransferShape], known: TransferShape,
+               s_fail: bool, d_fail: bool, t_fail: bool,
+               shapes: dict[ShapeKey, TransferShape], known: TransferShape,
                has_known: bool, k_s_ext: int, k_d_ext: int, k_sram: int, k_ci: int,
                k_col_src: bool, k_ci_bound: int, k_s_numel: int, k_d_numel: int) -> None:
     """Issue the descriptor: checks, regions in flight, cost, the tag's slot; the control
     processor waits only for issue cycles or a full queue (`Machine.start_dma`). `k_*`: the
-    figures of the transfer shape `known` when it is (`has_known`)."""
+    figures of the transfer shape `known` when it is (`has_known`); `s_fail` ...: whether the
+    index code may give -1 for that side."""
     if ex.kernel_op is not None:
         ex.hazards.timing_op_in_kernel(ex.kernel_op)
     if flushing and len(batch) >= full:
@@ -169,7 +180,7 @@ def _dma_start(vals: Vals, ex: HandlerHost, p: DmaStartPlan, op: O.AffineDmaStar
     # index code spliced in when specialized
     if static:
         s0, d0, t0 = lins(vals)
-        if may_fail and (s0 < 0 or d0 < 0 or t0 < 0):
+        if (s_fail and s0 < 0) or (d_fail and d0 < 0) or (t_fail and t0 < 0):
             s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)
     else:
         s0, d0, t0 = p.checked_indices(vals, src, dst, tag, ex.hazards)
@@ -232,11 +243,11 @@ def dma_wait_handler(ex: HandlerHost, p: DmaWaitPlan) -> Handler:
         ex=ex, p=p, op=p.op, slots=ex.slots, wait_dma=ex.machine.wait_dma, tag_v=p.tag,
         num_v=p.num, loc=p.loc, static=p.lin is not None, lin=p.lin,
         may_fail=code is None or any(code[3]))
-    splices = {}
+    splices: dict[str, Splice] = {}
     if code is not None:
         bound.update({f"_k{i}": k for i, k in enumerate(code[0])})
-        splices["lin"] = index_statements(code)
-    return specialize(_dma_wait, bound, splices, tuple(code[1]) if code is not None else None,
+        splices["lin"] = partial(index_statements, code)
+    return specialize(_dma_wait, bound, splices, None if code is None else tuple(code[1]),
                       _inline(ex, "wait_dma"))
 
 
@@ -282,11 +293,19 @@ def call_handler(ex: HandlerHost, p: CallPlan) -> Handler:
         flushing=summary is not None, summary=summary, batch=batch, full=full, env=ex.env,
         run_kernel=ex.machine.run_kernel, kernel_cost=ex.cost.kernel, stats=ex.stats,
         functional=ex.functional, callee=p.op.callee, loc=p.loc)
-    splices = {}
+    splices: dict[str, Splice] = {}
+    spans = None
     if p.static:
         bound.update({f"_k{i}": v for i, v in enumerate(p.operands)})
-        splices["read"] = _read_arguments(n, p.buf_pos)
-    return specialize(_call, bound, splices, (n, p.buf_pos) if p.static else None,
+        splices["read"] = partial(_read_arguments, n, p.buf_pos)
+        # race checks written out per buffer argument when the boxes' arguments and flags
+        # are known (`BoxKey.spans`: every entry has them, `KernelCalls.entry` checks)
+        bk = p.boxes
+        if bk is not None and not bk.fallible:
+            spans = bk.spans
+            splices["check_spans"] = partial(_unrolled_span_checks, spans)
+    bound.update(unrolled=spans is not None, check_spans=None)
+    return specialize(_call, bound, splices, (n, p.buf_pos, spans) if p.static else None,
                       _inline(ex, "run_kernel"))
 
 
@@ -318,7 +337,8 @@ def _call(vals: Vals, ex: HandlerHost, p: CallPlan, op: O.CallOp, func: O.FuncOp
           flushing: bool, summary: TraceSummary, batch: list[object], full: int, env: SimEnv,
           run_kernel: Callable[[int, int, str, str], None],
           kernel_cost: Callable[[O.FuncOp, ArgKey], KernelCost], stats: RunStats,
-          functional: bool, callee: str, loc: str) -> None:
+          functional: bool, callee: str, loc: str, unrolled: bool,
+          check_spans: Callable[[KernelEntry], None]) -> None:
     """A kernel call: race checks of its access boxes against the DMAs in flight, its cost on
     the compute unit (the control processor waits for it: `Machine.run_kernel`), the data
     (functional mode)."""
@@ -339,16 +359,19 @@ def _call(vals: Vals, ex: HandlerHost, p: CallPlan, op: O.CallOp, func: O.FuncOp
     if entry is None:
         entry = ex.kernel_calls.entry(p, args, idx_args)
     # the spans of the entry's access boxes against the DMAs in flight on each buffer
-    for arg, rd, written, regions, lo, hi in entry.spans:
-        buf: Buffer = args[arg]  # type: ignore[assignment]
-        if buf.writing or (written and buf.reading):
-            for x in buf.writing:
-                if x.d_end > lo and hi > x.d0:
-                    _kernel_race(ex, p, vals, buf, arg, rd, written, regions)
-            if written:
-                for x in buf.reading:
-                    if x.s_end > lo and hi > x.s0:
+    if unrolled:
+        check_spans(entry)  # `_span_check` per span, written out when specialized
+    else:
+        for arg, rd, written, regions, lo, hi in entry.spans:
+            buf: Buffer = args[arg]  # type: ignore[assignment]
+            if buf.writing or (written and buf.reading):
+                for x in buf.writing:
+                    if x.d_end > lo and hi > x.d0:
                         _kernel_race(ex, p, vals, buf, arg, rd, written, regions)
+                if written:
+                    for x in buf.reading:
+                        if x.s_end > lo and hi > x.s0:
+                            _kernel_race(ex, p, vals, buf, arg, rd, written, regions)
     cost = entry.cost
     if cost is None:  # the entry is new (made above, by this call)
         cost = entry.cost = kernel_cost(func, idx_args)
@@ -358,6 +381,39 @@ def _call(vals: Vals, ex: HandlerHost, p: CallPlan, op: O.CallOp, func: O.FuncOp
     if functional:
         ex.run_kernel(op, func, args)
     run_kernel(cost.cycles, cost.sram_bytes, callee, loc)
+
+
+def _span_check(vals: Vals, ex: HandlerHost, p: CallPlan, entry: KernelEntry, buf: Buffer,
+                lo: int, hi: int, arg: int, rd: bool, written: bool, j: int) -> None:
+    """The race checks of one span of a kernel call (the loop body of `_call`), written out
+    per span by `_unrolled_span_checks`: `buf` the argument's local, `lo`/`hi` its bounds,
+    the rest literals."""
+    if buf.writing or (written and buf.reading):
+        for x in buf.writing:
+            if x.d_end > lo and hi > x.d0:
+                _kernel_race(ex, p, vals, buf, arg, rd, written, entry.spans[j][3])
+        if written:
+            for x in buf.reading:
+                if x.s_end > lo and hi > x.s0:
+                    _kernel_race(ex, p, vals, buf, arg, rd, written, entry.spans[j][3])
+
+
+def _unrolled_span_checks(spans: tuple[tuple[int, bool, bool], ...]) -> list[ast.stmt]:
+    """`_span_check` for each (argument, read, written) span, its names bound (syntax trees):
+    `lo<j>, hi<j>, ... = entry.bounds`, then each span's checks on `a<argument>`."""
+    if not spans:
+        return []
+    out: list[ast.stmt] = [ast.Assign(
+        [ast.Tuple([ast.Name(f"{b}{j}", ast.Store()) for j in range(len(spans))
+                    for b in ("lo", "hi")], ast.Store())],
+        ast.Attribute(ast.Name("entry", ast.Load()), "bounds", ast.Load()))]
+    for j, (k, rd, written) in enumerate(spans):
+        names: dict[str, ast.Name | ast.Constant] = {
+            "buf": ast.Name(f"a{k}", ast.Load()), "lo": ast.Name(f"lo{j}", ast.Load()),
+            "hi": ast.Name(f"hi{j}", ast.Load()), "arg": ast.Constant(k),
+            "rd": ast.Constant(rd), "written": ast.Constant(written), "j": ast.Constant(j)}
+        out += substitute(inline_function(_span_check), names)
+    return out
 
 
 def _kernel_race(ex: HandlerHost, p: CallPlan, vals: Vals, buf: RuntimeValue, arg: int,

@@ -68,7 +68,9 @@ class AffineDmaWaitSinkPass(Pass):
 def sink_waits(block: Block, distribute: bool = False) -> int:
     """Sink every wait of `block` (not of nested blocks); the number of waits moved. With
     `distribute` (a function's body: the copies hoisted above every loop), a nest the wait
-    stops at is split in two where that lets the wait pass its first part (`_distribute`)."""
+    stops at is split in two where that lets the wait pass its first part (`_distribute`),
+    unless the wait passed another wait to get there (that part would run after the other
+    transfer anyway, as a kernel call of its own: bicg's zeroing of `q`)."""
     moved = 0
     # the last wait first: each one then sinks down to the waits already below it
     for wait in reversed([op for op in block.ops if isinstance(op, AffineDmaWaitOp)]):
@@ -86,7 +88,10 @@ def sink_waits(block: Block, distribute: bool = False) -> int:
         j = i + 1
         while j < len(ops) and not seen.seen_by(ops[j]):
             j += 1
-        if distribute and j < len(ops) and isinstance(ops[j], AffineForOp) and _distribute(ops[j], seen):
+        # past another wait, a nest's first part would run after that transfer anyway: no split
+        passed = any(isinstance(o, AffineDmaWaitOp) for o in ops[i + 1:j])
+        if distribute and not passed and j < len(ops) and isinstance(ops[j], AffineForOp) \
+                and _distribute(ops[j], seen):
             j += 1  # the first part, which does not see the transfer
         # before the waits, sunk already, that stop at the same op: they keep their order
         while j > i + 1 and isinstance(ops[j - 1], AffineDmaWaitOp):

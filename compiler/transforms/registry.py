@@ -15,6 +15,7 @@ from compiler.transforms.affine_cluster_distribute import AffineClusterDistribut
 from compiler.transforms.affine_copy_forward import AffineCopyForwardPass
 from compiler.transforms.affine_copy_stream import AffineCopyStreamPass
 from compiler.transforms.affine_data_copy_generate import AffineDataCopyGeneratePass
+from compiler.transforms.affine_dma_forward import AffineDmaForwardPass
 from compiler.transforms.affine_dma_start_hoist import AffineDmaStartHoistPass
 from compiler.transforms.affine_dma_wait_sink import AffineDmaWaitSinkPass
 from compiler.transforms.affine_loop_interchange import AffineLoopInterchangePass
@@ -42,6 +43,7 @@ PASSES: Mapping[str, type[Pass]] = {
         AffineDmaWaitSinkPass,
         AffineCopyForwardPass,
         AffineCopyStreamPass,
+        AffineDmaForwardPass,
         AffineDmaStartHoistPass,
         AffineSiblingFusionPass,
         AffineProducerConsumerFusionPass,

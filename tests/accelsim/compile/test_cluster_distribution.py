@@ -55,14 +55,18 @@ def test_cyclic_gemm_256_on_cluster4_is_correct_and_race_free() -> None:
     np.testing.assert_allclose(r.outputs["C"], want, rtol=1e-4, atol=1e-3)  # type: ignore[index]
 
 
-SHAPES = [("cluster4", "gemm", {"M": "256", "N": "256", "K": "256"}),
-          ("cluster16", "gemm", {"M": "500", "N": "32", "K": "32"}),
-          ("cluster16", "gemm", {"M": "96", "N": "256", "K": "32"}),
-          ("cluster16", "2mm", {"NI": "64", "NJ": "64", "NK": "32", "NL": "64"}),
-          ("cluster4", "conv2d", {})]
+_SLOW = pytest.mark.slow  # sixteen clusters: minutes each; `-m slow` runs them
+SHAPES = [pytest.param("cluster4", "gemm", {"M": "256", "N": "256", "K": "256"}, id="cluster4-gemm"),
+          pytest.param("cluster16", "gemm", {"M": "500", "N": "32", "K": "32"}, id="cluster16-gemm0",
+                       marks=_SLOW),
+          pytest.param("cluster16", "gemm", {"M": "96", "N": "256", "K": "32"}, id="cluster16-gemm1",
+                       marks=_SLOW),
+          pytest.param("cluster16", "2mm", {"NI": "64", "NJ": "64", "NK": "32", "NL": "64"},
+                       id="cluster16-2mm", marks=_SLOW),
+          pytest.param("cluster4", "conv2d", {}, id="cluster4-conv2d")]
 
 
-@pytest.mark.parametrize("preset,name,params", SHAPES, ids=[f"{p}-{n}" for p, n, _ in SHAPES])
+@pytest.mark.parametrize("preset,name,params", SHAPES)
 def test_auto_is_never_worse_than_the_best_by_more_than_the_estimates_error(
         preset: str, name: str, params: dict[str, str]) -> None:
     """With e the estimate's largest error over the three (and block over fewer clusters

@@ -14,7 +14,7 @@ from accelsim.compile.accelerator import compile_for_accelerator
 from accelsim.compile.band import band_of
 from accelsim.compile.level_views import level_view, tile_band
 from accelsim.compile.pipeline import AcceleratorPipeline, InnerLevel
-from accelsim.compile.tile_search_levels import search_levels
+from accelsim.compile.tile_search import search_levels
 from accelsim.errors import ConfigError
 from compiler.backend import run_host
 from compiler.ir.entry import entry_function
@@ -73,7 +73,11 @@ def assert_compiles_bit_identical(cfg, name: str) -> AcceleratorPipeline:
     return pipe
 
 
-@pytest.mark.parametrize("name", sorted(SPECS))
+_SLOW_THREE_LEVEL = {"jacobi-2d", "mvt", "2mm"}  # a minute or more each; `-m slow` runs them
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_THREE_LEVEL
+                                  else n for n in sorted(SPECS)])
 def test_three_level_every_workload(name: str) -> None:
     assert_compiles_bit_identical(small_three_level(), name)
 
@@ -102,8 +106,11 @@ def test_hierarchy_pipeline_flags_per_level() -> None:
     assert pipe.copy_capacity_kib == glb.capacity_kib // 2 and lv.copy_capacity_kib == spad.capacity_kib // 2
     assert lv.tile_cache_kib == spad.capacity_kib // 4
     flags = pipe.flags()
-    assert flags[0] == "--affine-sibling-fusion" and flags[-2:] == ["--affine-scalar-replace",
-                                                                    "--affine-dma-wait-sink"]
+    assert flags[0] == "--affine-sibling-fusion" and flags[-4:] == [
+        "--affine-scalar-replace",
+        f"--affine-dma-forward=fast-mem-space={glb.space} fast-mem-capacity={glb.capacity_kib}",
+        f"--affine-dma-start-hoist=fast-mem-space={glb.space} fast-mem-capacity={glb.capacity_kib}",
+        "--affine-dma-wait-sink"]
     assert flags[1] == f"--affine-loop-tile=cache-size={glb.capacity_kib // 4} " \
                        f"inner-cache-sizes={spad.capacity_kib // 4}"
     assert sum(f.startswith("--affine-data-copy-generate") for f in flags) == 2

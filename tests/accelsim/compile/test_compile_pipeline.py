@@ -25,6 +25,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "fast-mem-capacity=128 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
@@ -37,6 +38,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "fast-mem-capacity=80 hoist-over-dependent-loops",
         "--affine-pipeline-data-transfer=stages=3 fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
+        "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-copy-stream=fast-mem-space=1",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
@@ -61,9 +63,9 @@ def test_passes_are_the_flags():
     assert [q.name for q in passes] == [f[2:].split("=")[0] for f in flags]
     parsed = PassManager.from_flags(flags).passes
     assert [q.options for q in passes] == [q.options for q in parsed]
-    assert parsed[-6].options.stages == 3 and not parsed[-6].options.pipeline_copy_out
-    assert [q.name for q in parsed[-5:-2]] == ["affine-copy-forward", "affine-dma-start-hoist",
-                                               "affine-copy-stream"]
+    assert parsed[-7].options.stages == 3 and not parsed[-7].options.pipeline_copy_out
+    assert [q.name for q in parsed[-6:-2]] == ["affine-copy-forward", "affine-dma-forward",
+                                               "affine-dma-start-hoist", "affine-copy-stream"]
     assert [q.name for q in parsed[-2:]] == ["affine-scalar-replace", "affine-dma-wait-sink"]
     assert p.replace(wait_sink=False).flags() == flags[:-1]
 
@@ -72,7 +74,8 @@ def test_stages_one_drops_pipelining_and_no_copies_drop_both():
     p = AcceleratorPipeline.for_config(load_config("default"))
     assert [f.split("=")[0] for f in p.replace(stages=1).flags()] == [
         "--affine-producer-consumer-fusion", "--affine-sibling-fusion", "--affine-loop-tile",
-        "--affine-data-copy-generate", "--affine-copy-forward", "--affine-dma-start-hoist",
+        "--affine-data-copy-generate", "--affine-copy-forward", "--affine-dma-forward",
+        "--affine-dma-start-hoist",
         "--affine-copy-stream", "--affine-scalar-replace", "--affine-dma-wait-sink"]
     assert [f.split("=")[0] for f in p.replace(copies=False, sibling_fusion=False,
                                                producer_consumer_fusion=False).flags()] == [

@@ -32,7 +32,7 @@ def _kernels(spec, preset):
 
 
 @pytest.mark.parametrize("spec,preset,rectangular", [
-    ("gemm:M=64,N=48,K=80", "edge", True), ("2mm:NI=20,NJ=24,NK=28,NL=18", "edge", True),
+    ("gemm:M=64,N=48,K=80", "edge", True), ("2mm:NI=40,NJ=48,NK=56,NL=36", "edge", True),
     ("conv2d:C=4,H=12,W=12,K=8", "default", True), ("syrk:N=24,M=20", "default", False)])
 def test_shared_costs_equal_direct_costs_on_compiled_kernels(spec, preset, rectangular):
     cfg, kernels = _kernels(spec, preset)

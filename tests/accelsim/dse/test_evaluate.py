@@ -78,7 +78,8 @@ def test_compile_flags_follow_the_options_and_the_config():
     assert "pipeline-copy-out=false" in flags["affine-pipeline-data-transfer"]
     assert list(dict(compile_flags({**opts, "stages": 1, "tile_sizes": "8,8"}, cfg))) == [
         "affine-producer-consumer-fusion", "affine-sibling-fusion", "affine-loop-tile",
-        "affine-data-copy-generate", "affine-copy-forward", "affine-dma-start-hoist",
+        "affine-data-copy-generate", "affine-copy-forward", "affine-dma-forward",
+        "affine-dma-start-hoist",
         "affine-copy-stream", "affine-scalar-replace", "affine-dma-wait-sink"]
     # no tiling and no copies: the pipeline's first and last passes stay
     assert [n for n, _ in compile_flags({**opts, "data_copy": False, "tile_sizes": "none"}, cfg)] == [

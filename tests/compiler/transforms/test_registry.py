@@ -14,7 +14,8 @@ TRANSFORMS = pathlib.Path(transforms.__file__).parent
 
 def test_every_pass_lives_in_the_file_named_after_its_flag() -> None:
     assert sorted(PASSES) == ["affine-cluster-distribute", "affine-copy-forward",
-                              "affine-copy-stream", "affine-data-copy-generate", "affine-dma-start-hoist",
+                              "affine-copy-stream", "affine-data-copy-generate", "affine-dma-forward",
+                              "affine-dma-start-hoist",
                               "affine-dma-wait-sink", "affine-loop-interchange", "affine-loop-tile",
                               "affine-pipeline-data-transfer",
                               "affine-producer-consumer-fusion",
@@ -45,7 +46,7 @@ def test_flags_and_unknown_passes() -> None:
     with pytest.raises(OptionError, match=r"unknown pass '--lower-to-host' \(known passes: "
                                           r"affine-cluster-distribute, affine-copy-forward, "
                                           r"affine-copy-stream, affine-data-copy-generate, "
-                                          r"affine-dma-start-hoist, "
+                                          r"affine-dma-forward, affine-dma-start-hoist, "
                                           r"affine-dma-wait-sink, affine-loop-interchange, affine-loop-tile, "
                                           r"affine-pipeline-data-transfer, affine-producer-consumer-fusion, "
                                           r"affine-scalar-replace, "
