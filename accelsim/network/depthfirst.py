@@ -40,11 +40,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from accelsim.network.band_copies import Axis, copy_rows, rows_nest
 from accelsim.network.links import Link, kernel_args
 from compiler.diagnostics import AccelsimError
 
 if TYPE_CHECKING:
-    from accelsim.network.fused import Group, GroupProgram, _Plan
+    from accelsim.network.group_model import Group, GroupProgram, _Plan
 
 
 class NotBandable(AccelsimError):
@@ -110,7 +111,6 @@ def widths(plan: _Plan, chain: Sequence[tuple[int, Link | None, Link | None]]) -
     return out
 
 
-Axis = tuple[int, int]   # the dimension bands cut and the elements of it one row is
 
 
 def axis(shape: Sequence[int], width: int | None) -> Axis | None:
@@ -187,7 +187,7 @@ def _fresh(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
 def _build(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
            width: int | None) -> tuple[Any, Any, str]:
     import workloads
-    from accelsim.network.fused import _retype
+    from accelsim.network.group_model import _retype
 
     spec = plan.flat[p][1].workload
     w = workloads.get(spec)
@@ -407,7 +407,7 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
     # 4. every row loop from 0: the same program for every interior band
     for loop, lo in restricted:
         _shift(loop, lo)
-    from accelsim.network.fused import _accumulates
+    from accelsim.network.group_model import _accumulates
 
     zero = bool(lout is not None and lout.pad) or _accumulates(plan.flat[p][1].workload, out)
     resident = sum(math.prod(args[n].type.shape) * args[n].type.element.bitwidth // 8 for n in fast)
@@ -630,7 +630,7 @@ def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
 def band_plan(plan: _Plan, group: Group) -> int | None:
     """The tallest band of `group` whose buffers leave every kernel its tiles (module
     docstring); None when none does or the group cannot be banded."""
-    from accelsim.network.fused import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
+    from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
     try:
@@ -653,7 +653,7 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
     """The banded group as one program (`fused.GroupProgram`): its band buffers made once,
     then per band the new rows of its inputs DMA'd in (the overlap moved up), its kernels,
     its output band DMA'd out."""
-    from accelsim.network.fused import GroupProgram, _compile_band, _unique
+    from accelsim.network.group_model import GroupProgram, _compile_band, _unique
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
     from compiler.ir.ops.affine import AffineForOp, AffineYieldOp
@@ -772,7 +772,7 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
             mapping[a] = buf
             if bk.zero:
                 ax = bk.axes[name]
-                _rows_nest(body, buf, None, 0, 0, a.type.shape[ax[0]] // ax[1], ax)
+                rows_nest(body, buf, None, 0, 0, a.type.shape[ax[0]] // ax[1], ax)
             continue
         k = _key(n, bk, name)
         buf = mapping[a] = bufs[k]
@@ -782,12 +782,12 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
             plo, phi = lay.windows[k][b - 1]
             keep = max(0, phi - lo)
             if keep:   # the overlap with the previous band's window, moved to the top
-                _rows_nest(body, buf, buf, lo - plo, 0, keep, bk.axes[name])
+                rows_nest(body, buf, buf, lo - plo, 0, keep, bk.axes[name])
         if name == bk.out:
             if bk.zero and hi - lo > keep:
-                _rows_nest(body, buf, None, 0, keep, hi - lo - keep, bk.axes[name])
+                rows_nest(body, buf, None, 0, keep, hi - lo - keep, bk.axes[name])
         elif hi - lo > keep:
-            _copy(fn, body, fn.args[labels[(n, name)]], lo + keep, buf, keep, hi - lo - keep,
+            copy_rows(fn, body, fn.args[labels[(n, name)]], lo + keep, buf, keep, hi - lo - keep,
                   compiled, tag_space, True, bk.axes[name])
     for op in entry.body.ops:
         if isinstance(op, ReturnOp):
@@ -800,133 +800,6 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
         return
     out = mapping[entry.args[entry.arg_names().index(bk.out)]]
     lo, hi = bk.fast[bk.out]
-    _copy(fn, body, fn.args[labels[(n, bk.out)]], lo, out, 0, hi - lo, compiled, tag_space,
+    copy_rows(fn, body, fn.args[labels[(n, bk.out)]], lo, out, 0, hi - lo, compiled, tag_space,
           False, bk.axes[bk.out])
     body.append(DeallocOp(out))
-
-
-def _rows_nest(body: Any, dst: Any, src: Any, src_row: int, dst_row: int, rows: int,
-               ax: Axis) -> None:
-    """A nest over `rows` rows of buffer `dst` from row `dst_row`: zero (`src` None) or the
-    rows of `src` from `src_row` (in order: a move up within one buffer is safe)."""
-    from compiler.ir.affine_expr import Dim
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import AffineForOp, AffineLoadOp, AffineStoreOp, AffineYieldOp
-    from compiler.ir.ops.arith import ConstantOp
-
-    t = dst.type
-    r, unit = ax
-    src_row, dst_row = src_row * unit, dst_row * unit
-    ext = list(t.shape)
-    ext[r] = rows * unit
-    zero = None
-    if src is None:
-        zero = body.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
-    ivs, inner, loops = [], body, []
-    for d in ext:
-        f = AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), [])
-        inner.append(f)
-        loops.append(f)
-        ivs.append(f.iv)
-        inner = f.body
-    k = len(ext)
-    at = (lambda off: AffineMap(k, 0, tuple(Dim(i) + (off if i == r else 0) for i in range(k))))
-    v = zero if src is None else inner.append(AffineLoadOp(src, at(src_row), ivs)).results[0]
-    inner.append(AffineStoreOp(v, dst, at(dst_row), ivs))
-    for f in loops:
-        f.body.append(AffineYieldOp())
-
-
-def _copy(fn: Any, body: Any, full: Any, lo: int, buf: Any, at: int, rows: int, dma: bool,
-          tag_space: int, inward: bool, ax: Axis) -> None:
-    """Rows [lo, lo + rows) of DRAM tensor `full` into band buffer `buf` from its row `at`
-    (`inward`) or back: one strided DMA (compiled) or a copy nest (as written)."""
-    from compiler.ir.affine_expr import Dim, as_expr
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import (
-        AffineDmaStartOp,
-        AffineDmaWaitOp,
-        AffineForOp,
-        AffineLoadOp,
-        AffineStoreOp,
-        AffineYieldOp,
-    )
-    from compiler.ir.ops.memref import AllocOp, DeallocOp
-    from compiler.ir.types import I32, MemRefType
-    from compiler.transforms.rewrite.structure import constant_index
-
-    shape = tuple(full.type.shape)
-    r, unit = ax
-    lo, at, rows = lo * unit, at * unit, rows * unit   # in elements of dimension r
-    band = list(shape)
-    band[r] = rows
-    off = [0] * len(shape)
-    off[r] = lo
-    if not dma:
-        ivs, inner, loops = [], body, []
-        for d in band:
-            f = AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), [])
-            inner.append(f)
-            loops.append(f)
-            ivs.append(f.iv)
-            inner = f.body
-        k = len(band)
-        at_full = AffineMap(k, 0, tuple(Dim(i) + off[i] for i in range(k)))
-        ident = AffineMap(k, 0, tuple(Dim(i) + (at if i == r else 0) for i in range(k)))
-        src, sm, dst, dm = (full, at_full, buf, ident) if inward else (buf, ident, full, at_full)
-        v = inner.append(AffineLoadOp(src, sm, ivs)).results[0]
-        inner.append(AffineStoreOp(v, dst, dm, ivs))
-        for f in loops:
-            f.body.append(AffineYieldOp())
-        return
-    count = math.prod(band[r:])
-
-    def c(x: int) -> Any:
-        return constant_index(fn, x, fn.loc)
-
-    outer = band[:r]
-    whole = at == 0 and rows == buf.type.shape[r]
-    k = len(outer)
-    t0 = AffineMap(0, 0, (as_expr(0),))
-    if math.prod(outer) == 1 or whole:
-        # one DMA: the rows of every outer index, strided on the DRAM side, packed in `buf`
-        tag = body.append(AllocOp(MemRefType((1,), I32, tag_space), name_hint="btag")).results[0]
-        m_full = AffineMap(0, 0, tuple(as_expr(x) for x in off))
-        m_buf = AffineMap(0, 0, tuple(as_expr(at if i == r else 0) for i in range(len(shape))))
-        n = c(count * math.prod(outer))
-        stride = c(math.prod(shape[r:])) if math.prod(outer) > 1 else None
-        per = c(count) if stride is not None else None
-        if inward:
-            op = AffineDmaStartOp(full, m_full, [], buf, m_buf, [], tag, t0, [], n, stride, per)
-        else:
-            op = AffineDmaStartOp(buf, m_buf, [], full, m_full, [], tag, t0, [], n, stride, per)
-        body.append(op)
-        body.append(AffineDmaWaitOp(tag, t0, [], n))
-        body.append(DeallocOp(tag))
-        return
-    # rows inside a taller buffer: one contiguous DMA per outer index (a channel), all
-    # started, then all waited for
-    # [outer] -> { S[o] -> full[o, lo, 0...] ; buf[o, at, 0...] ; tag[o] }
-    tag = body.append(AllocOp(MemRefType(tuple(outer), I32, tag_space), name_hint="btag")).results[0]
-    m_full = AffineMap(k, 0, tuple(Dim(i) if i < k else as_expr(off[i]) for i in range(len(shape))))
-    m_buf = AffineMap(k, 0, tuple(Dim(i) if i < k else as_expr(at if i == r else 0)
-                                  for i in range(len(shape))))
-    m_tag = AffineMap.identity(k)
-    n = c(count)
-    for wait in (False, True):
-        ivs, inner, loops = [], body, []
-        for d in outer:
-            f = AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), [])
-            inner.append(f)
-            loops.append(f)
-            ivs.append(f.iv)
-            inner = f.body
-        if wait:
-            inner.append(AffineDmaWaitOp(tag, m_tag, ivs, n))
-        elif inward:
-            inner.append(AffineDmaStartOp(full, m_full, ivs, buf, m_buf, ivs, tag, m_tag, ivs, n))
-        else:
-            inner.append(AffineDmaStartOp(buf, m_buf, ivs, full, m_full, ivs, tag, m_tag, ivs, n))
-        for f in loops:
-            f.body.append(AffineYieldOp())
-    body.append(DeallocOp(tag))

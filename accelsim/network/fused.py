@@ -31,9 +31,21 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from accelsim.network.group_model import (
+    MIN_TILE_KIB,
+    RESIDENT_SHARE,
+    Group,
+    GroupProgram,
+    _accumulates,
+    _capacity,
+    _fast_bytes,
+    _Plan,
+    _retype,
+    _unique,
+)
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
 from accelsim.network.model import Layer, Network
 from accelsim.network.results import LayerResult, NetworkResult, layer_figures
@@ -45,28 +57,8 @@ if TYPE_CHECKING:
 # an intermediate stays on chip when it takes at most this share of the fast level, and the
 # intermediates resident while one kernel runs at most RESIDENT_SHARE (the rest: its tiles)
 LINK_SHARE = 0.75
-RESIDENT_SHARE = 0.75
-MIN_TILE_KIB = 16    # the least capacity a kernel's own tiles are compiled for
 MAX_GROUP = 16       # the most layers one group takes (each candidate is compiled and estimated)
 PEAK_HEADROOM = 1.05  # a banded candidate whose layers run this close to peak is not compiled
-
-
-@dataclass(frozen=True)
-class Group:
-    """Layers `first` .. `last` (indices) as one program; `onchip`: the links kept on chip,
-    `dram`: the linked intermediates that go through DRAM inside the group."""
-
-    first: int
-    last: int
-    onchip: tuple[Link, ...] = ()
-    dram: tuple[Link, ...] = ()
-    # > 0: computed depth-first, `band_rows` rows of the last output at a time, every link
-    # on chip as the band of rows its consumer needs (`accelsim.network.depthfirst`)
-    band_rows: int = 0
-
-    @property
-    def layers(self) -> range:
-        return range(self.first, self.last + 1)
 
 
 @dataclass
@@ -75,21 +67,6 @@ class GroupRun:
     figures: dict[str, Any]
     onchip_peak_bytes: int
     compile_seconds: float
-
-
-@dataclass
-class _Plan:
-    """The network's kernels and links, and what each kernel compiles to (cached by its
-    residency: the same kernel with the same on-chip operands and capacity compiles once)."""
-
-    network: Network
-    config: HardwareConfig
-    flat: list[tuple[int, Any]]
-    links: dict[int, Link]                      # producer kernel index -> link
-    compiled: dict[tuple[Any, ...], tuple[Any, Any, int]] = field(default_factory=dict)
-
-    def kernels_of(self, first: int, last: int) -> list[int]:
-        return [p for p, (li, _) in enumerate(self.flat) if first <= li <= last]
 
 
 def run_fused(network: Network, config: str = "default", hardware: Mapping[str, Any] | None = None,
@@ -216,10 +193,6 @@ def _fits(plan: _Plan, ln: Link) -> bool:
     return ln.nbytes <= LINK_SHARE * _capacity(plan.config)
 
 
-def _capacity(cfg: HardwareConfig) -> int:
-    return int(cfg.memory_chain()[1].capacity_kib) * 1024
-
-
 def _group(plan: _Plan, first: int, last: int) -> Group:
     """Layers first..last with every inner link on chip where it fits and the kernel between
     two on-chip links keeps room for its tiles; the others through DRAM."""
@@ -326,18 +299,6 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
     return GroupRun(group, figures, peak, compile_s)
 
 
-@dataclass(frozen=True)
-class GroupProgram:
-    """A group as written (each kernel as its workload builds it) and compiled, its on-chip
-    peak in bytes (the resident intermediates and the largest kernel's buffers), and what
-    each argument of its function is: (name, kernel index, the kernel's argument)."""
-
-    source: ModuleOp
-    compiled: ModuleOp
-    peak: int
-    args: tuple[tuple[str, int, str], ...]
-
-
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
     (`depthfirst.banded_modules`)."""
@@ -406,88 +367,6 @@ def _compile_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None, on
     return source, module, _fast_bytes(module, fast)
 
 
-def _compile_band(plan: _Plan, bk: Any, resident: int) -> tuple[Any, int]:
-    """One band's kernel (`depthfirst.BandKernel`) compiled by the accelerator pipeline for
-    the capacity the group's band buffers (`resident` bytes) leave, and the bytes of its own
-    fast buffers; the same program (an interior band's) compiles once."""
-    from accelsim.compile.accelerator import compile_for_accelerator
-    from accelsim.errors import InputError
-    from compiler.text.printer import print_module
-
-    key = ("band", print_module(bk.module), resident)
-    if key not in plan.compiled:
-        module = bk.module.clone()
-        cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
-        if cap_kib < MIN_TILE_KIB:
-            raise InputError(f"kernel {bk.func_name}: {cap_kib} KiB left beside its band buffers")
-        cfg = plan.config.with_overrides({"sram.capacity_kib": cap_kib})
-        compile_for_accelerator(cfg, module, bk.func_name)
-        plan.compiled[key] = (None, module, _fast_bytes(module, plan.config.spaces.sram))
-    _, done, own = plan.compiled[key]
-    return done, own
-
-
-def _retype(func: Any, name: str, shape: tuple[int, ...] | None, space: int | None, pad: int) -> None:
-    """Argument `name` of `func` in memory `space` (None: as it is) and, with `shape`, of that
-    shape: every access's map rewritten to the same element there (`pad`: the NCHW interior of
-    a buffer with that border; else the same row-major position)."""
-    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
-    from compiler.ir.types import FunctionType, MemRefType
-
-    i = func.arg_names().index(name)
-    arg = func.args[i]
-    old = arg.type
-    new_shape = tuple(shape) if shape is not None else tuple(old.shape)
-    arg.type = MemRefType(new_shape, old.element, old.memory_space if space is None else space)
-    if new_shape != tuple(old.shape):
-        for op in func.walk():
-            if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
-                op.map = (_shifted(op.map, pad) if pad else _reshaped(op.map, old.shape, new_shape))
-    func.function_type = FunctionType(tuple(a.type for a in func.args), func.function_type.results)
-
-
-def _shifted(m: Any, pad: int) -> Any:
-    """NCHW indices moved `pad` rows and columns into a padded buffer."""
-    r = list(m.results)
-    return m.with_results([r[0], r[1], r[2] + pad, r[3] + pad])
-
-
-def _reshaped(m: Any, src: Sequence[int], dst: Sequence[int]) -> Any:
-    """Indices into row-major `src` as the same element's indices into row-major `dst`."""
-    from compiler.ir.affine_expr import as_expr
-
-    lin = as_expr(0)
-    for e, st in zip(m.results, _strides(src)):
-        lin = lin + e * st
-    out = []
-    for j, (d, st) in enumerate(zip(dst, _strides(dst))):
-        e = lin.floordiv(st) if st > 1 else lin
-        out.append(e % d if j > 0 else e)
-    return m.with_results(out)
-
-
-def _strides(shape: Sequence[int]) -> list[int]:
-    out, s = [], 1
-    for d in reversed(shape):
-        out.append(s)
-        s *= d
-    return out[::-1]
-
-
-def _fast_bytes(module: ModuleOp, fast: int) -> int:
-    """Bytes of every fast-space buffer the compiled kernel allocates (all live at once, at
-    worst)."""
-    from compiler.ir.ops.memref import AllocOp
-
-    total = 0
-    for op in module.walk():
-        if isinstance(op, AllocOp):
-            t = op.memref_type
-            if t.memory_space == fast:
-                total += math.prod(t.shape) * t.element.bitwidth // 8
-    return total
-
-
 @dataclass(frozen=True)
 class _Wiring:
     """The group function's arguments (name, kernel position in the group, argument) and, per
@@ -537,17 +416,6 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
 
 
-def _accumulates(spec: str, name: str) -> bool:
-    """Whether kernel `spec` loads argument `name` (its output: it accumulates into it)."""
-    import workloads
-    from compiler.ir.ops.affine import AffineLoadOp
-
-    w = workloads.get(spec)
-    f = next(f for f in w.module().funcs if f.sym_name == w.func_name)
-    arg = f.args[f.arg_names().index(name)]
-    return any(isinstance(op, AffineLoadOp) and op.memref is arg for op in f.walk())
-
-
 def _zero_fill(block: Any, buf: Any) -> None:
     """Append to `block` a nest storing zero into every element of `buf`."""
     from compiler.ir.affine_map import AffineMap
@@ -573,15 +441,6 @@ def _bodies(loop: Any) -> list[Any]:
         out.append(loop.body)
         loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
     return out
-
-
-def _unique(name: str, used: set[str]) -> str:
-    label = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    base, k = label, 1
-    while label in used:
-        label, k = f"{base}_{k}", k + 1
-    used.add(label)
-    return label
 
 
 def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
