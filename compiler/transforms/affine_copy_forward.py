@@ -52,16 +52,9 @@ from compiler.ir.ops.opaque import OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.fast_memory import buffer_bytes
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.rewrite.dma_motion import FastMemoryOptions
 
-
-@dataclass(frozen=True)
-class Options:
-    fast_mem_space: int = 1
-    fast_mem_capacity: int | None = None   # KiB; None: unlimited
-
-    def __post_init__(self) -> None:
-        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
-            raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+Options = FastMemoryOptions
 
 
 class AffineCopyForwardPass(Pass):

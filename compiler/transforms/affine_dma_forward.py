@@ -42,8 +42,6 @@ same values in the same order; the memref ends with the same contents.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Block, Operation, OpResult, Value
 from compiler.ir.ops import (
@@ -60,6 +58,7 @@ from compiler.ir.ops import (
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.rewrite.dma_motion import (
+    FastMemoryOptions,
     alloc_of,
     fits,
     has_views,
@@ -69,15 +68,7 @@ from compiler.transforms.rewrite.dma_motion import (
 )
 from compiler.transforms.rewrite.memref_uses import rewrite_memref
 
-
-@dataclass(frozen=True)
-class Options:
-    fast_mem_space: int = 1
-    fast_mem_capacity: int | None = None     # KiB; None: unlimited
-
-    def __post_init__(self) -> None:
-        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
-            raise ValueError(f"fast-mem-capacity {self.fast_mem_capacity}: expected >= 0 KiB")
+Options = FastMemoryOptions
 
 
 class AffineDmaForwardPass(Pass):

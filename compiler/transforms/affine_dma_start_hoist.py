@@ -34,23 +34,14 @@ writes, into memory no op in between reads: results are bit-identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, ModuleOp
 from compiler.transforms.affine_copy_forward import _alloc_in, _direction, _written, live_profile
 from compiler.transforms.data_copy.fast_memory import buffer_bytes
 from compiler.transforms.pass_base import Pass
+from compiler.transforms.rewrite.dma_motion import FastMemoryOptions
 
-
-@dataclass(frozen=True)
-class Options:
-    fast_mem_space: int = 1
-    fast_mem_capacity: int | None = None   # KiB; None: unlimited
-
-    def __post_init__(self) -> None:
-        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
-            raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
+Options = FastMemoryOptions
 
 
 class AffineDmaStartHoistPass(Pass):

@@ -4,11 +4,26 @@ are given, and whether the fast memory still holds every buffer after a move."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from compiler.ir.core import Block, Operation, OpResult, Value
 from compiler.ir.ops import AllocOp, CallOp, DeallocOp, FuncOp, ModuleOp
 from compiler.ir.ops.opaque import OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.fast_memory import peak_live_bytes
+
+
+@dataclass(frozen=True)
+class FastMemoryOptions:
+    """The options of the passes that move DMAs within a fast memory (`affine-copy-forward`,
+    `affine-dma-forward`, `affine-dma-start-hoist`): its space and its capacity."""
+
+    fast_mem_space: int = 1
+    fast_mem_capacity: int | None = None   # KiB; None: unlimited
+
+    def __post_init__(self) -> None:
+        if self.fast_mem_capacity is not None and self.fast_mem_capacity < 0:
+            raise ValueError(f"fast-mem-capacity must be >= 0 KiB, got {self.fast_mem_capacity}")
 
 
 def memory_space(v: Value) -> int | None:
