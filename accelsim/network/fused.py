@@ -128,6 +128,14 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
+        for cand_group in _chunked(plan, i):   # a feed-forward chain, its hidden dim in chunks
+            best = _pays(plan, cand_group, base)
+            if best is not None:
+                break
+        if best is not None:
+            kept.append(best)
+            i = best.group.last + 1
+            continue
         lasts: list[int] = []
         if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
             lasts.append(i)
@@ -150,6 +158,13 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
         else:
             i += 1
     return kept
+
+
+def _chunked(plan: _Plan, i: int) -> list[Group]:
+    """The chunked groups from layer i (`accelsim.network.chunked`), when they are closed."""
+    from accelsim.network.chunked import chunk_groups
+
+    return [g for g in chunk_groups(plan, i) if _valid(plan, g.first, g.last)]
 
 
 def _closed(plan: _Plan, first: int, last: int) -> bool:
@@ -302,6 +317,10 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
     (`depthfirst.banded_modules`)."""
+    if group.chunk:
+        from accelsim.network.chunked import chunked_modules
+
+        return chunked_modules(plan, group)
     if group.band_rows:
         from accelsim.network.depthfirst import banded_modules
 
@@ -540,7 +559,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows)
+                    band_rows=g.group.band_rows, hidden_chunk=g.group.chunk)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -553,7 +572,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows}
+                            "band_rows": g.group.band_rows, "hidden_chunk": g.group.chunk}
                            for g in groups]}
     return replace(out, network_figures=nf)
 

@@ -35,6 +35,9 @@ class Group:
     # > 0: computed depth-first, `band_rows` rows of the last output at a time, every link
     # on chip as the band of rows its consumer needs (`accelsim.network.depthfirst`)
     band_rows: int = 0
+    # > 0: a feed-forward chain run a chunk of `chunk` hidden columns at a time, its hidden
+    # tensor on chip one chunk at a time (`accelsim.network.chunked`)
+    chunk: int = 0
 
     @property
     def layers(self) -> range:
