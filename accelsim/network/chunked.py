@@ -47,7 +47,9 @@ if TYPE_CHECKING:
     from accelsim.network.group_model import Group, GroupProgram, _Plan
 
 GEMM = "gemm"
+BATCHED = "batched_gemm"
 TRIES = 2    # chunk widths estimated per chain (the widest that fit, then the next)
+MAX_MID = 4  # the most elementwise / row-wise kernels between the two gemms
 
 
 class NotChunkable(AccelsimError):
@@ -56,22 +58,45 @@ class NotChunkable(AccelsimError):
 
 @dataclass(frozen=True)
 class Chain:
-    """Flat kernel indices of the chain: `up`, the elementwise kernels `mid`, `down`; the
-    sizes M (rows), K (up's reduction), H (hidden), N (down's output columns); the hidden
-    tensor's element bytes."""
+    """Flat kernel indices of the chain: `up`, the kernels between `mid`, `down`. `kind`:
+    "hidden" (two gemms, the hidden dimension H cut) or "batch" (two batched gemms, the
+    batch — a transformer's heads — cut). Sizes: `batch` (1 for "hidden"), M (rows), K (up's
+    reduction), H (up's output columns: the hidden dimension, or the scores' columns), N
+    (down's output columns); `elt`: the intermediate's element bytes; `inplace`: per `mid`
+    kernel, whether it runs in place (a unary elementwise kernel) or into the other buffer
+    (a row-wise kernel)."""
 
+    kind: str
     up: int
     mid: tuple[int, ...]
     down: int
+    batch: int
     M: int
     K: int
     H: int
     N: int
     elt: int
+    inplace: tuple[bool, ...] = ()
 
     @property
     def kernels(self) -> tuple[int, ...]:
         return (self.up, *self.mid, self.down)
+
+    @property
+    def extent(self) -> int:
+        """The length of the dimension chunks cut."""
+        return self.H if self.kind == "hidden" else self.batch
+
+    @property
+    def buffers(self) -> int:
+        """On-chip buffers of a chunk: the up gemm's output, and a second one when a row-wise
+        kernel writes out of place."""
+        return 1 if all(self.inplace) else 2
+
+    def live(self, w: int) -> int:
+        """Bytes of the chunk buffers for a chunk of width `w`."""
+        per = self.M * w if self.kind == "hidden" else w * self.M * self.H
+        return self.buffers * per * self.elt
 
 
 def _params(spec: str) -> tuple[str, dict[str, str]]:
@@ -89,39 +114,51 @@ def _with(spec: str, **values: int) -> str:
     return f"{name}:" + ",".join(f"{k}={v}" for k, v in params.items())
 
 
-def _gemm_sizes(spec: str) -> tuple[int, int, int] | None:
-    """(M, N, K) of a plain gemm C[M, N] += A[M, K] · B[K, N] (it reads its output), else
-    None."""
+def _gemm_sizes(spec: str) -> tuple[int, int, int, int] | None:
+    """(batch, M, N, K) of a plain gemm C[M, N] += A[M, K] · B[K, N] (batch 1) or batched
+    gemm C[b, M, N] += A[b, M, K] · B[b, K, N] (it reads its output), else None."""
     from accelsim.network.group_model import _accumulates
 
     name, params = _params(spec)
-    if name != GEMM or "out" in params or not {"M", "N", "K"} <= set(params):
+    if name not in (GEMM, BATCHED) or "out" in params or not {"M", "N", "K"} <= set(params):
         return None
     a = kernel_args(spec)
     if a.names != ("A", "B", "C") or not _accumulates(spec, "C"):
         return None
-    (m, k), (k2, n), (m2, n2) = a.shapes
-    return (m, n, k) if (k, m, n) == (k2, m2, n2) else None
+    shapes = a.shapes if name == BATCHED else tuple((1, *s) for s in a.shapes)
+    if any(len(s) != 3 for s in shapes):
+        return None
+    (b, m, k), (b2, k2, n), (b3, m2, n2) = shapes
+    return (b, m, n, k) if (b2, b3, k2, m2, n2) == (b, b, k, m, n) else None
+
+
+def _top_loop(spec: str, n: int) -> Any:
+    """The entry function of `spec` when its body is one loop from 0 to `n` by 1, else None."""
+    import workloads
+    from compiler.ir.ops.affine import AffineForOp
+
+    w = workloads.get(spec)
+    f = next(f for f in w.module().funcs if f.sym_name == w.func_name)
+    loops = [op for op in f.body.ops if isinstance(op, AffineForOp)]
+    if len(loops) != 1 or loops[0].constant_lower != 0 or loops[0].constant_upper != n \
+            or loops[0].step != 1:
+        return None
+    return loops[0]
 
 
 def _unary(spec: str, n: int) -> bool:
     """Whether `spec` is a unary elementwise kernel over `n` elements: two 1-D arguments (one
     read, one written) and one loop over them whose every access is `[i]` — so it can run in
     place on any buffer holding those elements."""
-    import workloads
     from compiler.ir.ops.affine import AffineForOp, AffineLoadOp, AffineStoreOp
 
     a = kernel_args(spec)
     if len(a.names) != 2 or any(s != (n,) for s in a.shapes) or len(a.outputs) != 1 \
             or a.dtypes[0] != a.dtypes[1] or "N" not in _params(spec)[1]:
         return False
-    w = workloads.get(spec)
-    f = next(f for f in w.module().funcs if f.sym_name == w.func_name)
-    loops = [op for op in f.body.ops if isinstance(op, AffineForOp)]
-    if len(loops) != 1 or loops[0].constant_lower != 0 or loops[0].constant_upper != n \
-            or loops[0].step != 1:
+    loop = _top_loop(spec, n)
+    if loop is None:
         return False
-    (loop,) = loops
     for op in loop.body.walk():
         if isinstance(op, AffineForOp):
             return False
@@ -133,6 +170,38 @@ def _unary(spec: str, n: int) -> bool:
     return True
 
 
+def _row_param(spec: str, rows: int, cols: int) -> str | None:
+    """The parameter giving the rows of a row-wise kernel `spec` on (rows, cols) arrays: two
+    2-D arguments of that shape (one read, one written), one loop over the rows whose index
+    is every access's first index and no other (each row computed from its own row alone);
+    None for any other kernel or when no single parameter holds the row count."""
+    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
+
+    a = kernel_args(spec)
+    if len(a.names) != 2 or any(s != (rows, cols) for s in a.shapes) or len(a.outputs) != 1 \
+            or a.dtypes[0] != a.dtypes[1]:
+        return None
+    loop = _top_loop(spec, rows)
+    if loop is None:
+        return None
+    for op in loop.body.walk():
+        if isinstance(op, AffineLoadOp | AffineStoreOp):
+            m = op.map
+            got = [e.linear_coeffs(m.num_dims, m.num_symbols) for e in m.results]
+            if any(g is None for g in got):
+                return None
+            uses = [sum(c for v, c in zip(op.indices, [*g[0], *g[1]]) if v is loop.iv)
+                    for g in got]
+            first = got[0]
+            others = [v for v, c in zip(op.indices, [*first[0], *first[1]]) if c and v is not loop.iv]
+            if uses[0] != 1 or first[2] != 0 or others or any(uses[1:]):
+                return None
+        elif loop.iv in op.operands:
+            return None
+    names = [k for k, v in _params(spec)[1].items() if v == str(rows)]
+    return names[0] if len(names) == 1 else None
+
+
 def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     """The chunkable chain whose up gemm is the first kernel of `layer`, and the last layer it
     takes; None when there is none."""
@@ -140,15 +209,18 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     if not ks or plan.flat[ks[0]][0] != layer:
         return None
     up = ks[0]
-    sizes = _gemm_sizes(plan.flat[up][1].workload)
+    spec0 = plan.flat[up][1].workload
+    sizes = _gemm_sizes(spec0)
     if sizes is None:
         return None
-    M, H, K = sizes
+    B, M, H, K = sizes
+    kind = "hidden" if _params(spec0)[0] == GEMM else "batch"
     mid: list[int] = []
+    inplace: list[bool] = []
     p = up
     while True:
         ln: Link | None = plan.links.get(p)
-        if ln is None or ln.consumer >= len(plan.flat):
+        if ln is None or ln.consumer >= len(plan.flat) or len(mid) > MAX_MID:
             return None
         q = ln.consumer
         spec = plan.flat[q][1].workload
@@ -156,15 +228,22 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
             return None
         down = _gemm_sizes(spec)
         if down is not None:
-            m2, n2, k2 = down
-            if ln.in_arg != "A" or m2 != M or k2 != H:
+            b2, m2, n2, k2 = down
+            if ln.in_arg != "A" or (b2, m2, k2) != (B, M, H) or _params(spec)[0] != _params(spec0)[0]:
                 return None
             break
-        if not _unary(spec, M * H) or ln.in_arg != kernel_args(spec).names[0] or len(mid) > 4:
+        a = kernel_args(spec)
+        if ln.in_arg != a.names[0]:
+            return None
+        if _unary(spec, B * M * H):
+            inplace.append(True)
+        elif kind == "batch" and _row_param(spec, B * M, H) is not None:
+            inplace.append(False)
+        else:
             return None
         mid.append(q)
         p = q
-    a = kernel_args(plan.flat[up][1].workload)
+    a = kernel_args(spec0)
     d = kernel_args(plan.flat[q][1].workload)
     elt = a.bits[2] // 8
     if d.dtypes[0] != a.dtypes[2] or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != a.dtypes[2]
@@ -173,48 +252,44 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     last = plan.flat[q][0]
     if plan.kernels_of(layer, last) != [up, *mid, q]:
         return None
-    return Chain(up, tuple(mid), q, M, K, H, n2, elt), last
+    return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace)), last
 
 
 def widths(plan: _Plan, chain: Chain) -> list[int]:
-    """The chunk widths worth estimating, widest first (at most `TRIES`): divisors h < H whose
-    chunk buffer (M x h) fits `RESIDENT_SHARE` of the level and leaves `MIN_TILE_KIB`."""
+    """The chunk widths worth estimating, widest first (at most `TRIES`): divisors w of the cut
+    dimension, smaller than it, whose chunk buffers fit `RESIDENT_SHARE` of the level and
+    leave `MIN_TILE_KIB`."""
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
     out = []
-    for h in range(chain.H - 1, 0, -1):
-        if chain.H % h:
+    for w in range(chain.extent - 1, 0, -1):
+        if chain.extent % w:
             continue
-        live = chain.M * h * chain.elt
+        live = chain.live(w)
         if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
-            out.append(h)
+            out.append(w)
             if len(out) == TRIES:
                 break
     return out
 
 
 def chunk_groups(plan: _Plan, layer: int) -> list[Group]:
-    """The chunked groups starting at `layer` worth estimating (widest chunk first)."""
-    from accelsim.network.group_model import Group
+    """The chunked groups starting at `layer` worth estimating (widest chunk first); none when
+    the whole intermediate fits (`WHOLE_SHARE`: the whole-intermediate group holds it)."""
+    from accelsim.network.group_model import Group, _capacity
 
     found = chain_at(plan, layer)
     if found is None:
         return []
     chain, last = found
-    if chain.M * chain.H * chain.elt <= RESIDENT_FRACTION_WHOLE * _cap(plan):
-        return []   # the whole hidden tensor fits: the whole-intermediate group holds it
+    if chain.live(chain.extent) <= WHOLE_SHARE * _capacity(plan.config):
+        return []
     onchip = tuple(plan.links[p] for p in chain.kernels[:-1])
-    return [Group(layer, last, onchip, (), chunk=h) for h in widths(plan, chain)]
+    return [Group(layer, last, onchip, (), chunk=w) for w in widths(plan, chain)]
 
 
-RESIDENT_FRACTION_WHOLE = 0.75   # as fused.LINK_SHARE: a hidden tensor this small stays whole
-
-
-def _cap(plan: _Plan) -> int:
-    from accelsim.network.group_model import _capacity
-
-    return _capacity(plan.config)
+WHOLE_SHARE = 0.75   # as fused.LINK_SHARE: an intermediate this small stays whole
 
 
 # -------------------------------------------------------------------------------------------
@@ -269,20 +344,21 @@ def shift_accesses(func: Any, name: str, offsets: tuple[int, ...]) -> None:
 @dataclass
 class _Piece:
     """One kernel of a chunk: its program as written and compiled (chunk 0), its entry
-    function's name, and the argument whose accesses move with the chunk (with the move per
-    chunk: offsets of one chunk)."""
+    function's name, where each argument comes from (("arg", i): the group function's i-th
+    argument; ("buf", j): chunk buffer j) and the arguments whose accesses move with the chunk
+    (argument -> offsets of one chunk)."""
 
     source: Any
     compiled: Any
     func_name: str
-    sliced: str | None
-    step: tuple[int, ...]
+    wiring: dict[str, tuple[str, int]]
+    shifts: dict[str, tuple[int, ...]]
     own: int
 
 
 def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
-           full: dict[str, tuple[int, ...]], sliced: str | None, step: tuple[int, ...],
-           resident: int) -> _Piece:
+           full: dict[str, tuple[int, ...]], wiring: dict[str, tuple[str, int]],
+           shifts: dict[str, tuple[int, ...]], resident: int) -> _Piece:
     """Kernel `spec` with arguments `fast` on chip (as those shapes) and `full` retyped to
     the whole array it windows, compiled for the capacity `resident` bytes leave (once per
     program)."""
@@ -301,34 +377,64 @@ def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
         source = module.clone()
         cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
         if cap_kib < MIN_TILE_KIB:
-            raise InputError(f"kernel {spec}: {cap_kib} KiB left beside its chunk buffer")
+            raise InputError(f"kernel {spec}: {cap_kib} KiB left beside its chunk buffers")
         cfg = plan.config.with_overrides({"sram.capacity_kib": cap_kib})
         compile_for_accelerator(cfg, module, name)
         plan.compiled[key] = (source, module, _fast_bytes(module, fs))
     source, done, own = plan.compiled[key]
-    return _Piece(source, done, _kernel(spec)[2], sliced, step, own)
+    return _Piece(source, done, _kernel(spec)[2], wiring, shifts, own)
 
 
-def _pieces(plan: _Plan, chain: Chain, h: int) -> list[_Piece]:
+def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple[int, ...]]]:
+    """The kernels of one chunk of width `w` and the chunk buffers' shapes (the first zeroed
+    before each chunk: the up gemm accumulates into it). The group function's arguments are
+    up's A and B, then down's B and C."""
     up_spec = plan.flat[chain.up][1].workload
     down_spec = plan.flat[chain.down][1].workload
-    live = chain.M * h * chain.elt
-    out = [_piece(plan, _with(up_spec, N=h), {"C": (chain.M, h)}, {"B": (chain.K, chain.H)},
-                  "B", (0, h), live)]
-    for q in chain.mid:
+    live = chain.live(w)
+    M, K, H, N, B = chain.M, chain.K, chain.H, chain.N, chain.batch
+    if chain.kind == "hidden":
+        buf: tuple[int, ...] = (M, w)
+        up = _piece(plan, _with(up_spec, N=w), {"C": buf}, {"B": (K, H)},
+                    {"A": ("arg", 0), "B": ("arg", 1), "C": ("buf", 0)}, {"B": (0, w)}, live)
+        down_full: dict[str, tuple[int, ...]] = {"B": (H, N)}
+        down_shift: dict[str, tuple[int, ...]] = {"B": (w, 0)}
+        down_sized = _with(down_spec, K=w)
+    else:
+        buf = (w, M, H)
+        step = (w, 0, 0)
+        up = _piece(plan, _with(up_spec, batch=w), {"C": buf}, {"A": (B, M, K), "B": (B, K, H)},
+                    {"A": ("arg", 0), "B": ("arg", 1), "C": ("buf", 0)},
+                    {"A": step, "B": step}, live)
+        down_full = {"B": (B, H, N), "C": (B, M, N)}
+        down_shift = {"B": step, "C": step}
+        down_sized = _with(down_spec, batch=w)
+    out = [up]
+    cur = 0
+    for q, inplace in zip(chain.mid, chain.inplace):
         spec = plan.flat[q][1].workload
         a = kernel_args(spec)
-        out.append(_piece(plan, _with(spec, N=chain.M * h),
-                          {a.names[0]: (chain.M, h), a.names[1]: (chain.M, h)}, {}, None, (), live))
-    out.append(_piece(plan, _with(down_spec, K=h), {"A": (chain.M, h)}, {"B": (chain.H, chain.N)},
-                      "B", (h, 0), live))
-    return out
+        if inplace:
+            sized = _with(spec, N=math.prod(buf))
+            nxt = cur
+        else:
+            rows = _row_param(spec, B * M, H)
+            assert rows is not None   # chain_at checked it
+            sized = _with(spec, **{rows: w * M})
+            nxt = 1 - cur
+        out.append(_piece(plan, sized, {a.names[0]: buf, a.names[1]: buf}, {},
+                          {a.names[0]: ("buf", cur), a.names[1]: ("buf", nxt)}, {}, live))
+        cur = nxt
+    out.append(_piece(plan, down_sized, {"A": buf}, down_full,
+                      {"A": ("buf", cur), "B": ("arg", 2), "C": ("arg", 3)}, down_shift, live))
+    return out, [buf] * chain.buffers
 
 
 def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
-    """The chunked group as one program (`fused.GroupProgram`): the chunk buffer made once,
-    then per chunk (a nest of one iteration) the buffer zeroed, the up gemm into it, the
-    elementwise kernels in place, the down gemm accumulating into the group's output."""
+    """The chunked group as one program (`fused.GroupProgram`): the chunk buffers made once,
+    then per chunk (a nest of one iteration) the first buffer zeroed, the up gemm into it, the
+    elementwise (in place) and row-wise kernels, the down gemm into the group's output (its
+    chunk's window; across chunks it accumulates)."""
     from accelsim.network.fused import _entry, _zero_fill
     from accelsim.network.group_model import GroupProgram, _unique
     from compiler.ir.affine_map import AffineMap
@@ -339,14 +445,13 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     from compiler.ir.types import ELEMENT_TYPES, FunctionType, MemRefType
 
     found = chain_at(plan, group.first)
-    if found is None or group.chunk <= 0 or found[0].H % group.chunk:
+    if found is None or group.chunk <= 0 or found[0].extent % group.chunk:
         raise NotChunkable(f"layers {group.first}..{group.last}: not a chunkable chain")
     chain, _ = found
-    h = group.chunk
-    pieces = _pieces(plan, chain, h)
+    w = group.chunk
+    pieces, buf_shapes = _pieces(plan, chain, w)
     up_args = kernel_args(plan.flat[chain.up][1].workload)
     down_args = kernel_args(plan.flat[chain.down][1].workload)
-    # the group function's arguments: X, W1 (up's A, B), W2, Y (down's B, C)
     used: set[str] = set()
     spec_args = [(chain.up, "A", up_args), (chain.up, "B", up_args),
                  (chain.down, "B", down_args), (chain.down, "C", down_args)]
@@ -358,23 +463,25 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
         i = a.index(name)
         types.append(MemRefType(a.shapes[i], ELEMENT_TYPES[a.dtypes[i]], plan.config.spaces.dram))
     fast = plan.config.spaces.sram
-    t_type = MemRefType((chain.M, h), ELEMENT_TYPES[up_args.dtypes[2]], fast)
-    live = chain.M * h * chain.elt
-    peak = live + max(pc.own for pc in pieces)
+    element = ELEMENT_TYPES[up_args.dtypes[2]]
+    peak = chain.live(w) + max(pc.own for pc in pieces)
     programs: dict[bool, ModuleOp] = {}
     for compiled in (False, True):
         fn = FuncOp("group", FunctionType(tuple(types), ()), [a for a, _, _ in args])
         mod = ModuleOp()
-        t = fn.body.append(AllocOp(t_type, name_hint="chunk")).results[0]
+        bufs = [fn.body.append(AllocOp(MemRefType(shape, element, fast),
+                                       name_hint=f"chunk{j}")).results[0]
+                for j, shape in enumerate(buf_shapes)]
         helpers: dict[int, dict[str, str]] = {}
-        for c in range(chain.H // h):
+        for c in range(chain.extent // w):
             nest = fn.body.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(1), []))
-            _zero_fill(nest.body, t)
+            _zero_fill(nest.body, bufs[0])
             for n, pc in enumerate(pieces):
                 module = (pc.compiled if compiled else pc.source).clone()
                 entry = _entry(module)
-                if pc.sliced is not None and c:
-                    shift_accesses(entry, pc.sliced, tuple(c * s for s in pc.step))
+                if c:
+                    for name, step in pc.shifts.items():
+                        shift_accesses(entry, name, tuple(c * s for s in step))
                 renames = helpers.setdefault(n, {})
                 for f in module.funcs:
                     if f is entry:
@@ -389,12 +496,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                         mod.body.append(g)
                 mapping: dict[Any, Any] = {}
                 for a, name in zip(entry.args, entry.arg_names()):
-                    if n == 0:
-                        mapping[a] = {"A": fn.args[0], "B": fn.args[1], "C": t}[name]
-                    elif n == len(pieces) - 1:
-                        mapping[a] = {"A": t, "B": fn.args[2], "C": fn.args[3]}[name]
-                    else:
-                        mapping[a] = t   # elementwise, in place
+                    kind, ref = pc.wiring[name]
+                    mapping[a] = fn.args[ref] if kind == "arg" else bufs[ref]
                 for op in entry.body.ops:
                     if isinstance(op, ReturnOp):
                         continue
@@ -403,7 +506,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                         if isinstance(o, CallOp) and o.callee in renames:
                             o.callee = renames[o.callee]
             nest.body.append(AffineYieldOp())
-        fn.body.append(DeallocOp(t))
+        for b in bufs:
+            fn.body.append(DeallocOp(b))
         fn.body.append(ReturnOp())
         mod.body.append(fn)
         programs[compiled] = mod

@@ -99,3 +99,50 @@ def test_chunked_ffn_equals_the_layer_by_layer_kernels(act: str) -> None:
     f = f.reshape(M, H)
     want = gemm_reference(f.astype(np.float32), w2, y0)["C"]
     assert np.allclose(got, want, rtol=1e-4, atol=1e-4) and np.abs(got - y0).max() > 0
+
+
+# attention: scores = Q·K per head, softmax per row, context = P·V per head; the scores of all
+# four heads (4 x 32 x 32 f32, twice: scores and probabilities, 32 KiB) do not fit a 32 KiB
+# level beside the tiles, one or two heads at a time do
+ATTN = ("scores   batched_gemm:batch=4,M=32,N=32,K=16\n"
+        "softmax  softmax:M=128,N=32\n"
+        "context  batched_gemm:batch=4,M=32,N=16,K=32\n")
+TINY = {"sram.capacity_kib": 32}
+
+
+def test_attention_heads_are_a_batch_chain() -> None:
+    plan = _plan(ATTN, TINY)
+    chain, last = chunked.chain_at(plan, 0)
+    assert (chain.kind, chain.batch, chain.M, chain.K, chain.H, chain.N) == ("batch", 4, 32, 16, 32, 16)
+    assert chain.inplace == (False,) and chain.buffers == 2 and last == 2
+    assert chunked.widths(plan, chain) == [2, 1]
+    # a row-wise kernel is not taken between two plain gemms (only unary elementwise ones)
+    assert chunked._row_param("softmax:M=128,N=32", 128, 32) == "M"
+    assert chunked._row_param("gelu:N=4096", 128, 32) is None
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_chunked_attention_moves_the_closed_form_bytes_and_equals_the_kernels(heads: int) -> None:
+    import workloads
+
+    B, M, K, H, N = 4, 32, 16, 32, 16
+    plan = _plan(ATTN, TINY)
+    group = Group(0, 2, tuple(plan.links[p] for p in (0, 1)), (), chunk=heads)
+    gp = fused.program_of_group(plan, group)
+    assert first_race(gp.compiled) is None
+    run = fused.run_group(plan, group, "analytic")
+    # Q, K, V read once, the context read (it accumulates) and written once: the scores and
+    # probabilities never leave the chip, whatever the chunk
+    assert run.figures["dram_bytes"] == B * (M * K + K * H + H * N + 2 * M * N) * 4
+    func = fused._entry(gp.source)
+    rng = np.random.default_rng(5)
+    arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
+              for a, label in zip(func.args, func.arg_names())}
+    q, k, v, o0 = (arrays[n].copy() for n in ("scores_A", "scores_B", "context_B", "context_C"))
+    sim = run_program(program_of_module(gp.source, "group", source="attn"), plan.config, arrays,
+                      RunOptions(estimate=False), compiled=gp.compiled)
+    got = np.asarray(sim.sim.outputs["context_C"])
+    s = np.matmul(q, k).reshape(B * M, H)
+    p = workloads.get(f"softmax:M={B * M},N={H}").reference({"X": s, "Y": np.zeros_like(s)})["Y"]
+    want = o0 + np.matmul(p.reshape(B, M, H).astype(np.float32), v)
+    assert np.allclose(got, want, rtol=1e-4, atol=1e-5) and np.abs(got - o0).max() > 0
