@@ -474,8 +474,12 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                 for j, shape in enumerate(buf_shapes)]
         helpers: dict[int, dict[str, str]] = {}
         for c in range(chain.extent // w):
-            nest = fn.body.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(1), []))
-            _zero_fill(nest.body, bufs[0])
+            # as written: each chunk one nest of one iteration (the top block stays short);
+            # compiled: at the top level, where the next kernel's copy-ins can start early
+            nest = None if compiled else fn.body.append(
+                AffineForOp(AffineMap.constant(0), [], AffineMap.constant(1), []))
+            body = fn.body if nest is None else nest.body
+            _zero_fill(body, bufs[0])
             for n, pc in enumerate(pieces):
                 module = (pc.compiled if compiled else pc.source).clone()
                 entry = _entry(module)
@@ -501,17 +505,50 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                 for op in entry.body.ops:
                     if isinstance(op, ReturnOp):
                         continue
-                    new = nest.body.append(op.clone(mapping))
+                    new = body.append(op.clone(mapping))
                     for o in new.walk():
                         if isinstance(o, CallOp) and o.callee in renames:
                             o.callee = renames[o.callee]
-            nest.body.append(AffineYieldOp())
+            if nest is not None:
+                nest.body.append(AffineYieldOp())
         for b in bufs:
             fn.body.append(DeallocOp(b))
         fn.body.append(ReturnOp())
         mod.body.append(fn)
+        if compiled:
+            _start_early(plan, mod)
         programs[compiled] = mod
     return GroupProgram(programs[False], programs[True], peak, tuple(args))
+
+
+def _start_early(plan: _Plan, module: Any) -> None:
+    """Each kernel's first copy-ins started above the compute before it that does not touch
+    their data (`affine-dma-start-hoist` on the group: an on-chip elementwise or row-wise
+    kernel, the chunk buffer's zeroing), within the whole fast level: the next kernel's
+    operands arrive while the chunk's on-chip kernels run."""
+    from accelsim.compile.compile_cache import run_passes
+    from compiler.ir.ops.affine import AffineApplyOp
+    from compiler.ir.ops.arith import ConstantOp
+    from compiler.transforms.registry import create_pass
+
+    # the kernels' top-level constants, and index arithmetic on them only, first (no
+    # effects): a copy-in whose size or index is one of them is not held behind it
+    for fn in module.funcs:
+        if fn.is_declaration:
+            continue
+        prefix: list[Any] = []
+        done: set[int] = set()
+        for op in list(fn.body.ops):
+            if isinstance(op, ConstantOp | AffineApplyOp) \
+                    and all(id(getattr(v, "owner", None)) in done for v in op.operands):
+                op.detach()
+                fn.body.insert(len(prefix), op)
+                prefix.append(op)
+                done.add(id(op))
+    cap = plan.config.memory_chain()[1].capacity_kib
+    run_passes(module, [create_pass("affine-dma-start-hoist",
+                                    f"fast-mem-space={plan.config.spaces.sram} "
+                                    f"fast-mem-capacity={cap}")], verify_each=False)
 
 
 __all__ = ["Chain", "NotChunkable", "chain_at", "chunk_groups", "chunked_modules",
