@@ -245,6 +245,7 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
     layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
     capacity its residents leave)."""
+    from accelsim.compile import compile_cache
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
@@ -255,9 +256,17 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     if group.band_rows and (_at_peak(plan, group, cycles) or _floor_loses(plan, group, dram)):
         return None
     try:
+        # the compiled program's estimate first: a group that does not pay is refused before
+        # its race proof and the compulsory traffic of its source (only an output is proven)
+        plan.programs[group] = program_of_group(plan, group)
+        est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
+        if est.cycles > cycles or est.dram_bytes >= dram:
+            return None
         run = run_group(plan, group, "analytic")
     except AccelsimError:
         return None
+    finally:
+        plan.programs.pop(group, None)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
 
@@ -318,7 +327,9 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
-    (`depthfirst.banded_modules`)."""
+    (`depthfirst.banded_modules`); the one the grouping built while it looked at the group."""
+    if group in plan.programs:
+        return plan.programs[group]
     if group.band_rows:
         from accelsim.network.depthfirst import banded_modules
 

@@ -56,6 +56,8 @@ class _Plan:
     groups: dict[tuple[int, int], Group] = field(default_factory=dict)
     # (first, last, band rows) -> every band of that banded group (`depthfirst.layout`)
     layouts: dict[tuple[int, int, int], Any] = field(default_factory=dict)
+    # a group's program, built by the grouping's first look at it and run by `run_group`
+    programs: dict[Group, GroupProgram] = field(default_factory=dict)
 
     def kernels_of(self, first: int, last: int) -> list[int]:
         return [p for p, (li, _) in enumerate(self.flat) if first <= li <= last]
