@@ -210,7 +210,13 @@ def _fits(plan: _Plan, ln: Link) -> bool:
 
 def _group(plan: _Plan, first: int, last: int) -> Group:
     """Layers first..last with every inner link on chip where it fits and the kernel between
-    two on-chip links keeps room for its tiles; the others through DRAM."""
+    two on-chip links keeps room for its tiles; the others through DRAM (made once per plan)."""
+    if (first, last) not in plan.groups:
+        plan.groups[(first, last)] = _make_group(plan, first, last)
+    return plan.groups[(first, last)]
+
+
+def _make_group(plan: _Plan, first: int, last: int) -> Group:
     ks = plan.kernels_of(first, last)
     cap = _capacity(plan.config)
     onchip: list[Link] = []
@@ -254,21 +260,41 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
     layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
     capacity its residents leave)."""
+    from accelsim.compile import compile_cache
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
         return None
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
-    if group.band_rows and _at_peak(plan, group, cycles):
+    dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    if group.band_rows and (_at_peak(plan, group, cycles) or _floor_loses(plan, group, dram)):
         return None
     try:
+        # the compiled program's estimate first: a group that does not pay is refused before
+        # its race proof and the compulsory traffic of its source (only an output is proven)
+        plan.programs[group] = program_of_group(plan, group)
+        est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
+        if est.cycles > cycles or est.dram_bytes >= dram:
+            return None
         run = run_group(plan, group, "analytic")
     except AccelsimError:
         return None
-    dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    finally:
+        plan.programs.pop(group, None)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
+
+
+def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
+    """Whether the banded group's closed-form floor of DRAM bytes (`depthfirst.bytes_floor`)
+    is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
+    from accelsim.network.depthfirst import NotBandable, bytes_floor
+
+    try:
+        return bytes_floor(plan, group) >= dram
+    except NotBandable:
+        return True
 
 
 def _at_peak(plan: _Plan, group: Group, cycles: int) -> bool:
@@ -316,7 +342,10 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
-    (`depthfirst.banded_modules`)."""
+    (`depthfirst.banded_modules`) or hidden-dimension chunks (`chunked.chunked_modules`); the one
+    the grouping built while it looked at the group."""
+    if group in plan.programs:
+        return plan.programs[group]
     if group.chunk:
         from accelsim.network.chunked import chunked_modules
 
