@@ -20,7 +20,8 @@ The copy-in (a DMA into a fresh buffer of `fast-mem-space`, non-strided, the buf
 rows as long as its source's, at row 0) and its wait are at the function's top; the only
 top-level ops using the buffer are its copy-in, one loop nest, the copy-out of the same
 rows (if any), later nests that only read it, and its dealloc; nothing between the copy-in
-and the copy-out touches the source; a nest is split once. The nest's outer loop (under
+and the copy-out touches the source. Every such copy around one nest streams around the
+same pieces (the nest is split once: trisolv's `b` and `L`). The nest's outer loop (under
 loops of one iteration) with constant bounds after those is split in `chunks` consecutive
 ranges (its bounds get one more result each: the pieces run the same iterations in the
 same order). isl gives each piece's rows of the
@@ -49,7 +50,6 @@ from compiler.ir.ops import (
     AllocOp,
     ConstantOp,
     DeallocOp,
-    FuncOp,
     ModuleOp,
 )
 from compiler.ir.types import INDEX, MemRefType
@@ -74,61 +74,22 @@ class AffineCopyStreamPass(Pass):
     options: Options
 
     def run(self, module: ModuleOp) -> None:
-        self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
         for f in module.funcs:
             if f.is_declaration:
                 continue
+            plans: dict[int, list[_Plan]] = {}
             for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
                 if s.parent_block is f.body and _direction(s, self.options.fast_mem_space) == "in":
-                    self._stream(f, s)
+                    plan = _plan(f.body, s)
+                    if plan is not None:
+                        plans.setdefault(id(plan.nest), []).append(plan)
+            for group in plans.values():
+                self._stream(f.body, group)
 
-    def _stream(self, f: FuncOp, start: AffineDmaStartOp) -> None:
-        block = f.body
-        buf, src = start.dst, start.src
-        bt, st = buf.type, src.type
-        if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
-                or not isinstance(st, MemRefType) or not bt.has_static_shape \
-                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
-            return
-        if start.src_indices or start.dst_indices or not start.src_map.is_constant \
-                or any(r.value != 0 for r in start.dst_map.results) \
-                or any(r.value != 0 for r in start.src_map.results[1:]):
-            return
-        n = _const(start.num_elements)
-        if n != math.prod(bt.shape):
-            return
-        row0 = start.src_map.results[0].value
-        users = [o for o in block.ops if o is not start and _uses(o, buf)]
-        tag_users = [o for o in block.ops if _uses(o, start.tag)]
-        waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
-        if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
-                                  for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
-                                                             for o in tag_users) != 1:
-            return
-        nests = [o for o in users if isinstance(o, AffineForOp)]
-        outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
-        rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
-        if not nests or rest or len(outs) > 1:
-            return
-        nest = nests[0]
-        if id(nest) in self._pieces:
-            return
-        # later nests may read the buffer (every row has arrived before them), not write it
-        if any(_writes(o, buf) for o in nests[1:]):
-            return
-        out = outs[0] if outs else None
-        if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
-                                    and _const(out.num_elements) == n and out.dst_map == start.src_map
-                                    and out.src_map == start.dst_map and not out.dst_indices):
-            return
-        i_start, i_nest = block.index_of(start), block.index_of(nest)
-        i_end = block.index_of(out) if out is not None else i_nest
-        if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
-            return
-        if any(_uses(o, src) for k, o in enumerate(block.ops)
-               if i_start < k <= i_end and o is not out and o is not start) \
-                or nest.results:
-            return
+    def _stream(self, block: Block, plans: list[_Plan]) -> None:
+        """Split the nest of `plans` (every whole-buffer copy around it) once and stream each
+        buffer's copies around the same pieces."""
+        nest = plans[0].nest
         cut = _outer(nest)
         if cut is None:
             return
@@ -145,36 +106,44 @@ class AffineCopyStreamPass(Pass):
             loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
             loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
             pieces.append(piece)
-        rows = [_rows(piece, buf, block, nest) for piece in pieces]
-        if any(r is None for r in rows):
+        streamed = []
+        for plan in plans:
+            buf = plan.start.dst
+            rows = [_rows(piece, buf, block, nest) for piece in pieces]
+            if any(r is None for r in rows):
+                continue
+            nrows = buf.type.shape[0]  # type: ignore[attr-defined]
+            # copy-in chunk p: rows [ins[p], ins[p + 1])
+            ins = [0]
+            for p in range(chunks):
+                reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
+                ins.append(max(ins[-1], min(nrows, reach)))
+            ins[-1] = nrows
+            # copy-out after piece p: rows [outs_[p], outs_[p + 1])
+            outs_ = [0]
+            for p in range(chunks):
+                later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
+                end = min([nrows, *later, ins[p + 1]])
+                outs_.append(max(outs_[-1], end))
+            outs_[-1] = nrows
+            n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
+            n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
+            if n_in < 2 and (plan.out is None or n_out < 2):
+                continue
+            streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out))
+        if not streamed:
             return
-        nrows = bt.shape[0]
-        # copy-in chunk p: rows [ins[p], ins[p + 1])
-        ins = [0]
-        for p in range(chunks):
-            reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
-            ins.append(max(ins[-1], min(nrows, reach)))
-        ins[-1] = nrows
-        # copy-out after piece p: rows [outs_[p], outs_[p + 1])
-        outs_ = [0]
-        for p in range(chunks):
-            later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
-            end = min([nrows, *later, ins[p + 1]])
-            outs_.append(max(outs_[-1], end))
-        outs_[-1] = nrows
-        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
-        n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
-        if n_in < 2 and (out is None or n_out < 2):
-            return
-        self._pieces.update(id(p) for p in pieces)
-        self._rewrite(block, start, waits[0], nest, out, pieces, ins,
-                      outs_ if out is not None else None, row0)
-        self.remark(start.loc, f"copies of {_name(buf)} streamed: {n_in} chunk(s) in"
-                               + (f", {n_out} out" if out is not None else "")
-                               + f" around {chunks} pieces of the nest")
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        for plan, ins, outs_, n_in, n_out in streamed:
+            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0)
+            self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
+                                        + (f", {n_out} out" if plan.out is not None else "")
+                                        + f" around {chunks} pieces of the nest")
 
     def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
-                 nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
+                 out: AffineDmaStartOp | None, pieces: list[AffineForOp],
                  ins: list[int], outs: list[int] | None, row0: int) -> None:
         buf, src = start.dst, start.src
         rank = buf.type.rank  # type: ignore[attr-defined]
@@ -219,9 +188,6 @@ class AffineCopyStreamPass(Pass):
         if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
             tag_alloc.erase()
         del wait
-        for piece in pieces:
-            block.insert_before(nest, piece)
-        nest.erase()
         for p, t, count in in_tags:
             block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
                                                            loc=start.loc))
@@ -243,6 +209,66 @@ class AffineCopyStreamPass(Pass):
         out.erase()
         if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
             out_alloc.erase()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A whole-buffer copy-in at the function's top, its one wait, the nest it is around and
+    the copy-out of the same rows (if any), checked as the module docstring says."""
+
+    start: AffineDmaStartOp
+    wait: AffineDmaWaitOp
+    nest: AffineForOp
+    out: AffineDmaStartOp | None
+    row0: int
+
+
+def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
+    buf, src = start.dst, start.src
+    bt, st = buf.type, src.type
+    if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+            or not isinstance(st, MemRefType) or not bt.has_static_shape \
+            or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
+        return None
+    if start.src_indices or start.dst_indices or not start.src_map.is_constant \
+            or any(r.value != 0 for r in start.dst_map.results) \
+            or any(r.value != 0 for r in start.src_map.results[1:]):
+        return None
+    n = _const(start.num_elements)
+    if n != math.prod(bt.shape):
+        return None
+    row0 = start.src_map.results[0].value
+    users = [o for o in block.ops if o is not start and _uses(o, buf)]
+    tag_users = [o for o in block.ops if _uses(o, start.tag)]
+    waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
+    if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
+                              for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
+                                                         for o in tag_users) != 1:
+        return None
+    nests = [o for o in users if isinstance(o, AffineForOp)]
+    outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
+    rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
+    if not nests or rest or len(outs) > 1:
+        return None
+    nest = nests[0]
+    # later nests may read the buffer (every row has arrived before them), not write it
+    if any(_writes(o, buf) for o in nests[1:]):
+        return None
+    out = outs[0] if outs else None
+    if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
+                                and _const(out.num_elements) == n and out.dst_map == start.src_map
+                                and out.src_map == start.dst_map and not out.dst_indices):
+        return None
+    i_start, i_nest = block.index_of(start), block.index_of(nest)
+    i_end = block.index_of(out) if out is not None else i_nest
+    if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
+        return None
+    if any(_uses(o, src) for k, o in enumerate(block.ops)
+           if i_start < k <= i_end and o is not out and o is not start) \
+            or nest.results:
+        return None
+    assert isinstance(waits[0], AffineDmaWaitOp)
+    return _Plan(start, waits[0], nest, out, row0)
 
 
 def _outer(nest: AffineForOp) -> tuple[int, int, int] | None:
