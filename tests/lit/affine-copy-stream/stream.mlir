@@ -79,7 +79,8 @@ func.func @all_rows_first(%a: memref<8x8xf32>) {
 // CHECK: affine.dma_wait
 // CHECK: affine.dma_wait
 // CHECK-NEXT: affine.for
-// CHECK-NOT: affine.for
+// CHECK: affine.for
+// CHECK-NOT: affine.dma_wait
 // CHECK: return
 func.func @two_buffers(%a: memref<8x8xf32>, %v: memref<8xf32>) {
   %n = arith.constant 64 : index
