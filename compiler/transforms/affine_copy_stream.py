@@ -61,10 +61,16 @@ from compiler.transforms.pass_base import Pass
 class Options:
     fast_mem_space: int = 1
     chunks: int = 8
+    # > 0: a chunk of a copy-in with no copy-out may move, instead of whole rows, one DMA per
+    # row of the columns some op reaches in it, where that moves fewer bytes counting each
+    # descriptor as this many (the bytes its setup is worth on the machine)
+    descriptor_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.chunks < 2:
             raise ValueError(f"chunks must be >= 2, got {self.chunks}")
+        if self.descriptor_bytes < 0:
+            raise ValueError(f"descriptor-bytes must be >= 0, got {self.descriptor_bytes}")
 
 
 class AffineCopyStreamPass(Pass):
@@ -130,21 +136,77 @@ class AffineCopyStreamPass(Pass):
             n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
             if n_in < 2 and (plan.out is None or n_out < 2):
                 continue
-            streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out))
+            # chunks smaller than a descriptor's worth of bytes: the whole copy is cheaper
+            size = buf.type.size_bytes  # type: ignore[attr-defined]
+            if size < self.options.descriptor_bytes * max(n_in, n_out if plan.out is not None else 0):
+                continue
+            spans = self._spans(plan, ins)
+            streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out, spans))
         if not streamed:
             return
         for piece in pieces:
             block.insert_before(nest, piece)
         nest.erase()
-        for plan, ins, outs_, n_in, n_out in streamed:
-            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0)
+        for plan, ins, outs_, n_in, n_out, spans in streamed:
+            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0, spans)
+            by_row = sum(sp is not None for sp in spans)
             self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
+                                        + (f" ({by_row} of them row by row)" if by_row else "")
                                         + (f", {n_out} out" if plan.out is not None else "")
                                         + f" around {chunks} pieces of the nest")
 
+    def _spans(self, plan: _Plan, ins: list[int]) -> list[list[tuple[int, int, int]] | None]:
+        """Per copy-in chunk: None (whole rows), or (row, first column, columns) of each row
+        some op reaches, one DMA each, where those move fewer bytes than the whole rows with
+        `descriptor-bytes` per descriptor. Only for a 2-D buffer never written back (what no op
+        reaches is never read)."""
+        from compiler.analysis.region import memref_regions
+
+        buf = plan.start.dst
+        bt = buf.type
+        none: list[list[tuple[int, int, int]] | None] = [None] * (len(ins) - 1)
+        d = self.options.descriptor_bytes
+        if d <= 0 or plan.out is not None or not isinstance(bt, MemRefType) or bt.rank != 2:
+            return none
+        try:
+            reach = None
+            for op in (plan.nest, *plan.readers):
+                region = memref_regions([op]).get(buf)
+                if region is None:
+                    continue
+                # { M[a0, a1] }: the elements of the buffer the op reaches
+                reach = region.exact if reach is None else reach.union(region.exact)
+        except Exception:  # an access the polyhedral model does not cover
+            return none
+        if reach is None or reach.n_param() > 0:
+            return none
+        eb = bt.size_bytes // math.prod(bt.shape)
+        width = bt.shape[1]
+        out = list(none)
+        for p in range(len(ins) - 1):
+            rows = []
+            for r in range(ins[p], ins[p + 1]):
+                # { M[r, a1] }: row r's elements reached
+                row = reach.fix_val(isl.dim_type.set, 0, isl.Val.int_from_si(reach.get_ctx(), r))
+                if row.is_empty():
+                    continue
+                lo, hi = _col_bound(row, True), _col_bound(row, False)
+                if lo is None or hi is None:
+                    rows = None
+                    break
+                rows.append((r, lo, hi - lo + 1))
+            if rows is None:
+                continue
+            by_row = sum(n * eb + d for _, _, n in rows)
+            whole = (ins[p + 1] - ins[p]) * width * eb + d
+            if by_row < whole:
+                out[p] = rows
+        return out
+
     def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
                  out: AffineDmaStartOp | None, pieces: list[AffineForOp],
-                 ins: list[int], outs: list[int] | None, row0: int) -> None:
+                 ins: list[int], outs: list[int] | None, row0: int,
+                 spans: list[list[tuple[int, int, int]] | None]) -> None:
         buf, src = start.dst, start.src
         rank = buf.type.rank  # type: ignore[attr-defined]
         rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
@@ -176,11 +238,23 @@ class AffineCopyStreamPass(Pass):
             return op, tag.result
 
         # the copy-in chunks where the whole copy-in was, each waited for before its piece
-        in_tags = []
+        in_tags: list[tuple[int, Value, int, int]] = []
         for p in range(len(pieces)):
-            if ins[p + 1] > ins[p]:
+            if spans[p] is not None:
+                # a DMA per row of the columns reached, a tag element each
+                rows = spans[p]
+                assert rows is not None
+                tag = AllocOp(MemRefType((max(1, len(rows)),), tag_t.element,  # type: ignore[attr-defined]
+                                         tag_t.memory_space), loc=start.loc)  # type: ignore[attr-defined]
+                block.insert_before(start, tag)
+                for k, (r, c, n) in enumerate(rows):
+                    block.insert_before(start, AffineDmaStartOp(
+                        src, _cmap(row0 + r, c), [], buf, _cmap(r, c), [], tag.result, _cmap(k), [],
+                        const(n), loc=start.loc))
+                    in_tags.append((p, tag.result, n, k))
+            elif ins[p + 1] > ins[p]:
                 _, t = dma(src, row0, buf, 0, (ins[p], ins[p + 1]), start, False)
-                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen))
+                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen, 0))
         old_tag = start.tag
         for o in [o for o in block.ops if _uses(o, old_tag)]:
             o.erase()
@@ -188,8 +262,8 @@ class AffineCopyStreamPass(Pass):
         if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
             tag_alloc.erase()
         del wait
-        for p, t, count in in_tags:
-            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
+        for p, t, count, k in in_tags:
+            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(k), [], const(count),
                                                            loc=start.loc))
         if out is None or outs is None:
             return
@@ -221,6 +295,7 @@ class _Plan:
     nest: AffineForOp
     out: AffineDmaStartOp | None
     row0: int
+    readers: tuple[AffineForOp, ...] = ()   # later nests that only read the buffer
 
 
 def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
@@ -268,7 +343,7 @@ def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
             or nest.results:
         return None
     assert isinstance(waits[0], AffineDmaWaitOp)
-    return _Plan(start, waits[0], nest, out, row0)
+    return _Plan(start, waits[0], nest, out, row0, tuple(nests[1:]))
 
 
 def _outer(nest: AffineForOp) -> tuple[int, int, int] | None:
@@ -346,6 +421,13 @@ def _rows(piece: AffineForOp, buf: Value, block: Block, anchor: AffineForOp
     wrote = region.written_set
     w = None if wrote.is_empty() else _bound(wrote, True)
     return lo, hi, w
+
+
+def _col_bound(s: isl.Set, low: bool) -> int | None:
+    v = s.dim_min_val(1) if low else s.dim_max_val(1)
+    if not v.is_int():
+        return None
+    return int(v.to_python())
 
 
 def _bound(s: isl.Set, low: bool) -> int | None:
