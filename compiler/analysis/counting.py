@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from compiler.diagnostics import DiagnosticError
 from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_intervals
-from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym, _linearize
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr
 from compiler.ir.core import Block, Operation, OpResult, Value
@@ -155,6 +155,7 @@ def _static(func: FuncOp) -> _Static:
             # one lane-op, at its result's precision
             st.op_class[id(op)] = "other"
     feeds = _control_values(func)
+    depth_of: dict[int, int] = {}  # id(loop) -> loops of more than one trip around it, itself too
     for op in func.walk():
         if isinstance(op, _MUL) and id(op) not in paired and _is_data(op):
             st.op_class[id(op)] = "mul"
@@ -165,8 +166,7 @@ def _static(func: FuncOp) -> _Static:
             st.op_type[id(op)] = (_type_name(op), "")
         if isinstance(op, AffineForOp):
             # a loop of one trip (a tile loop over a whole extent) adds no depth
-            depth = sum(1 for a in (op, *op.ancestors())
-                        if isinstance(a, AffineForOp) and static_trip_count(a) != 1)
+            depth = _loop_depth(op, depth_of)
             st.max_depth = max(st.max_depth, depth)
             if id(op.iv) in feeds:  # the IV reaches an inner bound or condition
                 st.iterate.add(id(op))
@@ -177,6 +177,20 @@ def _static(func: FuncOp) -> _Static:
         _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def _loop_depth(loop: AffineForOp, memo: dict[int, int]) -> int:
+    """How many of `loop` and its enclosing `affine.for`s have other than one trip."""
+    d = memo.get(id(loop))
+    if d is not None:
+        return d
+    outer = loop.parent_op
+    while outer is not None and not isinstance(outer, AffineForOp):
+        outer = outer.parent_op
+    d = (_loop_depth(outer, memo) if outer is not None else 0) \
+        + (static_trip_count(loop) != 1)
+    memo[id(loop)] = d
+    return d
 
 
 def _is_data(op: Operation) -> bool:
@@ -219,10 +233,45 @@ def static_trip_count(loop: AffineForOp) -> int | None:
     lm, um = loop.lower_map, loop.upper_map
     if lm.num_results != 1 or um.num_results != 1:
         return None
+    lo = _linear_bound(lm, loop.lower_operands)
+    hi = _linear_bound(um, loop.upper_operands) if lo is not None else None
+    if lo is not None and hi is not None:
+        # the common case, without building expressions: sums of operands times constants
+        terms, const = hi
+        for v, c in lo[0].items():
+            if terms.get(v, 0) != c:
+                return None
+        if len(terms) != len(lo[0]):
+            return None
+        return max(0, -(-(const - lo[1]) // loop.step))
     diff = _bound_expr(um, loop.upper_operands) - _bound_expr(lm, loop.lower_operands)
     if not isinstance(diff.expr, Const):
         return None
     return max(0, -(-diff.expr.value // loop.step))
+
+
+def _linear_bound(m: AffineMap, operands: Sequence[Value]) -> tuple[dict[Value, int], int] | None:
+    """The bound `m(operands)` as {operand value: coefficient} plus a constant, or None when
+    it has a non-linear term (floordiv, mod, a product of operands)."""
+    e = m.results[0]
+    if isinstance(e, Const):
+        return {}, e.value
+    terms, const = _linearize(e)
+    out: dict[Value, int] = {}
+    nd = m.num_dims
+    for t, c in terms.items():
+        if isinstance(t, Dim):
+            v = operands[t.pos]
+        elif isinstance(t, Sym):
+            v = operands[nd + t.pos]
+        else:
+            return None
+        c += out.get(v, 0)
+        if c:
+            out[v] = c
+        else:
+            out.pop(v, None)
+    return out, const
 
 
 def _bound_expr(m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
