@@ -18,7 +18,7 @@ import bisect
 import operator
 import re
 import sys
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 
 from compiler.diagnostics import Location, ParseError
 
@@ -172,12 +172,13 @@ def tokenize(src: Source) -> list[Token]:
     texts = list(map(sys.intern, map(str.lstrip, pieces, repeat(_BLANKS))))
     starts = map(operator.sub, accumulate(map(len, pieces)), map(len, texts))
     kinds = list(map(_KINDS.__getitem__, texts))
+    if "bad" in kinds:
+        t = kinds.index("bad")
+        offset = sum(map(len, pieces[:t + 1])) - len(texts[t])
+        hint = " (unterminated string?)" if texts[t] == '"' else ""
+        raise src.error(offset, f"unexpected character '{texts[t]}'{hint}")
     out = list(zip(kinds, texts, starts))
+    if "comment" in kinds:
+        out = list(compress(out, map(operator.ne, kinds, repeat("comment"))))
     out.append(("eof", "", len(src.text)))
-    if "comment" in kinds or "bad" in kinds:
-        for t in out:
-            if t[0] == "bad":
-                hint = " (unterminated string?)" if t[1] == '"' else ""
-                raise src.error(t[2], f"unexpected character '{t[1]}'{hint}")
-        out = [t for t in out if t[0] != "comment"]
     return out
