@@ -45,6 +45,8 @@ from accelsim.network.group_model import (
     _Plan,
     _retype,
     _unique,
+    entry_func,
+    zero_fill,
 )
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
 from accelsim.network.model import Layer, Network
@@ -464,33 +466,6 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
 
 
-def _zero_fill(block: Any, buf: Any) -> None:
-    """Append to `block` a nest storing zero into every element of `buf`."""
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
-    from compiler.ir.ops.arith import ConstantOp
-
-    t = buf.type
-    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
-    ivs = []
-    inner = block
-    for d in t.shape:
-        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
-        ivs.append(loop.iv)
-        inner = loop.body
-    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
-    for loop_body in _bodies(block.ops[-1]):
-        loop_body.append(AffineYieldOp())
-
-
-def _bodies(loop: Any) -> list[Any]:
-    out = []
-    while loop is not None:
-        out.append(loop.body)
-        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
-    return out
-
-
 def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     """One module: `@group` runs each kernel's entry function body in order, wired by
     `wiring`; each module's other functions kept under a prefixed name."""
@@ -501,7 +476,7 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
 
     arg_types = []
     for _, n, name in wiring.args:
-        f = _entry(modules[n])
+        f = entry_func(modules[n])
         arg_types.append(f.args[f.arg_names().index(name)].type)
     group = FuncOp("group", FunctionType(tuple(arg_types), ()), [a for a, _, _ in wiring.args])
     out = ModuleOp()
@@ -514,8 +489,8 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
                 values[producer] = op.results[0]
                 frees.setdefault(freed, []).append(op.results[0])
                 if producer in wiring.zeroed:
-                    _zero_fill(group.body, op.results[0])
-        entry = _entry(module)
+                    zero_fill(group.body, op.results[0])
+        entry = entry_func(module)
         renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
         mapping: dict[Any, Any] = {}
         for a, name in zip(entry.args, entry.arg_names()):
@@ -541,11 +516,6 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     group.body.append(ReturnOp())
     out.body.append(group)
     return out
-
-
-def _entry(module: ModuleOp) -> Any:
-    funcs = [f for f in module.funcs if not f.is_declaration]
-    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
 
 
 # -------------------------------------------------------------------------------------------
@@ -648,7 +618,7 @@ class FusedData:
 
         plan = self.plan
         gp = program_of_group(plan, group)
-        func = _entry(gp.source)
+        func = entry_func(gp.source)
         arrays: dict[str, Any] = {}
         labels = {(p, name): label for label, p, name in gp.args}
         for arg, label in zip(func.args, func.arg_names()):
