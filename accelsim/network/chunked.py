@@ -435,8 +435,7 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     then per chunk (a nest of one iteration) the first buffer zeroed, the up gemm into it, the
     elementwise (in place) and row-wise kernels, the down gemm into the group's output (its
     chunk's window; across chunks it accumulates)."""
-    from accelsim.network.fused import _entry, _zero_fill
-    from accelsim.network.group_model import GroupProgram, _unique
+    from accelsim.network.group_model import GroupProgram, _unique, entry_func, zero_fill
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
     from compiler.ir.ops.affine import AffineForOp, AffineYieldOp
@@ -479,10 +478,10 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
             nest = None if compiled else fn.body.append(
                 AffineForOp(AffineMap.constant(0), [], AffineMap.constant(1), []))
             body = fn.body if nest is None else nest.body
-            _zero_fill(body, bufs[0])
+            zero_fill(body, bufs[0])
             for n, pc in enumerate(pieces):
                 module = (pc.compiled if compiled else pc.source).clone()
-                entry = _entry(module)
+                entry = entry_func(module)
                 if c:
                     for name, step in pc.shifts.items():
                         shift_accesses(entry, name, tuple(c * s for s in step))

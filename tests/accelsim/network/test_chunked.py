@@ -13,7 +13,7 @@ from accelsim.api.program import program_of_module
 from accelsim.api.program_run import RunOptions, run_program
 from accelsim.compile.race_check import first_race
 from accelsim.config import load_config
-from accelsim.network import chunked, fused
+from accelsim.network import chunked, fused, group_model
 from accelsim.network.group_model import Group
 from accelsim.network.layerlist import parse_layer_list
 from accelsim.network.links import flat_kernels, links
@@ -83,7 +83,7 @@ def test_chunked_ffn_equals_the_layer_by_layer_kernels(act: str) -> None:
     (group, *_) = chunked.chunk_groups(plan, 0)
     gp = fused.program_of_group(plan, group)
     assert first_race(gp.compiled) is None
-    func = fused._entry(gp.source)
+    func = group_model.entry_func(gp.source)
     rng = np.random.default_rng(3)
     arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
               for a, label in zip(func.args, func.arg_names())}
@@ -134,7 +134,7 @@ def test_chunked_attention_moves_the_closed_form_bytes_and_equals_the_kernels(he
     # Q, K, V read once, the context read (it accumulates) and written once: the scores and
     # probabilities never leave the chip, whatever the chunk
     assert run.figures["dram_bytes"] == B * (M * K + K * H + H * N + 2 * M * N) * 4
-    func = fused._entry(gp.source)
+    func = group_model.entry_func(gp.source)
     rng = np.random.default_rng(5)
     arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
               for a, label in zip(func.args, func.arg_names())}
