@@ -146,3 +146,19 @@ def test_chunked_attention_moves_the_closed_form_bytes_and_equals_the_kernels(he
     p = workloads.get(f"softmax:M={B * M},N={H}").reference({"X": s, "Y": np.zeros_like(s)})["Y"]
     want = o0 + np.matmul(p.reshape(B, M, H).astype(np.float32), v)
     assert np.allclose(got, want, rtol=1e-4, atol=1e-5) and np.abs(got - o0).max() > 0
+
+
+def test_a_chunked_group_row_reports_its_chunk() -> None:
+    from accelsim.network.timing import run_timing
+
+    plan = _plan(ATTN, TINY)
+    group = Group(0, 2, tuple(plan.links[p] for p in (0, 1)), (), chunk=2)
+    run = fused.run_group(plan, group, "analytic")
+    base = run_timing(plan.network, "default", TINY, "analytic", workers=0, progress=False)
+    result = fused.assemble(plan.network, base, [run], plan.config)
+    (row,) = result.layers
+    assert row.figures["chunk"] == 2 and row.figures["fused_group"] == ["scores", "softmax", "context"]
+    assert row.figures["dram_bytes_saved"] == (
+        sum(int(r.figures["dram_bytes"]) for r in base.layers) - int(run.figures["dram_bytes"]))
+    assert result.network_figures["fused_groups"][0]["chunk"] == 2
+    assert "in chunks of 2" in result.table()
