@@ -246,8 +246,9 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     a = kernel_args(spec0)
     d = kernel_args(plan.flat[q][1].workload)
     elt = a.bits[2] // 8
-    if d.dtypes[0] != a.dtypes[2] or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != a.dtypes[2]
-                                         for x in mid):
+    t = a.dtypes[2]
+    if d.dtypes[0] != t or d.dtypes[2] != t \
+            or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != t for x in mid):
         return None
     last = plan.flat[q][0]
     if plan.kernels_of(layer, last) != [up, *mid, q]:
@@ -255,23 +256,35 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace)), last
 
 
-def widths(plan: _Plan, chain: Chain) -> list[int]:
-    """The chunk widths worth estimating, widest first (at most `TRIES`): divisors w of the cut
-    dimension, smaller than it, whose chunk buffers fit `RESIDENT_SHARE` of the level and
-    leave `MIN_TILE_KIB`."""
+def _fits(plan: _Plan, live: int) -> bool:
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
-    out = []
-    for w in range(chain.extent - 1, 0, -1):
-        if chain.extent % w:
-            continue
-        live = chain.live(w)
-        if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
-            out.append(w)
-            if len(out) == TRIES:
-                break
-    return out
+    return live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024
+
+
+def output_on_chip(plan: _Plan, chain: Chain, w: int) -> bool:
+    """Whether a feed-forward chain's output Y (M x N, accumulated by every chunk) stays on
+    chip beside chunks of width `w`: read in once before the first chunk and written back
+    once after the last; else every chunk's down gemm reads and writes it in DRAM (the
+    spill). Attention's chunks write disjoint windows of theirs: it never stays."""
+    return chain.kind == "hidden" and _fits(plan, chain.live(w) + chain.M * chain.N * chain.elt)
+
+
+def resident(plan: _Plan, chain: Chain, w: int) -> int:
+    """Bytes the chunk buffers (and the output, when on chip) keep on the level."""
+    return chain.live(w) + (chain.M * chain.N * chain.elt if output_on_chip(plan, chain, w) else 0)
+
+
+def widths(plan: _Plan, chain: Chain) -> list[int]:
+    """The chunk widths worth estimating (at most `TRIES`): divisors w of the cut dimension,
+    smaller than it, whose buffers fit `RESIDENT_SHARE` of the level and leave
+    `MIN_TILE_KIB`: the widest with the output on chip beside it first (none spilled), then
+    the widest ones."""
+    fit = [w for w in range(chain.extent - 1, 0, -1)
+           if chain.extent % w == 0 and _fits(plan, chain.live(w))]
+    kept = next((w for w in fit if output_on_chip(plan, chain, w)), None)
+    return list(dict.fromkeys([*([kept] if kept is not None else []), *fit]))[:TRIES]
 
 
 def chunk_groups(plan: _Plan, layer: int) -> list[Group]:
@@ -391,7 +404,8 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
     up's A and B, then down's B and C."""
     up_spec = plan.flat[chain.up][1].workload
     down_spec = plan.flat[chain.down][1].workload
-    live = chain.live(w)
+    live = resident(plan, chain, w)
+    y_on = output_on_chip(plan, chain, w)
     M, K, H, N, B = chain.M, chain.K, chain.H, chain.N, chain.batch
     if chain.kind == "hidden":
         buf: tuple[int, ...] = (M, w)
@@ -425,9 +439,16 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
         out.append(_piece(plan, sized, {a.names[0]: buf, a.names[1]: buf}, {},
                           {a.names[0]: ("buf", cur), a.names[1]: ("buf", nxt)}, {}, live))
         cur = nxt
-    out.append(_piece(plan, down_sized, {"A": buf}, down_full,
-                      {"A": ("buf", cur), "B": ("arg", 2), "C": ("arg", 3)}, down_shift, live))
-    return out, [buf] * chain.buffers
+    bufs = [buf] * chain.buffers
+    down_fast: dict[str, tuple[int, ...]] = {"A": buf}
+    down_c: tuple[str, int] = ("arg", 3)
+    if y_on:   # the output on chip: the last buffer
+        down_fast["C"] = (M, N)
+        down_c = ("buf", len(bufs))
+        bufs.append((M, N))
+    out.append(_piece(plan, down_sized, down_fast, down_full,
+                      {"A": ("buf", cur), "B": ("arg", 2), "C": down_c}, down_shift, live))
+    return out, bufs
 
 
 def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
@@ -435,6 +456,7 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     then per chunk (a nest of one iteration) the first buffer zeroed, the up gemm into it, the
     elementwise (in place) and row-wise kernels, the down gemm into the group's output (its
     chunk's window; across chunks it accumulates)."""
+    from accelsim.network.band_copies import copy_rows
     from accelsim.network.group_model import GroupProgram, _unique, entry_func, zero_fill
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
@@ -463,7 +485,9 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
         types.append(MemRefType(a.shapes[i], ELEMENT_TYPES[a.dtypes[i]], plan.config.spaces.dram))
     fast = plan.config.spaces.sram
     element = ELEMENT_TYPES[up_args.dtypes[2]]
-    peak = chain.live(w) + max(pc.own for pc in pieces)
+    peak = resident(plan, chain, w) + max(pc.own for pc in pieces)
+    y_on = output_on_chip(plan, chain, w)
+    tag = plan.config.spaces.tag
     programs: dict[bool, ModuleOp] = {}
     for compiled in (False, True):
         fn = FuncOp("group", FunctionType(tuple(types), ()), [a for a, _, _ in args])
@@ -472,6 +496,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                                        name_hint=f"chunk{j}")).results[0]
                 for j, shape in enumerate(buf_shapes)]
         helpers: dict[int, dict[str, str]] = {}
+        if y_on:   # the output in once, before the first chunk
+            copy_rows(fn, fn.body, fn.args[3], 0, bufs[-1], 0, chain.M, compiled, tag, True, (0, 1))
         for c in range(chain.extent // w):
             # as written: each chunk one nest of one iteration (the top block stays short);
             # compiled: at the top level, where the next kernel's copy-ins can start early
@@ -510,6 +536,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                             o.callee = renames[o.callee]
             if nest is not None:
                 nest.body.append(AffineYieldOp())
+        if y_on:   # and back once, after the last
+            copy_rows(fn, fn.body, fn.args[3], 0, bufs[-1], 0, chain.M, compiled, tag, False, (0, 1))
         for b in bufs:
             fn.body.append(DeallocOp(b))
         fn.body.append(ReturnOp())

@@ -58,20 +58,27 @@ def test_a_chain_with_a_binary_elementwise_kernel_is_not_chunked() -> None:
     assert chunked.chain_at(_plan(text, SMALL), 0) is None
 
 
-def test_chunked_ffn_moves_the_closed_form_bytes() -> None:
-    M, K, H, N, h = 16, 16, 1024, 16, 256
+@pytest.mark.parametrize("N", [16, 1024])
+def test_chunked_ffn_moves_the_closed_form_bytes(N: int) -> None:
+    M, K, H, h = 16, 16, 1024, 256
     plan = _plan(_ffn(M, K, H, N), SMALL)
     group = Group(0, 2, tuple(plan.links[p] for p in (0, 1)), (), chunk=h)
+    chain, _ = chunked.chain_at(plan, 0)
+    # Y (16 x 16: 1 KiB) stays on chip beside the 16 KiB chunk; 16 x 1024 (64 KiB) does not
+    y_on = chunked.output_on_chip(plan, chain, h)
+    assert y_on == (N == 16)
     gp = fused.program_of_group(plan, group)
     assert first_race(gp.compiled) is None
     run = fused.run_group(plan, group, "analytic")
     chunks = H // h
-    # per chunk: X once, its W1 columns and W2 rows once, Y read and written (accumulated)
-    per_chunk = (M * K + K * h + h * N + 2 * M * N) * 4
-    assert run.figures["dram_bytes"] == chunks * per_chunk
+    # per chunk: X once, its W1 columns and W2 rows once; Y (accumulated) read and written
+    # once in all when on chip, else by every chunk
+    y = 2 * M * N * 4
+    per_chunk = (M * K + K * h + h * N) * 4 + (0 if y_on else y)
+    assert run.figures["dram_bytes"] == chunks * per_chunk + (y if y_on else 0)
     # the hidden tensor never goes to DRAM: the weights once over all chunks
     assert chunks * (K * h + h * N) * 4 == (K * H + H * N) * 4
-    assert M * h * 4 <= gp.peak <= 64 * 1024
+    assert M * h * 4 + (M * N * 4 if y_on else 0) <= gp.peak <= 64 * 1024
 
 
 @pytest.mark.parametrize("act", ["gelu", "relu"])
