@@ -77,9 +77,14 @@ class Chain:
     N: int
     elt: int
     inplace: tuple[bool, ...] = ()
+    # a `permute` after a batch chain's down gemm (attention's merge of the heads) folded into
+    # it: its kernel index and permutation; the down gemm writes the permuted tensor itself
+    post: int | None = None
+    perm: tuple[int, ...] = ()
 
     @property
     def kernels(self) -> tuple[int, ...]:
+        """The kernels that run (a folded permute is not one)."""
         return (self.up, *self.mid, self.down)
 
     @property
@@ -250,10 +255,44 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     if d.dtypes[0] != t or d.dtypes[2] != t \
             or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != t for x in mid):
         return None
-    last = plan.flat[q][0]
-    if plan.kernels_of(layer, last) != [up, *mid, q]:
+    post, perm = _folded_permute(plan, q, (B, M, n2)) if kind == "batch" else (None, ())
+    last = plan.flat[q if post is None else post][0]
+    if plan.kernels_of(layer, last) != [up, *mid, q, *([post] if post is not None else [])]:
         return None
-    return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace)), last
+    return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace), post, perm), last
+
+
+def _folded_permute(plan: _Plan, q: int, shape: tuple[int, ...]) -> tuple[int | None, tuple[int, ...]]:
+    """The `permute` kernel kernel q's output C (of `shape`) feeds, when it reads it as the
+    same tensor with a leading 1 (so C[n, i, j] is its input [0, n, i, j]): its index and
+    permutation; else (None, ())."""
+    ln = plan.links.get(q)
+    if ln is None or ln.out_arg != "C" or ln.consumer >= len(plan.flat):
+        return None, ()
+    spec = plan.flat[ln.consumer][1].workload
+    name, params = _params(spec)
+    a = kernel_args(spec)
+    if name != "permute" or a.names != ("input", "output") or ln.in_arg != "input" \
+            or a.shapes[0] != (1, *shape) or a.dtypes[0] != a.dtypes[1]:
+        return None, ()
+    perm = tuple(int(params.get(f"p{k}", k)) for k in range(4))
+    return (ln.consumer, perm) if sorted(perm) == [0, 1, 2, 3] else (None, ())
+
+
+def _permute_maps(func: Any, name: str, perm: tuple[int, ...], shape: tuple[int, ...]) -> None:
+    """Every access of argument `name` (indices n, i, j) moved to the permuted tensor of
+    `shape` it is folded into: [0, n, i, j] permuted by `perm` (numpy's transpose)."""
+    from compiler.ir.affine_expr import as_expr
+    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
+
+    arg = func.args[func.arg_names().index(name)]
+    for op in func.walk():
+        if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
+            src = (as_expr(0), *op.map.results)
+            op.map = op.map.with_results([src[k] for k in perm])
+        elif arg in op.operands:
+            raise NotChunkable(f"{func.sym_name}: {op.NAME} takes {name}")
+    _set_type(func, name, shape, None)
 
 
 def _fits(plan: _Plan, live: int) -> bool:
@@ -371,7 +410,8 @@ class _Piece:
 
 def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
            full: dict[str, tuple[int, ...]], wiring: dict[str, tuple[str, int]],
-           shifts: dict[str, tuple[int, ...]], resident: int) -> _Piece:
+           shifts: dict[str, tuple[int, ...]], resident: int,
+           fold: tuple[str, tuple[int, ...], tuple[int, ...]] | None = None) -> _Piece:
     """Kernel `spec` with arguments `fast` on chip (as those shapes) and `full` retyped to
     the whole array it windows, compiled for the capacity `resident` bytes leave (once per
     program)."""
@@ -379,7 +419,7 @@ def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
     from accelsim.errors import InputError
     from accelsim.network.group_model import MIN_TILE_KIB, _fast_bytes, _retype
 
-    key = ("chunk", spec, tuple(sorted(fast.items())), tuple(sorted(full.items())), resident)
+    key = ("chunk", spec, tuple(sorted(fast.items())), tuple(sorted(full.items())), resident, fold)
     fs = plan.config.spaces.sram
     if key not in plan.compiled:
         module, func, name = _kernel(spec)
@@ -387,6 +427,8 @@ def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
             _retype(func, arg, shape, fs, 0)
         for arg, shape in full.items():
             _set_type(func, arg, shape, None)
+        if fold is not None:   # an output written straight into the permuted tensor
+            _permute_maps(func, fold[0], fold[1], fold[2])
         source = module.clone()
         cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
         if cap_kib < MIN_TILE_KIB:
@@ -406,6 +448,7 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
     down_spec = plan.flat[chain.down][1].workload
     live = resident(plan, chain, w)
     y_on = output_on_chip(plan, chain, w)
+    fold: tuple[str, tuple[int, ...], tuple[int, ...]] | None = None
     M, K, H, N, B = chain.M, chain.K, chain.H, chain.N, chain.batch
     if chain.kind == "hidden":
         buf: tuple[int, ...] = (M, w)
@@ -423,6 +466,11 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
         down_full = {"B": (B, H, N), "C": (B, M, N)}
         down_shift = {"B": step, "C": step}
         down_sized = _with(down_spec, batch=w)
+        if chain.post is not None:   # C written as the permute's output: heads move on its dim
+            del down_full["C"]
+            out_shape = kernel_args(plan.flat[chain.post][1].workload).shapes[1]
+            fold = ("C", chain.perm, out_shape)
+            down_shift["C"] = tuple(w if k == 1 else 0 for k in chain.perm)
     out = [up]
     cur = 0
     for q, inplace in zip(chain.mid, chain.inplace):
@@ -447,7 +495,7 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
         down_c = ("buf", len(bufs))
         bufs.append((M, N))
     out.append(_piece(plan, down_sized, down_fast, down_full,
-                      {"A": ("buf", cur), "B": ("arg", 2), "C": down_c}, down_shift, live))
+                      {"A": ("buf", cur), "B": ("arg", 2), "C": down_c}, down_shift, live, fold))
     return out, bufs
 
 
@@ -474,8 +522,10 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     up_args = kernel_args(plan.flat[chain.up][1].workload)
     down_args = kernel_args(plan.flat[chain.down][1].workload)
     used: set[str] = set()
+    last_out = (chain.down, "C", down_args) if chain.post is None else \
+        (chain.post, "output", kernel_args(plan.flat[chain.post][1].workload))
     spec_args = [(chain.up, "A", up_args), (chain.up, "B", up_args),
-                 (chain.down, "B", down_args), (chain.down, "C", down_args)]
+                 (chain.down, "B", down_args), last_out]
     args: list[tuple[str, int, str]] = []
     types = []
     for p, name, a in spec_args:

@@ -184,3 +184,36 @@ def test_the_fused_schedule_keeps_a_chunked_attention_and_auto_chooses_it() -> N
     # the context read and written once — the scores never leave the chip
     assert fus["cycles"] <= lbl["cycles"] and fus["dram_bytes"] == 4 * (512 + 512 + 512 + 1024) * 4
     assert runs["auto"].schedule == "fused" and auto["cycles"] == fus["cycles"]
+
+
+MERGE = ATTN + "merge    permute:d0=1,d1=4,d2=32,d3=16,p0=0,p1=2,p2=1,p3=3\n"
+
+
+def test_the_merge_of_the_heads_is_folded_into_the_context_gemm() -> None:
+    import workloads
+
+    B, M, K, H, N = 4, 32, 16, 32, 16
+    plan = _plan(MERGE, TINY)
+    chain, last = chunked.chain_at(plan, 0)
+    assert (chain.post, chain.perm, last) == (3, (0, 2, 1, 3), 3)
+    group = Group(0, 3, tuple(plan.links[p] for p in (0, 1)), (), chunk=2)
+    gp = fused.program_of_group(plan, group)
+    assert first_race(gp.compiled) is None
+    assert [label for label, _, _ in gp.args][-1] == "merge_output"
+    run = fused.run_group(plan, group, "analytic")
+    # no permute runs: the context gemm writes (1, M, heads, N) itself, once
+    assert run.figures["dram_bytes"] == B * (M * K + K * H + H * N + 2 * M * N) * 4
+    func = group_model.entry_func(gp.source)
+    rng = np.random.default_rng(7)
+    arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
+              for a, label in zip(func.args, func.arg_names())}
+    arrays["merge_output"][...] = 0   # a fresh tensor, as the context's output is
+    q, k, v = (arrays[n].copy() for n in ("scores_A", "scores_B", "context_B"))
+    sim = run_program(program_of_module(gp.source, "group", source="attn"), plan.config, arrays,
+                      RunOptions(estimate=False), compiled=gp.compiled)
+    got = np.asarray(sim.sim.outputs["merge_output"])
+    s = np.matmul(q, k).reshape(B * M, H)
+    p = workloads.get(f"softmax:M={B * M},N={H}").reference({"X": s, "Y": np.zeros_like(s)})["Y"]
+    ctx = np.matmul(p.reshape(B, M, H).astype(np.float32), v)
+    want = np.transpose(ctx[None], (0, 2, 1, 3))
+    assert got.shape == (1, M, B, N) and np.allclose(got, want, rtol=1e-4, atol=1e-5)
