@@ -661,20 +661,47 @@ def bytes_floor(plan: _Plan, group: Group) -> int:
     """A floor under the banded group's DRAM bytes, in closed form (no compile): every
     kernel's DRAM operands (weights: not read row by row, read whole by each band that
     computes rows of its output, as the compiled band kernel streams them) once per band it
-    computes rows in, plus the
-    group's output written once. The grouping refuses a candidate whose floor is already no
-    fewer bytes than layer-by-layer before compiling it."""
+    computes rows in, every row of a DRAM tensor read row by row (its input, a residual) that
+    a band's window holds read once, plus the group's output written once. The grouping
+    refuses a candidate whose floor is already no fewer bytes than layer-by-layer before
+    compiling it."""
     lay = full_layout(plan, group)
     total = 0
     for band in lay.bands:
         for bk in band:
             if not bk.idle:
                 a = kernel_args(plan.flat[bk.p][1].workload)
-                total += sum(a.nbytes(a.index(name)) for name in bk.dram)
+                total += sum(a.nbytes(a.index(name)) for name in _loaded(bk, bk.dram))
+    for k, wins in lay.windows.items():   # DRAM tensors read row by row: each row once
+        if isinstance(k[0], int):
+            bk = lay.bands[0][k[0]]
+            total += _covered(wins) * _bytes_of(bk.full[k[1]], 1, bk.axes[k[1]])
     last = lay.bands[0][-1]
     r, unit = last.axes[last.out]
     return total + _bytes_of(last.full[last.out], last.full[last.out].shape[r] // unit,
                              last.axes[last.out])
+
+
+def _loaded(bk: BandKernel, names: Sequence[str]) -> list[str]:
+    """The arguments among `names` band kernel `bk` loads (a border-only band of a padding
+    reads none of its input)."""
+    from compiler.ir.ops.affine import AffineLoadOp
+
+    f = _entry_func(bk.module, bk.func_name)
+    args = {f.args[f.arg_names().index(n)]: n for n in names}
+    return list(dict.fromkeys(args[op.memref] for op in f.walk()
+                              if isinstance(op, AffineLoadOp) and op.memref in args))
+
+
+def _covered(wins: Sequence[tuple[int, int]]) -> int:
+    """How many rows the union of the windows [lo, hi) holds."""
+    total, end = 0, None
+    for lo, hi in sorted(w for w in wins if w[1] > w[0]):
+        start = lo if end is None else max(lo, end)
+        if hi > start:
+            total += hi - start
+        end = hi if end is None else max(end, hi)
+    return total
 
 
 def full_layout(plan: _Plan, group: Group) -> Layout:
