@@ -627,17 +627,17 @@ def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
     return math.prod(shape) * t.element.bitwidth // 8
 
 
-def band_plan(plan: _Plan, group: Group) -> int | None:
-    """The tallest band of `group` whose buffers leave every kernel its tiles (module
-    docstring); None when none does or the group cannot be banded. The band buffers grow
-    with the band's height, so the heights (one per band count) are bisected: a handful of
-    layouts, not one per height."""
+def band_plan(plan: _Plan, group: Group, extra: int = 0) -> int | None:
+    """The tallest band of `group` whose buffers (and `extra` bytes held beside them: its
+    weights) leave every kernel its tiles (module docstring); None when none does or the
+    group cannot be banded. The band buffers grow with the band's height, so the heights
+    (one per band count) are bisected: a handful of layouts, not one per height."""
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
 
     def fits(h: int) -> bool:
-        live = resident(plan, layout(plan, group, h, limit=3))
+        live = extra + resident(plan, layout(plan, group, h, limit=3))
         return live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024
 
     try:
@@ -664,14 +664,16 @@ def bytes_floor(plan: _Plan, group: Group) -> int:
     computes rows in, every row of a DRAM tensor read row by row (its input, a residual) that
     a band's window holds read once, plus the group's output written once. The grouping
     refuses a candidate whose floor is already no fewer bytes than layer-by-layer before
-    compiling it."""
+    compiling it. Weights held on chip (`stationary`) count once."""
     lay = full_layout(plan, group)
-    total = 0
+    held = stationary(plan, group, lay)
+    total = sum(held.values())
     for band in lay.bands:
-        for bk in band:
+        for n, bk in enumerate(band):
             if not bk.idle:
                 a = kernel_args(plan.flat[bk.p][1].workload)
-                total += sum(a.nbytes(a.index(name)) for name in _loaded(bk, bk.dram))
+                total += sum(a.nbytes(a.index(name)) for name in _loaded(bk, bk.dram)
+                             if (n, name) not in held)
     for k, wins in lay.windows.items():   # DRAM tensors read row by row: each row once
         if isinstance(k[0], int):
             bk = lay.bands[0][k[0]]
@@ -702,6 +704,39 @@ def _covered(wins: Sequence[tuple[int, int]]) -> int:
             total += hi - start
         end = hi if end is None else max(end, hi)
     return total
+
+
+def weights(plan: _Plan, lay: Layout) -> dict[tuple[int, str], int]:
+    """Every operand a band kernel of `lay` reads whole from DRAM ((kernel position,
+    argument) -> bytes)."""
+    sizes: dict[tuple[int, str], int] = {}
+    for band in lay.bands:
+        for n, bk in enumerate(band):
+            if not bk.idle:
+                a = kernel_args(plan.flat[bk.p][1].workload)
+                for name in _loaded(bk, bk.dram):
+                    sizes[(n, name)] = a.nbytes(a.index(name))
+    return sizes
+
+
+def stationary(plan: _Plan, group: Group, lay: Layout) -> dict[tuple[int, str], int]:
+    """The weights of banded `group` held in the fast level across its bands ((kernel
+    position, argument) -> bytes): none unless `group.weights_onchip`; else every operand a
+    band kernel reads whole from DRAM, smallest first, while they fit beside the band buffers
+    (within `RESIDENT_SHARE` of the level, `MIN_TILE_KIB` left for the kernels' tiles)."""
+    from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
+
+    if not group.weights_onchip:
+        return {}
+    cap = _capacity(plan.config)
+    live = resident(plan, lay)
+    sizes = weights(plan, lay)
+    held: dict[tuple[int, str], int] = {}
+    for k, size in sorted(sizes.items(), key=lambda kv: (kv[1], kv[0])):
+        if live + size <= RESIDENT_SHARE * cap and cap - live - size >= MIN_TILE_KIB * 1024:
+            held[k] = size
+            live += size
+    return held
 
 
 def full_layout(plan: _Plan, group: Group) -> Layout:
@@ -753,7 +788,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
            True: FuncOp("group", FunctionType(tuple(arg_types), ()), names)}
     mods = {False: ModuleOp(), True: ModuleOp()}
     helpers: dict[int, dict[str, str]] = {}
-    live = resident(plan, lay)
+    held = stationary(plan, group, lay)
+    live = resident(plan, lay) + sum(held.values())
     bufs: dict[bool, dict[Any, Any]] = {False: {}, True: {}}
     for compiled in (False, True):  # the band buffers, made once
         for n, bk in enumerate(first):
@@ -769,6 +805,13 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
                 op = AllocOp(MemRefType(tuple(shape), t.element, fast_space),
                              name_hint=f"w{bk.p}_{name}")
                 bufs[compiled][k] = fns[compiled].body.append(op).results[0]
+        for n, name in held:   # the weights held on chip: read once, before the first band
+            t = arg_types[labels[(n, name)]]
+            op = AllocOp(MemRefType(tuple(t.shape), t.element, fast_space),
+                         name_hint=f"wt{first[n].p}_{name}")
+            buf = bufs[compiled][("weight", n, name)] = fns[compiled].body.append(op).results[0]
+            copy_rows(fns[compiled], fns[compiled].body, fns[compiled].args[labels[(n, name)]], 0,
+                      buf, 0, t.shape[0], compiled, plan.config.spaces.tag, True, (0, 1))
     peak = 0
     for b, band in enumerate(all_bands):
         # each band one nest of one iteration: the function's top block stays short
@@ -778,6 +821,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
         for n, bk in enumerate(band):
             if bk.idle:
                 continue
+            if any((n, name) in held for name in bk.dram):
+                bk = _weights_in(bk, n, held, fast_space)
             done, own = _compile_band(plan, bk, live)
             peak = max(peak, live + own)
             for compiled in (False, True):
@@ -793,6 +838,22 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
         mods[compiled].body.append(fns[compiled])
     return GroupProgram(mods[False], mods[True], peak,
                         tuple((label, first[n].p, name) for label, n, name in arg_list))
+
+
+def _weights_in(bk: BandKernel, n: int, held: dict[tuple[int, str], int],
+                fast_space: int) -> BandKernel:
+    """Band kernel `bk` (position n) with its weights that are held on chip as arguments in
+    the fast space: compiled, no copy moves them."""
+    from dataclasses import replace
+
+    from accelsim.network.group_model import _retype
+
+    module = bk.module.clone()
+    f = _entry_func(module, bk.func_name)
+    for name in bk.dram:
+        if (n, name) in held:
+            _retype(f, name, None, fast_space, 0)
+    return replace(bk, module=module)
 
 
 def _entry_func(module: Any, name: str) -> Any:
@@ -826,6 +887,9 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
     for a, name in zip(entry.args, entry.arg_names()):
         if name == bk.link_in:
             mapping[a] = bufs[("link", bk.p - 1)]
+            continue
+        if ("weight", n, name) in bufs:
+            mapping[a] = bufs[("weight", n, name)]
             continue
         if name not in bk.fast:
             mapping[a] = fn.args[labels[(n, name)]]

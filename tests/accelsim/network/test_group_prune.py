@@ -90,3 +90,42 @@ def test_auto_never_worse_than_layer_by_layer_with_a_banded_candidate() -> None:
     t = auto.totals()
     assert t["cycles"] <= lbl["cycles"] and t["dram_bytes"] <= lbl["dram_bytes"]
     assert auto.meta["schedule_requested"] == "auto"
+
+
+def test_weights_held_on_chip_read_once_same_outputs_race_free() -> None:
+    """The group's filters loaded into the fast level once (a band short enough to leave room
+    for them): DRAM bytes = filters once + input + residual + output, fewer cycles than
+    streaming them every band, race-free, and the same outputs as the streamed program."""
+    import numpy as np
+
+    from accelsim.api.program import program_of_module
+    from accelsim.api.program_run import RunOptions, run_program
+    from accelsim.compile.race_check import first_race
+
+    plan = _plan(RESIDUAL, SMALL)
+    group = fused._group(plan, 0, 3)
+    held, streamed = fused._variants(plan, group)
+    assert held.weights_onchip and not streamed.weights_onchip
+    assert held.band_rows <= streamed.band_rows
+    lay = depthfirst.full_layout(plan, held)
+    w1, w2 = 16 * 8 * 9 * 4, 16 * 16 * 9 * 4
+    assert sorted(depthfirst.stationary(plan, held, lay).values()) == [w1, w2]
+    floor = w1 + w2 + 8 * 32 * 32 * 4 + 2 * 16 * 32 * 32 * 4
+    assert depthfirst.bytes_floor(plan, held) == floor
+    outs = {}
+    with compile_cache.enabled():
+        for g in (held, streamed):
+            gp = fused.program_of_group(plan, g)
+            assert first_race(gp.compiled) is None
+            est = compile_cache.estimated(gp.compiled, plan.config, "group")
+            func = fused._entry(gp.source)
+            rng = np.random.default_rng(1)
+            arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
+                      for a, label in zip(func.args, func.arg_names())}
+            run = run_program(program_of_module(gp.source, "group", source="g"), plan.config,
+                              arrays, RunOptions(estimate=False), compiled=gp.compiled)
+            assert run.sim is not None
+            outs[g.weights_onchip] = (est, np.asarray(run.sim.outputs["add_z"]))
+    (e_held, y_held), (e_str, y_str) = outs[True], outs[False]
+    assert floor <= e_held.dram_bytes < e_str.dram_bytes and e_held.cycles <= e_str.cycles
+    assert np.array_equal(y_held, y_str) and np.abs(y_held).max() > 0
