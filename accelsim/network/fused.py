@@ -251,15 +251,25 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    from compiler.diagnostics import AccelsimError
+
     if not group.band_rows:
-        return _run_if_pays(plan, group, cycles, dram)
+        try:
+            return _run_if_pays(plan, group, cycles, dram)
+        except AccelsimError:
+            return None
     if _at_peak(plan, group, cycles):
         return None
     for variant in _variants(plan, group):
-        if not _floor_loses(plan, variant, dram):
-            run = _run_if_pays(plan, variant, cycles, dram)
-            if run is not None:
-                return run
+        try:
+            if not _floor_loses(plan, variant, dram):
+                run = _run_if_pays(plan, variant, cycles, dram)
+                if run is not None:
+                    return run
+        except AccelsimError:
+            # a band kernel that does not compile, streamed: the weights were not the cause
+            if not variant.weights_onchip:
+                return None
     return None
 
 
@@ -279,7 +289,6 @@ def _variants(plan: _Plan, group: Group) -> list[Group]:
 
 def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int) -> GroupRun | None:
     from accelsim.compile import compile_cache
-    from compiler.diagnostics import AccelsimError
 
     try:
         # the compiled program's estimate first: a group that does not pay is refused before
@@ -289,8 +298,6 @@ def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int) -> GroupRun 
         if est.cycles > cycles or est.dram_bytes >= dram:
             return None
         run = run_group(plan, group, "analytic")
-    except AccelsimError:
-        return None
     finally:
         plan.programs.pop(group, None)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
