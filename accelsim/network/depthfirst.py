@@ -374,6 +374,9 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
             if isinstance(op, AffineLoadOp) and op.memref is arg:
                 coeffs, c0 = _row_expr(op, ax[0])
                 if not any(_loop_of(v) in row_loops for v in coeffs):
+                    if lin is not None and name == lin.in_arg:
+                        # e.g. a gemm's reduction rows: every band needs all of them
+                        raise NotBandable(f"{fname}: reads rows of {name} its band does not move")
                     continue
                 lo_, hi_ = _interval(coeffs, c0, fname, name)
                 ext += [lo_ // ax[1], hi_ // ax[1]]
