@@ -45,6 +45,8 @@ from accelsim.network.group_model import (
     _Plan,
     _retype,
     _unique,
+    entry_func,
+    zero_fill,
 )
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
 from accelsim.network.model import Layer, Network
@@ -128,6 +130,14 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
+        for cand_group in _chunked(plan, i):   # a feed-forward chain, its hidden dim in chunks
+            best = _pays(plan, cand_group, base)
+            if best is not None:
+                break
+        if best is not None:
+            kept.append(best)
+            i = best.group.last + 1
+            continue
         lasts: list[int] = []
         if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
             lasts.append(i)
@@ -150,6 +160,13 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
         else:
             i += 1
     return kept
+
+
+def _chunked(plan: _Plan, i: int) -> list[Group]:
+    """The chunked groups from layer i (`accelsim.network.chunked`), when they are closed."""
+    from accelsim.network.chunked import chunk_groups
+
+    return [g for g in chunk_groups(plan, i) if _valid(plan, g.first, g.last)]
 
 
 def _closed(plan: _Plan, first: int, last: int) -> bool:
@@ -246,13 +263,13 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
     capacity its residents leave). A banded group is tried with its weights held on chip
     first (where any fit, `depthfirst.stationary`), then streamed by every band."""
+    from compiler.diagnostics import AccelsimError
+
     if not group.onchip:
         return None
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
-    from compiler.diagnostics import AccelsimError
-
     if not group.band_rows:
         try:
             return _run_if_pays(plan, group, cycles, dram)
@@ -360,9 +377,14 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
-    (`depthfirst.banded_modules`); the one the grouping built while it looked at the group."""
+    (`depthfirst.banded_modules`) or hidden-dimension chunks (`chunked.chunked_modules`); the one
+    the grouping built while it looked at the group."""
     if group in plan.programs:
         return plan.programs[group]
+    if group.chunk:
+        from accelsim.network.chunked import chunked_modules
+
+        return chunked_modules(plan, group)
     if group.band_rows:
         from accelsim.network.depthfirst import banded_modules
 
@@ -477,33 +499,6 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
 
 
-def _zero_fill(block: Any, buf: Any) -> None:
-    """Append to `block` a nest storing zero into every element of `buf`."""
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
-    from compiler.ir.ops.arith import ConstantOp
-
-    t = buf.type
-    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
-    ivs = []
-    inner = block
-    for d in t.shape:
-        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
-        ivs.append(loop.iv)
-        inner = loop.body
-    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
-    for loop_body in _bodies(block.ops[-1]):
-        loop_body.append(AffineYieldOp())
-
-
-def _bodies(loop: Any) -> list[Any]:
-    out = []
-    while loop is not None:
-        out.append(loop.body)
-        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
-    return out
-
-
 def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     """One module: `@group` runs each kernel's entry function body in order, wired by
     `wiring`; each module's other functions kept under a prefixed name."""
@@ -514,7 +509,7 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
 
     arg_types = []
     for _, n, name in wiring.args:
-        f = _entry(modules[n])
+        f = entry_func(modules[n])
         arg_types.append(f.args[f.arg_names().index(name)].type)
     group = FuncOp("group", FunctionType(tuple(arg_types), ()), [a for a, _, _ in wiring.args])
     out = ModuleOp()
@@ -527,8 +522,8 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
                 values[producer] = op.results[0]
                 frees.setdefault(freed, []).append(op.results[0])
                 if producer in wiring.zeroed:
-                    _zero_fill(group.body, op.results[0])
-        entry = _entry(module)
+                    zero_fill(group.body, op.results[0])
+        entry = entry_func(module)
         renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
         mapping: dict[Any, Any] = {}
         for a, name in zip(entry.args, entry.arg_names()):
@@ -554,11 +549,6 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     group.body.append(ReturnOp())
     out.body.append(group)
     return out
-
-
-def _entry(module: ModuleOp) -> Any:
-    funcs = [f for f in module.funcs if not f.is_declaration]
-    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
 
 
 # -------------------------------------------------------------------------------------------
@@ -601,7 +591,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows)
+                    band_rows=g.group.band_rows, hidden_chunk=g.group.chunk)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -614,7 +604,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows}
+                            "band_rows": g.group.band_rows, "hidden_chunk": g.group.chunk}
                            for g in groups]}
     return replace(out, network_figures=nf)
 
@@ -661,7 +651,7 @@ class FusedData:
 
         plan = self.plan
         gp = program_of_group(plan, group)
-        func = _entry(gp.source)
+        func = entry_func(gp.source)
         arrays: dict[str, Any] = {}
         labels = {(p, name): label for label, p, name in gp.args}
         for arg, label in zip(func.args, func.arg_names()):

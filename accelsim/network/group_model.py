@@ -40,6 +40,9 @@ class Group:
     # fast level once, before the first band, where they fit beside the band buffers
     # (`depthfirst.stationary`); else each band's kernel streams them from DRAM
     weights_onchip: bool = False
+    # > 0: a feed-forward chain run a chunk of `chunk` hidden columns at a time, its hidden
+    # tensor on chip one chunk at a time (`accelsim.network.chunked`)
+    chunk: int = 0
 
     @property
     def layers(self) -> range:
@@ -184,3 +187,29 @@ def _unique(name: str, used: set[str]) -> str:
         label, k = f"{base}_{k}", k + 1
     used.add(label)
     return label
+
+
+def zero_fill(block: Any, buf: Any) -> None:
+    """Append to `block` a nest storing zero into every element of `buf`."""
+    from compiler.ir.affine_map import AffineMap
+    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
+    from compiler.ir.ops.arith import ConstantOp
+
+    t = buf.type
+    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
+    ivs, bodies = [], []
+    inner = block
+    for d in t.shape:
+        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
+        ivs.append(loop.iv)
+        inner = loop.body
+        bodies.append(inner)
+    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
+    for loop_body in bodies:
+        loop_body.append(AffineYieldOp())
+
+
+def entry_func(module: Any) -> Any:
+    """The module's entry: its one defined function, or the public one."""
+    funcs = [f for f in module.funcs if not f.is_declaration]
+    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
