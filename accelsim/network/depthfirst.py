@@ -629,24 +629,60 @@ def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
 
 def band_plan(plan: _Plan, group: Group) -> int | None:
     """The tallest band of `group` whose buffers leave every kernel its tiles (module
-    docstring); None when none does or the group cannot be banded."""
+    docstring); None when none does or the group cannot be banded. The band buffers grow
+    with the band's height, so the heights (one per band count) are bisected: a handful of
+    layouts, not one per height."""
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
+
+    def fits(h: int) -> bool:
+        live = resident(plan, layout(plan, group, h, limit=3))
+        return live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024
+
     try:
         total = _out_rows(plan, _chain(plan, group))
-        tried: set[int] = set()
-        for nb in range(2, total + 1):
-            h = -(-total // nb)
-            if h in tried:
-                continue
-            tried.add(h)
-            live = resident(plan, layout(plan, group, h, limit=3))
-            if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
-                return h
+        heights = list(dict.fromkeys(-(-total // nb) for nb in range(2, total + 1)))  # tallest first
+        if not heights or not fits(heights[-1]):
+            return None
+        lo, hi = 0, len(heights) - 1     # heights[hi] fits; the first that fits is in [lo, hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if fits(heights[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        return heights[lo]
     except NotBandable:
         return None
-    return None
+
+
+def bytes_floor(plan: _Plan, group: Group) -> int:
+    """A floor under the banded group's DRAM bytes, in closed form (no compile): every
+    kernel's DRAM operands (weights: not read row by row, read whole by each band that
+    computes rows of its output, as the compiled band kernel streams them) once per band it
+    computes rows in, plus the
+    group's output written once. The grouping refuses a candidate whose floor is already no
+    fewer bytes than layer-by-layer before compiling it."""
+    lay = full_layout(plan, group)
+    total = 0
+    for band in lay.bands:
+        for bk in band:
+            if not bk.idle:
+                a = kernel_args(plan.flat[bk.p][1].workload)
+                total += sum(a.nbytes(a.index(name)) for name in bk.dram)
+    last = lay.bands[0][-1]
+    r, unit = last.axes[last.out]
+    return total + _bytes_of(last.full[last.out], last.full[last.out].shape[r] // unit,
+                             last.axes[last.out])
+
+
+def full_layout(plan: _Plan, group: Group) -> Layout:
+    """Every band of banded `group` (`layout` at its `band_rows`), made once per plan."""
+    key = (group.first, group.last, group.band_rows)
+    if key not in plan.layouts:
+        plan.layouts[key] = layout(plan, group, group.band_rows)
+    return plan.layouts[key]
 
 
 def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
@@ -661,7 +697,7 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
     from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import FunctionType, MemRefType
 
-    lay = layout(plan, group, group.band_rows)
+    lay = full_layout(plan, group)
     all_bands = lay.bands
     dram_space = plan.config.spaces.dram
     fast_space = plan.config.spaces.sram

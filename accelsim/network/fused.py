@@ -45,6 +45,8 @@ from accelsim.network.group_model import (
     _Plan,
     _retype,
     _unique,
+    entry_func,
+    zero_fill,
 )
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
 from accelsim.network.model import Layer, Network
@@ -128,6 +130,14 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
+        for cand_group in _chunked(plan, i):   # a feed-forward chain, its hidden dim in chunks
+            best = _pays(plan, cand_group, base)
+            if best is not None:
+                break
+        if best is not None:
+            kept.append(best)
+            i = best.group.last + 1
+            continue
         lasts: list[int] = []
         if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
             lasts.append(i)
@@ -150,6 +160,13 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
         else:
             i += 1
     return kept
+
+
+def _chunked(plan: _Plan, i: int) -> list[Group]:
+    """The chunked groups from layer i (`accelsim.network.chunked`), when they are closed."""
+    from accelsim.network.chunked import chunk_groups
+
+    return [g for g in chunk_groups(plan, i) if _valid(plan, g.first, g.last)]
 
 
 def _closed(plan: _Plan, first: int, last: int) -> bool:
@@ -195,7 +212,13 @@ def _fits(plan: _Plan, ln: Link) -> bool:
 
 def _group(plan: _Plan, first: int, last: int) -> Group:
     """Layers first..last with every inner link on chip where it fits and the kernel between
-    two on-chip links keeps room for its tiles; the others through DRAM."""
+    two on-chip links keeps room for its tiles; the others through DRAM (made once per plan)."""
+    if (first, last) not in plan.groups:
+        plan.groups[(first, last)] = _make_group(plan, first, last)
+    return plan.groups[(first, last)]
+
+
+def _make_group(plan: _Plan, first: int, last: int) -> Group:
     ks = plan.kernels_of(first, last)
     cap = _capacity(plan.config)
     onchip: list[Link] = []
@@ -239,21 +262,41 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
     layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
     capacity its residents leave)."""
+    from accelsim.compile import compile_cache
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
         return None
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
-    if group.band_rows and _at_peak(plan, group, cycles):
+    dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    if group.band_rows and (_at_peak(plan, group, cycles) or _floor_loses(plan, group, dram)):
         return None
     try:
+        # the compiled program's estimate first: a group that does not pay is refused before
+        # its race proof and the compulsory traffic of its source (only an output is proven)
+        plan.programs[group] = program_of_group(plan, group)
+        est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
+        if est.cycles > cycles or est.dram_bytes >= dram:
+            return None
         run = run_group(plan, group, "analytic")
     except AccelsimError:
         return None
-    dram = sum(int(f["dram_bytes"] or 0) for f in rows)
+    finally:
+        plan.programs.pop(group, None)
     ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
+
+
+def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
+    """Whether the banded group's closed-form floor of DRAM bytes (`depthfirst.bytes_floor`)
+    is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
+    from accelsim.network.depthfirst import NotBandable, bytes_floor
+
+    try:
+        return bytes_floor(plan, group) >= dram
+    except NotBandable:
+        return True
 
 
 def _at_peak(plan: _Plan, group: Group, cycles: int) -> bool:
@@ -301,7 +344,14 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
-    (`depthfirst.banded_modules`)."""
+    (`depthfirst.banded_modules`) or hidden-dimension chunks (`chunked.chunked_modules`); the one
+    the grouping built while it looked at the group."""
+    if group in plan.programs:
+        return plan.programs[group]
+    if group.chunk:
+        from accelsim.network.chunked import chunked_modules
+
+        return chunked_modules(plan, group)
     if group.band_rows:
         from accelsim.network.depthfirst import banded_modules
 
@@ -416,33 +466,6 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
 
 
-def _zero_fill(block: Any, buf: Any) -> None:
-    """Append to `block` a nest storing zero into every element of `buf`."""
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
-    from compiler.ir.ops.arith import ConstantOp
-
-    t = buf.type
-    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
-    ivs = []
-    inner = block
-    for d in t.shape:
-        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
-        ivs.append(loop.iv)
-        inner = loop.body
-    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
-    for loop_body in _bodies(block.ops[-1]):
-        loop_body.append(AffineYieldOp())
-
-
-def _bodies(loop: Any) -> list[Any]:
-    out = []
-    while loop is not None:
-        out.append(loop.body)
-        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
-    return out
-
-
 def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     """One module: `@group` runs each kernel's entry function body in order, wired by
     `wiring`; each module's other functions kept under a prefixed name."""
@@ -453,7 +476,7 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
 
     arg_types = []
     for _, n, name in wiring.args:
-        f = _entry(modules[n])
+        f = entry_func(modules[n])
         arg_types.append(f.args[f.arg_names().index(name)].type)
     group = FuncOp("group", FunctionType(tuple(arg_types), ()), [a for a, _, _ in wiring.args])
     out = ModuleOp()
@@ -466,8 +489,8 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
                 values[producer] = op.results[0]
                 frees.setdefault(freed, []).append(op.results[0])
                 if producer in wiring.zeroed:
-                    _zero_fill(group.body, op.results[0])
-        entry = _entry(module)
+                    zero_fill(group.body, op.results[0])
+        entry = entry_func(module)
         renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
         mapping: dict[Any, Any] = {}
         for a, name in zip(entry.args, entry.arg_names()):
@@ -493,11 +516,6 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     group.body.append(ReturnOp())
     out.body.append(group)
     return out
-
-
-def _entry(module: ModuleOp) -> Any:
-    funcs = [f for f in module.funcs if not f.is_declaration]
-    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
 
 
 # -------------------------------------------------------------------------------------------
@@ -540,7 +558,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows)
+                    band_rows=g.group.band_rows, hidden_chunk=g.group.chunk)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -553,7 +571,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows}
+                            "band_rows": g.group.band_rows, "hidden_chunk": g.group.chunk}
                            for g in groups]}
     return replace(out, network_figures=nf)
 
@@ -600,7 +618,7 @@ class FusedData:
 
         plan = self.plan
         gp = program_of_group(plan, group)
-        func = _entry(gp.source)
+        func = entry_func(gp.source)
         arrays: dict[str, Any] = {}
         labels = {(p, name): label for label, p, name in gp.args}
         for arg, label in zip(func.args, func.arg_names()):
