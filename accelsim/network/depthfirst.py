@@ -26,7 +26,7 @@ kernel is the same program for every band and is compiled once, by the accelerat
 whole group function is then proven race-free and simulated as any fused group
 (`accelsim.network.fused.run_group`).
 
-`band_plan` chooses the band: the tallest band (fewest bands: fewest weight re-reads and
+`band_budget.band_plan` chooses the band: the tallest band (fewest bands: fewest weight re-reads and
 least recomputation) whose buffers leave every kernel `MIN_TILE_KIB` of the level for its own
 tiles, within `RESIDENT_SHARE` of it; the grouping's analytic estimate then keeps the group
 only when it is no slower than layer-by-layer and moves fewer DRAM bytes.
@@ -630,63 +630,6 @@ def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
     return math.prod(shape) * t.element.bitwidth // 8
 
 
-def band_plan(plan: _Plan, group: Group, extra: int = 0) -> int | None:
-    """The tallest band of `group` whose buffers (and `extra` bytes held beside them: its
-    weights) leave every kernel its tiles (module docstring); None when none does or the
-    group cannot be banded. The band buffers grow with the band's height, so the heights
-    (one per band count) are bisected: a handful of layouts, not one per height."""
-    from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
-
-    cap = _capacity(plan.config)
-
-    def fits(h: int) -> bool:
-        live = extra + resident(plan, layout(plan, group, h, limit=3))
-        return live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024
-
-    try:
-        total = _out_rows(plan, _chain(plan, group))
-        heights = list(dict.fromkeys(-(-total // nb) for nb in range(2, total + 1)))  # tallest first
-        if not heights or not fits(heights[-1]):
-            return None
-        lo, hi = 0, len(heights) - 1     # heights[hi] fits; the first that fits is in [lo, hi]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if fits(heights[mid]):
-                hi = mid
-            else:
-                lo = mid + 1
-        return heights[lo]
-    except NotBandable:
-        return None
-
-
-def bytes_floor(plan: _Plan, group: Group) -> int:
-    """A floor under the banded group's DRAM bytes, in closed form (no compile): every
-    kernel's DRAM operands (weights: not read row by row, read whole by each band that
-    computes rows of its output, as the compiled band kernel streams them) once per band it
-    computes rows in, every row of a DRAM tensor read row by row (its input, a residual) that
-    a band's window holds read once, plus the group's output written once. The grouping
-    refuses a candidate whose floor is already no fewer bytes than layer-by-layer before
-    compiling it. Weights held on chip (`stationary`) count once."""
-    lay = full_layout(plan, group)
-    held = stationary(plan, group, lay)
-    total = sum(held.values())
-    for band in lay.bands:
-        for n, bk in enumerate(band):
-            if not bk.idle:
-                a = kernel_args(plan.flat[bk.p][1].workload)
-                total += sum(a.nbytes(a.index(name)) for name in _loaded(bk, bk.dram)
-                             if (n, name) not in held)
-    for k, wins in lay.windows.items():   # DRAM tensors read row by row: each row once
-        if isinstance(k[0], int):
-            bk = lay.bands[0][k[0]]
-            total += _covered(wins) * _bytes_of(bk.full[k[1]], 1, bk.axes[k[1]])
-    last = lay.bands[0][-1]
-    r, unit = last.axes[last.out]
-    return total + _bytes_of(last.full[last.out], last.full[last.out].shape[r] // unit,
-                             last.axes[last.out])
-
-
 def _loaded(bk: BandKernel, names: Sequence[str]) -> list[str]:
     """The arguments among `names` band kernel `bk` loads (a border-only band of a padding
     reads none of its input)."""
@@ -696,17 +639,6 @@ def _loaded(bk: BandKernel, names: Sequence[str]) -> list[str]:
     args = {f.args[f.arg_names().index(n)]: n for n in names}
     return list(dict.fromkeys(args[op.memref] for op in f.walk()
                               if isinstance(op, AffineLoadOp) and op.memref in args))
-
-
-def _covered(wins: Sequence[tuple[int, int]]) -> int:
-    """How many rows the union of the windows [lo, hi) holds."""
-    total, end = 0, None
-    for lo, hi in sorted(w for w in wins if w[1] > w[0]):
-        start = lo if end is None else max(lo, end)
-        if hi > start:
-            total += hi - start
-        end = hi if end is None else max(end, hi)
-    return total
 
 
 def weights(plan: _Plan, lay: Layout) -> dict[tuple[int, str], int]:

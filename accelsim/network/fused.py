@@ -245,8 +245,8 @@ def _make_group(plan: _Plan, first: int, last: int) -> Group:
 
 def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     """Kernels `ks` as a depth-first group (every link on chip as a band of rows), when they
-    are one chain the transform can band and some band fits (`depthfirst.band_plan`)."""
-    from accelsim.network.depthfirst import band_plan
+    are one chain the transform can band and some band fits (`band_budget.band_plan`)."""
+    from accelsim.network.band_budget import band_plan
 
     chain = [plan.links.get(p) for p in ks[:-1]]
     if not ks or any(ln is None for ln in chain):
@@ -294,7 +294,8 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
 def _variants(plan: _Plan, group: Group) -> list[Group]:
     """A banded group with its weights held on chip, in the tallest band that leaves room for
     all of them (when one does), then streamed by every band."""
-    from accelsim.network.depthfirst import NotBandable, band_plan, full_layout, weights
+    from accelsim.network.band_budget import band_plan
+    from accelsim.network.depthfirst import NotBandable, full_layout, weights
 
     try:
         h = band_plan(plan, group, sum(weights(plan, full_layout(plan, group)).values()))
@@ -323,9 +324,10 @@ def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int) -> GroupRun 
 
 
 def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
-    """Whether the banded group's closed-form floor of DRAM bytes (`depthfirst.bytes_floor`)
+    """Whether the banded group's closed-form floor of DRAM bytes (`band_budget.bytes_floor`)
     is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
-    from accelsim.network.depthfirst import NotBandable, bytes_floor
+    from accelsim.network.band_budget import bytes_floor
+    from accelsim.network.depthfirst import NotBandable
 
     try:
         return bytes_floor(plan, group) >= dram

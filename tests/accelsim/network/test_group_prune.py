@@ -12,7 +12,7 @@ import pytest
 
 from accelsim.compile import compile_cache
 from accelsim.config import load_config
-from accelsim.network import depthfirst, fused
+from accelsim.network import band_budget, depthfirst, fused
 from accelsim.network.layerlist import parse_layer_list
 from accelsim.network.links import flat_kernels, links
 from accelsim.network.schedule import run_schedule
@@ -74,7 +74,7 @@ def test_bytes_floor_closed_form_with_residual(height: int | None) -> None:
     x, residual, out = 8 * 32 * 32 * 4, 16 * 32 * 32 * 4, 16 * 32 * 32 * 4
     # each convolution streams its filter in every band it computes rows in; the input and
     # the residual are read once (halo rows reused), the output written once
-    floor = depthfirst.bytes_floor(plan, group)
+    floor = band_budget.bytes_floor(plan, group)
     assert floor == c1_bands * w1 + bands * w2 + x + residual + out
     with compile_cache.enabled():
         est = compile_cache.estimated(fused.program_of_group(plan, group).compiled,
@@ -111,7 +111,7 @@ def test_weights_held_on_chip_read_once_same_outputs_race_free() -> None:
     w1, w2 = 16 * 8 * 9 * 4, 16 * 16 * 9 * 4
     assert sorted(depthfirst.stationary(plan, held, lay).values()) == [w1, w2]
     floor = w1 + w2 + 8 * 32 * 32 * 4 + 2 * 16 * 32 * 32 * 4
-    assert depthfirst.bytes_floor(plan, held) == floor
+    assert band_budget.bytes_floor(plan, held) == floor
     outs = {}
     with compile_cache.enabled():
         for g in (held, streamed):
