@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 GEMM = "gemm"
 BATCHED = "batched_gemm"
-TRIES = 2    # chunk widths estimated per chain (the widest that fit, then the next)
+TRIES = 3    # chunk widths estimated per chain (the widest that fit, then the next ones)
 MAX_MID = 4  # the most elementwise / row-wise kernels between the two gemms
 
 
