@@ -251,8 +251,8 @@ def _make_group(plan: _Plan, first: int, last: int) -> Group:
 
 def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     """Kernels `ks` as a depth-first group (every link on chip as a band of rows), when they
-    are one chain the transform can band and some band fits (`depthfirst.band_plan`)."""
-    from accelsim.network.depthfirst import band_plan
+    are one chain the transform can band and some band fits (`band_budget.band_plan`)."""
+    from accelsim.network.band_budget import band_plan
 
     chain = [plan.links.get(p) for p in ks[:-1]]
     if not ks or any(ln is None for ln in chain):
@@ -268,8 +268,9 @@ def _banded(plan: _Plan, ks: list[int]) -> Group | None:
 def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
     layers (plus `slack` cycles) and moves fewer DRAM bytes; else None (also when a kernel
-    does not compile with the capacity its residents leave)."""
-    from accelsim.compile import compile_cache
+    does not compile with the capacity its residents leave). A banded group is tried with its
+    weights held on chip first (where any fit, `depthfirst.stationary`), then streamed by
+    every band."""
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
@@ -277,8 +278,45 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> Gro
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
-    if group.band_rows and (_at_peak(plan, group, cycles) or _floor_loses(plan, group, dram)):
+    if not group.band_rows:
+        try:
+            return _run_if_pays(plan, group, cycles, dram, slack)
+        except AccelsimError:
+            return None
+    if _at_peak(plan, group, cycles):
         return None
+    for variant in _variants(plan, group):
+        try:
+            if not _floor_loses(plan, variant, dram):
+                run = _run_if_pays(plan, variant, cycles, dram)
+                if run is not None:
+                    return run
+        except AccelsimError:
+            # a band kernel that does not compile, streamed: the weights were not the cause
+            if not variant.weights_onchip:
+                return None
+    return None
+
+
+def _variants(plan: _Plan, group: Group) -> list[Group]:
+    """A banded group with its weights held on chip, in the tallest band that leaves room for
+    all of them (when one does), then streamed by every band."""
+    from accelsim.network.band_budget import band_plan
+    from accelsim.network.depthfirst import NotBandable, full_layout, weights
+
+    try:
+        h = band_plan(plan, group, sum(weights(plan, full_layout(plan, group)).values()))
+    except NotBandable:
+        h = None
+    if h is None:
+        return [group]
+    return [replace(group, band_rows=h, weights_onchip=True), group]
+
+
+def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int,
+                 slack: int = 0) -> GroupRun | None:
+    from accelsim.compile import compile_cache
+
     try:
         # the compiled program's estimate first: a group that does not pay is refused before
         # its race proof and the compulsory traffic of its source (only an output is proven)
@@ -287,8 +325,6 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> Gro
         if est.cycles > cycles + slack or est.dram_bytes >= dram:
             return None
         run = run_group(plan, group, "analytic")
-    except AccelsimError:
-        return None
     finally:
         plan.programs.pop(group, None)
     ok = run.figures["cycles"] <= cycles + slack and int(run.figures.get("dram_bytes") or 0) < dram
@@ -296,9 +332,10 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> Gro
 
 
 def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
-    """Whether the banded group's closed-form floor of DRAM bytes (`depthfirst.bytes_floor`)
+    """Whether the banded group's closed-form floor of DRAM bytes (`band_budget.bytes_floor`)
     is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
-    from accelsim.network.depthfirst import NotBandable, bytes_floor
+    from accelsim.network.band_budget import bytes_floor
+    from accelsim.network.depthfirst import NotBandable
 
     try:
         return bytes_floor(plan, group) >= dram
