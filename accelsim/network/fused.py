@@ -22,8 +22,10 @@ chip (whole, or as bands of rows: `accelsim.network.depthfirst`, a group whose i
 is too large for the level computed depth-first) is estimated longest first, then half as
 long, then the shortest, and the first whose analytic estimate is no slower than
 layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule keeps passes that
-test, so the fused schedule is never slower than layer-by-layer by the estimate. Layers no
-group takes run as layer-by-layer runs them.
+test, so the fused schedule is never slower than layer-by-layer by the estimate. Where none
+passes, a chain that starts there and can be cut into chunks (`accelsim.network.chunked`: a
+transformer's feed-forward block along its hidden dimension, its attention by heads) is
+estimated the same way. Layers no group takes run as layer-by-layer runs them.
 """
 
 from __future__ import annotations
@@ -124,20 +126,14 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     form a group with an intermediate on chip (whole or as bands), at most `MAX_GROUP`
     layers; the longest is estimated first, then one half as long, then the shortest; the
     first whose estimate is no slower than layer-by-layer's and moves fewer DRAM bytes is
-    kept."""
+    kept. When none is, the chunked groups from that layer (`accelsim.network.chunked`: a
+    feed-forward or attention chain cut along its hidden dimension or heads), widest chunk
+    first, under the same test."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
-        for cand_group in _chunked(plan, i):   # a feed-forward chain, its hidden dim in chunks
-            best = _pays(plan, cand_group, base)
-            if best is not None:
-                break
-        if best is not None:
-            kept.append(best)
-            i = best.group.last + 1
-            continue
         lasts: list[int] = []
         if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
             lasts.append(i)
@@ -154,6 +150,11 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
             best = _pays(plan, _group(plan, i, cand), base)
             if best is not None:
                 break
+        if best is None:   # a feed-forward or attention chain cut into chunks
+            for chunked in _chunked(plan, i):
+                best = _pays(plan, chunked, base)
+                if best is not None:
+                    break
         if best is not None:
             kept.append(best)
             i = best.group.last + 1
@@ -593,7 +594,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows, hidden_chunk=g.group.chunk)
+                    band_rows=g.group.band_rows, chunk=g.group.chunk)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -606,7 +607,7 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows, "hidden_chunk": g.group.chunk}
+                            "band_rows": g.group.band_rows, "chunk": g.group.chunk}
                            for g in groups]}
     return replace(out, network_figures=nf)
 
