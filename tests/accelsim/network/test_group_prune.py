@@ -123,7 +123,7 @@ def test_weights_held_on_chip_read_once_same_outputs_race_free() -> None:
             gp = fused.program_of_group(plan, g)
             assert first_race(gp.compiled) is None
             est = compile_cache.estimated(gp.compiled, plan.config, "group")
-            func = fused._entry(gp.source)
+            func = fused.entry_func(gp.source)
             rng = np.random.default_rng(1)
             arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
                       for a, label in zip(func.args, func.arg_names())}
