@@ -133,8 +133,8 @@ class AcceleratorPipeline:
     # its `chunks`: pieces of the nest (`STREAM_CHUNKS`: the counts the compiler weighs)
     stream_chunks: int = 8
     # its `descriptor-bytes`: a copy-in chunk read row by row (the columns reached) where that
-    # moves fewer bytes, a descriptor counted as the bytes the DRAM moves, per engine, during
-    # its setup (`for_config`; 0: whole rows always)
+    # moves fewer bytes, a descriptor counted as the bytes a DRAM channel moves during its
+    # setup (`for_config`; 0: whole rows always)
     stream_descriptor_bytes: int = 0
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
@@ -202,8 +202,9 @@ class AcceleratorPipeline:
             return cls.for_hierarchy(config, stages)
         sram, sp = config.sram.capacity_kib, config.spaces
         share = copy_share_kib(sram, stages)
-        dram_bw = config.dram.channels * config.dram.bandwidth_bytes_per_cycle
-        desc = int(config.dma.setup_cycles * dram_bw / max(1, config.dma.engines))
+        # a descriptor's setup counted as the bytes one DRAM channel moves meanwhile (the
+        # program stays the same for any number of DMA engines: the DSE shares it)
+        desc = int(config.dma.setup_cycles * config.dram.bandwidth_bytes_per_cycle)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
                    stages=stages, dma_max_rows=config.dma.max_rows,

@@ -1,37 +1,48 @@
-"""Chunked fused groups: a transformer's feed-forward block with its hidden tensor on chip, a
-chunk of the hidden dimension at a time.
+"""Chunked fused groups: a chain whose intermediate is too large for the on-chip level run a
+chunk of its inner dimension at a time, the chunk's intermediates on chip.
 
-A *chunked* group (`Group.chunk` > 0) is the chain
+A *chunked* group (`Group.chunk` > 0) is one of two chains. A transformer's feed-forward block
+("hidden"):
 
     up    gemm        T[M, H]  += X[M, K] · W1[K, H]
     f     unary elementwise kernels on T (GELU, ReLU, ...; zero or more)
     down  gemm        Y[M, N]  += f(T)[M, H] · W2[H, N]
 
-whose hidden tensor T is too large for the on-chip level. Its hidden dimension H is cut into
-chunks of `chunk` columns; chunk c runs
+cut along H into chunks of h columns; chunk c runs
 
     up_c    T_c[M, h]  = X · W1[:, c*h : (c+1)*h]     (T_c on chip, zeroed first)
     f_c     T_c = f(T_c)                               (on chip, in place)
     down_c  Y += T_c · W2[c*h : (c+1)*h, :]            (Y accumulated across chunks)
 
-so T never goes to DRAM. What it costs is counted, not assumed: X is read again by every
-chunk's up gemm, every chunk's down gemm reads and writes Y (the output accumulated across
-chunks: its spill when it does not fit on chip beside T_c), and each weight column/row block
-is read by its chunk's kernels as their tiles need it; the analytic estimate walks the whole
-group program and the grouping keeps it only when it is no slower than layer-by-layer and
-moves fewer DRAM bytes (`fused._pays`).
+Y stays on chip when it fits beside T_c (read in once, written back once), else every
+chunk's down gemm reads and writes it in DRAM (its spill). Attention ("batch"): a batched gemm
+(scores) -> row-wise kernels (softmax: each row from its own row, proven from the access maps;
+out of place, a second chunk buffer) -> a batched gemm (context), cut by the batch (the
+heads); a `permute` reading the context as the same tensor with a leading 1 (the merge of the
+heads) is folded into the context gemm, whose output accesses then go straight to the
+permuted tensor.
+
+What a chunked group costs is counted, not assumed: X (Q, K, V) read by every chunk's
+kernels as their tiles need, each weight block by its chunk, the spills; the analytic
+estimate walks the whole group program and the grouping (`fused.choose_groups`) keeps it
+only when it moves fewer DRAM bytes and is no slower than layer-by-layer plus the cycles the
+groups kept before it saved.
 
 Each chunk's kernels are their workloads' own loop nests at the chunk's size (`gemm` with
-N = h, resp. K = h; the elementwise kernel with h * M elements, retyped onto the (M, h) chunk
-buffer), compiled once by the accelerator pipeline (tile search, copies, pipelining, race
-proof) for the capacity the chunk buffer leaves; chunk c's copy of a compiled kernel is chunk
-0's with every access of the sliced weight moved c*h columns (rows) on — the same program on
-a shifted window of the same array, so it is not compiled again. The whole group function is
-then proven race-free and simulated like any fused group (`accelsim.network.fused.run_group`).
+N = h, resp. K = h; `batched_gemm` with batch = the chunk's heads; the elementwise or
+row-wise kernel at the chunk's elements or rows, retyped onto the chunk buffer), compiled once
+by the accelerator pipeline (tile search, copies, pipelining, race proof) for the capacity the
+chunk buffers leave; chunk c's copy of a compiled kernel is chunk 0's with every access of
+the sliced operands moved by c chunks (`shift_accesses`) — the same program on a shifted
+window of the same array, so it is not compiled again. The compiled group runs its chunks at
+the top level of one function, its constants and constant index arithmetic first, then
+`affine-dma-start-hoist` starts each kernel's first copy-ins above the on-chip kernels before
+it; the whole function is proven race-free and simulated like any fused group
+(`accelsim.network.fused.run_group`).
 
-`chunk_group` finds the chain starting at a layer and the widths worth estimating: the widest
-divisors of H whose chunk buffer fits `RESIDENT_SHARE` of the level and leaves `MIN_TILE_KIB`
-for the kernels' tiles.
+`chunk_groups` finds the chain starting at a layer and the widths worth estimating
+(`widths`: divisors of the cut dimension whose buffers fit `RESIDENT_SHARE` of the level and
+leave `MIN_TILE_KIB`, the widest with the output on chip first, at most `TRIES`).
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ if TYPE_CHECKING:
 
 GEMM = "gemm"
 BATCHED = "batched_gemm"
-TRIES = 2    # chunk widths estimated per chain (the widest that fit, then the next)
+TRIES = 3    # chunk widths estimated per chain (the widest that fit, then the next ones)
 MAX_MID = 4  # the most elementwise / row-wise kernels between the two gemms
 
 
@@ -77,9 +88,14 @@ class Chain:
     N: int
     elt: int
     inplace: tuple[bool, ...] = ()
+    # a `permute` after a batch chain's down gemm (attention's merge of the heads) folded into
+    # it: its kernel index and permutation; the down gemm writes the permuted tensor itself
+    post: int | None = None
+    perm: tuple[int, ...] = ()
 
     @property
     def kernels(self) -> tuple[int, ...]:
+        """The kernels that run (a folded permute is not one)."""
         return (self.up, *self.mid, self.down)
 
     @property
@@ -246,32 +262,79 @@ def chain_at(plan: _Plan, layer: int) -> tuple[Chain, int] | None:
     a = kernel_args(spec0)
     d = kernel_args(plan.flat[q][1].workload)
     elt = a.bits[2] // 8
-    if d.dtypes[0] != a.dtypes[2] or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != a.dtypes[2]
-                                         for x in mid):
+    t = a.dtypes[2]
+    if d.dtypes[0] != t or d.dtypes[2] != t \
+            or any(kernel_args(plan.flat[x][1].workload).dtypes[0] != t for x in mid):
         return None
-    last = plan.flat[q][0]
-    if plan.kernels_of(layer, last) != [up, *mid, q]:
+    post, perm = _folded_permute(plan, q, (B, M, n2)) if kind == "batch" else (None, ())
+    last = plan.flat[q if post is None else post][0]
+    if plan.kernels_of(layer, last) != [up, *mid, q, *([post] if post is not None else [])]:
         return None
-    return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace)), last
+    return Chain(kind, up, tuple(mid), q, B, M, K, H, n2, elt, tuple(inplace), post, perm), last
 
 
-def widths(plan: _Plan, chain: Chain) -> list[int]:
-    """The chunk widths worth estimating, widest first (at most `TRIES`): divisors w of the cut
-    dimension, smaller than it, whose chunk buffers fit `RESIDENT_SHARE` of the level and
-    leave `MIN_TILE_KIB`."""
+def _folded_permute(plan: _Plan, q: int, shape: tuple[int, ...]) -> tuple[int | None, tuple[int, ...]]:
+    """The `permute` kernel kernel q's output C (of `shape`) feeds, when it reads it as the
+    same tensor with a leading 1 (so C[n, i, j] is its input [0, n, i, j]): its index and
+    permutation; else (None, ())."""
+    ln = plan.links.get(q)
+    if ln is None or ln.out_arg != "C" or ln.consumer >= len(plan.flat):
+        return None, ()
+    spec = plan.flat[ln.consumer][1].workload
+    name, params = _params(spec)
+    a = kernel_args(spec)
+    if name != "permute" or a.names != ("input", "output") or ln.in_arg != "input" \
+            or a.shapes[0] != (1, *shape) or a.dtypes[0] != a.dtypes[1]:
+        return None, ()
+    perm = tuple(int(params.get(f"p{k}", k)) for k in range(4))
+    return (ln.consumer, perm) if sorted(perm) == [0, 1, 2, 3] else (None, ())
+
+
+def _permute_maps(func: Any, name: str, perm: tuple[int, ...], shape: tuple[int, ...]) -> None:
+    """Every access of argument `name` (indices n, i, j) moved to the permuted tensor of
+    `shape` it is folded into: [0, n, i, j] permuted by `perm` (numpy's transpose)."""
+    from compiler.ir.affine_expr import as_expr
+    from compiler.ir.ops.affine import AffineLoadOp, AffineStoreOp
+
+    arg = func.args[func.arg_names().index(name)]
+    for op in func.walk():
+        if isinstance(op, AffineLoadOp | AffineStoreOp) and op.memref is arg:
+            src = (as_expr(0), *op.map.results)
+            op.map = op.map.with_results([src[k] for k in perm])
+        elif arg in op.operands:
+            raise NotChunkable(f"{func.sym_name}: {op.NAME} takes {name}")
+    _set_type(func, name, shape, None)
+
+
+def _fits(plan: _Plan, live: int) -> bool:
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
     cap = _capacity(plan.config)
-    out = []
-    for w in range(chain.extent - 1, 0, -1):
-        if chain.extent % w:
-            continue
-        live = chain.live(w)
-        if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
-            out.append(w)
-            if len(out) == TRIES:
-                break
-    return out
+    return live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024
+
+
+def output_on_chip(plan: _Plan, chain: Chain, w: int) -> bool:
+    """Whether a feed-forward chain's output Y (M x N, accumulated by every chunk) stays on
+    chip beside chunks of width `w`: read in once before the first chunk and written back
+    once after the last; else every chunk's down gemm reads and writes it in DRAM (the
+    spill). Attention's chunks write disjoint windows of theirs: it never stays."""
+    return chain.kind == "hidden" and _fits(plan, chain.live(w) + chain.M * chain.N * chain.elt)
+
+
+def resident(plan: _Plan, chain: Chain, w: int) -> int:
+    """Bytes the chunk buffers (and the output, when on chip) keep on the level."""
+    return chain.live(w) + (chain.M * chain.N * chain.elt if output_on_chip(plan, chain, w) else 0)
+
+
+def widths(plan: _Plan, chain: Chain) -> list[int]:
+    """The chunk widths worth estimating (at most `TRIES`): divisors w of the cut dimension,
+    smaller than it, whose buffers fit `RESIDENT_SHARE` of the level and leave
+    `MIN_TILE_KIB`: the widest with the output on chip beside it first (none spilled), then
+    the widest ones."""
+    fit = [w for w in range(chain.extent - 1, 0, -1)
+           if chain.extent % w == 0 and _fits(plan, chain.live(w))]
+    kept = next((w for w in fit if output_on_chip(plan, chain, w)), None)
+    return list(dict.fromkeys([*([kept] if kept is not None else []), *fit]))[:TRIES]
 
 
 def chunk_groups(plan: _Plan, layer: int) -> list[Group]:
@@ -358,7 +421,8 @@ class _Piece:
 
 def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
            full: dict[str, tuple[int, ...]], wiring: dict[str, tuple[str, int]],
-           shifts: dict[str, tuple[int, ...]], resident: int) -> _Piece:
+           shifts: dict[str, tuple[int, ...]], resident: int,
+           fold: tuple[str, tuple[int, ...], tuple[int, ...]] | None = None) -> _Piece:
     """Kernel `spec` with arguments `fast` on chip (as those shapes) and `full` retyped to
     the whole array it windows, compiled for the capacity `resident` bytes leave (once per
     program)."""
@@ -366,7 +430,7 @@ def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
     from accelsim.errors import InputError
     from accelsim.network.group_model import MIN_TILE_KIB, _fast_bytes, _retype
 
-    key = ("chunk", spec, tuple(sorted(fast.items())), tuple(sorted(full.items())), resident)
+    key = ("chunk", spec, tuple(sorted(fast.items())), tuple(sorted(full.items())), resident, fold)
     fs = plan.config.spaces.sram
     if key not in plan.compiled:
         module, func, name = _kernel(spec)
@@ -374,6 +438,8 @@ def _piece(plan: _Plan, spec: str, fast: dict[str, tuple[int, ...]],
             _retype(func, arg, shape, fs, 0)
         for arg, shape in full.items():
             _set_type(func, arg, shape, None)
+        if fold is not None:   # an output written straight into the permuted tensor
+            _permute_maps(func, fold[0], fold[1], fold[2])
         source = module.clone()
         cap_kib = plan.config.memory_chain()[1].capacity_kib - math.ceil(resident / 1024)
         if cap_kib < MIN_TILE_KIB:
@@ -391,7 +457,9 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
     up's A and B, then down's B and C."""
     up_spec = plan.flat[chain.up][1].workload
     down_spec = plan.flat[chain.down][1].workload
-    live = chain.live(w)
+    live = resident(plan, chain, w)
+    y_on = output_on_chip(plan, chain, w)
+    fold: tuple[str, tuple[int, ...], tuple[int, ...]] | None = None
     M, K, H, N, B = chain.M, chain.K, chain.H, chain.N, chain.batch
     if chain.kind == "hidden":
         buf: tuple[int, ...] = (M, w)
@@ -409,6 +477,11 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
         down_full = {"B": (B, H, N), "C": (B, M, N)}
         down_shift = {"B": step, "C": step}
         down_sized = _with(down_spec, batch=w)
+        if chain.post is not None:   # C written as the permute's output: heads move on its dim
+            del down_full["C"]
+            out_shape = kernel_args(plan.flat[chain.post][1].workload).shapes[1]
+            fold = ("C", chain.perm, out_shape)
+            down_shift["C"] = tuple(w if k == 1 else 0 for k in chain.perm)
     out = [up]
     cur = 0
     for q, inplace in zip(chain.mid, chain.inplace):
@@ -425,9 +498,16 @@ def _pieces(plan: _Plan, chain: Chain, w: int) -> tuple[list[_Piece], list[tuple
         out.append(_piece(plan, sized, {a.names[0]: buf, a.names[1]: buf}, {},
                           {a.names[0]: ("buf", cur), a.names[1]: ("buf", nxt)}, {}, live))
         cur = nxt
-    out.append(_piece(plan, down_sized, {"A": buf}, down_full,
-                      {"A": ("buf", cur), "B": ("arg", 2), "C": ("arg", 3)}, down_shift, live))
-    return out, [buf] * chain.buffers
+    bufs = [buf] * chain.buffers
+    down_fast: dict[str, tuple[int, ...]] = {"A": buf}
+    down_c: tuple[str, int] = ("arg", 3)
+    if y_on:   # the output on chip: the last buffer
+        down_fast["C"] = (M, N)
+        down_c = ("buf", len(bufs))
+        bufs.append((M, N))
+    out.append(_piece(plan, down_sized, down_fast, down_full,
+                      {"A": ("buf", cur), "B": ("arg", 2), "C": down_c}, down_shift, live, fold))
+    return out, bufs
 
 
 def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
@@ -435,6 +515,7 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     then per chunk (a nest of one iteration) the first buffer zeroed, the up gemm into it, the
     elementwise (in place) and row-wise kernels, the down gemm into the group's output (its
     chunk's window; across chunks it accumulates)."""
+    from accelsim.network.band_copies import copy_rows
     from accelsim.network.group_model import GroupProgram, _unique, entry_func, zero_fill
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
@@ -452,8 +533,10 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     up_args = kernel_args(plan.flat[chain.up][1].workload)
     down_args = kernel_args(plan.flat[chain.down][1].workload)
     used: set[str] = set()
+    last_out = (chain.down, "C", down_args) if chain.post is None else \
+        (chain.post, "output", kernel_args(plan.flat[chain.post][1].workload))
     spec_args = [(chain.up, "A", up_args), (chain.up, "B", up_args),
-                 (chain.down, "B", down_args), (chain.down, "C", down_args)]
+                 (chain.down, "B", down_args), last_out]
     args: list[tuple[str, int, str]] = []
     types = []
     for p, name, a in spec_args:
@@ -463,7 +546,9 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
         types.append(MemRefType(a.shapes[i], ELEMENT_TYPES[a.dtypes[i]], plan.config.spaces.dram))
     fast = plan.config.spaces.sram
     element = ELEMENT_TYPES[up_args.dtypes[2]]
-    peak = chain.live(w) + max(pc.own for pc in pieces)
+    peak = resident(plan, chain, w) + max(pc.own for pc in pieces)
+    y_on = output_on_chip(plan, chain, w)
+    tag = plan.config.spaces.tag
     programs: dict[bool, ModuleOp] = {}
     for compiled in (False, True):
         fn = FuncOp("group", FunctionType(tuple(types), ()), [a for a, _, _ in args])
@@ -472,6 +557,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                                        name_hint=f"chunk{j}")).results[0]
                 for j, shape in enumerate(buf_shapes)]
         helpers: dict[int, dict[str, str]] = {}
+        if y_on:   # the output in once, before the first chunk
+            copy_rows(fn, fn.body, fn.args[3], 0, bufs[-1], 0, chain.M, compiled, tag, True, (0, 1))
         for c in range(chain.extent // w):
             # as written: each chunk one nest of one iteration (the top block stays short);
             # compiled: at the top level, where the next kernel's copy-ins can start early
@@ -510,6 +597,8 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                             o.callee = renames[o.callee]
             if nest is not None:
                 nest.body.append(AffineYieldOp())
+        if y_on:   # and back once, after the last
+            copy_rows(fn, fn.body, fn.args[3], 0, bufs[-1], 0, chain.M, compiled, tag, False, (0, 1))
         for b in bufs:
             fn.body.append(DeallocOp(b))
         fn.body.append(ReturnOp())

@@ -22,8 +22,13 @@ chip (whole, or as bands of rows: `accelsim.network.depthfirst`, a group whose i
 is too large for the level computed depth-first) is estimated longest first, then half as
 long, then the shortest, and the first whose analytic estimate is no slower than
 layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule keeps passes that
-test, so the fused schedule is never slower than layer-by-layer by the estimate. Layers no
-group takes run as layer-by-layer runs them.
+test, so the fused schedule is never slower than layer-by-layer by the estimate. Where none
+passes, a chain that starts there and can be cut into chunks (`accelsim.network.chunked`: a
+transformer's feed-forward block along its hidden dimension, its attention by heads) is
+estimated the same way, except that it may spend the cycles the groups kept before it saved
+against layer-by-layer (the kept groups together are still no slower than layer-by-layer on
+their layers, so neither is the network). Layers no group takes run as layer-by-layer runs
+them.
 """
 
 from __future__ import annotations
@@ -124,20 +129,15 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     form a group with an intermediate on chip (whole or as bands), at most `MAX_GROUP`
     layers; the longest is estimated first, then one half as long, then the shortest; the
     first whose estimate is no slower than layer-by-layer's and moves fewer DRAM bytes is
-    kept."""
+    kept. When none is, the chunked groups from that layer (`accelsim.network.chunked`: a
+    feed-forward or attention chain cut along its hidden dimension or heads), widest chunk
+    first, under the same test."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
+    saved = 0   # cycles the kept groups take fewer than layer-by-layer on their layers
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
-        for cand_group in _chunked(plan, i):   # a feed-forward chain, its hidden dim in chunks
-            best = _pays(plan, cand_group, base)
-            if best is not None:
-                break
-        if best is not None:
-            kept.append(best)
-            i = best.group.last + 1
-            continue
         lasts: list[int] = []
         if _group(plan, i, i).onchip and _valid(plan, i, i):  # links inside one layer (pad -> conv)
             lasts.append(i)
@@ -154,8 +154,15 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
             best = _pays(plan, _group(plan, i, cand), base)
             if best is not None:
                 break
+        if best is None:   # a feed-forward or attention chain cut into chunks: it may spend
+            for chunked in _chunked(plan, i):   # the cycles the groups before it saved
+                best = _pays(plan, chunked, base, slack=max(0, saved))
+                if best is not None:
+                    break
         if best is not None:
             kept.append(best)
+            saved += sum(int(base.layers[j].figures["cycles"]) for j in best.group.layers) \
+                - int(best.figures["cycles"])
             i = best.group.last + 1
         else:
             i += 1
@@ -244,8 +251,8 @@ def _make_group(plan: _Plan, first: int, last: int) -> Group:
 
 def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     """Kernels `ks` as a depth-first group (every link on chip as a band of rows), when they
-    are one chain the transform can band and some band fits (`depthfirst.band_plan`)."""
-    from accelsim.network.depthfirst import band_plan
+    are one chain the transform can band and some band fits (`band_budget.band_plan`)."""
+    from accelsim.network.band_budget import band_plan
 
     chain = [plan.links.get(p) for p in ks[:-1]]
     if not ks or any(ln is None for ln in chain):
@@ -258,11 +265,12 @@ def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     return None if h is None else replace(group, band_rows=h)
 
 
-def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
+def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
-    layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
-    capacity its residents leave)."""
-    from accelsim.compile import compile_cache
+    layers (plus `slack` cycles) and moves fewer DRAM bytes; else None (also when a kernel
+    does not compile with the capacity its residents leave). A banded group is tried with its
+    weights held on chip first (where any fit, `depthfirst.stationary`), then streamed by
+    every band."""
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
@@ -270,28 +278,64 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
-    if group.band_rows and (_at_peak(plan, group, cycles) or _floor_loses(plan, group, dram)):
+    if not group.band_rows:
+        try:
+            return _run_if_pays(plan, group, cycles, dram, slack)
+        except AccelsimError:
+            return None
+    if _at_peak(plan, group, cycles):
         return None
+    for variant in _variants(plan, group):
+        try:
+            if not _floor_loses(plan, variant, dram):
+                run = _run_if_pays(plan, variant, cycles, dram)
+                if run is not None:
+                    return run
+        except AccelsimError:
+            # a band kernel that does not compile, streamed: the weights were not the cause
+            if not variant.weights_onchip:
+                return None
+    return None
+
+
+def _variants(plan: _Plan, group: Group) -> list[Group]:
+    """A banded group with its weights held on chip, in the tallest band that leaves room for
+    all of them (when one does), then streamed by every band."""
+    from accelsim.network.band_budget import band_plan
+    from accelsim.network.depthfirst import NotBandable, full_layout, weights
+
+    try:
+        h = band_plan(plan, group, sum(weights(plan, full_layout(plan, group)).values()))
+    except NotBandable:
+        h = None
+    if h is None:
+        return [group]
+    return [replace(group, band_rows=h, weights_onchip=True), group]
+
+
+def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int,
+                 slack: int = 0) -> GroupRun | None:
+    from accelsim.compile import compile_cache
+
     try:
         # the compiled program's estimate first: a group that does not pay is refused before
         # its race proof and the compulsory traffic of its source (only an output is proven)
         plan.programs[group] = program_of_group(plan, group)
         est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
-        if est.cycles > cycles or est.dram_bytes >= dram:
+        if est.cycles > cycles + slack or est.dram_bytes >= dram:
             return None
         run = run_group(plan, group, "analytic")
-    except AccelsimError:
-        return None
     finally:
         plan.programs.pop(group, None)
-    ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
+    ok = run.figures["cycles"] <= cycles + slack and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
 
 
 def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
-    """Whether the banded group's closed-form floor of DRAM bytes (`depthfirst.bytes_floor`)
+    """Whether the banded group's closed-form floor of DRAM bytes (`band_budget.bytes_floor`)
     is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
-    from accelsim.network.depthfirst import NotBandable, bytes_floor
+    from accelsim.network.band_budget import bytes_floor
+    from accelsim.network.depthfirst import NotBandable
 
     try:
         return bytes_floor(plan, group) >= dram
@@ -558,7 +602,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows, hidden_chunk=g.group.chunk)
+                    band_rows=g.group.band_rows, chunk=g.group.chunk,
+                    weights_onchip=g.group.weights_onchip)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -571,7 +616,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows, "hidden_chunk": g.group.chunk}
+                            "band_rows": g.group.band_rows, "chunk": g.group.chunk,
+                            "weights_onchip": g.group.weights_onchip}
                            for g in groups]}
     return replace(out, network_figures=nf)
 

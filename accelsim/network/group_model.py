@@ -36,6 +36,10 @@ class Group:
     # > 0: computed depth-first, `band_rows` rows of the last output at a time, every link
     # on chip as the band of rows its consumer needs (`accelsim.network.depthfirst`)
     band_rows: int = 0
+    # a banded group's weights (every operand its band kernels read whole) loaded into the
+    # fast level once, before the first band, where they fit beside the band buffers
+    # (`depthfirst.stationary`); else each band's kernel streams them from DRAM
+    weights_onchip: bool = False
     # > 0: a feed-forward chain run a chunk of `chunk` hidden columns at a time, its hidden
     # tensor on chip one chunk at a time (`accelsim.network.chunked`)
     chunk: int = 0

@@ -293,21 +293,23 @@ def _bound_expr(m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
 def _control_values(func: FuncOp) -> set[int]:
     """ids of the values that flow (through index ops) into loop bounds or if conditions."""
     feeds: set[int] = set()
+    index_ops: dict[int, Operation] = {}  # id(result) -> the index op defining it
     for op in func.walk():
         if isinstance(op, AffineForOp):
             n = len(op.operands) - len(op.inits)
             feeds.update(id(v) for v in op.operands[:n])
         elif isinstance(op, AffineIfOp):
             feeds.update(id(v) for v in op.operands)
-    changed = True
-    while changed:  # index ops whose results feed control make their operands control too
-        changed = False
-        for op in func.walk():
-            if isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp) and id(op.results[0]) in feeds:
-                for v in op.operands:
-                    if id(v) not in feeds:
-                        feeds.add(id(v))
-                        changed = True
+        elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):
+            index_ops[id(op.results[0])] = op
+    # index ops whose results feed control make their operands control too
+    work = [i for i in feeds if i in index_ops]
+    while work:
+        for v in index_ops[work.pop()].operands:
+            if id(v) not in feeds:
+                feeds.add(id(v))
+                if id(v) in index_ops:
+                    work.append(id(v))
     return feeds
 
 
