@@ -209,8 +209,9 @@ def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | No
                         c: _Compiled) -> _Compiled:
     """`c`, or `c` without `affine-copy-stream` where that pass split a nest and the
     analytic estimate is not higher without it (splitting adds kernel calls: on a small
-    kernel they cost more than the overlap gains)."""
-    from accelsim.compile.pipeline import STREAM
+    kernel they cost more than the overlap gains), or with fewer pieces
+    (`pipeline.STREAM_CHUNKS`) where the estimate is lower with them."""
+    from accelsim.compile.pipeline import STREAM, STREAM_CHUNKS
 
     if not c.pipeline.copy_stream or config.clusters > 1 or len(config.memory_chain()) > 2:
         return c
@@ -219,9 +220,18 @@ def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | No
         return c
     plain = _compiled(module, _Compiled(c.pipeline.replace(copy_stream=False), None, (), c.searched))
     assert c.compiled is not None and plain.compiled is not None
-    if estimated(plain.compiled, config, func).cycles <= estimated(c.compiled, config, func).cycles:
+    best, cycles = c, estimated(c.compiled, config, func).cycles
+    for n in STREAM_CHUNKS:
+        if n == c.pipeline.stream_chunks:
+            continue
+        fewer = _compiled(module, _Compiled(c.pipeline.replace(stream_chunks=n), None, (), c.searched))
+        assert fewer.compiled is not None
+        k = estimated(fewer.compiled, config, func).cycles
+        if k < cycles:
+            best, cycles = fewer, k
+    if estimated(plain.compiled, config, func).cycles <= cycles:
         return plain
-    return c
+    return best
 
 
 def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:

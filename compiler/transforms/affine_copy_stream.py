@@ -20,7 +20,8 @@ The copy-in (a DMA into a fresh buffer of `fast-mem-space`, non-strided, the buf
 rows as long as its source's, at row 0) and its wait are at the function's top; the only
 top-level ops using the buffer are its copy-in, one loop nest, the copy-out of the same
 rows (if any), later nests that only read it, and its dealloc; nothing between the copy-in
-and the copy-out touches the source; a nest is split once. The nest's outer loop (under
+and the copy-out touches the source. Every such copy around one nest streams around the
+same pieces (the nest is split once: trisolv's `b` and `L`). The nest's outer loop (under
 loops of one iteration) with constant bounds after those is split in `chunks` consecutive
 ranges (its bounds get one more result each: the pieces run the same iterations in the
 same order). isl gives each piece's rows of the
@@ -49,7 +50,6 @@ from compiler.ir.ops import (
     AllocOp,
     ConstantOp,
     DeallocOp,
-    FuncOp,
     ModuleOp,
 )
 from compiler.ir.types import INDEX, MemRefType
@@ -61,10 +61,16 @@ from compiler.transforms.pass_base import Pass
 class Options:
     fast_mem_space: int = 1
     chunks: int = 8
+    # > 0: a chunk of a copy-in with no copy-out may move, instead of whole rows, one DMA per
+    # row of the columns some op reaches in it, where that moves fewer bytes counting each
+    # descriptor as this many (the bytes its setup is worth on the machine)
+    descriptor_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.chunks < 2:
             raise ValueError(f"chunks must be >= 2, got {self.chunks}")
+        if self.descriptor_bytes < 0:
+            raise ValueError(f"descriptor-bytes must be >= 0, got {self.descriptor_bytes}")
 
 
 class AffineCopyStreamPass(Pass):
@@ -74,61 +80,22 @@ class AffineCopyStreamPass(Pass):
     options: Options
 
     def run(self, module: ModuleOp) -> None:
-        self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
         for f in module.funcs:
             if f.is_declaration:
                 continue
+            plans: dict[int, list[_Plan]] = {}
             for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
                 if s.parent_block is f.body and _direction(s, self.options.fast_mem_space) == "in":
-                    self._stream(f, s)
+                    plan = _plan(f.body, s)
+                    if plan is not None:
+                        plans.setdefault(id(plan.nest), []).append(plan)
+            for group in plans.values():
+                self._stream(f.body, group)
 
-    def _stream(self, f: FuncOp, start: AffineDmaStartOp) -> None:
-        block = f.body
-        buf, src = start.dst, start.src
-        bt, st = buf.type, src.type
-        if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
-                or not isinstance(st, MemRefType) or not bt.has_static_shape \
-                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
-            return
-        if start.src_indices or start.dst_indices or not start.src_map.is_constant \
-                or any(r.value != 0 for r in start.dst_map.results) \
-                or any(r.value != 0 for r in start.src_map.results[1:]):
-            return
-        n = _const(start.num_elements)
-        if n != math.prod(bt.shape):
-            return
-        row0 = start.src_map.results[0].value
-        users = [o for o in block.ops if o is not start and _uses(o, buf)]
-        tag_users = [o for o in block.ops if _uses(o, start.tag)]
-        waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
-        if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
-                                  for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
-                                                             for o in tag_users) != 1:
-            return
-        nests = [o for o in users if isinstance(o, AffineForOp)]
-        outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
-        rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
-        if not nests or rest or len(outs) > 1:
-            return
-        nest = nests[0]
-        if id(nest) in self._pieces:
-            return
-        # later nests may read the buffer (every row has arrived before them), not write it
-        if any(_writes(o, buf) for o in nests[1:]):
-            return
-        out = outs[0] if outs else None
-        if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
-                                    and _const(out.num_elements) == n and out.dst_map == start.src_map
-                                    and out.src_map == start.dst_map and not out.dst_indices):
-            return
-        i_start, i_nest = block.index_of(start), block.index_of(nest)
-        i_end = block.index_of(out) if out is not None else i_nest
-        if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
-            return
-        if any(_uses(o, src) for k, o in enumerate(block.ops)
-               if i_start < k <= i_end and o is not out and o is not start) \
-                or nest.results:
-            return
+    def _stream(self, block: Block, plans: list[_Plan]) -> None:
+        """Split the nest of `plans` (every whole-buffer copy around it) once and stream each
+        buffer's copies around the same pieces."""
+        nest = plans[0].nest
         cut = _outer(nest)
         if cut is None:
             return
@@ -145,37 +112,101 @@ class AffineCopyStreamPass(Pass):
             loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
             loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
             pieces.append(piece)
-        rows = [_rows(piece, buf, block, nest) for piece in pieces]
-        if any(r is None for r in rows):
+        streamed = []
+        for plan in plans:
+            buf = plan.start.dst
+            rows = [_rows(piece, buf, block, nest) for piece in pieces]
+            if any(r is None for r in rows):
+                continue
+            nrows = buf.type.shape[0]  # type: ignore[attr-defined]
+            # copy-in chunk p: rows [ins[p], ins[p + 1])
+            ins = [0]
+            for p in range(chunks):
+                reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
+                ins.append(max(ins[-1], min(nrows, reach)))
+            ins[-1] = nrows
+            # copy-out after piece p: rows [outs_[p], outs_[p + 1])
+            outs_ = [0]
+            for p in range(chunks):
+                later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
+                end = min([nrows, *later, ins[p + 1]])
+                outs_.append(max(outs_[-1], end))
+            outs_[-1] = nrows
+            n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
+            n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
+            if n_in < 2 and (plan.out is None or n_out < 2):
+                continue
+            # chunks smaller than a descriptor's worth of bytes: the whole copy is cheaper
+            size = buf.type.size_bytes  # type: ignore[attr-defined]
+            if size < self.options.descriptor_bytes * max(n_in, n_out if plan.out is not None else 0):
+                continue
+            spans = self._spans(plan, ins)
+            streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out, spans))
+        if not streamed:
             return
-        nrows = bt.shape[0]
-        # copy-in chunk p: rows [ins[p], ins[p + 1])
-        ins = [0]
-        for p in range(chunks):
-            reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
-            ins.append(max(ins[-1], min(nrows, reach)))
-        ins[-1] = nrows
-        # copy-out after piece p: rows [outs_[p], outs_[p + 1])
-        outs_ = [0]
-        for p in range(chunks):
-            later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
-            end = min([nrows, *later, ins[p + 1]])
-            outs_.append(max(outs_[-1], end))
-        outs_[-1] = nrows
-        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
-        n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
-        if n_in < 2 and (out is None or n_out < 2):
-            return
-        self._pieces.update(id(p) for p in pieces)
-        self._rewrite(block, start, waits[0], nest, out, pieces, ins,
-                      outs_ if out is not None else None, row0)
-        self.remark(start.loc, f"copies of {_name(buf)} streamed: {n_in} chunk(s) in"
-                               + (f", {n_out} out" if out is not None else "")
-                               + f" around {chunks} pieces of the nest")
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        for plan, ins, outs_, n_in, n_out, spans in streamed:
+            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0, spans)
+            by_row = sum(sp is not None for sp in spans)
+            self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
+                                        + (f" ({by_row} of them row by row)" if by_row else "")
+                                        + (f", {n_out} out" if plan.out is not None else "")
+                                        + f" around {chunks} pieces of the nest")
+
+    def _spans(self, plan: _Plan, ins: list[int]) -> list[list[tuple[int, int, int]] | None]:
+        """Per copy-in chunk: None (whole rows), or (row, first column, columns) of each row
+        some op reaches, one DMA each, where those move fewer bytes than the whole rows with
+        `descriptor-bytes` per descriptor. Only for a 2-D buffer never written back (what no op
+        reaches is never read)."""
+        from compiler.analysis.region import memref_regions
+
+        buf = plan.start.dst
+        bt = buf.type
+        none: list[list[tuple[int, int, int]] | None] = [None] * (len(ins) - 1)
+        d = self.options.descriptor_bytes
+        if d <= 0 or plan.out is not None or not isinstance(bt, MemRefType) or bt.rank != 2:
+            return none
+        try:
+            reach = None
+            for op in (plan.nest, *plan.readers):
+                region = memref_regions([op]).get(buf)
+                if region is None:
+                    continue
+                # { M[a0, a1] }: the elements of the buffer the op reaches
+                reach = region.exact if reach is None else reach.union(region.exact)
+        except Exception:  # an access the polyhedral model does not cover
+            return none
+        if reach is None or reach.n_param() > 0:
+            return none
+        eb = bt.size_bytes // math.prod(bt.shape)
+        width = bt.shape[1]
+        out = list(none)
+        for p in range(len(ins) - 1):
+            rows = []
+            for r in range(ins[p], ins[p + 1]):
+                # { M[r, a1] }: row r's elements reached
+                row = reach.fix_val(isl.dim_type.set, 0, isl.Val.int_from_si(reach.get_ctx(), r))
+                if row.is_empty():
+                    continue
+                lo, hi = _col_bound(row, True), _col_bound(row, False)
+                if lo is None or hi is None:
+                    rows = None
+                    break
+                rows.append((r, lo, hi - lo + 1))
+            if rows is None:
+                continue
+            by_row = sum(n * eb + d for _, _, n in rows)
+            whole = (ins[p + 1] - ins[p]) * width * eb + d
+            if by_row < whole:
+                out[p] = rows
+        return out
 
     def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
-                 nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
-                 ins: list[int], outs: list[int] | None, row0: int) -> None:
+                 out: AffineDmaStartOp | None, pieces: list[AffineForOp],
+                 ins: list[int], outs: list[int] | None, row0: int,
+                 spans: list[list[tuple[int, int, int]] | None]) -> None:
         buf, src = start.dst, start.src
         rank = buf.type.rank  # type: ignore[attr-defined]
         rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
@@ -207,11 +238,23 @@ class AffineCopyStreamPass(Pass):
             return op, tag.result
 
         # the copy-in chunks where the whole copy-in was, each waited for before its piece
-        in_tags = []
+        in_tags: list[tuple[int, Value, int, int]] = []
         for p in range(len(pieces)):
-            if ins[p + 1] > ins[p]:
+            if spans[p] is not None:
+                # a DMA per row of the columns reached, a tag element each
+                rows = spans[p]
+                assert rows is not None
+                tag = AllocOp(MemRefType((max(1, len(rows)),), tag_t.element,  # type: ignore[attr-defined]
+                                         tag_t.memory_space), loc=start.loc)  # type: ignore[attr-defined]
+                block.insert_before(start, tag)
+                for k, (r, c, n) in enumerate(rows):
+                    block.insert_before(start, AffineDmaStartOp(
+                        src, _cmap(row0 + r, c), [], buf, _cmap(r, c), [], tag.result, _cmap(k), [],
+                        const(n), loc=start.loc))
+                    in_tags.append((p, tag.result, n, k))
+            elif ins[p + 1] > ins[p]:
                 _, t = dma(src, row0, buf, 0, (ins[p], ins[p + 1]), start, False)
-                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen))
+                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen, 0))
         old_tag = start.tag
         for o in [o for o in block.ops if _uses(o, old_tag)]:
             o.erase()
@@ -219,11 +262,8 @@ class AffineCopyStreamPass(Pass):
         if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
             tag_alloc.erase()
         del wait
-        for piece in pieces:
-            block.insert_before(nest, piece)
-        nest.erase()
-        for p, t, count in in_tags:
-            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
+        for p, t, count, k in in_tags:
+            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(k), [], const(count),
                                                            loc=start.loc))
         if out is None or outs is None:
             return
@@ -243,6 +283,67 @@ class AffineCopyStreamPass(Pass):
         out.erase()
         if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
             out_alloc.erase()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A whole-buffer copy-in at the function's top, its one wait, the nest it is around and
+    the copy-out of the same rows (if any), checked as the module docstring says."""
+
+    start: AffineDmaStartOp
+    wait: AffineDmaWaitOp
+    nest: AffineForOp
+    out: AffineDmaStartOp | None
+    row0: int
+    readers: tuple[AffineForOp, ...] = ()   # later nests that only read the buffer
+
+
+def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
+    buf, src = start.dst, start.src
+    bt, st = buf.type, src.type
+    if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+            or not isinstance(st, MemRefType) or not bt.has_static_shape \
+            or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
+        return None
+    if start.src_indices or start.dst_indices or not start.src_map.is_constant \
+            or any(r.value != 0 for r in start.dst_map.results) \
+            or any(r.value != 0 for r in start.src_map.results[1:]):
+        return None
+    n = _const(start.num_elements)
+    if n != math.prod(bt.shape):
+        return None
+    row0 = start.src_map.results[0].value
+    users = [o for o in block.ops if o is not start and _uses(o, buf)]
+    tag_users = [o for o in block.ops if _uses(o, start.tag)]
+    waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
+    if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
+                              for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
+                                                         for o in tag_users) != 1:
+        return None
+    nests = [o for o in users if isinstance(o, AffineForOp)]
+    outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
+    rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
+    if not nests or rest or len(outs) > 1:
+        return None
+    nest = nests[0]
+    # later nests may read the buffer (every row has arrived before them), not write it
+    if any(_writes(o, buf) for o in nests[1:]):
+        return None
+    out = outs[0] if outs else None
+    if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
+                                and _const(out.num_elements) == n and out.dst_map == start.src_map
+                                and out.src_map == start.dst_map and not out.dst_indices):
+        return None
+    i_start, i_nest = block.index_of(start), block.index_of(nest)
+    i_end = block.index_of(out) if out is not None else i_nest
+    if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
+        return None
+    if any(_uses(o, src) for k, o in enumerate(block.ops)
+           if i_start < k <= i_end and o is not out and o is not start) \
+            or nest.results:
+        return None
+    assert isinstance(waits[0], AffineDmaWaitOp)
+    return _Plan(start, waits[0], nest, out, row0, tuple(nests[1:]))
 
 
 def _outer(nest: AffineForOp) -> tuple[int, int, int] | None:
@@ -320,6 +421,13 @@ def _rows(piece: AffineForOp, buf: Value, block: Block, anchor: AffineForOp
     wrote = region.written_set
     w = None if wrote.is_empty() else _bound(wrote, True)
     return lo, hi, w
+
+
+def _col_bound(s: isl.Set, low: bool) -> int | None:
+    v = s.dim_min_val(1) if low else s.dim_max_val(1)
+    if not v.is_int():
+        return None
+    return int(v.to_python())
 
 
 def _bound(s: isl.Set, low: bool) -> int | None:

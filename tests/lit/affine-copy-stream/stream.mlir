@@ -65,3 +65,45 @@ func.func @all_rows_first(%a: memref<8x8xf32>) {
   affine.dma_wait %u[0], %n : memref<1xi32, 2>
   return
 }
+
+// Two whole-buffer copies around one nest (a vector and the triangle's rows): both stream
+// around the same two pieces (the nest is split once), each chunk waited for before its piece.
+// CHECK-LABEL: func.func @two_buffers
+// CHECK: affine.dma_start %v[0], %vf[0], %{{.*}}[0], %[[C4:[0-9a-z_]+]] :
+// CHECK: affine.dma_start %v[4], %vf[4], %{{.*}}[0], %[[C4]] :
+// CHECK: affine.dma_start %a[0, 0], %af[0, 0], %{{.*}}[0], %[[C32:[0-9a-z_]+]] :
+// CHECK: affine.dma_start %a[4, 0], %af[4, 0], %{{.*}}[0], %[[C32]] :
+// CHECK: affine.dma_wait
+// CHECK: affine.dma_wait
+// CHECK-NEXT: affine.for
+// CHECK: affine.dma_wait
+// CHECK: affine.dma_wait
+// CHECK-NEXT: affine.for
+// CHECK: affine.for
+// CHECK-NOT: affine.dma_wait
+// CHECK: return
+func.func @two_buffers(%a: memref<8x8xf32>, %v: memref<8xf32>) {
+  %n = arith.constant 64 : index
+  %m = arith.constant 8 : index
+  %vf = memref.alloc() : memref<8xf32, 1>
+  %s = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %v[0], %vf[0], %s[0], %m : memref<8xf32>, memref<8xf32, 1>, memref<1xi32, 2>
+  %af = memref.alloc() : memref<8x8xf32, 1>
+  %t = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %a[0, 0], %af[0, 0], %t[0], %n : memref<8x8xf32>, memref<8x8xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %s[0], %m : memref<1xi32, 2>
+  affine.dma_wait %t[0], %n : memref<1xi32, 2>
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to #map(%i) {
+      %x = affine.load %af[%i, %j] : memref<8x8xf32, 1>
+      %y = affine.load %vf[%i] : memref<8xf32, 1>
+      %z = arith.addf %x, %y : f32
+      affine.store %z, %vf[%i] : memref<8xf32, 1>
+    }
+  }
+  memref.dealloc %s : memref<1xi32, 2>
+  memref.dealloc %t : memref<1xi32, 2>
+  memref.dealloc %af : memref<8x8xf32, 1>
+  memref.dealloc %vf : memref<8xf32, 1>
+  return
+}
