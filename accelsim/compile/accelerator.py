@@ -207,10 +207,11 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
 
 def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | None,
                         c: _Compiled) -> _Compiled:
-    """`c`, or `c` without `affine-copy-stream` where that pass split a nest and the
-    analytic estimate is not higher without it (splitting adds kernel calls: on a small
-    kernel they cost more than the overlap gains)."""
-    from accelsim.compile.pipeline import STREAM
+    """`c`, `c` without `affine-copy-stream`, or `c` with the pass's pieces aligned to the
+    matrix unit's rows (`pipeline.stream_alignments`), where that pass split a nest: the
+    fewest cycles by the analytic estimate (splitting adds kernel calls: on a small kernel
+    they cost more than the overlap gains; ties keep the unsplit program)."""
+    from accelsim.compile.pipeline import STREAM, stream_alignments
 
     if not c.pipeline.copy_stream or config.clusters > 1 or len(config.memory_chain()) > 2:
         return c
@@ -219,9 +220,16 @@ def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | No
         return c
     plain = _compiled(module, _Compiled(c.pipeline.replace(copy_stream=False), None, (), c.searched))
     assert c.compiled is not None and plain.compiled is not None
-    if estimated(plain.compiled, config, func).cycles <= estimated(c.compiled, config, func).cycles:
-        return plain
-    return c
+    best, best_cycles = plain, estimated(plain.compiled, config, func).cycles
+    cands = [c] + [_Compiled(c.pipeline.replace(stream_align=a), None, (), c.searched)
+                   for a in stream_alignments(config) if a != c.pipeline.stream_align]
+    for cand in cands:
+        cand = _compiled(module, cand)
+        assert cand.compiled is not None
+        cycles = estimated(cand.compiled, config, func).cycles
+        if cycles < best_cycles:
+            best, best_cycles = cand, cycles
+    return best
 
 
 def _cache_model(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: bool) -> _Compiled:

@@ -108,7 +108,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     output is verified once, after all its passes; the estimates after the first stop once
     past the best (`limit`)."""
     from accelsim.compile.clone import clone_module
-    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM
+    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM, stream_alignments
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
@@ -143,9 +143,12 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if i == 0:
                 raise
             continue
-        if pipe.copy_stream and any(r.pass_name == STREAM for r in pm.remarks):
-            # streaming splits nests (more kernel calls): weighed against not streaming
-            todo.insert(0, (i, pipe.replace(copy_stream=False)))
+        if pipe.copy_stream and pipe.stream_align == 1 \
+                and any(r.pass_name == STREAM for r in pm.remarks):
+            # streaming splits nests (more kernel calls): weighed against not streaming,
+            # and against pieces aligned to the matrix unit's rows
+            todo[:0] = [(i, pipe.replace(copy_stream=False))] + [
+                (i, pipe.replace(stream_align=a)) for a in stream_alignments(config) if a > 1]
         try:
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles

@@ -35,6 +35,7 @@ those of the whole copies: results are bit-identical.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import islpy as isl
@@ -61,10 +62,15 @@ from compiler.transforms.pass_base import Pass
 class Options:
     fast_mem_space: int = 1
     chunks: int = 8
+    # each piece but the last runs a multiple of this many outer iterations (a matrix unit's
+    # rows: a piece of fewer rows leaves part of the array idle)
+    align: int = 1
 
     def __post_init__(self) -> None:
         if self.chunks < 2:
             raise ValueError(f"chunks must be >= 2, got {self.chunks}")
+        if self.align < 1:
+            raise ValueError(f"align must be >= 1, got {self.align}")
 
 
 class AffineCopyStreamPass(Pass):
@@ -75,69 +81,101 @@ class AffineCopyStreamPass(Pass):
 
     def run(self, module: ModuleOp) -> None:
         self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
+        space = self.options.fast_mem_space
         for f in module.funcs:
             if f.is_declaration:
                 continue
+            streamed = False
             for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
-                if s.parent_block is f.body and _direction(s, self.options.fast_mem_space) == "in":
-                    self._stream(f, s)
+                if s.parent_block is not f.body or s.parent_block is None:
+                    continue
+                if _direction(s, space) == "in":
+                    streamed |= self._stream(f, s, None)
+                elif _direction(s, space) == "out" and not any(
+                        isinstance(o, AffineDmaStartOp) and o.dst is s.src for o in f.body.ops):
+                    # a buffer the nest fills whole (its copy-in dead): the copy-out alone
+                    streamed |= self._stream(f, None, s)
+            if streamed:
+                _order_starts(f.body, space)
 
-    def _stream(self, f: FuncOp, start: AffineDmaStartOp) -> None:
+    def _stream(self, f: FuncOp, start: AffineDmaStartOp | None,
+                out_only: AffineDmaStartOp | None) -> bool:
         block = f.body
-        buf, src = start.dst, start.src
+        first = start if start is not None else out_only
+        assert first is not None
+        if start is not None:
+            buf, src = start.dst, start.src
+            s_map, s_idx, d_map, d_idx = start.src_map, start.src_indices, start.dst_map, start.dst_indices
+        else:
+            assert out_only is not None
+            buf, src = out_only.src, out_only.dst
+            s_map, s_idx, d_map, d_idx = out_only.dst_map, out_only.dst_indices, out_only.src_map, \
+                out_only.src_indices
         bt, st = buf.type, src.type
-        if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+        if first.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
                 or not isinstance(st, MemRefType) or not bt.has_static_shape \
                 or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
-            return
-        if start.src_indices or start.dst_indices or not start.src_map.is_constant \
-                or any(r.value != 0 for r in start.dst_map.results) \
-                or any(r.value != 0 for r in start.src_map.results[1:]):
-            return
-        n = _const(start.num_elements)
+            return False
+        if s_idx or d_idx or not s_map.is_constant \
+                or any(r.value != 0 for r in d_map.results) \
+                or any(r.value != 0 for r in s_map.results[1:]):
+            return False
+        n = _const(first.num_elements)
         if n != math.prod(bt.shape):
-            return
-        row0 = start.src_map.results[0].value
-        users = [o for o in block.ops if o is not start and _uses(o, buf)]
-        tag_users = [o for o in block.ops if _uses(o, start.tag)]
+            return False
+        row0 = s_map.results[0].value
+        users = [o for o in block.ops if o is not first and _uses(o, buf)]
+        tag_users = [o for o in block.ops if _uses(o, first.tag)]
         waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
         if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
                                   for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
                                                              for o in tag_users) != 1:
-            return
+            return False
         nests = [o for o in users if isinstance(o, AffineForOp)]
         outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
         rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
+        if start is None:
+            if outs or any(isinstance(o, AffineDmaStartOp) for n_ in nests for o in n_.walk()):
+                return False
+            outs = [first]
+            # the last nest writing the buffer before its copy-out is streamed; the nests
+            # before it are done when it starts, those after it only read
+            i_out = block.index_of(first)
+            writers = [o for o in nests if _writes(o, buf) and block.index_of(o) < i_out]
+            if not writers or any(block.index_of(o) > i_out for o in nests):
+                return False
+            nests = [o for o in nests if block.index_of(o) >= block.index_of(writers[-1])]
         if not nests or rest or len(outs) > 1:
-            return
+            return False
         nest = nests[0]
         if id(nest) in self._pieces:
-            return
+            return False
         # later nests may read the buffer (every row has arrived before them), not write it
         if any(_writes(o, buf) for o in nests[1:]):
-            return
+            return False
         out = outs[0] if outs else None
-        if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
-                                    and _const(out.num_elements) == n and out.dst_map == start.src_map
-                                    and out.src_map == start.dst_map and not out.dst_indices):
-            return
-        i_start, i_nest = block.index_of(start), block.index_of(nest)
+        if out is not None and start is not None and not (
+                out.src is buf and out.dst is src and not out.is_strided
+                and _const(out.num_elements) == n and out.dst_map == start.src_map
+                and out.src_map == start.dst_map and not out.dst_indices):
+            return False
+        i_nest = block.index_of(nest)
+        i_start = block.index_of(start) if start is not None else i_nest
         i_end = block.index_of(out) if out is not None else i_nest
-        if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
-            return
+        if (block.index_of(waits[0]) > i_nest and start is not None) or (out is not None and i_end < i_nest):
+            return False
         if any(_uses(o, src) for k, o in enumerate(block.ops)
                if i_start < k <= i_end and o is not out and o is not start) \
                 or nest.results:
-            return
+            return False
         cut = _outer(nest)
         if cut is None:
-            return
+            return False
         depth, lo, hi = cut
-        trip = hi - lo
-        chunks = min(self.options.chunks, trip)
+        bounds = _piece_bounds(lo, hi, self.options.chunks, self.options.align)
+        chunks = len(bounds) - 1
         if chunks < 2:
-            return
-        bounds = [lo + (trip * p) // chunks for p in range(chunks + 1)]
+            return False
         pieces = []
         for p in range(chunks):
             piece = nest.clone()
@@ -147,13 +185,13 @@ class AffineCopyStreamPass(Pass):
             pieces.append(piece)
         rows = [_rows(piece, buf, block, nest) for piece in pieces]
         if any(r is None for r in rows):
-            return
+            return False
         nrows = bt.shape[0]
-        # copy-in chunk p: rows [ins[p], ins[p + 1])
+        # copy-in chunk p: rows [ins[p], ins[p + 1]) (no copy-in: every row is there)
         ins = [0]
         for p in range(chunks):
             reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
-            ins.append(max(ins[-1], min(nrows, reach)))
+            ins.append(max(ins[-1], min(nrows, reach)) if start is not None else nrows)
         ins[-1] = nrows
         # copy-out after piece p: rows [outs_[p], outs_[p + 1])
         outs_ = [0]
@@ -162,42 +200,47 @@ class AffineCopyStreamPass(Pass):
             end = min([nrows, *later, ins[p + 1]])
             outs_.append(max(outs_[-1], end))
         outs_[-1] = nrows
-        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
+        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p]) if start is not None else 0
         n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
         if n_in < 2 and (out is None or n_out < 2):
-            return
+            return False
         self._pieces.update(id(p) for p in pieces)
-        self._rewrite(block, start, waits[0], nest, out, pieces, ins,
+        self._rewrite(block, start, waits[0] if start is not None else None, nest, out, pieces, ins,
                       outs_ if out is not None else None, row0)
-        self.remark(start.loc, f"copies of {_name(buf)} streamed: {n_in} chunk(s) in"
-                               + (f", {n_out} out" if out is not None else "")
+        self.remark(first.loc, f"copies of {_name(buf)} streamed: "
+                               + (f"{n_in} chunk(s) in" if start is not None else "")
+                               + (", " if start is not None and out is not None else "")
+                               + (f"{n_out} out" if out is not None else "")
                                + f" around {chunks} pieces of the nest")
+        return True
 
-    def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
+    def _rewrite(self, block: Block, start: AffineDmaStartOp | None, wait: AffineDmaWaitOp | None,
                  nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
                  ins: list[int], outs: list[int] | None, row0: int) -> None:
-        buf, src = start.dst, start.src
+        first = start if start is not None else out
+        assert first is not None
+        buf, src = (start.dst, start.src) if start is not None else (first.src, first.dst)
         rank = buf.type.rank  # type: ignore[attr-defined]
         rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
-        tag_t = start.tag.type
+        tag_t = first.tag.type
         consts: dict[int, Value] = {}
-        first = block.ops[0]
+        top = block.ops[0]
 
         def const(v: int) -> Value:
             if v not in consts:
                 c = ConstantOp(v, INDEX)
-                block.insert_before(first, c)
+                block.insert_before(top, c)
                 consts[v] = c.result
             return consts[v]
 
         def dma(s: Value, s_row: int, d: Value, d_row: int, rows: tuple[int, int], anchor: Operation,
                 after: bool) -> tuple[AffineDmaStartOp, Value]:
-            tag = AllocOp(tag_t, loc=start.loc)  # type: ignore[arg-type]
+            tag = AllocOp(tag_t, loc=first.loc)  # type: ignore[arg-type]
             zeros = [0] * (rank - 1)
             cnt = const((rows[1] - rows[0]) * rowlen)
             op = AffineDmaStartOp(s, _cmap(s_row + rows[0], *zeros), [],
                                   d, _cmap(d_row + rows[0], *zeros), [],
-                                  tag.result, _cmap(0), [], cnt, loc=start.loc)
+                                  tag.result, _cmap(0), [], cnt, loc=first.loc)
             if after:
                 block.insert_after(anchor, tag)
                 block.insert_after(tag, op)
@@ -206,6 +249,12 @@ class AffineCopyStreamPass(Pass):
                 block.insert_before(anchor, op)
             return op, tag.result
 
+        if start is None:
+            for piece in pieces:
+                block.insert_before(nest, piece)
+            nest.erase()
+            self._outs(block, out, pieces, outs, row0, buf, src, rowlen, dma, const)
+            return
         # the copy-in chunks where the whole copy-in was, each waited for before its piece
         in_tags = []
         for p in range(len(pieces)):
@@ -213,18 +262,25 @@ class AffineCopyStreamPass(Pass):
                 _, t = dma(src, row0, buf, 0, (ins[p], ins[p + 1]), start, False)
                 in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen))
         old_tag = start.tag
+        del wait
         for o in [o for o in block.ops if _uses(o, old_tag)]:
             o.erase()
         tag_alloc = getattr(old_tag, "owner", None)
         if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
             tag_alloc.erase()
-        del wait
         for piece in pieces:
             block.insert_before(nest, piece)
         nest.erase()
         for p, t, count in in_tags:
             block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
                                                            loc=start.loc))
+        self._outs(block, out, pieces, outs, row0, buf, src, rowlen, dma, const)
+
+    @staticmethod
+    def _outs(block: Block, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
+              outs: list[int] | None, row0: int, buf: Value, src: Value, rowlen: int,
+              dma: Callable[..., tuple[AffineDmaStartOp, Value]], const: Callable[[int], Value]) -> None:
+        """The copy-out by chunks, chunk p after piece p, all waited for where `out` was."""
         if out is None or outs is None:
             return
         out_waits = []
@@ -243,6 +299,55 @@ class AffineCopyStreamPass(Pass):
         out.erase()
         if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
             out_alloc.erase()
+
+
+def _piece_bounds(lo: int, hi: int, chunks: int, align: int) -> list[int]:
+    """Bounds of at most `chunks` consecutive pieces of [lo, hi): equal pieces, or with
+    `align` > 1 pieces of a multiple of `align` iterations (the last takes the rest)."""
+    trip = hi - lo
+    if align <= 1:
+        n = min(chunks, trip)
+        return [lo + (trip * p) // n for p in range(n + 1)] if n > 0 else [lo]
+    units = -(-trip // align)
+    per = align * -(-units // chunks)
+    return [lo + min(trip, k * per) for k in range(-(-trip // per) + 1)]
+
+
+def _order_starts(block: Block, space: int) -> None:
+    """Each run of consecutive top-level copy-ins (with the allocs and constants between
+    them) issued in the order the block waits for them: the DMA engines serve in issue
+    order, so a chunk the second piece needs no longer goes ahead of a whole copy the first
+    one needs. Allocs and constants (no operands) move to the run's front."""
+    def movable(o: Operation) -> bool:
+        return (isinstance(o, AllocOp | ConstantOp) and not o.operands) or (
+            isinstance(o, AffineDmaStartOp) and _direction(o, space) == "in")
+
+    ops = list(block.ops)
+    first_wait: dict[int, int] = {}
+    for k, o in enumerate(ops):
+        for w in o.walk():
+            if isinstance(w, AffineDmaWaitOp):
+                first_wait.setdefault(id(w.tag), k)
+    k = 0
+    while k < len(ops):
+        if not movable(ops[k]):
+            k += 1
+            continue
+        j = k
+        while j < len(ops) and movable(ops[j]):
+            j += 1
+        run = ops[k:j]
+        starts = [o for o in run if isinstance(o, AffineDmaStartOp)]
+        order = sorted(starts, key=lambda o: first_wait.get(id(o.tag), len(ops)))
+        if order != starts:
+            anchor = ops[j] if j < len(ops) else None
+            for o in [o for o in run if not isinstance(o, AffineDmaStartOp)] + order:
+                o.detach()
+                if anchor is None:
+                    block.append(o)
+                else:
+                    block.insert_before(anchor, o)
+        k = j
 
 
 def _outer(nest: AffineForOp) -> tuple[int, int, int] | None:
