@@ -30,6 +30,16 @@ piece writes, and that arrived already, are written back, all waited for where t
 copy-out was. Kept only when the pieces' rows grow with p (at least two chunks in, or
 two out). The buffer, its contents when each op reads it and the values written back are
 those of the whole copies: results are bit-identical.
+
+A buffer with a copy-out and no copy-in (the copy pass found the copy-in dead: the nests
+write every element before reading it) has its copy-out streamed alone, around the last
+nest writing it: 3mm's G and covariance's `cov`, which left whole after their last kernel.
+With `align` > 1 each piece but the last runs a multiple of `align` outer iterations (a
+matrix unit's rows: 40 rows in 8 pieces of 5 leave 11 of 16 array rows idle in every
+piece, in pieces of 16, 16 and 8 only the last). Where the pass streamed in a function, each
+run of top-level copy-ins is issued in the order the function waits for them (the DMA
+engines and DRAM serve in issue order): a whole copy the first piece needs no longer
+queues behind the chunks of the later pieces (ludcmp's `b` waited for all of A's chunks).
 """
 
 from __future__ import annotations
