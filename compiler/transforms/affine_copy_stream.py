@@ -160,8 +160,10 @@ class AffineCopyStreamPass(Pass):
         nest = nests[0]
         if id(nest) in self._pieces:
             return False
-        # later nests may read the buffer (every row has arrived before them), not write it
-        if any(_writes(o, buf) for o in nests[1:]):
+        # later nests may read the buffer (every row has arrived before them); where one
+        # writes it, the copy-out stays whole where it is
+        stream_out = not any(_writes(o, buf) for o in nests[1:])
+        if not stream_out and start is None:
             return False
         out = outs[0] if outs else None
         if out is not None and start is not None and not (
@@ -181,21 +183,22 @@ class AffineCopyStreamPass(Pass):
         cut = _outer(nest)
         if cut is None:
             return False
-        depth, lo, hi = cut
-        bounds = _piece_bounds(lo, hi, self.options.chunks, self.options.align)
-        chunks = len(bounds) - 1
-        if chunks < 2:
+        found = self._pieces_of(nest, cut, buf, block, nest)
+        around: tuple[AffineForOp | None, AffineForOp | None] = (None, None)
+        split_done = False
+        if start is not None and (found is None or not _grows(found[1], bt.shape[0])):
+            # the outer loop's first iteration reaches every row: its inner loop may
+            split = _split_inner(nest, cut[0], block)
+            if split is not None:
+                pre, mid, post = split
+                cut2 = _outer(mid)
+                found2 = None if cut2 is None else self._pieces_of(mid, cut2, buf, block, nest)
+                if found2 is not None and _grows(found2[1], bt.shape[0]):
+                    found, around, split_done = found2, (pre, post), True
+        if found is None:
             return False
-        pieces = []
-        for p in range(chunks):
-            piece = nest.clone()
-            loop = _at_depth(piece, depth)
-            loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
-            loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
-            pieces.append(piece)
-        rows = [_rows(piece, buf, block, nest) for piece in pieces]
-        if any(r is None for r in rows):
-            return False
+        pieces, rows = found
+        chunks = len(pieces)
         nrows = bt.shape[0]
         # copy-in chunk p: rows [ins[p], ins[p + 1]) (no copy-in: every row is there)
         ins = [0]
@@ -212,17 +215,44 @@ class AffineCopyStreamPass(Pass):
         outs_[-1] = nrows
         n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p]) if start is not None else 0
         n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
-        if n_in < 2 and (out is None or n_out < 2):
+        if n_in < 2 and (out is None or not stream_out or n_out < 2):
             return False
         self._pieces.update(id(p) for p in pieces)
-        self._rewrite(block, start, waits[0] if start is not None else None, nest, out, pieces, ins,
-                      outs_ if out is not None else None, row0)
-        self.remark(first.loc, f"copies of {_name(buf)} streamed: "
-                               + (f"{n_in} chunk(s) in" if start is not None else "")
-                               + (", " if start is not None and out is not None else "")
-                               + (f"{n_out} out" if out is not None else "")
-                               + f" around {chunks} pieces of the nest")
+        pre, post = around
+        if pre is not None:
+            block.insert_before(nest, pre)
+        if post is not None:
+            block.insert_after(nest, post)
+        self._rewrite(block, start, waits[0] if start is not None else None, nest,
+                      out if stream_out else None, pieces, ins,
+                      outs_ if out is not None and stream_out else None, row0)
+        moved = ([f"{n_in} chunk(s) in"] if start is not None else []) + (
+            [f"{n_out} out"] if out is not None and stream_out else [])
+        self.remark(first.loc, f"copies of {_name(buf)} streamed: " + ", ".join(moved)
+                               + f" around {chunks} pieces of the nest"
+                               + (", its body distributed around its inner loop, the sum interchanged"
+                                  if split_done else ""))
         return True
+
+    def _pieces_of(self, nest: AffineForOp, cut: tuple[int, int, int], buf: Value, block: Block,
+                   anchor: AffineForOp
+                   ) -> tuple[list[AffineForOp], list[tuple[int, int | None, int | None]]] | None:
+        """`nest` split at the loop of `cut` into pieces, and each piece's rows of `buf`."""
+        depth, lo, hi = cut
+        bounds = _piece_bounds(lo, hi, self.options.chunks, self.options.align)
+        if len(bounds) - 1 < 2:
+            return None
+        pieces = []
+        for p in range(len(bounds) - 1):
+            piece = nest.clone()
+            loop = _at_depth(piece, depth)
+            loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
+            loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
+            pieces.append(piece)
+        rows = [_rows(piece, buf, block, anchor) for piece in pieces]
+        if any(r is None for r in rows):
+            return None
+        return pieces, rows  # type: ignore[return-value]
 
     def _rewrite(self, block: Block, start: AffineDmaStartOp | None, wait: AffineDmaWaitOp | None,
                  nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
@@ -309,6 +339,91 @@ class AffineCopyStreamPass(Pass):
         out.erase()
         if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
             out_alloc.erase()
+
+
+def _grows(rows: list[tuple[int, int | None, int | None]], nrows: int) -> bool:
+    """The pieces' rows give at least two copy-in chunks (the first piece does not reach
+    every row)."""
+    reach = rows[0][1] + 1 if rows[0][1] is not None else 0
+    return 0 < reach < nrows
+
+
+def _split_inner(nest: AffineForOp, depth: int, block: Block
+                 ) -> tuple[AffineForOp | None, AffineForOp, AffineForOp | None] | None:
+    """The loop C at `depth` of `nest` (the loops above it of one iteration) whose body is
+    `pre; for L { ... }; post` distributed in three nests, the middle one interchanged to
+    `for L { for C { ... } }`: (pre nest or None, middle nest, post nest or None), none of
+    them placed; None where that is not legal (isl: no dependence from a later part to an
+    earlier one carried by C or a loop above it; the interchange allowed by the dependence
+    analysis) or the shapes do not fit (one inner loop, unit steps, no values across the
+    parts, no calls). `nest` is unchanged.
+
+        for j { m[j] = 0; for i { m[j] += a[i][j] }; m[j] /= n }
+          ->  for j { m[j] = 0 }  for i { for j { m[j] += a[i][j] } }  for j { m[j] /= n }"""
+    from compiler.analysis.dependence import dependence_list
+    from compiler.ir.ops import CallOp
+    from compiler.ir.ops.opaque import OpaqueOp
+    from compiler.transforms.rewrite.permute import legal_orders, permutable_band, permute_band
+    from compiler.transforms.rewrite.promote import promote_if_single_iteration
+
+    c = _at_depth(nest, depth)
+    body = [o for o in c.body.ops if not o.IS_TERMINATOR]
+    inner = [k for k, o in enumerate(body) if isinstance(o, AffineForOp)]
+    if len(inner) != 1 or c.step != 1:
+        return None
+    k = inner[0]
+    lp = body[k]
+    assert isinstance(lp, AffineForOp)
+    if lp.results or lp.region_iter_args or lp.step != 1 or c.results or c.region_iter_args:
+        return None
+    parts = [body[:k], [lp], body[k + 1:]]
+    if any(isinstance(x, CallOp | OpaqueOp | AffineDmaStartOp | AffineDmaWaitOp)
+           for o in body for x in o.walk()):
+        return None
+    for a in range(3):
+        defined = {id(r) for o in parts[a] for x in o.walk() for r in x.results}
+        if any(id(v) in defined for b in range(a + 1, 3) for o in parts[b] for x in o.walk()
+               for v in x.operands):
+            return None
+    for a in range(3):
+        for b in range(a + 1, 3):
+            for ob in (x for o in parts[b] for x in o.walk()):
+                for oa in (x for o in parts[a] for x in o.walk()):
+                    for d in range(1, depth + 2):
+                        if dependence_list(ob, oa, d, include_input=False):
+                            return None
+    spans = [range(0, k), range(k, k + 1), range(k + 1, len(body))]
+    clones: list[AffineForOp | None] = []
+    for keep in range(3):
+        if not parts[keep]:
+            clones.append(None)
+            continue
+        twin = nest.clone()
+        for q, o in enumerate([o for o in _at_depth(twin, depth).body.ops if not o.IS_TERMINATOR]):
+            if q not in spans[keep]:
+                o.erase()
+        clones.append(twin)
+    pre, mid, post = clones
+    assert mid is not None
+    # the middle nest alone, its loops of one iteration above C inlined, then [C, L] -> [L, C]
+    block.insert_before(nest, mid)
+    placed: AffineForOp = mid
+    try:
+        for _ in range(depth):
+            nxt = next(o for o in placed.body.ops if isinstance(o, AffineForOp))
+            if not promote_if_single_iteration(placed):
+                return None
+            placed = nxt
+        band = [placed, *[o for o in placed.body.ops if isinstance(o, AffineForOp)]]
+        if len(band) != 2 or not permutable_band(band) or legal_orders(band, [(1, 0)]) != [(1, 0)]:
+            return None
+        placed = permute_band(band, (1, 0))
+    except Exception:  # a shape the polyhedral model or the rebuild does not cover
+        return None
+    finally:
+        if placed.parent_block is block:
+            placed.detach()
+    return pre, placed, post
 
 
 def _piece_bounds(lo: int, hi: int, chunks: int, align: int) -> list[int]:
