@@ -417,13 +417,44 @@ def _split_inner(nest: AffineForOp, depth: int, block: Block
         band = [placed, *[o for o in placed.body.ops if isinstance(o, AffineForOp)]]
         if len(band) != 2 or not permutable_band(band) or legal_orders(band, [(1, 0)]) != [(1, 0)]:
             return None
+        before = _strided(band[1])
         placed = permute_band(band, (1, 0))
+        # never trade contiguous innermost accesses for strided ones (a row-major matrix
+        # walked down its columns: gesummv's A, B)
+        if _strided(next(o for o in placed.body.ops if isinstance(o, AffineForOp))) > before:
+            return None
     except Exception:  # a shape the polyhedral model or the rebuild does not cover
         return None
     finally:
         if placed.parent_block is block:
             placed.detach()
     return pre, placed, post
+
+
+def _strided(loop: AffineForOp) -> int:
+    """Loads and stores in `loop` whose element moves by more than one, or along a dimension
+    other than the last, from one iteration of `loop` to the next."""
+    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
+
+    iv, n = loop.iv, 0
+    for o in loop.walk():
+        if not isinstance(o, AffineLoadOp | AffineStoreOp):
+            continue
+        m, idx = o.map, list(o.indices)
+        pos = [k for k, v in enumerate(idx) if v is iv]
+        if not pos:
+            continue
+        coeffs = []
+        for r in m.results:
+            lin = r.linear_coeffs(m.num_dims, m.num_symbols)
+            if lin is None:
+                coeffs = None
+                break
+            dc, sc, _ = lin
+            coeffs.append(sum((dc + sc)[k] for k in pos))
+        if coeffs is None or any(coeffs[:-1]) or abs(coeffs[-1]) > 1:
+            n += 1
+    return n
 
 
 def _piece_bounds(lo: int, hi: int, chunks: int, align: int) -> list[int]:

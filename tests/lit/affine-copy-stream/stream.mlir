@@ -130,3 +130,31 @@ func.func @column_sum(%a: memref<8x8xf32>, %m: memref<8xf32>) {
   memref.dealloc %af : memref<8x8xf32, 1>
   return
 }
+
+// A row-major matrix read along its rows beside a vector every row reads whole (gesummv):
+// the interchange would walk the matrix down its columns, so the vector is not streamed.
+// CHECK-LABEL: func.func @keeps_rows_contiguous
+// CHECK: affine.dma_start %x[0], %xf[0], %t[0], %m
+// CHECK-NEXT: affine.dma_wait %t[0], %m
+func.func @keeps_rows_contiguous(%x: memref<8xf32>, %af: memref<8x8xf32, 1>, %yf: memref<8xf32, 1>) {
+  %m = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %xf = memref.alloc() : memref<8xf32, 1>
+  %t = memref.alloc() : memref<1xi32, 2>
+  affine.dma_start %x[0], %xf[0], %t[0], %m : memref<8xf32>, memref<8xf32, 1>, memref<1xi32, 2>
+  affine.dma_wait %t[0], %m : memref<1xi32, 2>
+  affine.for %i = 0 to 8 {
+    affine.store %z, %yf[%i] : memref<8xf32, 1>
+    affine.for %j = 0 to 8 {
+      %s = affine.load %yf[%i] : memref<8xf32, 1>
+      %a = affine.load %af[%i, %j] : memref<8x8xf32, 1>
+      %v = affine.load %xf[%j] : memref<8xf32, 1>
+      %p = arith.mulf %a, %v : f32
+      %q = arith.addf %s, %p : f32
+      affine.store %q, %yf[%i] : memref<8xf32, 1>
+    }
+  }
+  memref.dealloc %t : memref<1xi32, 2>
+  memref.dealloc %xf : memref<8xf32, 1>
+  return
+}
