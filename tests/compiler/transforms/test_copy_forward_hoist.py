@@ -60,7 +60,7 @@ def test_last_copy_out_streams_alone_in_pieces_of_the_array_rows(spec: str) -> N
     left whole after its kernel; it now leaves by rows after each piece of that nest, the
     pieces a multiple of the 16-row array's rows, which the accelerator chose because the
     estimate found them faster than equal pieces and than no streaming; the event run agrees."""
-    w, m, pipe, remarks = _compiled(spec, True)
+    w, _, pipe, remarks = _compiled(spec, True)
     assert pipe.stream_align == CFG.compute.rows == 16
     alone = [r.message for r in remarks if r.pass_name == "affine-copy-stream"
              and " out around" in r.message and "in, " not in r.message]
