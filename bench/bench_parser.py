@@ -6,11 +6,17 @@ Peer: upstream `mlir-opt-19` on the same file, measured in the same run: its who
 Times are CPU seconds (ours: process_time; mlir-opt: the child's user+sys from getrusage), best
 of 3, because the machine is shared and wall time mostly measures the neighbours; wall times are
 printed too. Also reports our verify and print times.
-Usage: `.venv/bin/python bench/bench_parser.py [lines]`.
+Second peer, `--baseline DIR`: the parser of another checkout (e.g. a `git worktree` of today's
+main) on the same file, both trees in child processes alternating `--rounds` times (each child:
+best CPU of 3 parses), best per tree; the outputs of both parses (printed with locations) must
+be equal.
+Usage: `.venv/bin/python bench/bench_parser.py [lines] [--baseline DIR [--rounds R]]`.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import resource
@@ -110,8 +116,50 @@ def child_cpu(cmd: list[str], repeat: int) -> float:
     return best
 
 
+def parse_child(path: str) -> None:
+    """Child of `--baseline`: best CPU of 3 parses of `path` by whatever tree is imported, and a
+    digest of the module printed with locations, as JSON."""
+    import hashlib
+
+    with open(path) as fh:
+        text = fh.read()
+    module = parse_module(text, path)
+    t = best_of(lambda: parse_module(text, path), 3)
+    printed = print_module(module, debug_locs=True)
+    print(json.dumps([t, hashlib.sha256(printed.encode()).hexdigest()]))
+
+
+def versus(path: str, lines: int, baseline: str, rounds: int) -> None:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    best: dict[str, float] = {}
+    digest: dict[str, str] = {}
+    for _ in range(max(1, rounds)):
+        for side, root in (("this tree", here), ("baseline", baseline)):
+            res = subprocess.run([sys.executable, os.path.abspath(__file__), "--parse-child", path],
+                                 env=dict(os.environ, PYTHONPATH=root), cwd=root,
+                                 capture_output=True, text=True, check=True)
+            t, d = json.loads(res.stdout.splitlines()[-1])
+            best[side] = min(best.get(side, float("inf")), t)
+            digest[side] = d
+    mine, base = best["this tree"], best["baseline"]
+    print(f"baseline {baseline} parse: {base * 1e3:8.1f} ms CPU  {lines / base:10.0f} lines/s "
+          f"(child processes, {rounds} alternating rounds, best of 3 each)")
+    print(f"this tree parse        : {mine * 1e3:8.1f} ms CPU  {lines / mine:10.0f} lines/s")
+    print(f"ratio baseline / this tree: {base / mine:6.2f}x; printed modules (with locations) "
+          f"{'equal' if digest['this tree'] == digest['baseline'] else 'DIFFER'}")
+
+
 def main() -> int:
-    target = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    ap = argparse.ArgumentParser(allow_abbrev=False)
+    ap.add_argument("lines", nargs="?", type=int, default=20_000)
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout's parser as a peer")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--parse-child", metavar="MLIR", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.parse_child:
+        parse_child(a.parse_child)
+        return 0
+    target = a.lines
     text = generate(target)
     lines = text.count("\n")
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as fh:
@@ -129,6 +177,8 @@ def main() -> int:
               f"{lines / t_parse:10.0f} lines/s")
         print(f"accelsim verify: {t_verify * 1e3:8.1f} ms CPU")
         print(f"accelsim print : {t_print * 1e3:8.1f} ms CPU")
+        if a.baseline:
+            versus(path, lines, a.baseline, a.rounds)
         mlir_opt = shutil.which("mlir-opt-19")
         if mlir_opt is None:
             print("mlir-opt-19 not installed: no peer ratio")

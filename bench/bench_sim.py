@@ -12,6 +12,10 @@
    running the same DMA program natively (DMAs as copies) in the same run.
 3. The analytic estimate against the event run: relative cycle error and time per point, over
    the workloads compiled through the accelerator pipeline and the hand-built programs.
+   `--speed-only` skips the event runs; `--speed-only --baseline DIR` compiles the points once
+   here, writes them as MLIR text and estimates them in child processes of this tree and of
+   DIR (e.g. a `git worktree` of today's main), alternating `--rounds` times: per-point
+   cold/warm CPU of both, their ratios, and a check that both trees give equal cycles.
 4. Size sweep (`--only 4`): the gemm workload at 128^3 ... 4096^3, compiled once by this tree's
    accelerator pipeline for `default` (the program `accelsim run gemm:M=N,N=N,K=N --target sim`
    runs), then simulated timing-only, each run in a fresh child process as the CLI does (its
@@ -300,6 +304,100 @@ def analytic_speed(rounds: int) -> None:
           f"{sum(c <= 1e-3 for c in cs)}/{n}, warm {sum(w <= 1e-3 for w in ws)}/{n}")
 
 
+def analytic_speed_vs(baseline: str, rounds: int) -> None:
+    """Section 3's points, compiled once by this tree and written as MLIR text, estimated by
+    this tree and by the tree in `baseline` (e.g. a `git worktree` of today's main) in child
+    processes, alternating round by round (each child: best of 3 per point and round); best
+    per point over the rounds. Both trees estimate the same programs (each parses the text),
+    so their cycles must agree: a difference is reported."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import workloads
+    from compiler.text import print_module
+    from compiler.transforms.registry import PassManager
+
+    accelerator_pipeline, _ = _pipeline_functions()
+    presets = ("edge", "default", "server")
+    points = []
+    for pi, preset in enumerate(presets):
+        flags, _ = accelerator_pipeline(load_config(preset))
+        progs = [("tile_sum dbuf", tile_sum(200, 256)), ("tiled_gemm dbuf", tiled_gemm(128, 128, 128, 32)),
+                 ("tiled_gemm seq", tiled_gemm(128, 128, 128, 32, pipelined=False))]
+        for name in workloads.names():
+            mod = workloads.get(_small(name)).module()
+            PassManager.from_flags(flags).run(mod)
+            progs.append((name, mod))
+        other = presets[(pi + 1) % len(presets)]
+        points += [(preset, other, name, print_module(mod)) for name, mod in progs]
+    here = str(Path(__file__).resolve().parents[1])
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(points, fh)
+        path = fh.name
+    best: dict[str, list[list[float]]] = {}
+    cycles: dict[str, list[int]] = {}
+    try:
+        for _ in range(max(1, rounds)):
+            for side, root in (("this tree", here), ("baseline", baseline)):
+                env = dict(os.environ, PYTHONPATH=root)
+                res = subprocess.run([sys.executable, __file__, "--estimate-child", path], env=env,
+                                     cwd=root, capture_output=True, text=True, check=True)
+                rows = json.loads(res.stdout.splitlines()[-1])
+                cycles[side] = [r[0] for r in rows]
+                old = best.get(side)
+                best[side] = [[r[1], r[2]] if old is None else [min(o[0], r[1]), min(o[1], r[2])]
+                              for r, o in zip(rows, old or [None] * len(rows), strict=True)]
+    finally:
+        os.unlink(path)
+    print(f"== 3. analytic estimate CPU per point, this tree vs {baseline}, {rounds} alternating "
+          "rounds of child processes (best of 3 each), the same MLIR ==")
+    print(f"{'preset':8s} {'program':17s} {'cycles':>11s} {'cold base':>9s} {'cold':>7s} "
+          f"{'ratio':>6s} {'warm base':>9s} {'warm':>7s} {'ratio':>6s}")
+    mine, base = best["this tree"], best["baseline"]
+    for k, (preset, _, name, _) in enumerate(points):
+        same = "" if cycles["this tree"][k] == cycles["baseline"][k] else \
+            f"  CYCLES DIFFER: baseline {cycles['baseline'][k]:,}"
+        print(f"{preset:8s} {name:17s} {cycles['this tree'][k]:>11,} {base[k][0] * 1e3:9.2f} "
+              f"{mine[k][0] * 1e3:7.2f} {base[k][0] / mine[k][0]:5.2f}x {base[k][1] * 1e3:9.2f} "
+              f"{mine[k][1] * 1e3:7.2f} {base[k][1] / mine[k][1]:5.2f}x{same}")
+    n = len(points)
+    for side, rows in (("baseline ", base), ("this tree", mine)):
+        cs, ws = sorted(r[0] for r in rows), sorted(r[1] for r in rows)
+        print(f"{side}: median cold {cs[n // 2] * 1e3:.2f} ms, warm {ws[n // 2] * 1e3:.2f} ms; max "
+              f"cold {cs[-1] * 1e3:.2f}, warm {ws[-1] * 1e3:.2f}; <= 1 ms: cold "
+              f"{sum(c <= 1e-3 for c in cs)}/{n}, warm {sum(w <= 1e-3 for w in ws)}/{n}")
+    geo = 1.0
+    for b, m in zip(base, mine, strict=True):
+        geo *= b[0] / m[0]
+    print(f"geomean cold speed-up {geo ** (1 / n):.2f}x; cycles equal on "
+          f"{sum(a == b for a, b in zip(cycles['this tree'], cycles['baseline'], strict=True))}/{n}")
+
+
+def _estimate_child(path: str) -> None:
+    """Child of `analytic_speed_vs`: cold/warm CPU of each point's MLIR text on whatever
+    accelsim is imported (best of 3), as JSON: [[cycles, cold, warm], ...]."""
+    import json
+
+    from compiler.text import parse_module
+
+    _, ensure_outlined = _pipeline_functions()
+    rows = []
+    configs: dict[str, object] = {}
+    with open(path) as fh:
+        points = json.load(fh)
+    for preset, other, _, text in points:
+        for p in (preset, other):
+            if p not in configs:
+                configs[p] = load_config(p)
+        mod = parse_module(text)
+        an, cold, warm, _ = _analytic_times(mod, configs[preset], configs[other], ensure_outlined)
+        rows.append([an.cycles, cold, warm])
+    print(json.dumps(rows))
+
+
 def _pipeline_functions():  # type: ignore[no-untyped-def]
     """(accelerator_pipeline, ensure_outlined) of the tree on the path: the stage packages,
     or the flat layout of a tree before them (PYTHONPATH=DIR of an older checkout)."""
@@ -516,6 +614,7 @@ def main() -> int:
                     help="section 5: runs per DRAM model and round (best CPU kept)")
     ap.add_argument("--dram-sizes", default="512", help="section 5: gemm sizes, e.g. 512,1024")
     ap.add_argument("--cases-json", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--estimate-child", metavar="JSON", help=argparse.SUPPRESS)
     ap.add_argument("--speed-only", action="store_true",
                     help="section 3 without event runs: analytic cold/warm CPU per point, best of "
                          "--rounds (PYTHONPATH=DIR: another tree, for before/after); section 5 "
@@ -529,6 +628,9 @@ def main() -> int:
     if a.opcodes:
         opcodes_per_op()
         return 0
+    if a.estimate_child:
+        _estimate_child(a.estimate_child)
+        return 0
     if a.cases_json:  # child of --baseline: section 1's cases on whatever accelsim is imported
         import json
 
@@ -540,7 +642,9 @@ def main() -> int:
     if a.only in (None, "2"):
         gemm_1024(a.quick)
     if a.only in (None, "3"):
-        if a.speed_only:
+        if a.speed_only and a.baseline:
+            analytic_speed_vs(a.baseline[0], a.rounds)
+        elif a.speed_only:
             analytic_speed(a.rounds)
         else:
             analytic_error(a.quick)

@@ -46,6 +46,10 @@ SCALAR, FUSE = "affine-scalar-replace", "affine-sibling-fusion"
 PC_FUSE = "affine-producer-consumer-fusion"
 WAIT_SINK = "affine-dma-wait-sink"
 FORWARD, HOIST, STREAM = "affine-copy-forward", "affine-dma-start-hoist", "affine-copy-stream"
+# the piece counts of `affine-copy-stream` compiled and weighed by the analytic estimate where
+# it splits a nest (fewer pieces: fewer kernel calls, each with more rows, a matrix mapping's
+# folds kept, against less of the copies overlapped)
+STREAM_CHUNKS = (8, 4)
 ROUND_TRIP = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
@@ -134,7 +138,13 @@ class AcceleratorPipeline:
     # then a whole-buffer copy around one nest streamed by rows, the nest split along its
     # outer loop (`affine-copy-stream`)
     copy_stream: bool = True
-    # its pieces a multiple of this many outer iterations (1: eight equal pieces); the
+    # its `chunks`: pieces of the nest (`STREAM_CHUNKS`: the counts the compiler weighs)
+    stream_chunks: int = 8
+    # its `descriptor-bytes`: a copy-in chunk read row by row (the columns reached) where that
+    # moves fewer bytes, a descriptor counted as the bytes a DRAM channel moves during its
+    # setup (`for_config`; 0: whole rows always)
+    stream_descriptor_bytes: int = 0
+    # its `align`: pieces a multiple of this many outer iterations (1: equal pieces); the
     # accelerator tries the matrix unit's rows too (`stream_alignments`)
     stream_align: int = 1
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
@@ -185,6 +195,12 @@ class AcceleratorPipeline:
         if self.stages < 1:
             raise ConfigError(f"accelerator pipeline: stages {self.stages}: expected >= 1 "
                               "(1 = no pipelining)")
+        if self.stream_descriptor_bytes < 0:
+            raise ConfigError(f"accelerator pipeline: stream_descriptor_bytes "
+                              f"{self.stream_descriptor_bytes}: expected >= 0")
+        if self.stream_chunks < 2:
+            raise ConfigError(f"accelerator pipeline: stream_chunks {self.stream_chunks}: "
+                              "expected >= 2")
 
     @classmethod
     def for_config(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
@@ -197,9 +213,13 @@ class AcceleratorPipeline:
             return cls.for_hierarchy(config, stages)
         sram, sp = config.sram.capacity_kib, config.spaces
         share = copy_share_kib(sram, stages)
+        # a descriptor's setup counted as the bytes one DRAM channel moves meanwhile (the
+        # program stays the same for any number of DMA engines: the DSE shares it)
+        desc = int(config.dma.setup_cycles * config.dram.bandwidth_bytes_per_cycle)
         return cls(copy_capacity_kib=share, pipeline_capacity_kib=sram, fast_space=sp.sram,
                    slow_space=sp.dram, tag_space=sp.tag, tile_cache_kib=max(1, share // 2),
-                   stages=stages, dma_max_rows=config.dma.max_rows)
+                   stages=stages, dma_max_rows=config.dma.max_rows,
+                   stream_descriptor_bytes=desc)
 
     @classmethod
     def for_hierarchy(cls, config: HardwareConfig, stages: int = 2) -> AcceleratorPipeline:
@@ -261,7 +281,10 @@ class AcceleratorPipeline:
                 out.append((HOIST, f"fast-mem-space={self.fast_space}" + cap))
             if self.copy_stream and not self.inner:
                 out.append((STREAM, f"fast-mem-space={self.fast_space}"
-                                     + (f" align={self.stream_align}" if self.stream_align > 1 else "")))
+                                    + (f" chunks={self.stream_chunks}" if self.stream_chunks != 8 else "")
+                                    + (f" descriptor-bytes={self.stream_descriptor_bytes}"
+                                       if self.stream_descriptor_bytes else "")
+                                    + (f" align={self.stream_align}" if self.stream_align > 1 else "")))
         if self.scalar_replace:
             out.append((SCALAR, ""))
         if self.copies and self.wait_sink:

@@ -19,8 +19,10 @@ gets the same ladder, and one with less gets the smaller machines' choices among
 (all of them while the choice is not the smallest rung).
 
 Where `affine-copy-stream` splits a nest on a rung (more kernel calls for the overlap of
-its copies), the rung is also compiled without it, and the estimate keeps the faster (3mm
-and correlation at SMALL: faster without; lu, cholesky, ludcmp, gramschmidt: with).
+its copies), the rung is also compiled without it and with fewer pieces
+(`pipeline.STREAM_CHUNKS`), and the estimate keeps the fastest (3mm and correlation at SMALL:
+faster without; lu, cholesky, ludcmp, gramschmidt: with; trmm: with 4 pieces, whose rows
+keep the matrix array's folds).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     output is verified once, after all its passes; the estimates after the first stop once
     past the best (`limit`)."""
     from accelsim.compile.clone import clone_module
-    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM, stream_alignments
+    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM, STREAM_CHUNKS, stream_alignments
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
@@ -143,12 +145,13 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if i == 0:
                 raise
             continue
-        if pipe.copy_stream and pipe.stream_align == 1 \
+        if pipe.copy_stream and pipe.stream_chunks == STREAM_CHUNKS[0] and pipe.stream_align == 1 \
                 and any(r.pass_name == STREAM for r in pm.remarks):
             # streaming splits nests (more kernel calls): weighed against not streaming,
-            # and against pieces aligned to the matrix unit's rows
-            todo[:0] = [(i, pipe.replace(copy_stream=False))] + [
-                (i, pipe.replace(stream_align=a)) for a in stream_alignments(config) if a > 1]
+            # against fewer pieces and against pieces of the matrix unit's rows
+            todo[:0] = [(i, pipe.replace(copy_stream=False)),
+                        *((i, pipe.replace(stream_chunks=n)) for n in STREAM_CHUNKS[1:]),
+                        *((i, pipe.replace(stream_align=a)) for a in stream_alignments(config) if a > 1)]
         try:
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles

@@ -128,15 +128,13 @@ class _Replay:
         m = self.m
         base = (2 * ci + out, h % self.mod)
         for di, (cost, count) in enumerate(self.descriptors(ci, out, h)):
-            for j in range(count):
-                m.dma(cost.dram_bytes, cost.port_cycles, cost.cycles, (*base, di, j))  # type: ignore[arg-type]
+            m.dma_rows(cost.dram_bytes, cost.port_cycles, cost.cycles, (*base, di), count)  # type: ignore[arg-type]
 
     def wait(self, ci: int, out: bool, h: int) -> None:
         m = self.m
         base = (2 * ci + out, h % self.mod)
         for di, (_, count) in enumerate(self.descriptors(ci, out, h)):
-            for j in range(count):
-                m.wait((*base, di, j))  # type: ignore[arg-type]
+            m.wait_rows((*base, di), count)
 
     def call(self, g: int) -> None:
         self.flush_top()  # no loop holds copies: the waits stop at the first kernel

@@ -82,9 +82,25 @@ def on_array(cc: ComputeConfig, counts: OpCounts) -> bool:
         and (cc.matmul_unit == "array" or precision.array_supports(cc, counts))
 
 
+def kernel_view(config: HardwareConfig) -> HardwareConfig:
+    """`config` with what a kernel's cost never reads set to the defaults: on the two-level
+    machine the DMA engines (`[dma]`) and DRAM but its access latency (a kernel reads
+    `compute`, `sram`, `spaces`, `energy`, the on-chip levels and `dram.latency_cycles` for
+    direct slow-memory accesses). Configs with equal views share one `CostModel`: a sweep's
+    points that differ in DMA engines or DRAM channels cost each kernel once."""
+    if config.memory or config.link:  # given levels and links: the config as it is
+        return config
+    from dataclasses import replace
+
+    from accelsim.config import DmaConfig, DramConfig
+
+    return replace(config, dma=DmaConfig(), dram=DramConfig(latency_cycles=config.dram.latency_cycles))
+
+
 class CostModel:
     """Cached per (kernel, index arguments): a tile loop calls the same kernel many times.
-    `CostModel.for_config(cfg)` shares one model (and its cache) per hardware config."""
+    `CostModel.for_config(cfg)` shares one model (and its cache) per hardware config, and
+    between configs whose `kernel_view` is equal (what the model reads is equal)."""
 
     _shared: dict[HardwareConfig, CostModel] = {}
     # the same, by the config object (no hash of the whole config for a known object)
@@ -95,11 +111,12 @@ class CostModel:
         hit = cls._by_id.get(id(config))
         if hit is not None:
             return hit
-        model = cls._shared.get(config)
+        key = kernel_view(config)
+        model = cls._shared.get(key)
         if model is None:
             if len(cls._shared) > 16:  # by value: a sweep makes a config per point
                 cls._shared.clear()
-            model = cls._shared[config] = cls(config)
+            model = cls._shared[key] = cls(config)
         return cls._by_id.put(config, model)
 
     def __init__(self, config: HardwareConfig):

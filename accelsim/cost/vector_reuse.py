@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.ir.affine_expr import AffineExpr, Binary, Dim, Sym
+from compiler.ir.affine_map import AffineMap
 from compiler.ir.analysis_cache import ObjectCache
 from compiler.ir.ops import AffineForOp, AffineLoadOp, AffineStoreOp, FuncOp
 from compiler.ir.types import MemRefType, row_major_strides
@@ -188,26 +189,45 @@ def _read(func: FuncOp) -> list[Access] | None:
         loops = [a for a in op.ancestors() if isinstance(a, AffineForOp) and id(a) in index]
         steps = [0] * len(loops)
         m = op.map
-        ivs = {id(lp.iv) for lp in loops}
+        at = {id(lp.iv): k for k, lp in enumerate(loops)}
         strides = row_major_strides(tuple(t.shape))  # type: ignore[arg-type]
-        for r, st in zip(m.results, strides, strict=True):
-            lin = r.linear_coeffs(m.num_dims, m.num_symbols)
-            if lin is None:
-                if any(id(op.indices[p]) in ivs for p in _positions(r, m.num_dims)):
+        indices = op.indices
+        for form, st in zip(_forms(m), strides, strict=True):
+            if form[0] is None:
+                if any(id(indices[p]) in at for p in form[1]):
                     return None  # a non-linear function of an induction variable
                 continue  # reads no induction variable: the same along every loop
-            for v, c in zip(op.indices, [*lin[0], *lin[1]], strict=True):
-                if not c:
-                    continue
-                for k, loop in enumerate(loops):
-                    if v is loop.iv:
-                        steps[k] += c * st * loop.step
+            for p, c in form[0]:
+                k = at.get(id(indices[p]))
+                if k is not None:
+                    steps[k] += c * st * loops[k].step
         where = tuple(index[id(a)] for a in loops)
         gkey = (id(op.memref), m, tuple(id(v) for v in op.indices), where)
         grp = groups.setdefault(gkey, len(groups))
         out.append(Access(where, tuple(steps), t.element.byte_width, t.memory_space,
                           isinstance(op, AffineStoreOp), grp))
     return out
+
+
+# per map: each result as ((operand position, coefficient) for its nonzero coefficients, ())
+# when linear, else (None, the positions it reads)
+_FORMS: ObjectCache[tuple[tuple[tuple[tuple[int, int], ...] | None, frozenset[int]], ...]] = \
+    ObjectCache("vector_reuse linear forms per map")
+
+
+def _forms(m: AffineMap) -> tuple[tuple[tuple[tuple[int, int], ...] | None, frozenset[int]], ...]:
+    hit = _FORMS.get(id(m))
+    if hit is not None:
+        return hit
+    out = []
+    for r in m.results:
+        lin = r.linear_coeffs(m.num_dims, m.num_symbols)
+        if lin is None:
+            out.append((None, frozenset(_positions(r, m.num_dims))))
+        else:
+            out.append((tuple((p, c) for p, c in enumerate([*lin[0], *lin[1]]) if c),
+                        frozenset()))
+    return _FORMS.put(m, tuple(out))
 
 
 def _positions(e: AffineExpr, nd: int) -> set[int]:
@@ -223,3 +243,4 @@ def _positions(e: AffineExpr, nd: int) -> set[int]:
 
 def clear_caches() -> None:
     _PER_FUNC.clear()
+    _FORMS.clear()

@@ -343,6 +343,58 @@ class ClosedFormMachine:
         self.dma_ops += 1
         self.dram_bytes += dram_bytes
 
+    def dma_rows(self, dram_bytes: int, port: int, T: int, prefix: Tag, count: int) -> None:
+        """`dma(dram_bytes, port, T, (*prefix, j))` for j in 0..count-1, in one loop: a copy's
+        identical row descriptors, issued back to back (the tile search's replay). The same
+        steps as `dma`, the state in locals; a subclass that changes `dma`, or several links,
+        get `dma` per row."""
+        if self.lk or count < 2 or type(self).dma is not ClosedFormMachine.dma:
+            for j in range(count):
+                self.dma(dram_bytes, port, T, (*prefix, j))
+            return
+        accept, reserve, issue = self._accept, self._reserve, self.issue
+        pending, loads, busy, recent, queued = self.pending, self.loads, self.busy, self.recent, self.queued
+        tags = self.tags
+        t, front, due, ops = self.t, self.front, self.due, self.dma_ops
+        for j in range(count):
+            if issue:  # the issue cycles process every completion due by then
+                now = t + issue
+                front = (now << SHIFT) + ops - 1
+            else:
+                now = t
+            if due <= front:  # processed completions leave the loads
+                due = ALL
+                for e, p in enumerate(pending):
+                    if p:
+                        if p[0] <= front:
+                            del p[:bisect_right(p, front)]
+                            loads[e] = len(p)
+                        if p and p[0] < due:
+                            due = p[0]
+            e, at, _, done = accept(now, loads, busy, recent, queued, T, dram_bytes, port, reserve, None)
+            if at > now:  # stalled on a full queue until `at`: all due by then are processed
+                front = (at << SHIFT) + ops - 1
+            t = at
+            c = (done << SHIFT) + ops
+            insort(pending[e], c)
+            if c < due:
+                due = c
+            tags[(*prefix, j)] = c
+            ops += 1
+        self.t, self.front, self.due, self.dma_ops = t, front, due, ops
+        self.dram_bytes += dram_bytes * count
+
+    def wait_rows(self, prefix: Tag, count: int) -> None:
+        """`wait((*prefix, j))` for j in 0..count-1, in one loop."""
+        tags, front = self.tags, self.front
+        for j in range(count):
+            c = tags.pop((*prefix, j), -1)
+            if c > front:
+                front = c
+        if front > self.front:
+            self.front = front
+            self.t = front >> SHIFT
+
     def wait(self, tag: Tag) -> None:
         """Block until the completion `tag` waits for is processed (at once if it was, or if
         no DMA in flight signals the tag). (The walk's steps are `wait_step`s.)"""

@@ -26,7 +26,7 @@ kernel is the same program for every band and is compiled once, by the accelerat
 whole group function is then proven race-free and simulated as any fused group
 (`accelsim.network.fused.run_group`).
 
-`band_plan` chooses the band: the tallest band (fewest bands: fewest weight re-reads and
+`band_budget.band_plan` chooses the band: the tallest band (fewest bands: fewest weight re-reads and
 least recomputation) whose buffers leave every kernel `MIN_TILE_KIB` of the level for its own
 tiles, within `RESIDENT_SHARE` of it; the grouping's analytic estimate then keeps the group
 only when it is no slower than layer-by-layer and moves fewer DRAM bytes.
@@ -374,6 +374,9 @@ def band_kernel(plan: _Plan, p: int, lin: Link | None, lout: Link | None,
             if isinstance(op, AffineLoadOp) and op.memref is arg:
                 coeffs, c0 = _row_expr(op, ax[0])
                 if not any(_loop_of(v) in row_loops for v in coeffs):
+                    if lin is not None and name == lin.in_arg:
+                        # e.g. a gemm's reduction rows: every band needs all of them
+                        raise NotBandable(f"{fname}: reads rows of {name} its band does not move")
                     continue
                 lo_, hi_ = _interval(coeffs, c0, fname, name)
                 ext += [lo_ // ax[1], hi_ // ax[1]]
@@ -627,26 +630,56 @@ def _bytes_of(t: Any, rows: int, ax: Axis) -> int:
     return math.prod(shape) * t.element.bitwidth // 8
 
 
-def band_plan(plan: _Plan, group: Group) -> int | None:
-    """The tallest band of `group` whose buffers leave every kernel its tiles (module
-    docstring); None when none does or the group cannot be banded."""
+def _loaded(bk: BandKernel, names: Sequence[str]) -> list[str]:
+    """The arguments among `names` band kernel `bk` loads (a border-only band of a padding
+    reads none of its input)."""
+    from compiler.ir.ops.affine import AffineLoadOp
+
+    f = _entry_func(bk.module, bk.func_name)
+    args = {f.args[f.arg_names().index(n)]: n for n in names}
+    return list(dict.fromkeys(args[op.memref] for op in f.walk()
+                              if isinstance(op, AffineLoadOp) and op.memref in args))
+
+
+def weights(plan: _Plan, lay: Layout) -> dict[tuple[int, str], int]:
+    """Every operand a band kernel of `lay` reads whole from DRAM ((kernel position,
+    argument) -> bytes)."""
+    sizes: dict[tuple[int, str], int] = {}
+    for band in lay.bands:
+        for n, bk in enumerate(band):
+            if not bk.idle:
+                a = kernel_args(plan.flat[bk.p][1].workload)
+                for name in _loaded(bk, bk.dram):
+                    sizes[(n, name)] = a.nbytes(a.index(name))
+    return sizes
+
+
+def stationary(plan: _Plan, group: Group, lay: Layout) -> dict[tuple[int, str], int]:
+    """The weights of banded `group` held in the fast level across its bands ((kernel
+    position, argument) -> bytes): none unless `group.weights_onchip`; else every operand a
+    band kernel reads whole from DRAM, smallest first, while they fit beside the band buffers
+    (within `RESIDENT_SHARE` of the level, `MIN_TILE_KIB` left for the kernels' tiles)."""
     from accelsim.network.group_model import MIN_TILE_KIB, RESIDENT_SHARE, _capacity
 
+    if not group.weights_onchip:
+        return {}
     cap = _capacity(plan.config)
-    try:
-        total = _out_rows(plan, _chain(plan, group))
-        tried: set[int] = set()
-        for nb in range(2, total + 1):
-            h = -(-total // nb)
-            if h in tried:
-                continue
-            tried.add(h)
-            live = resident(plan, layout(plan, group, h, limit=3))
-            if live <= RESIDENT_SHARE * cap and cap - live >= MIN_TILE_KIB * 1024:
-                return h
-    except NotBandable:
-        return None
-    return None
+    live = resident(plan, lay)
+    sizes = weights(plan, lay)
+    held: dict[tuple[int, str], int] = {}
+    for k, size in sorted(sizes.items(), key=lambda kv: (kv[1], kv[0])):
+        if live + size <= RESIDENT_SHARE * cap and cap - live - size >= MIN_TILE_KIB * 1024:
+            held[k] = size
+            live += size
+    return held
+
+
+def full_layout(plan: _Plan, group: Group) -> Layout:
+    """Every band of banded `group` (`layout` at its `band_rows`), made once per plan."""
+    key = (group.first, group.last, group.band_rows)
+    if key not in plan.layouts:
+        plan.layouts[key] = layout(plan, group, group.band_rows)
+    return plan.layouts[key]
 
 
 def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
@@ -661,7 +694,7 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
     from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import FunctionType, MemRefType
 
-    lay = layout(plan, group, group.band_rows)
+    lay = full_layout(plan, group)
     all_bands = lay.bands
     dram_space = plan.config.spaces.dram
     fast_space = plan.config.spaces.sram
@@ -690,7 +723,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
            True: FuncOp("group", FunctionType(tuple(arg_types), ()), names)}
     mods = {False: ModuleOp(), True: ModuleOp()}
     helpers: dict[int, dict[str, str]] = {}
-    live = resident(plan, lay)
+    held = stationary(plan, group, lay)
+    live = resident(plan, lay) + sum(held.values())
     bufs: dict[bool, dict[Any, Any]] = {False: {}, True: {}}
     for compiled in (False, True):  # the band buffers, made once
         for n, bk in enumerate(first):
@@ -706,6 +740,13 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
                 op = AllocOp(MemRefType(tuple(shape), t.element, fast_space),
                              name_hint=f"w{bk.p}_{name}")
                 bufs[compiled][k] = fns[compiled].body.append(op).results[0]
+        for n, name in held:   # the weights held on chip: read once, before the first band
+            t = arg_types[labels[(n, name)]]
+            op = AllocOp(MemRefType(tuple(t.shape), t.element, fast_space),
+                         name_hint=f"wt{first[n].p}_{name}")
+            buf = bufs[compiled][("weight", n, name)] = fns[compiled].body.append(op).results[0]
+            copy_rows(fns[compiled], fns[compiled].body, fns[compiled].args[labels[(n, name)]], 0,
+                      buf, 0, t.shape[0], compiled, plan.config.spaces.tag, True, (0, 1))
     peak = 0
     for b, band in enumerate(all_bands):
         # each band one nest of one iteration: the function's top block stays short
@@ -715,6 +756,8 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
         for n, bk in enumerate(band):
             if bk.idle:
                 continue
+            if any((n, name) in held for name in bk.dram):
+                bk = _weights_in(bk, n, held, fast_space)
             done, own = _compile_band(plan, bk, live)
             peak = max(peak, live + own)
             for compiled in (False, True):
@@ -730,6 +773,22 @@ def banded_modules(plan: _Plan, group: Group) -> GroupProgram:
         mods[compiled].body.append(fns[compiled])
     return GroupProgram(mods[False], mods[True], peak,
                         tuple((label, first[n].p, name) for label, n, name in arg_list))
+
+
+def _weights_in(bk: BandKernel, n: int, held: dict[tuple[int, str], int],
+                fast_space: int) -> BandKernel:
+    """Band kernel `bk` (position n) with its weights that are held on chip as arguments in
+    the fast space: compiled, no copy moves them."""
+    from dataclasses import replace
+
+    from accelsim.network.group_model import _retype
+
+    module = bk.module.clone()
+    f = _entry_func(module, bk.func_name)
+    for name in bk.dram:
+        if (n, name) in held:
+            _retype(f, name, None, fast_space, 0)
+    return replace(bk, module=module)
 
 
 def _entry_func(module: Any, name: str) -> Any:
@@ -763,6 +822,9 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
     for a, name in zip(entry.args, entry.arg_names()):
         if name == bk.link_in:
             mapping[a] = bufs[("link", bk.p - 1)]
+            continue
+        if ("weight", n, name) in bufs:
+            mapping[a] = bufs[("weight", n, name)]
             continue
         if name not in bk.fast:
             mapping[a] = fn.args[labels[(n, name)]]

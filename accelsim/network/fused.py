@@ -22,8 +22,13 @@ chip (whole, or as bands of rows: `accelsim.network.depthfirst`, a group whose i
 is too large for the level computed depth-first) is estimated longest first, then half as
 long, then the shortest, and the first whose analytic estimate is no slower than
 layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule keeps passes that
-test, so the fused schedule is never slower than layer-by-layer by the estimate. Layers no
-group takes run as layer-by-layer runs them.
+test, so the fused schedule is never slower than layer-by-layer by the estimate. Where none
+passes, a chain that starts there and can be cut into chunks (`accelsim.network.chunked`: a
+transformer's feed-forward block along its hidden dimension, its attention by heads) is
+estimated the same way, except that it may spend the cycles the groups kept before it saved
+against layer-by-layer (the kept groups together are still no slower than layer-by-layer on
+their layers, so neither is the network). Layers no group takes run as layer-by-layer runs
+them.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from accelsim.network.group_model import (
     _Plan,
     _retype,
     _unique,
+    entry_func,
+    zero_fill,
 )
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
 from accelsim.network.model import Layer, Network
@@ -122,9 +129,12 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     form a group with an intermediate on chip (whole or as bands), at most `MAX_GROUP`
     layers; the longest is estimated first, then one half as long, then the shortest; the
     first whose estimate is no slower than layer-by-layer's and moves fewer DRAM bytes is
-    kept."""
+    kept. When none is, the chunked groups from that layer (`accelsim.network.chunked`: a
+    feed-forward or attention chain cut along its hidden dimension or heads), widest chunk
+    first, under the same test."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
+    saved = 0   # cycles the kept groups take fewer than layer-by-layer on their layers
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
@@ -144,12 +154,26 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
             best = _pays(plan, _group(plan, i, cand), base)
             if best is not None:
                 break
+        if best is None:   # a feed-forward or attention chain cut into chunks: it may spend
+            for chunked in _chunked(plan, i):   # the cycles the groups before it saved
+                best = _pays(plan, chunked, base, slack=max(0, saved))
+                if best is not None:
+                    break
         if best is not None:
             kept.append(best)
+            saved += sum(int(base.layers[j].figures["cycles"]) for j in best.group.layers) \
+                - int(best.figures["cycles"])
             i = best.group.last + 1
         else:
             i += 1
     return kept
+
+
+def _chunked(plan: _Plan, i: int) -> list[Group]:
+    """The chunked groups from layer i (`accelsim.network.chunked`), when they are closed."""
+    from accelsim.network.chunked import chunk_groups
+
+    return [g for g in chunk_groups(plan, i) if _valid(plan, g.first, g.last)]
 
 
 def _closed(plan: _Plan, first: int, last: int) -> bool:
@@ -195,7 +219,13 @@ def _fits(plan: _Plan, ln: Link) -> bool:
 
 def _group(plan: _Plan, first: int, last: int) -> Group:
     """Layers first..last with every inner link on chip where it fits and the kernel between
-    two on-chip links keeps room for its tiles; the others through DRAM."""
+    two on-chip links keeps room for its tiles; the others through DRAM (made once per plan)."""
+    if (first, last) not in plan.groups:
+        plan.groups[(first, last)] = _make_group(plan, first, last)
+    return plan.groups[(first, last)]
+
+
+def _make_group(plan: _Plan, first: int, last: int) -> Group:
     ks = plan.kernels_of(first, last)
     cap = _capacity(plan.config)
     onchip: list[Link] = []
@@ -221,8 +251,8 @@ def _group(plan: _Plan, first: int, last: int) -> Group:
 
 def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     """Kernels `ks` as a depth-first group (every link on chip as a band of rows), when they
-    are one chain the transform can band and some band fits (`depthfirst.band_plan`)."""
-    from accelsim.network.depthfirst import band_plan
+    are one chain the transform can band and some band fits (`band_budget.band_plan`)."""
+    from accelsim.network.band_budget import band_plan
 
     chain = [plan.links.get(p) for p in ks[:-1]]
     if not ks or any(ln is None for ln in chain):
@@ -235,25 +265,82 @@ def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     return None if h is None else replace(group, band_rows=h)
 
 
-def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
+def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
-    layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
-    capacity its residents leave)."""
+    layers (plus `slack` cycles) and moves fewer DRAM bytes; else None (also when a kernel
+    does not compile with the capacity its residents leave). A banded group is tried with its
+    weights held on chip first (where any fit, `depthfirst.stationary`), then streamed by
+    every band."""
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
         return None
     rows = [base.layers[i].figures for i in group.layers]
     cycles = sum(int(f["cycles"]) for f in rows)
-    if group.band_rows and _at_peak(plan, group, cycles):
-        return None
-    try:
-        run = run_group(plan, group, "analytic")
-    except AccelsimError:
-        return None
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
-    ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
+    if not group.band_rows:
+        try:
+            return _run_if_pays(plan, group, cycles, dram, slack)
+        except AccelsimError:
+            return None
+    if _at_peak(plan, group, cycles):
+        return None
+    for variant in _variants(plan, group):
+        try:
+            if not _floor_loses(plan, variant, dram):
+                run = _run_if_pays(plan, variant, cycles, dram)
+                if run is not None:
+                    return run
+        except AccelsimError:
+            # a band kernel that does not compile, streamed: the weights were not the cause
+            if not variant.weights_onchip:
+                return None
+    return None
+
+
+def _variants(plan: _Plan, group: Group) -> list[Group]:
+    """A banded group with its weights held on chip, in the tallest band that leaves room for
+    all of them (when one does), then streamed by every band."""
+    from accelsim.network.band_budget import band_plan
+    from accelsim.network.depthfirst import NotBandable, full_layout, weights
+
+    try:
+        h = band_plan(plan, group, sum(weights(plan, full_layout(plan, group)).values()))
+    except NotBandable:
+        h = None
+    if h is None:
+        return [group]
+    return [replace(group, band_rows=h, weights_onchip=True), group]
+
+
+def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int,
+                 slack: int = 0) -> GroupRun | None:
+    from accelsim.compile import compile_cache
+
+    try:
+        # the compiled program's estimate first: a group that does not pay is refused before
+        # its race proof and the compulsory traffic of its source (only an output is proven)
+        plan.programs[group] = program_of_group(plan, group)
+        est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
+        if est.cycles > cycles + slack or est.dram_bytes >= dram:
+            return None
+        run = run_group(plan, group, "analytic")
+    finally:
+        plan.programs.pop(group, None)
+    ok = run.figures["cycles"] <= cycles + slack and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
+
+
+def _floor_loses(plan: _Plan, group: Group, dram: int) -> bool:
+    """Whether the banded group's closed-form floor of DRAM bytes (`band_budget.bytes_floor`)
+    is already no fewer than layer-by-layer's `dram`: it cannot pay, so it is not compiled."""
+    from accelsim.network.band_budget import bytes_floor
+    from accelsim.network.depthfirst import NotBandable
+
+    try:
+        return bytes_floor(plan, group) >= dram
+    except NotBandable:
+        return True
 
 
 def _at_peak(plan: _Plan, group: Group, cycles: int) -> bool:
@@ -301,7 +388,14 @@ def run_group(plan: _Plan, group: Group, fidelity: str) -> GroupRun:
 
 def program_of_group(plan: _Plan, group: Group) -> GroupProgram:
     """The group as one program: whole intermediates (`group_modules`) or depth-first bands
-    (`depthfirst.banded_modules`)."""
+    (`depthfirst.banded_modules`) or hidden-dimension chunks (`chunked.chunked_modules`); the one
+    the grouping built while it looked at the group."""
+    if group in plan.programs:
+        return plan.programs[group]
+    if group.chunk:
+        from accelsim.network.chunked import chunked_modules
+
+        return chunked_modules(plan, group)
     if group.band_rows:
         from accelsim.network.depthfirst import banded_modules
 
@@ -416,33 +510,6 @@ def _wiring(plan: _Plan, ks: list[int], into: dict[int, Link], out_of: dict[int,
     return _Wiring(tuple(args), tuple(sources), allocs, frozenset(zeroed))
 
 
-def _zero_fill(block: Any, buf: Any) -> None:
-    """Append to `block` a nest storing zero into every element of `buf`."""
-    from compiler.ir.affine_map import AffineMap
-    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
-    from compiler.ir.ops.arith import ConstantOp
-
-    t = buf.type
-    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
-    ivs = []
-    inner = block
-    for d in t.shape:
-        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
-        ivs.append(loop.iv)
-        inner = loop.body
-    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
-    for loop_body in _bodies(block.ops[-1]):
-        loop_body.append(AffineYieldOp())
-
-
-def _bodies(loop: Any) -> list[Any]:
-    out = []
-    while loop is not None:
-        out.append(loop.body)
-        loop = next((o for o in loop.body.ops if o.NAME == "affine.for"), None)
-    return out
-
-
 def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     """One module: `@group` runs each kernel's entry function body in order, wired by
     `wiring`; each module's other functions kept under a prefixed name."""
@@ -453,7 +520,7 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
 
     arg_types = []
     for _, n, name in wiring.args:
-        f = _entry(modules[n])
+        f = entry_func(modules[n])
         arg_types.append(f.args[f.arg_names().index(name)].type)
     group = FuncOp("group", FunctionType(tuple(arg_types), ()), [a for a, _, _ in wiring.args])
     out = ModuleOp()
@@ -466,8 +533,8 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
                 values[producer] = op.results[0]
                 frees.setdefault(freed, []).append(op.results[0])
                 if producer in wiring.zeroed:
-                    _zero_fill(group.body, op.results[0])
-        entry = _entry(module)
+                    zero_fill(group.body, op.results[0])
+        entry = entry_func(module)
         renames = {f.sym_name: f"k{n}_{f.sym_name}" for f in module.funcs if f is not entry}
         mapping: dict[Any, Any] = {}
         for a, name in zip(entry.args, entry.arg_names()):
@@ -493,11 +560,6 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     group.body.append(ReturnOp())
     out.body.append(group)
     return out
-
-
-def _entry(module: ModuleOp) -> Any:
-    funcs = [f for f in module.funcs if not f.is_declaration]
-    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
 
 
 # -------------------------------------------------------------------------------------------
@@ -540,7 +602,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows)
+                    band_rows=g.group.band_rows, chunk=g.group.chunk,
+                    weights_onchip=g.group.weights_onchip)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -553,7 +616,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows}
+                            "band_rows": g.group.band_rows, "chunk": g.group.chunk,
+                            "weights_onchip": g.group.weights_onchip}
                            for g in groups]}
     return replace(out, network_figures=nf)
 
@@ -600,7 +664,7 @@ class FusedData:
 
         plan = self.plan
         gp = program_of_group(plan, group)
-        func = _entry(gp.source)
+        func = entry_func(gp.source)
         arrays: dict[str, Any] = {}
         labels = {(p, name): label for label, p, name in gp.args}
         for arg, label in zip(func.args, func.arg_names()):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from accelsim.network.links import Link
@@ -35,6 +36,13 @@ class Group:
     # > 0: computed depth-first, `band_rows` rows of the last output at a time, every link
     # on chip as the band of rows its consumer needs (`accelsim.network.depthfirst`)
     band_rows: int = 0
+    # a banded group's weights (every operand its band kernels read whole) loaded into the
+    # fast level once, before the first band, where they fit beside the band buffers
+    # (`depthfirst.stationary`); else each band's kernel streams them from DRAM
+    weights_onchip: bool = False
+    # > 0: a feed-forward chain run a chunk of `chunk` hidden columns at a time, its hidden
+    # tensor on chip one chunk at a time (`accelsim.network.chunked`)
+    chunk: int = 0
 
     @property
     def layers(self) -> range:
@@ -51,6 +59,12 @@ class _Plan:
     flat: list[tuple[int, Any]]
     links: dict[int, Link]                      # producer kernel index -> link
     compiled: dict[tuple[Any, ...], tuple[Any, Any, int]] = field(default_factory=dict)
+    # (first, last) -> the group those layers form (`fused._group`: its band plan made once)
+    groups: dict[tuple[int, int], Group] = field(default_factory=dict)
+    # (first, last, band rows) -> every band of that banded group (`depthfirst.layout`)
+    layouts: dict[tuple[int, int, int], Any] = field(default_factory=dict)
+    # a group's program, built by the grouping's first look at it and run by `run_group`
+    programs: dict[Group, GroupProgram] = field(default_factory=dict)
 
     def kernels_of(self, first: int, last: int) -> list[int]:
         return [p for p, (li, _) in enumerate(self.flat) if first <= li <= last]
@@ -154,6 +168,7 @@ def _fast_bytes(module: ModuleOp, fast: int) -> int:
     return total
 
 
+@lru_cache(maxsize=1024)
 def _accumulates(spec: str, name: str) -> bool:
     """Whether kernel `spec` loads argument `name` (its output: it accumulates into it)."""
     import workloads
@@ -172,3 +187,29 @@ def _unique(name: str, used: set[str]) -> str:
         label, k = f"{base}_{k}", k + 1
     used.add(label)
     return label
+
+
+def zero_fill(block: Any, buf: Any) -> None:
+    """Append to `block` a nest storing zero into every element of `buf`."""
+    from compiler.ir.affine_map import AffineMap
+    from compiler.ir.ops.affine import AffineForOp, AffineStoreOp, AffineYieldOp
+    from compiler.ir.ops.arith import ConstantOp
+
+    t = buf.type
+    zero = block.append(ConstantOp(0.0 if t.element.kind == "float" else 0, t.element)).results[0]
+    ivs, bodies = [], []
+    inner = block
+    for d in t.shape:
+        loop = inner.append(AffineForOp(AffineMap.constant(0), [], AffineMap.constant(d), []))
+        ivs.append(loop.iv)
+        inner = loop.body
+        bodies.append(inner)
+    inner.append(AffineStoreOp(zero, buf, AffineMap.identity(len(ivs)), ivs))
+    for loop_body in bodies:
+        loop_body.append(AffineYieldOp())
+
+
+def entry_func(module: Any) -> Any:
+    """The module's entry: its one defined function, or the public one."""
+    funcs = [f for f in module.funcs if not f.is_declaration]
+    return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)

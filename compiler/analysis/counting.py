@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from compiler.diagnostics import DiagnosticError
 from compiler.ir.affine_eval import Interval, compile_map, compile_set, map_intervals
-from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym
+from compiler.ir.affine_expr import AffineExpr, Binary, Const, Dim, Sym, _linearize
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.builder import IndexExpr
 from compiler.ir.core import Block, Operation, OpResult, Value
@@ -115,6 +116,10 @@ class _Static:
     max_depth: int = 0
     reduction: bool = False
     control_args: tuple[int, ...] = ()  # argument positions the op counts can depend on
+    # id(for op) -> its bounds: (lower, upper) when both are constants, else the compiled
+    # maps with their operands (filled on first count)
+    bounds: dict[int, tuple[int, int] | tuple[Any, tuple[Value, ...], Any, tuple[Value, ...]]] \
+        = field(default_factory=dict)
 
 
 _STATIC: dict[int, tuple[FuncOp, _Static]] = {}
@@ -155,6 +160,11 @@ def _static(func: FuncOp) -> _Static:
             # one lane-op, at its result's precision
             st.op_class[id(op)] = "other"
     feeds = _control_values(func)
+    # id(loop) -> loops of more than one trip around it within `func`, itself too (a nest
+    # costed in place, `nest_kernel.NestKernel`, has control loops around its root that its
+    # outlined kernel would not)
+    depth_of: dict[int, int] = {}
+    root = getattr(func, "nest", None)
     for op in func.walk():
         if isinstance(op, _MUL) and id(op) not in paired and _is_data(op):
             st.op_class[id(op)] = "mul"
@@ -165,18 +175,32 @@ def _static(func: FuncOp) -> _Static:
             st.op_type[id(op)] = (_type_name(op), "")
         if isinstance(op, AffineForOp):
             # a loop of one trip (a tile loop over a whole extent) adds no depth
-            depth = sum(1 for a in (op, *op.ancestors())
-                        if isinstance(a, AffineForOp) and static_trip_count(a) != 1)
+            depth = _loop_depth(op, depth_of, root)
             st.max_depth = max(st.max_depth, depth)
             if id(op.iv) in feeds:  # the IV reaches an inner bound or condition
                 st.iterate.add(id(op))
     if st.max_depth < 3:
         st.matmul_like = False
-    st.control_args = _control_args(func)
+    st.control_args = tuple(k for k, a in enumerate(func.args) if id(a) in feeds)
     if len(_STATIC) > 1000:  # entries keep their function (and module) alive: stay bounded
         _STATIC.clear()
     _STATIC[id(func)] = (func, st)
     return st
+
+
+def _loop_depth(loop: AffineForOp, memo: dict[int, int], root: Operation | None) -> int:
+    """How many of `loop` and its enclosing `affine.for`s up to `root` have other than one
+    trip."""
+    d = memo.get(id(loop))
+    if d is not None:
+        return d
+    outer = loop.parent_op if loop is not root else None
+    while outer is not None and not isinstance(outer, AffineForOp):
+        outer = outer.parent_op if outer is not root else None
+    d = (_loop_depth(outer, memo, root) if outer is not None else 0) \
+        + (static_trip_count(loop) != 1)
+    memo[id(loop)] = d
+    return d
 
 
 def _is_data(op: Operation) -> bool:
@@ -219,10 +243,45 @@ def static_trip_count(loop: AffineForOp) -> int | None:
     lm, um = loop.lower_map, loop.upper_map
     if lm.num_results != 1 or um.num_results != 1:
         return None
+    lo = _linear_bound(lm, loop.lower_operands)
+    hi = _linear_bound(um, loop.upper_operands) if lo is not None else None
+    if lo is not None and hi is not None:
+        # the common case, without building expressions: sums of operands times constants
+        terms, const = hi
+        for v, c in lo[0].items():
+            if terms.get(v, 0) != c:
+                return None
+        if len(terms) != len(lo[0]):
+            return None
+        return max(0, -(-(const - lo[1]) // loop.step))
     diff = _bound_expr(um, loop.upper_operands) - _bound_expr(lm, loop.lower_operands)
     if not isinstance(diff.expr, Const):
         return None
     return max(0, -(-diff.expr.value // loop.step))
+
+
+def _linear_bound(m: AffineMap, operands: Sequence[Value]) -> tuple[dict[Value, int], int] | None:
+    """The bound `m(operands)` as {operand value: coefficient} plus a constant, or None when
+    it has a non-linear term (floordiv, mod, a product of operands)."""
+    e = m.results[0]
+    if isinstance(e, Const):
+        return {}, e.value
+    terms, const = _linearize(e)
+    out: dict[Value, int] = {}
+    nd = m.num_dims
+    for t, c in terms.items():
+        if isinstance(t, Dim):
+            v = operands[t.pos]
+        elif isinstance(t, Sym):
+            v = operands[nd + t.pos]
+        else:
+            return None
+        c += out.get(v, 0)
+        if c:
+            out[v] = c
+        else:
+            out.pop(v, None)
+    return out, const
 
 
 def _bound_expr(m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
@@ -234,21 +293,23 @@ def _bound_expr(m: AffineMap, operands: Sequence[Value]) -> IndexExpr:
 def _control_values(func: FuncOp) -> set[int]:
     """ids of the values that flow (through index ops) into loop bounds or if conditions."""
     feeds: set[int] = set()
+    index_ops: dict[int, Operation] = {}  # id(result) -> the index op defining it
     for op in func.walk():
         if isinstance(op, AffineForOp):
             n = len(op.operands) - len(op.inits)
             feeds.update(id(v) for v in op.operands[:n])
         elif isinstance(op, AffineIfOp):
             feeds.update(id(v) for v in op.operands)
-    changed = True
-    while changed:  # index ops whose results feed control make their operands control too
-        changed = False
-        for op in func.walk():
-            if isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp) and id(op.results[0]) in feeds:
-                for v in op.operands:
-                    if id(v) not in feeds:
-                        feeds.add(id(v))
-                        changed = True
+        elif isinstance(op, AffineApplyOp | AffineMinOp | AffineMaxOp):
+            index_ops[id(op.results[0])] = op
+    # index ops whose results feed control make their operands control too
+    work = [i for i in feeds if i in index_ops]
+    while work:
+        for v in index_ops[work.pop()].operands:
+            if id(v) not in feeds:
+                feeds.add(id(v))
+                if id(v) in index_ops:
+                    work.append(id(v))
     return feeds
 
 
@@ -280,13 +341,23 @@ def _is_reduction(add: Operation, mul_value: Value) -> bool:
     return False
 
 
-def _bounds(loop: AffineForOp, env: dict[Value, int]) -> tuple[int, int] | None:
+def _bounds(loop: AffineForOp, env: dict[Value, int], st: _Static) -> tuple[int, int] | None:
+    b = st.bounds.get(id(loop))
+    if b is None:
+        lm, um = loop.lower_map, loop.upper_map
+        if lm.num_inputs == 0 and um.num_inputs == 0:
+            b = (max(compile_map(lm)(())), min(compile_map(um)(())))
+        else:
+            b = (compile_map(lm), tuple(loop.lower_operands),
+                 compile_map(um), tuple(loop.upper_operands))
+        st.bounds[id(loop)] = b
+    if len(b) == 2:
+        return b  # type: ignore[return-value]
+    lo_fn, lo_ops, hi_fn, hi_ops = b  # type: ignore[misc]
     try:
-        lo = max(compile_map(loop.lower_map)([env[v] for v in loop.lower_operands]))
-        hi = min(compile_map(loop.upper_map)([env[v] for v in loop.upper_operands]))
+        return max(lo_fn([env[v] for v in lo_ops])), min(hi_fn([env[v] for v in hi_ops]))
     except KeyError:
         return None
-    return lo, hi
 
 
 _COUNTS: dict[tuple[int, tuple[int | None, ...]], tuple[FuncOp, OpCounts]] = {}
@@ -327,7 +398,7 @@ def _count_block(block: Block, env: dict[Value, int], mult: int, st: _Static, ac
                  typed: dict[tuple[str, str, str], int]) -> None:
     for op in block.ops:
         if isinstance(op, AffineForOp):
-            b = _bounds(op, env)
+            b = _bounds(op, env, st)
             if b is None:
                 raise CountError(f"loop bounds at {op.loc} depend on a value unknown to the count")
             lo, hi = b

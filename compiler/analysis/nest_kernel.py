@@ -81,9 +81,9 @@ def inline_kernel(nest: AffineForOp) -> NestKernel | None:
         if isinstance(v, OpResult) and isinstance(v.owner, ConstantOp):
             continue
         return None
-    k = NestKernel(nest, args, ops)
-    _depth_from_the_nest(k)
-    return k
+    # its loop depth (the matmul classification needs 3) is the outlined kernel's: the
+    # counting module stops at the nest, not at the control loops around it
+    return NestKernel(nest, args, ops)
 
 
 def preorder(op: Operation) -> list[Operation]:
@@ -96,32 +96,6 @@ def preorder(op: Operation) -> list[Operation]:
         for b in reversed(o.blocks):
             stack.extend(reversed(b.ops))
     return out
-
-
-def _depth_from_the_nest(k: NestKernel) -> None:
-    """The counting module measures loop depth through `ancestors()`, which for a nest in
-    place also counts the control loops around it; an outlined kernel starts at its nest.
-    Its per-kernel facts (cached per kernel object) are corrected to the outlined depth, and
-    with it the matmul classification, which needs a depth of 3."""
-    st = counting._static(k)  # type: ignore[arg-type]
-    depth = _max_depth(k.nest)
-    if depth != st.max_depth:
-        st.max_depth = depth
-        if depth < 3:
-            st.matmul_like = False
-
-
-def _max_depth(op: Operation) -> int:
-    inner = 0
-    for b in op.blocks:
-        for o in b.ops:
-            if o.blocks:
-                d = _max_depth(o)
-                if d > inner:
-                    inner = d
-    if isinstance(op, AffineForOp) and counting.static_trip_count(op) != 1:
-        return inner + 1  # a loop of one trip adds no depth (as in the counting module)
-    return inner
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from compiler.analysis.call_effects import CallSummaries
 from compiler.analysis.domain import domain_frame
 from compiler.analysis.isl_bridge import CTX, AnalysisError, Frame, isl_name
 from compiler.diagnostics import Location
-from compiler.ir.core import Operation, Value
+from compiler.ir.core import Block, Operation, Value
 from compiler.ir.ops import (
     AffineDmaStartOp,
     AffineDmaWaitOp,
@@ -296,6 +296,7 @@ def check_races(func: FuncOp, first_only: bool = True) -> RaceReport:
     if not prog.starts:
         return report
     closers = prog.closers()
+    spans = {id(st): _span_to_wait(st) for st in prog.starts}
     by_buf: dict[int, list[_Acc]] = {}
     for a in prog.accesses:
         by_buf.setdefault(id(a.buf), []).append(a)
@@ -315,7 +316,7 @@ def check_races(func: FuncOp, first_only: bool = True) -> RaceReport:
                 if tag_side and not group[0].dma_side:
                     continue   # a wait is not an access of the tag; only starts reuse it
                 mine = [a for a in group if a.write or d.write]
-                if not mine or _never_after(unit, d.op):
+                if not mine or _never_after(unit, d.op) or _closed_before(unit, spans[id(d.op)]):
                     continue
                 key = (id(unit), d.write)
                 if key not in rels:   # { B[e] -> o_a[a] }
@@ -338,6 +339,39 @@ def check_races(func: FuncOp, first_only: bool = True) -> RaceReport:
                     if first_only:
                         return report
     return report
+
+
+def _span_to_wait(st: AffineDmaStartOp) -> tuple[Block, int, int] | None:
+    """The block of `st`, its position and that of the first `affine.dma_wait` after it in
+    the block on the same tag element (the same tag memref, map and index operands), or
+    None. Every instance of `st` is then waited for in the same iteration of its loops,
+    before anything at a later position of the block and before every later iteration runs:
+    only the ops strictly between the two can run in its window (`_closed_before`)."""
+    blk = st.parent_block
+    if blk is None:
+        return None
+    at = blk.index_of(st)
+    for k in range(at + 1, len(blk.ops)):
+        w = blk.ops[k]
+        if isinstance(w, AffineDmaWaitOp) and w.tag is st.tag and w.tag_map == st.tag_map \
+                and len(w.tag_indices) == len(st.tag_indices) \
+                and all(x is y for x, y in zip(w.tag_indices, st.tag_indices, strict=True)):
+            return blk, at, k
+    return None
+
+
+def _closed_before(unit: Operation, span: tuple[Block, int, int] | None) -> bool:
+    """No instance of `unit` runs in the window of the start of `span` (`_span_to_wait`):
+    `unit` is not (inside) an op strictly between the start and its wait. Program order
+    alone decides, without isl: the windows of a start waited for in its own block (most of
+    the compiler's copies) cost nothing to prove."""
+    if span is None:
+        return False
+    blk, start, wait = span
+    for anc in _ancestry(unit):
+        if anc.parent_block is blk:
+            return not start < blk.index_of(anc) < wait
+    return True   # outside the block: before the first start or after the last wait
 
 
 def _race_free(d: _Acc, a: _Acc, hit: isl.Map) -> bool:

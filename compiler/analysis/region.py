@@ -284,31 +284,9 @@ def _is_loop_iv(v: Value) -> bool:
 HULL_OPERATIONS = 400_000   # isl's operation budget of one convex hull (~0.2 s)
 
 
-def _constraint_candidates(proj: isl.Set) -> tuple[list[isl.Aff], bool]:
-    """Unit lower-bound constraints of the set's pieces, then of its convex hull without
-    existentials (valid for every piece): the cheap lower-bound candidates. The convex hull
-    of several pieces in many parameters can take isl seconds (a tile of a tile of a strided
-    nest: 8 parameters, 3.5 s a call): past `HULL_OPERATIONS` isl operations the simple hull
-    (the pieces' own constraint directions, also valid for every piece) stands in for it,
-    and the second result is False: its bounds may be loose, so the caller also weighs the
-    pieces of the exact minimum."""
+def _unit_bounds(bsets: Sequence[isl.BasicSet], seen: set[str]) -> list[isl.Aff]:
+    """The unit lower-bound constraints of `bsets` without existentials, not in `seen`."""
     cands: list[isl.Aff] = []
-    seen: set[str] = set()
-    bsets = list(proj.get_basic_sets())
-    flat = proj.remove_divs()
-    ctx = flat.get_ctx()
-    ctx.set_max_operations(HULL_OPERATIONS)
-    ctx.reset_operations()
-    exact = True
-    try:
-        bsets.append(flat.convex_hull())
-    except isl.Error:
-        exact = False
-        with contextlib.suppress(isl.Error):
-            ctx.set_max_operations(0)
-            bsets.append(flat.simple_hull())
-    finally:
-        ctx.set_max_operations(0)
     for bset in bsets:
         for c in bset.get_constraints():
             coef = c.get_coefficient_val(isl.dim_type.set, 0).to_python()
@@ -321,7 +299,31 @@ def _constraint_candidates(proj: isl.Set) -> tuple[list[isl.Aff], bool]:
                 if aff.dim(isl.dim_type.div) == 0 and key not in seen:
                     seen.add(key)
                     cands.append(aff)
-    return cands, exact
+    return cands
+
+
+def _convex_hull(proj: isl.Set, operations: int) -> isl.BasicSet | None:
+    """The convex hull of the set without existentials within `operations` isl operations
+    (the hull of several pieces in many parameters can take isl seconds: a tile of a tile of
+    a strided nest, 8 parameters, 3.5 s a call), else None."""
+    flat = proj.remove_divs()
+    ctx = flat.get_ctx()
+    ctx.set_max_operations(operations)
+    ctx.reset_operations()
+    try:
+        return flat.convex_hull()
+    except isl.Error:
+        return None
+    finally:
+        ctx.set_max_operations(0)
+
+
+def _simple_hull(proj: isl.Set) -> list[isl.BasicSet]:
+    """The simple hull (the pieces' own constraint directions, valid for every piece: its
+    bounds may be loose), when the convex hull is too costly."""
+    with contextlib.suppress(isl.Error):
+        return [proj.remove_divs().simple_hull()]
+    return []
 
 
 def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
@@ -367,14 +369,41 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
         if best is None or key < best[0]:
             best = (key, cand, aff, ext)
 
-    cands, hull = _constraint_candidates(proj)
+    # Candidates: the unit lower bounds of the set's pieces, then of its convex hull (valid
+    # for every piece). Past `HULL_OPERATIONS` isl operations the simple hull stands in for
+    # the convex hull and `hull` is False: its bounds may be loose, so the pieces of the
+    # exact minimum are weighed too. A costly hull is not computed when a piece's own bound
+    # already gives the smallest extent any box has (`_tightest`) and starts at or above the
+    # region's smallest coordinate: the hull's candidates come after the pieces' and could
+    # not beat it (the same box as with the hull, without seconds of isl).
+    seen: set[str] = set()
+    cands = _unit_bounds(list(proj.get_basic_sets()), seen)
+    n_par = proj.dim(isl.dim_type.param)
+    floor_cache: list[int | None] = []
+
+    def floor() -> int | None:
+        if not floor_cache:
+            floor_cache.append(val_to_int(
+                proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par).dim_min_val(n_par)))
+        return floor_cache[0]
+
+    for aff in cands:
+        consider(aff)
+    hull = True
+    if best is not None and _tightest(proj, best) and _not_below(best[1], floor):
+        cands = []
+    else:
+        convex = _convex_hull(proj, HULL_OPERATIONS)
+        if convex is not None:   # the pieces' candidates are weighed already
+            cands = _unit_bounds([convex], seen)
+        else:   # all again, none below the floor
+            hull, best = False, None
+            cands = cands + _unit_bounds(_simple_hull(proj), seen)
     floor_val: int | None = None
     if not hull:
         # the simple hull's bounds can be loose enough to reach below every coordinate the
         # region has (below 0: a copy out of the memref): the box never starts below them
-        n_par = proj.dim(isl.dim_type.param)
-        floor_val = val_to_int(proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
-                               .dim_min_val(n_par))
+        floor_val = floor()
         inner = consider
 
         def consider(aff: isl.Aff) -> None:
@@ -425,6 +454,43 @@ def _dim_box(exact: isl.Set, d: int, names: dict[str, Value]
     return cand, upper, lo_ie, ext, sym
 
 
+def _tightest(proj: isl.Set, best: tuple[tuple[int, int], isl.PwAff, isl.Aff, int | None]) -> bool:
+    """Whether the candidate's key is the smallest any lower bound can have: a constant
+    extent `ext` without existentials that the region spans at some parameter value (no
+    lower bound can make a smaller box). Checked at one point where `a - cand` reaches
+    `ext - 1`: the region holds `cand` there too (False when that point does not show it)."""
+    (kind, key), cand, _, ext = best
+    if kind != 0 or ext is None or key != 2 * ext:
+        return False
+    if ext == 1:
+        return True
+    got = _objective(proj, cand)
+    if got is None:
+        return False
+    full, obj = got
+    n_par = proj.dim(isl.dim_type.param)
+    top = obj.eq_set(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(full.get_space()))
+                     .set_constant_val(_val(ext - 1)))
+    at = full.intersect(top).sample_point()
+    if at.is_void():
+        return False
+    a = at.get_coordinate_val(isl.dim_type.set, n_par).to_python()
+    low = at.set_coordinate_val(isl.dim_type.set, n_par, _val(a - ext + 1))
+    return isl.Set.from_point(low).is_subset(full)
+
+
+def _not_below(cand: isl.PwAff, floor: Callable[[], int | None]) -> bool:
+    """Whether `cand` never goes below the region's smallest coordinate (`floor()`)."""
+    low_f = floor()
+    if low_f is None:
+        return False
+    try:
+        low_c = val_to_int(cand.min_val())
+    except isl.Error:
+        return False
+    return low_c is not None and low_c >= low_f
+
+
 def _needs_pieces(proj: isl.Set) -> bool:
     """Whether some constraint bounds the dim with a non-unit coefficient or through an
     existential: then the unit constraints may miss the tightest lower bound."""
@@ -445,6 +511,18 @@ def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: Callable[[], isl.PwAff],
     aff = pw_single_aff(cand)
     if aff is None or aff.dim(isl.dim_type.div) != 0:
         return lo().sub(cand).min_val(), hi().sub(cand).max_val()
+    got = _objective(proj, cand)
+    assert got is not None
+    full, obj = got
+    return full.min_val(obj), full.max_val(obj)
+
+
+def _objective(proj: isl.Set, cand: isl.PwAff) -> tuple[isl.Set, isl.Aff] | None:
+    """The region as `{ [params..., a] }` and `a - cand(params)` on it (None: `cand` is not
+    one affine function without existentials)."""
+    aff = pw_single_aff(cand)
+    if aff is None or aff.dim(isl.dim_type.div) != 0:
+        return None
     n_par = proj.dim(isl.dim_type.param)
     # [params] -> { [a] }  ->  { [params..., a] }
     full = proj.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n_par)
@@ -456,8 +534,7 @@ def _slack_and_span(proj: isl.Set, cand: isl.PwAff, lo: Callable[[], isl.PwAff],
         coef = aff.get_coefficient_val(isl.dim_type.param, k)
         obj = obj.set_coefficient_val(isl.dim_type.in_, pos, coef.neg())
     obj = obj.set_constant_val(aff.get_constant_val().neg())
-    # objective: a - cand(params)
-    return full.min_val(obj), full.max_val(obj)
+    return full, obj
 
 
 def _param_const(like: isl.PwAff, n: int) -> isl.PwAff:

@@ -52,7 +52,7 @@ from compiler.ir.ops.opaque import OpaqueOp
 from compiler.ir.types import MemRefType
 from compiler.transforms.data_copy.fast_memory import buffer_bytes
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.rewrite.dma_motion import FastMemoryOptions
+from compiler.transforms.rewrite.dma_motion import Capacity, FastMemoryOptions
 
 Options = FastMemoryOptions
 
@@ -63,12 +63,16 @@ class AffineCopyForwardPass(Pass):
     Options = Options
     options: Options
 
+    CAPACITY_OPTION = "fast_mem_capacity"   # decisions by comparisons: `capacity_range`
+
     def run(self, module: ModuleOp) -> None:
+        self._cap = Capacity(self.options.fast_mem_capacity)
         for f in module.funcs:
             if f.is_declaration or _may_alias(f):
                 continue
             while self._forward_one(f.body):
                 pass
+        self.capacity_range = self._cap.range
 
     def _forward_one(self, block: Block) -> bool:
         """Forward the first copy-in of `block` that can be; True when one was."""
@@ -127,13 +131,13 @@ class AffineCopyForwardPass(Pass):
 
     def _fits(self, block: Block, h: _Held, alloc: AllocOp) -> bool:
         """B kept live from its dealloc down to B2's alloc stays within the capacity."""
-        cap = self.options.fast_mem_capacity
-        if cap is None:
+        cap = self._cap
+        if cap.bytes is None:
             return True
         assert h.dealloc is not None
         lo, hi = block.index_of(h.dealloc), block.index_of(alloc)
         extra = buffer_bytes(h.buffer.type)  # type: ignore[arg-type]
-        return all(p + extra <= cap * 1024
+        return all(cap.holds(p + extra)
                    for p in live_profile(block, self.options.fast_mem_space)[lo:hi + 1])
 
 

@@ -20,7 +20,8 @@ The copy-in (a DMA into a fresh buffer of `fast-mem-space`, non-strided, the buf
 rows as long as its source's, at row 0) and its wait are at the function's top; the only
 top-level ops using the buffer are its copy-in, one loop nest, the copy-out of the same
 rows (if any), later nests that only read it, and its dealloc; nothing between the copy-in
-and the copy-out touches the source; a nest is split once. The nest's outer loop (under
+and the copy-out touches the source. Every such copy around one nest streams around the
+same pieces (the nest is split once: trisolv's `b` and `L`). The nest's outer loop (under
 loops of one iteration) with constant bounds after those is split in `chunks` consecutive
 ranges (its bounds get one more result each: the pieces run the same iterations in the
 same order). isl gives each piece's rows of the
@@ -31,21 +32,17 @@ copy-out was. Kept only when the pieces' rows grow with p (at least two chunks i
 two out). The buffer, its contents when each op reads it and the values written back are
 those of the whole copies: results are bit-identical.
 
-A buffer with a copy-out and no copy-in (the copy pass found the copy-in dead: the nests
-write every element before reading it) has its copy-out streamed alone, around the last
-nest writing it: 3mm's G and covariance's `cov`, which left whole after their last kernel.
+A buffer with a copy-out and no copy-in (the copy pass found the copy-in dead) has its
+copy-out streamed alone, around the last nest writing it (3mm's G, covariance's `cov`).
 With `align` > 1 each piece but the last runs a multiple of `align` outer iterations (a
-matrix unit's rows: 40 rows in 8 pieces of 5 leave 11 of 16 array rows idle in every
-piece, in pieces of 16, 16 and 8 only the last). Where the pass streamed in a function, each
-run of top-level copy-ins is issued in the order the function waits for them (the DMA
-engines and DRAM serve in issue order): a whole copy the first piece needs no longer
-queues behind the chunks of the later pieces (ludcmp's `b` waited for all of A's chunks).
+matrix unit's rows). Where the pass streamed in a function, each run of top-level copy-ins
+is issued in the order the function waits for them (the DMA engines and DRAM serve in
+issue order: ludcmp's `b`, which the first piece needs, queued behind all of A's chunks).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import islpy as isl
@@ -60,7 +57,6 @@ from compiler.ir.ops import (
     AllocOp,
     ConstantOp,
     DeallocOp,
-    FuncOp,
     ModuleOp,
 )
 from compiler.ir.types import INDEX, MemRefType
@@ -72,6 +68,10 @@ from compiler.transforms.pass_base import Pass
 class Options:
     fast_mem_space: int = 1
     chunks: int = 8
+    # > 0: a chunk of a copy-in with no copy-out may move, instead of whole rows, one DMA per
+    # row of the columns some op reaches in it, where that moves fewer bytes counting each
+    # descriptor as this many (the bytes its setup is worth on the machine)
+    descriptor_bytes: int = 0
     # each piece but the last runs a multiple of this many outer iterations (a matrix unit's
     # rows: a piece of fewer rows leaves part of the array idle)
     align: int = 1
@@ -79,6 +79,8 @@ class Options:
     def __post_init__(self) -> None:
         if self.chunks < 2:
             raise ValueError(f"chunks must be >= 2, got {self.chunks}")
+        if self.descriptor_bytes < 0:
+            raise ValueError(f"descriptor-bytes must be >= 0, got {self.descriptor_bytes}")
         if self.align < 1:
             raise ValueError(f"align must be >= 1, got {self.align}")
 
@@ -90,179 +92,160 @@ class AffineCopyStreamPass(Pass):
     options: Options
 
     def run(self, module: ModuleOp) -> None:
-        self._pieces: set[int] = set()   # a nest is split once (not again for another buffer)
         space = self.options.fast_mem_space
         for f in module.funcs:
             if f.is_declaration:
                 continue
-            streamed = False
+            self._split: set[int] = set()   # pieces made here: not split again
+            plans: dict[int, list[_Plan]] = {}
             for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
-                if s.parent_block is not f.body or s.parent_block is None:
-                    continue
-                if _direction(s, space) == "in":
-                    streamed |= self._stream(f, s, None)
-                elif _direction(s, space) == "out" and not any(
-                        isinstance(o, AffineDmaStartOp) and o.dst is s.src for o in f.body.ops):
-                    # a buffer the nest fills whole (its copy-in dead): the copy-out alone
-                    streamed |= self._stream(f, None, s)
+                if s.parent_block is f.body and _direction(s, space) == "in":
+                    plan = _plan(f.body, s)
+                    if plan is not None:
+                        plans.setdefault(id(plan.nest), []).append(plan)
+            streamed = False
+            for group in plans.values():
+                streamed |= self._stream(f.body, group)
+            # a buffer the nest fills whole (its copy-in dead): the copy-out alone
+            for s in [op for op in f.body.ops if isinstance(op, AffineDmaStartOp)]:
+                if s.parent_block is f.body and _direction(s, space) == "out" and not any(
+                        isinstance(o, AffineDmaStartOp) and o.dst is s.src for o in f.body.walk()):
+                    streamed |= self._stream_out(f.body, s)
             if streamed:
                 _order_starts(f.body, space)
 
-    def _stream(self, f: FuncOp, start: AffineDmaStartOp | None,
-                out_only: AffineDmaStartOp | None) -> bool:
-        block = f.body
-        first = start if start is not None else out_only
-        assert first is not None
-        if start is not None:
-            buf, src = start.dst, start.src
-            s_map, s_idx, d_map, d_idx = start.src_map, start.src_indices, start.dst_map, start.dst_indices
-        else:
-            assert out_only is not None
-            buf, src = out_only.src, out_only.dst
-            s_map, s_idx, d_map, d_idx = out_only.dst_map, out_only.dst_indices, out_only.src_map, \
-                out_only.src_indices
-        bt, st = buf.type, src.type
-        if first.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
-                or not isinstance(st, MemRefType) or not bt.has_static_shape \
-                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
-            return False
-        if s_idx or d_idx or not s_map.is_constant \
-                or any(r.value != 0 for r in d_map.results) \
-                or any(r.value != 0 for r in s_map.results[1:]):
-            return False
-        n = _const(first.num_elements)
-        if n != math.prod(bt.shape):
-            return False
-        row0 = s_map.results[0].value
-        users = [o for o in block.ops if o is not first and _uses(o, buf)]
-        tag_users = [o for o in block.ops if _uses(o, first.tag)]
-        waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
-        if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
-                                  for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
-                                                             for o in tag_users) != 1:
-            return False
-        nests = [o for o in users if isinstance(o, AffineForOp)]
-        outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
-        rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
-        if start is None:
-            if outs or any(isinstance(o, AffineDmaStartOp) for n_ in nests for o in n_.walk()):
-                return False
-            outs = [first]
-            # the last nest writing the buffer before its copy-out is streamed; the nests
-            # before it are done when it starts, those after it only read
-            i_out = block.index_of(first)
-            writers = [o for o in nests if _writes(o, buf) and block.index_of(o) < i_out]
-            if not writers or any(block.index_of(o) > i_out for o in nests):
-                return False
-            nests = [o for o in nests if block.index_of(o) >= block.index_of(writers[-1])]
-        if not nests or rest or len(outs) > 1:
-            return False
-        nest = nests[0]
-        if id(nest) in self._pieces:
-            return False
-        # later nests may read the buffer (every row has arrived before them); where one
-        # writes it, the copy-out stays whole where it is
-        stream_out = not any(_writes(o, buf) for o in nests[1:])
-        if not stream_out and start is None:
-            return False
-        out = outs[0] if outs else None
-        if out is not None and start is not None and not (
-                out.src is buf and out.dst is src and not out.is_strided
-                and _const(out.num_elements) == n and out.dst_map == start.src_map
-                and out.src_map == start.dst_map and not out.dst_indices):
-            return False
-        i_nest = block.index_of(nest)
-        i_start = block.index_of(start) if start is not None else i_nest
-        i_end = block.index_of(out) if out is not None else i_nest
-        if (block.index_of(waits[0]) > i_nest and start is not None) or (out is not None and i_end < i_nest):
-            return False
-        if any(_uses(o, src) for k, o in enumerate(block.ops)
-               if i_start < k <= i_end and o is not out and o is not start) \
-                or nest.results:
-            return False
+    def _stream(self, block: Block, plans: list[_Plan]) -> bool:
+        """Split the nest of `plans` (every whole-buffer copy around it) once and stream each
+        buffer's copies around the same pieces."""
+        nest = plans[0].nest
         cut = _outer(nest)
         if cut is None:
             return False
-        found = self._pieces_of(nest, cut, buf, block, nest)
-        around: tuple[AffineForOp | None, AffineForOp | None] = (None, None)
-        split_done = False
-        if start is not None and (found is None or not _grows(found[1], bt.shape[0])):
-            # the outer loop's first iteration reaches every row: its inner loop may
-            split = _split_inner(nest, cut[0], block)
-            if split is not None:
-                pre, mid, post = split
-                cut2 = _outer(mid)
-                found2 = None if cut2 is None else self._pieces_of(mid, cut2, buf, block, nest)
-                if found2 is not None and _grows(found2[1], bt.shape[0]):
-                    found, around, split_done = found2, (pre, post), True
-        if found is None:
-            return False
-        pieces, rows = found
-        chunks = len(pieces)
-        nrows = bt.shape[0]
-        # copy-in chunk p: rows [ins[p], ins[p + 1]) (no copy-in: every row is there)
-        ins = [0]
-        for p in range(chunks):
-            reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
-            ins.append(max(ins[-1], min(nrows, reach)) if start is not None else nrows)
-        ins[-1] = nrows
-        # copy-out after piece p: rows [outs_[p], outs_[p + 1])
-        outs_ = [0]
-        for p in range(chunks):
-            later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
-            end = min([nrows, *later, ins[p + 1]])
-            outs_.append(max(outs_[-1], end))
-        outs_[-1] = nrows
-        n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p]) if start is not None else 0
-        n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
-        if n_in < 2 and (out is None or not stream_out or n_out < 2):
-            return False
-        self._pieces.update(id(p) for p in pieces)
-        pre, post = around
-        if pre is not None:
-            block.insert_before(nest, pre)
-        if post is not None:
-            block.insert_after(nest, post)
-        self._rewrite(block, start, waits[0] if start is not None else None, nest,
-                      out if stream_out else None, pieces, ins,
-                      outs_ if out is not None and stream_out else None, row0)
-        moved = ([f"{n_in} chunk(s) in"] if start is not None else []) + (
-            [f"{n_out} out"] if out is not None and stream_out else [])
-        self.remark(first.loc, f"copies of {_name(buf)} streamed: " + ", ".join(moved)
-                               + f" around {chunks} pieces of the nest"
-                               + (", its body distributed around its inner loop, the sum interchanged"
-                                  if split_done else ""))
-        return True
-
-    def _pieces_of(self, nest: AffineForOp, cut: tuple[int, int, int], buf: Value, block: Block,
-                   anchor: AffineForOp
-                   ) -> tuple[list[AffineForOp], list[tuple[int, int | None, int | None]]] | None:
-        """`nest` split at the loop of `cut` into pieces, and each piece's rows of `buf`."""
         depth, lo, hi = cut
         bounds = _piece_bounds(lo, hi, self.options.chunks, self.options.align)
-        if len(bounds) - 1 < 2:
-            return None
+        chunks = len(bounds) - 1
+        if chunks < 2:
+            return False
         pieces = []
-        for p in range(len(bounds) - 1):
+        for p in range(chunks):
             piece = nest.clone()
             loop = _at_depth(piece, depth)
             loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
             loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
             pieces.append(piece)
-        rows = [_rows(piece, buf, block, anchor) for piece in pieces]
-        if any(r is None for r in rows):
-            return None
-        return pieces, rows  # type: ignore[return-value]
+        streamed = []
+        for plan in plans:
+            buf = plan.start.dst
+            rows = [_rows(piece, buf, block, nest) for piece in pieces]
+            if any(r is None for r in rows):
+                continue
+            nrows = buf.type.shape[0]  # type: ignore[attr-defined]
+            # copy-in chunk p: rows [ins[p], ins[p + 1])
+            ins = [0]
+            for p in range(chunks):
+                reach = max((r[1] + 1 for r in rows[:p + 1] if r[1] is not None), default=0)  # type: ignore[index]
+                ins.append(max(ins[-1], min(nrows, reach)))
+            ins[-1] = nrows
+            # copy-out after piece p: rows [outs_[p], outs_[p + 1])
+            outs_ = [0]
+            for p in range(chunks):
+                later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
+                end = min([nrows, *later, ins[p + 1]])
+                outs_.append(max(outs_[-1], end))
+            outs_[-1] = nrows
+            n_in = sum(1 for p in range(chunks) if ins[p + 1] > ins[p])
+            n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
+            if n_in < 2 and (plan.out is None or n_out < 2):
+                continue
+            # chunks smaller than a descriptor's worth of bytes: the whole copy is cheaper
+            size = buf.type.size_bytes  # type: ignore[attr-defined]
+            if size < self.options.descriptor_bytes * max(n_in, n_out if plan.out is not None else 0):
+                continue
+            spans = self._spans(plan, ins)
+            streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out, spans))
+        if not streamed:
+            return False
+        self._split.update(id(p) for p in pieces)
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        for plan, ins, outs_, n_in, n_out, spans in streamed:
+            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0, spans)
+            by_row = sum(sp is not None for sp in spans)
+            self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
+                                        + (f" ({by_row} of them row by row)" if by_row else "")
+                                        + (f", {n_out} out" if plan.out is not None else "")
+                                        + f" around {chunks} pieces of the nest")
+        return True
 
-    def _rewrite(self, block: Block, start: AffineDmaStartOp | None, wait: AffineDmaWaitOp | None,
-                 nest: AffineForOp, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
-                 ins: list[int], outs: list[int] | None, row0: int) -> None:
-        first = start if start is not None else out
-        assert first is not None
-        buf, src = (start.dst, start.src) if start is not None else (first.src, first.dst)
-        rank = buf.type.rank  # type: ignore[attr-defined]
-        rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
-        tag_t = first.tag.type
+    def _stream_out(self, block: Block, out: AffineDmaStartOp) -> bool:
+        """A whole-buffer copy-out with no copy-in streamed by rows around the last nest
+        writing its buffer: after each piece, the rows no later piece writes leave."""
+        buf, dst = out.src, out.dst
+        bt, st = buf.type, dst.type
+        if out.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+                or not isinstance(st, MemRefType) or not bt.has_static_shape \
+                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
+            return False
+        if out.src_indices or out.dst_indices or not out.dst_map.is_constant \
+                or any(r.value != 0 for r in out.src_map.results) \
+                or any(r.value != 0 for r in out.dst_map.results[1:]):
+            return False
+        if _const(out.num_elements) != math.prod(bt.shape):
+            return False
+        row0 = out.dst_map.results[0].value
+        users = [o for o in block.ops if o is not out and _uses(o, buf)]
+        tag_users = [o for o in block.ops if _uses(o, out.tag)]
+        waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
+        if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
+                                  for o in tag_users):
+            return False
+        nests = [o for o in users if isinstance(o, AffineForOp)]
+        if any(not isinstance(o, AffineForOp | DeallocOp) for o in users) \
+                or any(isinstance(x, AffineDmaStartOp) for n_ in nests for x in n_.walk()):
+            return False
+        i_out = block.index_of(out)
+        writers = [o for o in nests if _writes(o, buf) and block.index_of(o) < i_out]
+        if not writers or any(block.index_of(o) > i_out for o in nests):
+            return False
+        nest = writers[-1]
+        if id(nest) in self._split or nest.results:
+            return False
+        i_nest = block.index_of(nest)
+        if any(_uses(o, dst) for k, o in enumerate(block.ops) if i_nest < k < i_out):
+            return False
+        cut = _outer(nest)
+        if cut is None:
+            return False
+        depth, lo, hi = cut
+        bounds = _piece_bounds(lo, hi, self.options.chunks, self.options.align)
+        chunks = len(bounds) - 1
+        if chunks < 2:
+            return False
+        pieces = []
+        for p in range(chunks):
+            piece = nest.clone()
+            loop = _at_depth(piece, depth)
+            loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
+            loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
+            pieces.append(piece)
+        rows = [_rows(piece, buf, block, nest) for piece in pieces]
+        if any(r is None for r in rows):
+            return False
+        nrows = bt.shape[0]
+        outs_ = [0]
+        for p in range(chunks):
+            later = [r[2] for r in rows[p + 1:] if r[2] is not None]  # type: ignore[index]
+            outs_.append(max(outs_[-1], min([nrows, *later])))
+        outs_[-1] = nrows
+        n_out = sum(1 for p in range(chunks) if outs_[p + 1] > outs_[p])
+        if n_out < 2:
+            return False
+        self._split.update(id(p) for p in pieces)
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        rank, rowlen = bt.rank, math.prod(bt.shape[1:])
         consts: dict[int, Value] = {}
         top = block.ops[0]
 
@@ -273,14 +256,104 @@ class AffineCopyStreamPass(Pass):
                 consts[v] = c.result
             return consts[v]
 
+        out_waits = []
+        for p, piece in enumerate(pieces):
+            if outs_[p + 1] > outs_[p]:
+                tag = AllocOp(out.tag.type, loc=out.loc)  # type: ignore[arg-type]
+                zeros = [0] * (rank - 1)
+                op = AffineDmaStartOp(buf, _cmap(outs_[p], *zeros), [], dst, _cmap(row0 + outs_[p], *zeros),
+                                      [], tag.result, _cmap(0), [], const((outs_[p + 1] - outs_[p]) * rowlen),
+                                      loc=out.loc)
+                block.insert_after(piece, tag)
+                block.insert_after(tag, op)
+                out_waits.append((tag.result, (outs_[p + 1] - outs_[p]) * rowlen))
+        for t, count in out_waits:
+            block.insert_before(out, AffineDmaWaitOp(t, _cmap(0), [], const(count), loc=out.loc))
+            block.insert_before(out, DeallocOp(t, loc=out.loc))
+        for o in [o for o in block.ops if _uses(o, out.tag) and o is not out]:
+            o.erase()
+        out_alloc = getattr(out.tag, "owner", None)
+        out.erase()
+        if isinstance(out_alloc, AllocOp) and out_alloc.parent_block is block:
+            out_alloc.erase()
+        self.remark(out.loc, f"copies of {_name(buf)} streamed: {n_out} out around {chunks} pieces "
+                             "of the nest")
+        return True
+
+    def _spans(self, plan: _Plan, ins: list[int]) -> list[list[tuple[int, int, int]] | None]:
+        """Per copy-in chunk: None (whole rows), or (row, first column, columns) of each row
+        some op reaches, one DMA each, where those move fewer bytes than the whole rows with
+        `descriptor-bytes` per descriptor. Only for a 2-D buffer never written back (what no op
+        reaches is never read)."""
+        from compiler.analysis.region import memref_regions
+
+        buf = plan.start.dst
+        bt = buf.type
+        none: list[list[tuple[int, int, int]] | None] = [None] * (len(ins) - 1)
+        d = self.options.descriptor_bytes
+        if d <= 0 or plan.out is not None or not isinstance(bt, MemRefType) or bt.rank != 2:
+            return none
+        try:
+            reach = None
+            for op in (plan.nest, *plan.readers):
+                region = memref_regions([op]).get(buf)
+                if region is None:
+                    continue
+                # { M[a0, a1] }: the elements of the buffer the op reaches
+                reach = region.exact if reach is None else reach.union(region.exact)
+        except Exception:  # an access the polyhedral model does not cover
+            return none
+        if reach is None or reach.n_param() > 0:
+            return none
+        eb = bt.size_bytes // math.prod(bt.shape)
+        width = bt.shape[1]
+        out = list(none)
+        for p in range(len(ins) - 1):
+            rows = []
+            for r in range(ins[p], ins[p + 1]):
+                # { M[r, a1] }: row r's elements reached
+                row = reach.fix_val(isl.dim_type.set, 0, isl.Val.int_from_si(reach.get_ctx(), r))
+                if row.is_empty():
+                    continue
+                lo, hi = _col_bound(row, True), _col_bound(row, False)
+                if lo is None or hi is None:
+                    rows = None
+                    break
+                rows.append((r, lo, hi - lo + 1))
+            if rows is None:
+                continue
+            by_row = sum(n * eb + d for _, _, n in rows)
+            whole = (ins[p + 1] - ins[p]) * width * eb + d
+            if by_row < whole:
+                out[p] = rows
+        return out
+
+    def _rewrite(self, block: Block, start: AffineDmaStartOp, wait: AffineDmaWaitOp,
+                 out: AffineDmaStartOp | None, pieces: list[AffineForOp],
+                 ins: list[int], outs: list[int] | None, row0: int,
+                 spans: list[list[tuple[int, int, int]] | None]) -> None:
+        buf, src = start.dst, start.src
+        rank = buf.type.rank  # type: ignore[attr-defined]
+        rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
+        tag_t = start.tag.type
+        consts: dict[int, Value] = {}
+        first = block.ops[0]
+
+        def const(v: int) -> Value:
+            if v not in consts:
+                c = ConstantOp(v, INDEX)
+                block.insert_before(first, c)
+                consts[v] = c.result
+            return consts[v]
+
         def dma(s: Value, s_row: int, d: Value, d_row: int, rows: tuple[int, int], anchor: Operation,
                 after: bool) -> tuple[AffineDmaStartOp, Value]:
-            tag = AllocOp(tag_t, loc=first.loc)  # type: ignore[arg-type]
+            tag = AllocOp(tag_t, loc=start.loc)  # type: ignore[arg-type]
             zeros = [0] * (rank - 1)
             cnt = const((rows[1] - rows[0]) * rowlen)
             op = AffineDmaStartOp(s, _cmap(s_row + rows[0], *zeros), [],
                                   d, _cmap(d_row + rows[0], *zeros), [],
-                                  tag.result, _cmap(0), [], cnt, loc=first.loc)
+                                  tag.result, _cmap(0), [], cnt, loc=start.loc)
             if after:
                 block.insert_after(anchor, tag)
                 block.insert_after(tag, op)
@@ -289,38 +362,34 @@ class AffineCopyStreamPass(Pass):
                 block.insert_before(anchor, op)
             return op, tag.result
 
-        if start is None:
-            for piece in pieces:
-                block.insert_before(nest, piece)
-            nest.erase()
-            self._outs(block, out, pieces, outs, row0, buf, src, rowlen, dma, const)
-            return
         # the copy-in chunks where the whole copy-in was, each waited for before its piece
-        in_tags = []
+        in_tags: list[tuple[int, Value, int, int]] = []
         for p in range(len(pieces)):
-            if ins[p + 1] > ins[p]:
+            if spans[p] is not None:
+                # a DMA per row of the columns reached, a tag element each
+                rows = spans[p]
+                assert rows is not None
+                tag = AllocOp(MemRefType((max(1, len(rows)),), tag_t.element,  # type: ignore[attr-defined]
+                                         tag_t.memory_space), loc=start.loc)  # type: ignore[attr-defined]
+                block.insert_before(start, tag)
+                for k, (r, c, n) in enumerate(rows):
+                    block.insert_before(start, AffineDmaStartOp(
+                        src, _cmap(row0 + r, c), [], buf, _cmap(r, c), [], tag.result, _cmap(k), [],
+                        const(n), loc=start.loc))
+                    in_tags.append((p, tag.result, n, k))
+            elif ins[p + 1] > ins[p]:
                 _, t = dma(src, row0, buf, 0, (ins[p], ins[p + 1]), start, False)
-                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen))
+                in_tags.append((p, t, (ins[p + 1] - ins[p]) * rowlen, 0))
         old_tag = start.tag
-        del wait
         for o in [o for o in block.ops if _uses(o, old_tag)]:
             o.erase()
         tag_alloc = getattr(old_tag, "owner", None)
         if isinstance(tag_alloc, AllocOp) and tag_alloc.parent_block is block:
             tag_alloc.erase()
-        for piece in pieces:
-            block.insert_before(nest, piece)
-        nest.erase()
-        for p, t, count in in_tags:
-            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(0), [], const(count),
+        del wait
+        for p, t, count, k in in_tags:
+            block.insert_before(pieces[p], AffineDmaWaitOp(t, _cmap(k), [], const(count),
                                                            loc=start.loc))
-        self._outs(block, out, pieces, outs, row0, buf, src, rowlen, dma, const)
-
-    @staticmethod
-    def _outs(block: Block, out: AffineDmaStartOp | None, pieces: list[AffineForOp],
-              outs: list[int] | None, row0: int, buf: Value, src: Value, rowlen: int,
-              dma: Callable[..., tuple[AffineDmaStartOp, Value]], const: Callable[[int], Value]) -> None:
-        """The copy-out by chunks, chunk p after piece p, all waited for where `out` was."""
         if out is None or outs is None:
             return
         out_waits = []
@@ -341,120 +410,65 @@ class AffineCopyStreamPass(Pass):
             out_alloc.erase()
 
 
-def _grows(rows: list[tuple[int, int | None, int | None]], nrows: int) -> bool:
-    """The pieces' rows give at least two copy-in chunks (the first piece does not reach
-    every row)."""
-    reach = rows[0][1] + 1 if rows[0][1] is not None else 0
-    return 0 < reach < nrows
+@dataclass(frozen=True)
+class _Plan:
+    """A whole-buffer copy-in at the function's top, its one wait, the nest it is around and
+    the copy-out of the same rows (if any), checked as the module docstring says."""
+
+    start: AffineDmaStartOp
+    wait: AffineDmaWaitOp
+    nest: AffineForOp
+    out: AffineDmaStartOp | None
+    row0: int
+    readers: tuple[AffineForOp, ...] = ()   # later nests that only read the buffer
 
 
-def _split_inner(nest: AffineForOp, depth: int, block: Block
-                 ) -> tuple[AffineForOp | None, AffineForOp, AffineForOp | None] | None:
-    """The loop C at `depth` of `nest` (the loops above it of one iteration) whose body is
-    `pre; for L { ... }; post` distributed in three nests, the middle one interchanged to
-    `for L { for C { ... } }`: (pre nest or None, middle nest, post nest or None), none of
-    them placed; None where that is not legal (isl: no dependence from a later part to an
-    earlier one carried by C or a loop above it; the interchange allowed by the dependence
-    analysis) or the shapes do not fit (one inner loop, unit steps, no values across the
-    parts, no calls). `nest` is unchanged.
-
-        for j { m[j] = 0; for i { m[j] += a[i][j] }; m[j] /= n }
-          ->  for j { m[j] = 0 }  for i { for j { m[j] += a[i][j] } }  for j { m[j] /= n }"""
-    from compiler.analysis.dependence import dependence_list
-    from compiler.ir.ops import CallOp
-    from compiler.ir.ops.opaque import OpaqueOp
-    from compiler.transforms.rewrite.permute import legal_orders, permutable_band, permute_band
-    from compiler.transforms.rewrite.promote import promote_if_single_iteration
-
-    c = _at_depth(nest, depth)
-    body = [o for o in c.body.ops if not o.IS_TERMINATOR]
-    inner = [k for k, o in enumerate(body) if isinstance(o, AffineForOp)]
-    if len(inner) != 1 or c.step != 1:
+def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
+    buf, src = start.dst, start.src
+    bt, st = buf.type, src.type
+    if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+            or not isinstance(st, MemRefType) or not bt.has_static_shape \
+            or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
         return None
-    k = inner[0]
-    lp = body[k]
-    assert isinstance(lp, AffineForOp)
-    if lp.results or lp.region_iter_args or lp.step != 1 or c.results or c.region_iter_args:
+    if start.src_indices or start.dst_indices or not start.src_map.is_constant \
+            or any(r.value != 0 for r in start.dst_map.results) \
+            or any(r.value != 0 for r in start.src_map.results[1:]):
         return None
-    parts = [body[:k], [lp], body[k + 1:]]
-    if any(isinstance(x, CallOp | OpaqueOp | AffineDmaStartOp | AffineDmaWaitOp)
-           for o in body for x in o.walk()):
+    n = _const(start.num_elements)
+    if n != math.prod(bt.shape):
         return None
-    for a in range(3):
-        defined = {id(r) for o in parts[a] for x in o.walk() for r in x.results}
-        if any(id(v) in defined for b in range(a + 1, 3) for o in parts[b] for x in o.walk()
-               for v in x.operands):
-            return None
-    for a in range(3):
-        for b in range(a + 1, 3):
-            for ob in (x for o in parts[b] for x in o.walk()):
-                for oa in (x for o in parts[a] for x in o.walk()):
-                    for d in range(1, depth + 2):
-                        if dependence_list(ob, oa, d, include_input=False):
-                            return None
-    spans = [range(0, k), range(k, k + 1), range(k + 1, len(body))]
-    clones: list[AffineForOp | None] = []
-    for keep in range(3):
-        if not parts[keep]:
-            clones.append(None)
-            continue
-        twin = nest.clone()
-        for q, o in enumerate([o for o in _at_depth(twin, depth).body.ops if not o.IS_TERMINATOR]):
-            if q not in spans[keep]:
-                o.erase()
-        clones.append(twin)
-    pre, mid, post = clones
-    assert mid is not None
-    # the middle nest alone, its loops of one iteration above C inlined, then [C, L] -> [L, C]
-    block.insert_before(nest, mid)
-    placed: AffineForOp = mid
-    try:
-        for _ in range(depth):
-            nxt = next(o for o in placed.body.ops if isinstance(o, AffineForOp))
-            if not promote_if_single_iteration(placed):
-                return None
-            placed = nxt
-        band = [placed, *[o for o in placed.body.ops if isinstance(o, AffineForOp)]]
-        if len(band) != 2 or not permutable_band(band) or legal_orders(band, [(1, 0)]) != [(1, 0)]:
-            return None
-        before = _strided(band[1])
-        placed = permute_band(band, (1, 0))
-        # never trade contiguous innermost accesses for strided ones (a row-major matrix
-        # walked down its columns: gesummv's A, B)
-        if _strided(next(o for o in placed.body.ops if isinstance(o, AffineForOp))) > before:
-            return None
-    except Exception:  # a shape the polyhedral model or the rebuild does not cover
+    row0 = start.src_map.results[0].value
+    users = [o for o in block.ops if o is not start and _uses(o, buf)]
+    tag_users = [o for o in block.ops if _uses(o, start.tag)]
+    waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
+    if len(waits) != 1 or any(not isinstance(o, AffineDmaStartOp | AffineDmaWaitOp | DeallocOp | AllocOp)
+                              for o in tag_users) or sum(isinstance(o, AffineDmaStartOp)
+                                                         for o in tag_users) != 1:
         return None
-    finally:
-        if placed.parent_block is block:
-            placed.detach()
-    return pre, placed, post
-
-
-def _strided(loop: AffineForOp) -> int:
-    """Loads and stores in `loop` whose element moves by more than one, or along a dimension
-    other than the last, from one iteration of `loop` to the next."""
-    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
-
-    iv, n = loop.iv, 0
-    for o in loop.walk():
-        if not isinstance(o, AffineLoadOp | AffineStoreOp):
-            continue
-        m, idx = o.map, list(o.indices)
-        pos = [k for k, v in enumerate(idx) if v is iv]
-        if not pos:
-            continue
-        coeffs = []
-        for r in m.results:
-            lin = r.linear_coeffs(m.num_dims, m.num_symbols)
-            if lin is None:
-                coeffs = None
-                break
-            dc, sc, _ = lin
-            coeffs.append(sum((dc + sc)[k] for k in pos))
-        if coeffs is None or any(coeffs[:-1]) or abs(coeffs[-1]) > 1:
-            n += 1
-    return n
+    nests = [o for o in users if isinstance(o, AffineForOp)]
+    outs = [o for o in users if isinstance(o, AffineDmaStartOp)]
+    rest = [o for o in users if not isinstance(o, AffineForOp | AffineDmaStartOp | DeallocOp)]
+    if not nests or rest or len(outs) > 1:
+        return None
+    nest = nests[0]
+    # later nests may read the buffer (every row has arrived before them), not write it
+    if any(_writes(o, buf) for o in nests[1:]):
+        return None
+    out = outs[0] if outs else None
+    if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
+                                and _const(out.num_elements) == n and out.dst_map == start.src_map
+                                and out.src_map == start.dst_map and not out.dst_indices):
+        return None
+    i_start, i_nest = block.index_of(start), block.index_of(nest)
+    i_end = block.index_of(out) if out is not None else i_nest
+    if block.index_of(waits[0]) > i_nest or (out is not None and i_end < i_nest):
+        return None
+    if any(_uses(o, src) for k, o in enumerate(block.ops)
+           if i_start < k <= i_end and o is not out and o is not start) \
+            or nest.results:
+        return None
+    assert isinstance(waits[0], AffineDmaWaitOp)
+    return _Plan(start, waits[0], nest, out, row0, tuple(nests[1:]))
 
 
 def _piece_bounds(lo: int, hi: int, chunks: int, align: int) -> list[int]:
@@ -581,6 +595,13 @@ def _rows(piece: AffineForOp, buf: Value, block: Block, anchor: AffineForOp
     wrote = region.written_set
     w = None if wrote.is_empty() else _bound(wrote, True)
     return lo, hi, w
+
+
+def _col_bound(s: isl.Set, low: bool) -> int | None:
+    v = s.dim_min_val(1) if low else s.dim_max_val(1)
+    if not v.is_int():
+        return None
+    return int(v.to_python())
 
 
 def _bound(s: isl.Set, low: bool) -> int | None:

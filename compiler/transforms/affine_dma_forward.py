@@ -58,6 +58,7 @@ from compiler.ir.ops import (
 from compiler.ir.types import MemRefType
 from compiler.transforms.pass_base import Pass
 from compiler.transforms.rewrite.dma_motion import (
+    Capacity,
     FastMemoryOptions,
     alloc_of,
     fits,
@@ -77,8 +78,10 @@ class AffineDmaForwardPass(Pass):
     Options = Options
     options: Options
 
+    CAPACITY_OPTION = "fast_mem_capacity"   # decisions by comparisons: `capacity_range`
+
     def run(self, module: ModuleOp) -> None:
-        cap = None if self.options.fast_mem_capacity is None else self.options.fast_mem_capacity * 1024
+        cap = Capacity(self.options.fast_mem_capacity)
         space = self.options.fast_mem_space
         for func in module.funcs:
             if func.is_declaration or has_views(func):
@@ -89,9 +92,10 @@ class AffineDmaForwardPass(Pass):
                     break
                 self.remark(done.loc, f"{_name(done.dst)} kept on chip: a write-back (and "
                                       "read-back) between nests dropped")
+        self.capacity_range = cap.range
 
 
-def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | None
+def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: Capacity
                  ) -> AffineDmaStartOp | None:
     """Forward one round trip of `func`'s body; the copy-out it starts from, or None."""
     block = func.body
@@ -147,7 +151,7 @@ def _forward_one(module: ModuleOp, func: FuncOp, space: int, capacity: int | Non
 
 
 def _merge(module: ModuleOp, func: FuncOp, out: AffineDmaStartOp, inn: AffineDmaStartOp,
-           alloc1: AllocOp, space: int, capacity: int | None) -> bool:
+           alloc1: AllocOp, space: int, capacity: Capacity) -> bool:
     """The write-back `out` of a part of the box the copy-in `inn` reads back (rows
     [o1, o1 + a1) of `inn`'s [o2, o2 + a2), the other dimensions alike), when the next op
     touching the memref after `inn` writes `inn`'s box back from `inn`'s buffer: the first
@@ -187,7 +191,7 @@ def _merge(module: ModuleOp, func: FuncOp, out: AffineDmaStartOp, inn: AffineDma
         return False
     size2 = t2.size_bytes
     prof = live_profile(block, space)
-    if capacity is not None and any(prof[k] + size2 > capacity for k in range(top, i_in)):
+    if not all(capacity.holds(prof[k] + size2) for k in range(top, i_in)):
         return False
     delta = o1 - o2
     rewrite_memref(block.ops, buf1, buf2, lambda ix: [ix[0] + delta, *ix[1:]])

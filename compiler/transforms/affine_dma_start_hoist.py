@@ -39,7 +39,7 @@ from compiler.ir.ops import AffineDmaStartOp, AffineDmaWaitOp, ModuleOp
 from compiler.transforms.affine_copy_forward import _alloc_in, _direction, _written, live_profile
 from compiler.transforms.data_copy.fast_memory import buffer_bytes
 from compiler.transforms.pass_base import Pass
-from compiler.transforms.rewrite.dma_motion import FastMemoryOptions
+from compiler.transforms.rewrite.dma_motion import Capacity, FastMemoryOptions
 
 Options = FastMemoryOptions
 
@@ -50,7 +50,10 @@ class AffineDmaStartHoistPass(Pass):
     Options = Options
     options: Options
 
+    CAPACITY_OPTION = "fast_mem_capacity"   # decisions by comparisons: `capacity_range`
+
     def run(self, module: ModuleOp) -> None:
+        self._cap = Capacity(self.options.fast_mem_capacity)
         for f in module.funcs:
             if f.is_declaration:
                 continue
@@ -58,6 +61,7 @@ class AffineDmaStartHoistPass(Pass):
                       and _direction(op, self.options.fast_mem_space) is not None]
             for s in starts:
                 self._hoist(f.body, s, f)
+        self.capacity_range = self._cap.range
 
     def _hoist(self, block: Block, start: AffineDmaStartOp, root: Operation) -> None:
         space = self.options.fast_mem_space
@@ -79,8 +83,8 @@ class AffineDmaStartHoistPass(Pass):
                             and (o.dst is src if inward else
                                  o.dst is buffer or start.dst in (o.src, o.dst))}
         grows = buffer_bytes(start.dst.type) if fresh is not None else 0  # type: ignore[arg-type]
-        cap = None if self.options.fast_mem_capacity is None else self.options.fast_mem_capacity * 1024
-        profile = live_profile(block, space) if cap is not None and grows else []
+        cap = self._cap
+        profile = live_profile(block, space) if cap.bytes is not None and grows else []
 
         def passable(k: int) -> bool:
             p = block.ops[k]
@@ -99,7 +103,7 @@ class AffineDmaStartHoistPass(Pass):
                 return False
             if isinstance(p, AffineDmaWaitOp) and id(p.tag) in tags_in_conflict:
                 return False
-            return not grows or cap is None or profile[k] + grows <= cap
+            return not grows or cap.holds(profile[k] + grows)
 
         first = min(block.index_of(o) for o in group)
         if not all(passable(k) for k in range(first, block.index_of(start))

@@ -4,7 +4,7 @@ errors that carry the source location (`file:line:col: error: ...`)."""
 from __future__ import annotations
 
 from compiler.diagnostics import Location, ParseError
-from compiler.text.lexer import Source, Token, tokenize
+from compiler.text.lexer import Source, Token, source_location, tokenize
 
 INDEX_MIN, INDEX_MAX = -(1 << 63), (1 << 63) - 1
 # Documented limits on nesting (each level is a few Python frames in the parser and in every
@@ -84,7 +84,8 @@ class TokenCursor:
             raise self.error(f"unexpected {self.describe()} after the end of the input")
 
     def location(self, tok: Token) -> Location:
-        return self.src.location(tok[2])
+        """The location of `tok` for an op (resolved to line:col when first read)."""
+        return source_location(self.src, tok[2])
 
     def expect_int(self, what: str) -> int:
         neg = self.accept("-")

@@ -11,7 +11,7 @@ from compiler.diagnostics import Location
 from compiler.ir.core import Block, Operation
 from compiler.ir.ops import AffineYieldOp, FuncOp, ModuleOp
 from compiler.ir.types import FunctionType, Type
-from compiler.text.lexer import Token
+from compiler.text.lexer import Token, source_location
 from compiler.text.parsing.cursor import MAX_REGION_NESTING
 from compiler.text.parsing.locations import LocationParser
 
@@ -270,7 +270,7 @@ class OpParser(LocationParser):
                         break
                 self.expect("=", "after the result names")
         name_tok = toks[self.i]
-        loc = self.src.location(first[2])
+        loc = source_location(self.src, first[2])
         if name_tok[0] == "str":
             op = self.parse_generic_op(loc)
         else:

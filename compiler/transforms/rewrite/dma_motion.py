@@ -69,9 +69,34 @@ def unknown_effects(module: ModuleOp, op: Operation) -> bool:
     return False
 
 
-def fits(func: FuncOp, space: int, capacity: int | None) -> bool:
-    """Every point of `func` holds its live `space` buffers in `capacity` bytes (None: any)."""
-    return capacity is None or peak_live_bytes(func, space) <= capacity
+class Capacity:
+    """The fast memory's capacity in bytes (`kib` None: unlimited), asked `holds(need)`.
+    `range` (bytes, inclusive) is every capacity for which each answer given so far is the
+    same: a run of the pass at another capacity in it takes the same decisions and gives the
+    same output (the pass's `capacity_range`, which the compile cache of sweeps reads:
+    `accelsim.compile.compile_cache.run_passes`)."""
+
+    __slots__ = ("bytes", "range")
+
+    def __init__(self, kib: int | None):
+        self.bytes = None if kib is None else kib * 1024
+        self.range = (0, 1 << 62)
+
+    def holds(self, need: int) -> bool:
+        """`need` bytes fit (always, when unlimited)."""
+        if self.bytes is None:
+            return True
+        lo, hi = self.range
+        if need <= self.bytes:
+            self.range = (max(lo, need), hi)
+            return True
+        self.range = (lo, min(hi, need - 1))
+        return False
+
+
+def fits(func: FuncOp, space: int, capacity: Capacity) -> bool:
+    """Every point of `func` holds its live `space` buffers in `capacity` (unlimited: any)."""
+    return capacity.bytes is None or capacity.holds(peak_live_bytes(func, space))
 
 
 def live_profile(block: Block, space: int) -> list[int]:

@@ -27,7 +27,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
-        "--affine-copy-stream=fast-mem-space=1",
+        "--affine-copy-stream=fast-mem-space=1 descriptor-bytes=256",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
     tiled = AcceleratorPipeline.for_config(cfg).with_tiles((64, 128, 64), 80).replace(stages=3)
     assert tiled.flags() == [
@@ -40,7 +40,7 @@ def test_default_flags_are_the_pipeline_strings_of_the_cli():
         "--affine-copy-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-forward=fast-mem-space=1 fast-mem-capacity=256",
         "--affine-dma-start-hoist=fast-mem-space=1 fast-mem-capacity=256",
-        "--affine-copy-stream=fast-mem-space=1",
+        "--affine-copy-stream=fast-mem-space=1 descriptor-bytes=256",
         "--affine-scalar-replace", "--affine-dma-wait-sink"]
 
 

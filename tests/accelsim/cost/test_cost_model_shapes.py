@@ -106,3 +106,32 @@ def test_structurally_equal_kernels_share_their_figures():
     assert f is not g and kernel_shape_key(f, args) == kernel_shape_key(g, args)
     h = _triangular_kernel()
     assert kernel_shape_key(h, [9, None])[0] != kernel_shape_key(f, args)[0]
+
+
+@pytest.mark.parametrize("preset", ["default", "edge", "gemmini"])
+def test_configs_differing_only_in_dma_and_dram_share_one_model_with_equal_costs(preset):
+    """`CostModel.for_config` shares a model between configs whose `kernel_view` is equal
+    (DMA engines, DRAM channels and bandwidth: never read by a kernel's cost), and the shared
+    model's costs are those a model of the other config computes on its own."""
+    from accelsim.cost.kernel import kernel_view
+
+    cfg, kernels = _kernels("conv2d:C=16,H=28,W=28,K=32", preset)
+    over = {"dma.engines": cfg.dma.engines + 1, "dram.bandwidth_bytes_per_cycle": 3}
+    if cfg.dram.data_paths == "shared":  # (split paths need one channel)
+        over["dram.channels"] = 8
+    other = cfg.with_overrides(over)
+    assert kernel_view(cfg) == kernel_view(other)
+    assert CostModel.for_config(cfg) is CostModel.for_config(other)
+    # what a kernel's cost reads is not shared: its own model
+    for key in ("dram.latency_cycles", "sram.bank_bytes_per_cycle", "compute.lanes"):
+        section, name = key.split(".")
+        changed = cfg.with_overrides({key: 2 * int(getattr(getattr(cfg, section), name))})
+        assert kernel_view(changed) != kernel_view(cfg), key
+    rng = random.Random(3)
+    for f in kernels:
+        nidx = [k for k, a in enumerate(f.args) if a.type == INDEX]
+        for _ in range(6):
+            args = [None] * len(f.args)
+            for k in nidx:
+                args[k] = rng.randrange(0, 96, 4)
+            assert CostModel.for_config(other).kernel(f, args) == CostModel(other)._cost(f, args)

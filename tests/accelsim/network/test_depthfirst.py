@@ -16,7 +16,7 @@ from accelsim.api.program import program_of_module
 from accelsim.api.program_run import RunOptions, run_program
 from accelsim.compile.race_check import first_race
 from accelsim.config import load_config
-from accelsim.network import depthfirst, fused
+from accelsim.network import depthfirst, fused, group_model
 from accelsim.network.layerlist import parse_layer_list
 from accelsim.network.links import flat_kernels, links
 from accelsim.network.schedule import run_schedule
@@ -39,7 +39,7 @@ def _plan(text: str, hw: dict) -> fused._Plan:
 
 
 def _outputs(plan: fused._Plan, gp: fused.GroupProgram) -> dict:
-    func = fused._entry(gp.source)
+    func = group_model.entry_func(gp.source)
     rng = np.random.default_rng(1)
     arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
               for a, label in zip(func.args, func.arg_names())}

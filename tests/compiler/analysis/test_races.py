@@ -167,3 +167,33 @@ def test_a_copy_box_reading_what_it_never_uses_is_a_cluster_race() -> None:
     assert not r.ok
     assert r.races[0].buffer == "%B" and 4 <= r.races[0].element[0] < 8
     assert check_clusters([source0, writer]).ok
+
+
+# a copy waited for in its own block (the program-order shortcut, `_span_to_wait`): only an
+# op between the start and the wait on its tag element can be in its window
+SAME_BLOCK = """  affine.for %i = 0 to 4 {
+    affine.dma_start %A[%i * 64], %buf[0, 0], %tag[0], %n : memref<256xf32>, memref<2x64xf32, 1>, memref<2xi32, 2>
+    BETWEEN
+    affine.dma_wait %tag[WAITED], %n : memref<2xi32, 2>
+    affine.for %j = 0 to 64 {
+      %v = affine.load %buf[0, %j] : memref<2x64xf32, 1>
+      affine.store %v, %B[%i * 64 + %j] : memref<256xf32>
+    }
+  }
+"""
+READ = """affine.for %k = 0 to 2 {
+      %w = affine.load %buf[0, %k] : memref<2x64xf32, 1>
+      affine.store %w, %B[%k] : memref<256xf32>
+    }"""
+
+
+@pytest.mark.parametrize(("between", "waited", "racy"), [
+    ("", "0", False),      # waited right away: every later access is after the wait
+    (READ, "0", True),     # a nest between the start and its wait reads the buffer
+    ("", "1", True),       # the wait is on another tag element: it does not close the window
+])
+def test_a_copy_waited_in_its_own_block_races_only_with_what_lies_between(
+        between: str, waited: str, racy: bool) -> None:
+    r = check_races(_func(SAME_BLOCK.replace("BETWEEN", between).replace("WAITED", waited)))
+    assert not r.unchecked
+    assert (not r.ok) == racy
