@@ -126,13 +126,46 @@ class AffineCopyStreamPass(Pass):
         chunks = len(bounds) - 1
         if chunks < 2:
             return False
-        pieces = []
-        for p in range(chunks):
-            piece = nest.clone()
-            loop = _at_depth(piece, depth)
-            loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
-            loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
-            pieces.append(piece)
+        pieces = _cut(nest, depth, bounds)
+        streamed = self._evaluate(block, plans, nest, pieces)
+        around: tuple[AffineForOp | None, AffineForOp | None] = (None, None)
+        if not streamed and len(plans) == 1 and plans[0].out is None:
+            # the outer loop's first piece reaches every row: its body distributed around its
+            # inner loop, that loop interchanged outward, may stream
+            split = _split_inner(nest, depth, block)
+            cut2 = None if split is None else _outer(split[1])
+            if split is not None and cut2 is not None:
+                b2 = _piece_bounds(cut2[1], cut2[2], self.options.chunks, self.options.align)
+                if len(b2) > 2:
+                    p2 = _cut(split[1], cut2[0], b2)
+                    streamed = self._evaluate(block, plans, nest, p2)
+                    if streamed:
+                        pieces, chunks, around = p2, len(b2) - 1, (split[0], split[2])
+        if not streamed:
+            return False
+        self._split.update(id(p) for p in pieces)
+        if around[0] is not None:
+            block.insert_before(nest, around[0])
+        if around[1] is not None:
+            block.insert_after(nest, around[1])
+        for piece in pieces:
+            block.insert_before(nest, piece)
+        nest.erase()
+        for plan, ins, outs_, n_in, n_out, spans in streamed:
+            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0, spans)
+            by_row = sum(sp is not None for sp in spans)
+            self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
+                                        + (f" ({by_row} of them row by row)" if by_row else "")
+                                        + (f", {n_out} out" if plan.out is not None else "")
+                                        + f" around {chunks} pieces of the nest"
+                                        + (", its body distributed around its inner loop, that "
+                                           "loop interchanged outward" if around != (None, None) else ""))
+        return True
+
+    def _evaluate(self, block: Block, plans: list[_Plan], nest: AffineForOp,
+                  pieces: list[AffineForOp]) -> list[tuple]:  # type: ignore[type-arg]
+        """The plans that stream around `pieces`: (plan, ins, outs, n_in, n_out, spans)."""
+        chunks = len(pieces)
         streamed = []
         for plan in plans:
             buf = plan.start.dst
@@ -163,20 +196,7 @@ class AffineCopyStreamPass(Pass):
                 continue
             spans = self._spans(plan, ins)
             streamed.append((plan, ins, outs_ if plan.out is not None else None, n_in, n_out, spans))
-        if not streamed:
-            return False
-        self._split.update(id(p) for p in pieces)
-        for piece in pieces:
-            block.insert_before(nest, piece)
-        nest.erase()
-        for plan, ins, outs_, n_in, n_out, spans in streamed:
-            self._rewrite(block, plan.start, plan.wait, plan.out, pieces, ins, outs_, plan.row0, spans)
-            by_row = sum(sp is not None for sp in spans)
-            self.remark(plan.start.loc, f"copies of {_name(plan.start.dst)} streamed: {n_in} chunk(s) in"
-                                        + (f" ({by_row} of them row by row)" if by_row else "")
-                                        + (f", {n_out} out" if plan.out is not None else "")
-                                        + f" around {chunks} pieces of the nest")
-        return True
+        return streamed
 
     def _stream_out(self, block: Block, out: AffineDmaStartOp) -> bool:
         """A whole-buffer copy-out with no copy-in streamed by rows around the last nest
@@ -291,7 +311,8 @@ class AffineCopyStreamPass(Pass):
         bt = buf.type
         none: list[list[tuple[int, int, int]] | None] = [None] * (len(ins) - 1)
         d = self.options.descriptor_bytes
-        if d <= 0 or plan.out is not None or not isinstance(bt, MemRefType) or bt.rank != 2:
+        if d <= 0 or plan.out is not None or plan.written_later or not isinstance(bt, MemRefType) \
+                or bt.rank != 2:
             return none
         try:
             reach = None
@@ -421,6 +442,8 @@ class _Plan:
     out: AffineDmaStartOp | None
     row0: int
     readers: tuple[AffineForOp, ...] = ()   # later nests that only read the buffer
+    # a later nest writes the buffer: its copy-out (if any) stays whole where it is
+    written_later: bool = False
 
 
 def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
@@ -451,9 +474,9 @@ def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
     if not nests or rest or len(outs) > 1:
         return None
     nest = nests[0]
-    # later nests may read the buffer (every row has arrived before them), not write it
-    if any(_writes(o, buf) for o in nests[1:]):
-        return None
+    # later nests may read the buffer (every row has arrived before them); where one writes
+    # it, only the copy-in streams and the copy-out stays whole where it is
+    written_later = any(_writes(o, buf) for o in nests[1:])
     out = outs[0] if outs else None
     if out is not None and not (out.src is buf and out.dst is src and not out.is_strided
                                 and _const(out.num_elements) == n and out.dst_map == start.src_map
@@ -468,7 +491,130 @@ def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
             or nest.results:
         return None
     assert isinstance(waits[0], AffineDmaWaitOp)
+    if written_later:
+        return _Plan(start, waits[0], nest, None, row0, (), True)
     return _Plan(start, waits[0], nest, out, row0, tuple(nests[1:]))
+
+
+def _cut(nest: AffineForOp, depth: int, bounds: list[int]) -> list[AffineForOp]:
+    """Clones of `nest`, its loop at `depth` restricted to each [bounds[p], bounds[p + 1])."""
+    pieces = []
+    for p in range(len(bounds) - 1):
+        piece = nest.clone()
+        loop = _at_depth(piece, depth)
+        loop.set_lower_bound(_with(loop.lower_map, bounds[p]), loop.lower_operands)
+        loop.set_upper_bound(_with(loop.upper_map, bounds[p + 1]), loop.upper_operands)
+        pieces.append(piece)
+    return pieces
+
+
+def _split_inner(nest: AffineForOp, depth: int, block: Block
+                 ) -> tuple[AffineForOp | None, AffineForOp, AffineForOp | None] | None:
+    """The loop C at `depth` of `nest` (the loops above it of one iteration) whose body is
+    `pre; for L { ... }; post` distributed in three nests, the middle one interchanged to
+    `for L { for C { ... } }`: (pre nest or None, middle nest, post nest or None), none of
+    them placed; None where that is not legal (isl: no dependence from a later part to an
+    earlier one carried by C or a loop above it; the interchange allowed by the dependence
+    analysis) or the shapes do not fit (one inner loop, unit steps, no values across the
+    parts, no calls). `nest` is unchanged.
+
+        for j { m[j] = 0; for i { m[j] += a[i][j] }; m[j] /= n }
+          ->  for j { m[j] = 0 }  for i { for j { m[j] += a[i][j] } }  for j { m[j] /= n }"""
+    from compiler.analysis.dependence import dependence_list
+    from compiler.ir.ops import CallOp
+    from compiler.ir.ops.opaque import OpaqueOp
+    from compiler.transforms.rewrite.permute import legal_orders, permutable_band, permute_band
+    from compiler.transforms.rewrite.promote import promote_if_single_iteration
+
+    c = _at_depth(nest, depth)
+    body = [o for o in c.body.ops if not o.IS_TERMINATOR]
+    inner = [k for k, o in enumerate(body) if isinstance(o, AffineForOp)]
+    if len(inner) != 1 or c.step != 1:
+        return None
+    k = inner[0]
+    lp = body[k]
+    assert isinstance(lp, AffineForOp)
+    if lp.results or lp.region_iter_args or lp.step != 1 or c.results or c.region_iter_args:
+        return None
+    parts = [body[:k], [lp], body[k + 1:]]
+    if any(isinstance(x, CallOp | OpaqueOp | AffineDmaStartOp | AffineDmaWaitOp)
+           for o in body for x in o.walk()):
+        return None
+    for a in range(3):
+        defined = {id(r) for o in parts[a] for x in o.walk() for r in x.results}
+        if any(id(v) in defined for b in range(a + 1, 3) for o in parts[b] for x in o.walk()
+               for v in x.operands):
+            return None
+    for a in range(3):
+        for b in range(a + 1, 3):
+            for ob in (x for o in parts[b] for x in o.walk()):
+                for oa in (x for o in parts[a] for x in o.walk()):
+                    for d in range(1, depth + 2):
+                        if dependence_list(ob, oa, d, include_input=False):
+                            return None
+    spans = [range(0, k), range(k, k + 1), range(k + 1, len(body))]
+    clones: list[AffineForOp | None] = []
+    for keep in range(3):
+        if not parts[keep]:
+            clones.append(None)
+            continue
+        twin = nest.clone()
+        for q, o in enumerate([o for o in _at_depth(twin, depth).body.ops if not o.IS_TERMINATOR]):
+            if q not in spans[keep]:
+                o.erase()
+        clones.append(twin)
+    pre, mid, post = clones
+    assert mid is not None
+    # the middle nest alone, its loops of one iteration above C inlined, then [C, L] -> [L, C]
+    block.insert_before(nest, mid)
+    placed: AffineForOp = mid
+    try:
+        for _ in range(depth):
+            nxt = next(o for o in placed.body.ops if isinstance(o, AffineForOp))
+            if not promote_if_single_iteration(placed):
+                return None
+            placed = nxt
+        band = [placed, *[o for o in placed.body.ops if isinstance(o, AffineForOp)]]
+        if len(band) != 2 or not permutable_band(band) or legal_orders(band, [(1, 0)]) != [(1, 0)]:
+            return None
+        before = _strided(band[1])
+        placed = permute_band(band, (1, 0))
+        # never trade contiguous innermost accesses for strided ones (a row-major matrix
+        # walked down its columns: gesummv's A, B)
+        if _strided(next(o for o in placed.body.ops if isinstance(o, AffineForOp))) > before:
+            return None
+    except Exception:  # a shape the polyhedral model or the rebuild does not cover
+        return None
+    finally:
+        if placed.parent_block is block:
+            placed.detach()
+    return pre, placed, post
+
+
+def _strided(loop: AffineForOp) -> int:
+    """Loads and stores in `loop` whose element moves by more than one, or along a dimension
+    other than the last, from one iteration of `loop` to the next."""
+    from compiler.ir.ops import AffineLoadOp, AffineStoreOp
+
+    iv, n = loop.iv, 0
+    for o in loop.walk():
+        if not isinstance(o, AffineLoadOp | AffineStoreOp):
+            continue
+        m, idx = o.map, list(o.indices)
+        pos = [k for k, v in enumerate(idx) if v is iv]
+        if not pos:
+            continue
+        coeffs = []
+        for r in m.results:
+            lin = r.linear_coeffs(m.num_dims, m.num_symbols)
+            if lin is None:
+                coeffs = None
+                break
+            dc, sc, _ = lin
+            coeffs.append(sum((dc + sc)[k] for k in pos))
+        if coeffs is None or any(coeffs[:-1]) or abs(coeffs[-1]) > 1:
+            n += 1
+    return n
 
 
 def _piece_bounds(lo: int, hi: int, chunks: int, align: int) -> list[int]:
