@@ -25,9 +25,14 @@ consumer starting a chunk as soon as the chunks of its input it needs are ready.
 4. groups of a segment run concurrently, each on its share of DRAM and the interconnect, which
    is what each layer's time was measured on.
 
-The choice is a dynamic program over segment boundaries; a segment's group sizes come from a
-greedy that gives the bottleneck layer (the most cycles on its current group) the next larger
-group while the clusters last, keeping the best timing seen.
+A pipeline's layers form *stages*: consecutive layers on one group, which interleaves their
+chunks (of the stage's next chunks, the one that can begin first), so a light layer (a ReLU,
+an add) need not hold a group of its own. The choice is a dynamic program over segment
+boundaries; in a segment two partitions into stages are timed (a layer a stage; a layer with
+less work than one cluster's fair share of the segment's joined to the stage before it), and
+a partition's group sizes come from a greedy that gives the bottleneck stage (the most cycles
+on its current group) the next larger group while the clusters last, keeping the best timing
+seen.
 """
 
 from __future__ import annotations
