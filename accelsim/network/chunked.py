@@ -1,37 +1,48 @@
-"""Chunked fused groups: a transformer's feed-forward block with its hidden tensor on chip, a
-chunk of the hidden dimension at a time.
+"""Chunked fused groups: a chain whose intermediate is too large for the on-chip level run a
+chunk of its inner dimension at a time, the chunk's intermediates on chip.
 
-A *chunked* group (`Group.chunk` > 0) is the chain
+A *chunked* group (`Group.chunk` > 0) is one of two chains. A transformer's feed-forward block
+("hidden"):
 
     up    gemm        T[M, H]  += X[M, K] · W1[K, H]
     f     unary elementwise kernels on T (GELU, ReLU, ...; zero or more)
     down  gemm        Y[M, N]  += f(T)[M, H] · W2[H, N]
 
-whose hidden tensor T is too large for the on-chip level. Its hidden dimension H is cut into
-chunks of `chunk` columns; chunk c runs
+cut along H into chunks of h columns; chunk c runs
 
     up_c    T_c[M, h]  = X · W1[:, c*h : (c+1)*h]     (T_c on chip, zeroed first)
     f_c     T_c = f(T_c)                               (on chip, in place)
     down_c  Y += T_c · W2[c*h : (c+1)*h, :]            (Y accumulated across chunks)
 
-so T never goes to DRAM. What it costs is counted, not assumed: X is read again by every
-chunk's up gemm, every chunk's down gemm reads and writes Y (the output accumulated across
-chunks: its spill when it does not fit on chip beside T_c), and each weight column/row block
-is read by its chunk's kernels as their tiles need it; the analytic estimate walks the whole
-group program and the grouping keeps it only when it is no slower than layer-by-layer and
-moves fewer DRAM bytes (`fused._pays`).
+Y stays on chip when it fits beside T_c (read in once, written back once), else every
+chunk's down gemm reads and writes it in DRAM (its spill). Attention ("batch"): a batched gemm
+(scores) -> row-wise kernels (softmax: each row from its own row, proven from the access maps;
+out of place, a second chunk buffer) -> a batched gemm (context), cut by the batch (the
+heads); a `permute` reading the context as the same tensor with a leading 1 (the merge of the
+heads) is folded into the context gemm, whose output accesses then go straight to the
+permuted tensor.
+
+What a chunked group costs is counted, not assumed: X (Q, K, V) read by every chunk's
+kernels as their tiles need, each weight block by its chunk, the spills; the analytic
+estimate walks the whole group program and the grouping (`fused.choose_groups`) keeps it
+only when it moves fewer DRAM bytes and is no slower than layer-by-layer plus the cycles the
+groups kept before it saved.
 
 Each chunk's kernels are their workloads' own loop nests at the chunk's size (`gemm` with
-N = h, resp. K = h; the elementwise kernel with h * M elements, retyped onto the (M, h) chunk
-buffer), compiled once by the accelerator pipeline (tile search, copies, pipelining, race
-proof) for the capacity the chunk buffer leaves; chunk c's copy of a compiled kernel is chunk
-0's with every access of the sliced weight moved c*h columns (rows) on — the same program on
-a shifted window of the same array, so it is not compiled again. The whole group function is
-then proven race-free and simulated like any fused group (`accelsim.network.fused.run_group`).
+N = h, resp. K = h; `batched_gemm` with batch = the chunk's heads; the elementwise or
+row-wise kernel at the chunk's elements or rows, retyped onto the chunk buffer), compiled once
+by the accelerator pipeline (tile search, copies, pipelining, race proof) for the capacity the
+chunk buffers leave; chunk c's copy of a compiled kernel is chunk 0's with every access of
+the sliced operands moved by c chunks (`shift_accesses`) — the same program on a shifted
+window of the same array, so it is not compiled again. The compiled group runs its chunks at
+the top level of one function, its constants and constant index arithmetic first, then
+`affine-dma-start-hoist` starts each kernel's first copy-ins above the on-chip kernels before
+it; the whole function is proven race-free and simulated like any fused group
+(`accelsim.network.fused.run_group`).
 
-`chunk_group` finds the chain starting at a layer and the widths worth estimating: the widest
-divisors of H whose chunk buffer fits `RESIDENT_SHARE` of the level and leaves `MIN_TILE_KIB`
-for the kernels' tiles.
+`chunk_groups` finds the chain starting at a layer and the widths worth estimating
+(`widths`: divisors of the cut dimension whose buffers fit `RESIDENT_SHARE` of the level and
+leave `MIN_TILE_KIB`, the widest with the output on chip first, at most `TRIES`).
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ if TYPE_CHECKING:
 
 GEMM = "gemm"
 BATCHED = "batched_gemm"
-TRIES = 2    # chunk widths estimated per chain (the widest that fit, then the next)
+TRIES = 3    # chunk widths estimated per chain (the widest that fit, then the next ones)
 MAX_MID = 4  # the most elementwise / row-wise kernels between the two gemms
 
 

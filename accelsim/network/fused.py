@@ -25,7 +25,10 @@ layer-by-layer's and moves fewer DRAM bytes is kept; every group the schedule ke
 test, so the fused schedule is never slower than layer-by-layer by the estimate. Where none
 passes, a chain that starts there and can be cut into chunks (`accelsim.network.chunked`: a
 transformer's feed-forward block along its hidden dimension, its attention by heads) is
-estimated the same way. Layers no group takes run as layer-by-layer runs them.
+estimated the same way, except that it may spend the cycles the groups kept before it saved
+against layer-by-layer (the kept groups together are still no slower than layer-by-layer on
+their layers, so neither is the network). Layers no group takes run as layer-by-layer runs
+them.
 """
 
 from __future__ import annotations
@@ -131,6 +134,7 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     first, under the same test."""
     layers = plan.network.layers
     kept: list[GroupRun] = []
+    saved = 0   # cycles the kept groups take fewer than layer-by-layer on their layers
     i = 0
     while i < len(layers):
         best: GroupRun | None = None
@@ -150,13 +154,15 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
             best = _pays(plan, _group(plan, i, cand), base)
             if best is not None:
                 break
-        if best is None:   # a feed-forward or attention chain cut into chunks
-            for chunked in _chunked(plan, i):
-                best = _pays(plan, chunked, base)
+        if best is None:   # a feed-forward or attention chain cut into chunks: it may spend
+            for chunked in _chunked(plan, i):   # the cycles the groups before it saved
+                best = _pays(plan, chunked, base, slack=max(0, saved))
                 if best is not None:
                     break
         if best is not None:
             kept.append(best)
+            saved += sum(int(base.layers[j].figures["cycles"]) for j in best.group.layers) \
+                - int(best.figures["cycles"])
             i = best.group.last + 1
         else:
             i += 1
@@ -259,11 +265,12 @@ def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     return None if h is None else replace(group, band_rows=h)
 
 
-def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
+def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
-    layers and moves fewer DRAM bytes; else None (also when a kernel does not compile with the
-    capacity its residents leave). A banded group is tried with its weights held on chip
-    first (where any fit, `depthfirst.stationary`), then streamed by every band."""
+    layers (plus `slack` cycles) and moves fewer DRAM bytes; else None (also when a kernel
+    does not compile with the capacity its residents leave). A banded group is tried with its
+    weights held on chip first (where any fit, `depthfirst.stationary`), then streamed by
+    every band."""
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
@@ -273,7 +280,7 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult) -> GroupRun | None:
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
     if not group.band_rows:
         try:
-            return _run_if_pays(plan, group, cycles, dram)
+            return _run_if_pays(plan, group, cycles, dram, slack)
         except AccelsimError:
             return None
     if _at_peak(plan, group, cycles):
@@ -306,7 +313,8 @@ def _variants(plan: _Plan, group: Group) -> list[Group]:
     return [replace(group, band_rows=h, weights_onchip=True), group]
 
 
-def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int) -> GroupRun | None:
+def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int,
+                 slack: int = 0) -> GroupRun | None:
     from accelsim.compile import compile_cache
 
     try:
@@ -314,12 +322,12 @@ def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int) -> GroupRun 
         # its race proof and the compulsory traffic of its source (only an output is proven)
         plan.programs[group] = program_of_group(plan, group)
         est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
-        if est.cycles > cycles or est.dram_bytes >= dram:
+        if est.cycles > cycles + slack or est.dram_bytes >= dram:
             return None
         run = run_group(plan, group, "analytic")
     finally:
         plan.programs.pop(group, None)
-    ok = run.figures["cycles"] <= cycles and int(run.figures.get("dram_bytes") or 0) < dram
+    ok = run.figures["cycles"] <= cycles + slack and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
 
 
@@ -594,7 +602,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows, chunk=g.group.chunk)
+                    band_rows=g.group.band_rows, chunk=g.group.chunk,
+                    weights_onchip=g.group.weights_onchip)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -607,7 +616,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows, "chunk": g.group.chunk}
+                            "band_rows": g.group.band_rows, "chunk": g.group.chunk,
+                            "weights_onchip": g.group.weights_onchip}
                            for g in groups]}
     return replace(out, network_figures=nf)
 

@@ -43,8 +43,8 @@ def test_a_feed_forward_chain_is_found_with_its_sizes() -> None:
     assert (chain.up, chain.mid, chain.down, last) == (0, (1,), 2, 2)
     assert (chain.M, chain.K, chain.H, chain.N, chain.elt) == (16, 16, 1024, 16, 4)
     # widest chunks first, each a divisor of H within the level's resident share
-    assert chunked.widths(plan, chain) == [512, 256]
-    assert [g.chunk for g in chunked.chunk_groups(plan, 0)] == [512, 256]
+    assert chunked.widths(plan, chain) == [512, 256, 128]
+    assert [g.chunk for g in chunked.chunk_groups(plan, 0)] == [512, 256, 128]
     # not from the middle of the chain; none when the whole hidden tensor fits the level
     assert chunked.chain_at(plan, 1) is None
     assert chunked.chunk_groups(_plan(_ffn(16, 16, 1024, 16), {}), 0) == []
@@ -122,7 +122,7 @@ def test_attention_heads_are_a_batch_chain() -> None:
     chain, last = chunked.chain_at(plan, 0)
     assert (chain.kind, chain.batch, chain.M, chain.K, chain.H, chain.N) == ("batch", 4, 32, 16, 32, 16)
     assert chain.inplace == (False,) and chain.buffers == 2 and last == 2
-    assert chunked.widths(plan, chain) == [2, 1]
+    assert chunked.widths(plan, chain) == [2, 1]   # divisors of the 4 heads below 4
     # a row-wise kernel is not taken between two plain gemms (only unary elementwise ones)
     assert chunked._row_param("softmax:M=128,N=32", 128, 32) == "M"
     assert chunked._row_param("gelu:N=4096", 128, 32) is None
@@ -217,3 +217,25 @@ def test_the_merge_of_the_heads_is_folded_into_the_context_gemm() -> None:
     ctx = np.matmul(p.reshape(B, M, H).astype(np.float32), v)
     want = np.transpose(ctx[None], (0, 2, 1, 3))
     assert got.shape == (1, M, B, N) and np.allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_chunked_group_may_spend_only_the_cycles_earlier_groups_saved() -> None:
+    from dataclasses import replace
+
+    from accelsim.network.timing import run_timing
+
+    plan = _plan(ATTN, TINY)
+    group = Group(0, 2, tuple(plan.links[p] for p in (0, 1)), (), chunk=2)
+    run = fused.run_group(plan, group, "analytic")
+    base = run_timing(plan.network, "default", TINY, "analytic", workers=0, progress=False)
+    # layer by layer made 100 cycles faster than the group: it pays only with 100 cycles of
+    # slack (what groups before it saved), not with 99
+    target = int(run.figures["cycles"]) - 100
+    rows = list(base.layers)
+    rest = sum(int(r.figures["cycles"]) for r in rows[1:])
+    rows[0] = replace(rows[0], figures={**rows[0].figures, "cycles": target - rest})
+    slow = replace(base, layers=tuple(rows))
+    assert fused._pays(plan, group, slow) is None
+    assert fused._pays(plan, group, slow, slack=99) is None
+    kept = fused._pays(plan, group, slow, slack=100)
+    assert kept is not None and kept.figures["cycles"] == run.figures["cycles"]
