@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 CHUNKS = 32          # at most this many row chunks per layer (the recurrence's resolution)
 MAX_SEGMENT = 16     # at most this many layers pipelined in one segment
@@ -289,6 +290,11 @@ def _timing(a: int, b: int, groups: Sequence[int], durations: Mapping[int, Seque
         while j < b and groups[j - a] == 0:
             j += 1
         k = groups[i - a]
+        if j == i + 1:  # a layer alone on its group: its chunks in order
+            starts[i - a], ends[i - a] = _alone(i, k, durations, rows, out_bytes, producers,
+                                                handoff, t0, done)
+            i = j
+            continue
         stage = range(i, j)
         nxt = {x: 0 for x in stage}
         for x in stage:
@@ -306,7 +312,7 @@ def _timing(a: int, b: int, groups: Sequence[int], durations: Mapping[int, Seque
                 src = done.get(p) if p is not None else None
                 if src is not None or (p is not None and p in stage):
                     n = len(rows[p].need)  # type: ignore[index]
-                    c = min(n - 1, max(0, _ceil_frac(need[r], n) - 1))
+                    c = _chunks_of(need, n)[r]
                     if c >= len(src):  # type: ignore[arg-type]
                         continue       # a layer of this group has not made it yet
                     ready = src[c]  # type: ignore[index]
@@ -325,6 +331,38 @@ def _timing(a: int, b: int, groups: Sequence[int], durations: Mapping[int, Seque
             ends[pick - a] = clock
         i = j
     return starts, ends
+
+
+def _alone(i: int, k: int, durations: Mapping[int, Sequence[float]], rows: Sequence[RowModel],
+           out_bytes: Sequence[float], producers: Sequence[int | None], handoff: Handoff,
+           t0: float, done: dict[int, list[float]]) -> tuple[float, float]:
+    """`_timing` of a layer that has its group to itself: (start, end); its chunks' finish
+    times into `done`."""
+    need = rows[i].need
+    per = durations[k][i] / len(need)
+    p = producers[i]
+    src = done.get(p) if p is not None else None
+    lag = handoff.cycles(out_bytes[p] / len(src), k) if src else 0.0  # type: ignore[index]
+    finish: list[float] = []
+    t, first = t0, None
+    cs = _chunks_of(need, len(src)) if src else ()
+    for r in range(len(need)):
+        begin = t
+        if src:
+            begin = max(t, src[cs[r]] + lag)
+        if first is None:
+            first = begin
+        t = begin + per
+        finish.append(t)
+    done[i] = finish
+    return (t0 if first is None else first), t
+
+
+@lru_cache(maxsize=4096)
+def _chunks_of(need: tuple[float, ...], n: int) -> tuple[int, ...]:
+    """For each chunk of a consumer with fractions `need`, the last of a producer's n chunks it
+    needs."""
+    return tuple(min(n - 1, max(0, _ceil_frac(f, n) - 1)) for f in need)
 
 
 def _ceil_frac(f: float, n: int) -> int:
