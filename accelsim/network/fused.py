@@ -621,7 +621,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
                     dram_bytes_layer_by_layer=before,
                     fused_group=[m.name for m in members], onchip_peak_bytes=g.onchip_peak_bytes,
                     onchip_links=len(g.group.onchip), dram_links=len(g.group.dram),
-                    band_rows=g.group.band_rows, chunk=g.group.chunk)
+                    band_rows=g.group.band_rows, chunk=g.group.chunk,
+                    weights_onchip=g.group.weights_onchip)
         rows.append(LayerResult(layer, start, figs))
         start += int(figs["cycles"])
         i = g.group.last + 1
@@ -634,7 +635,8 @@ def assemble(network: Network, base: NetworkResult, groups: Sequence[GroupRun],
           "onchip_peak_bytes": {level: max(peaks)} if peaks else {},
           "fused_groups": [{"layers": [network.layers[j].name for j in g.group.layers],
                             "onchip_links": len(g.group.onchip), "dram_links": len(g.group.dram),
-                            "band_rows": g.group.band_rows, "chunk": g.group.chunk}
+                            "band_rows": g.group.band_rows, "chunk": g.group.chunk,
+                            "weights_onchip": g.group.weights_onchip}
                            for g in groups]}
     return replace(out, network_figures=nf)
 

@@ -34,7 +34,8 @@ SUMMED = ("cycles", "energy_pj", "dram_bytes_read", "dram_bytes_written", "dram_
 # a row's figures a schedule adds (`accelsim.network.fused`): bytes saved against
 # layer-by-layer, the layers of a fused group, its on-chip peak
 SCHEDULE_FIGURES = ("dram_bytes_saved", "dram_bytes_layer_by_layer", "fused_group",
-                    "onchip_peak_bytes", "onchip_links", "dram_links", "band_rows", "chunk")
+                    "onchip_peak_bytes", "onchip_links", "dram_links", "band_rows", "chunk",
+                    "weights_onchip")
 COLUMNS = ("name", "op", "lowering", "start_cycle", "end_cycle", "cluster", "cycles",
            "compute_utilization",
            "array_busy_fraction", "mac_utilization",
@@ -284,7 +285,8 @@ class NetworkResult:
         for g in self.layers:
             f = g.figures
             if f.get("fused_group"):
-                bands = (f" in bands of {f['band_rows']} row(s)" if f.get("band_rows") else
+                held = ", weights held on chip" if f.get("weights_onchip") else ""
+                bands = (f" in bands of {f['band_rows']} row(s){held}" if f.get("band_rows") else
                          f" in chunks of {f['chunk']}" if f.get("chunk") else "")
                 out.append(f"fused {g.layer.name}: {len(f['fused_group'])} layers one program, "
                            f"{f['onchip_links']} intermediate(s) on chip{bands}, {f['dram_links']} through "
