@@ -26,3 +26,10 @@ class SimulationError(DiagnosticError):
 class CompilerBugError(DiagnosticError):
     """The compiler produced a wrong program (e.g. a race between a DMA and an access): a bug
     of ours, not the user's; the message names the pass that produced it."""
+
+
+# Exceptions that mean a bug in the code that raised them, never bad input or a failing tool:
+# where a broad catch must stay (a worker boundary, a user's evaluator), it re-raises these or
+# stores them with where they were raised, never treats them as an ordinary failure.
+PROGRAMMING_ERRORS: tuple[type[Exception], ...] = (AssertionError, AttributeError, NameError,
+                                                   TypeError)

@@ -162,12 +162,6 @@ class DramTiming:
             out[chan].append((b, g // self.bank_groups, g, row, c))
         return tuple(tuple(r) for r in out)
 
-    def to_cycles(self, clocks: float) -> int:
-        """Accelerator cycles at or after DRAM clock `clocks` (rounded up)."""
-        c = clocks / self.ratio
-        i = int(c)
-        return i if i >= c - 1e-9 else i + 1
-
 
 @functools.cache
 def _timing(d: DramConfig, clock_ghz: float) -> DramTiming:

@@ -216,17 +216,6 @@ def ops_pj(energy: EnergyConfig, macs: int, alu_ops: int, special_ops: int,
             + special_ops * energy.special_pj)
 
 
-def run_compute_pj(energy: EnergyConfig, stats: object) -> float:
-    """A run's compute energy from its counters: the kernels' energies by precision
-    (`stats.compute_pj`, summed per call from `compute_pj`) when the run kept them, else
-    every op at f32 (counters without precisions)."""
-    pj = getattr(stats, "compute_pj", None)
-    if pj is not None:
-        return float(pj)
-    return ops_pj(energy, int(stats.macs), int(stats.alu_ops),  # type: ignore[attr-defined]
-                  int(stats.special_ops))  # type: ignore[attr-defined]
-
-
 # ---- rates ---------------------------------------------------------------------------------
 
 
@@ -393,5 +382,5 @@ __all__ = [
     "accumulator", "array_supports", "bits", "canonical", "compute_pj", "dma_element_bytes",
     "lane_pj", "lane_rate",
     "lane_slots", "mac_cycles", "mac_scale", "mac_pj", "mac_rate", "ops_pj", "parse_rates", "precisions",
-    "rate", "refuse", "run_compute_pj", "storage_bytes",
+    "rate", "refuse", "storage_bytes",
 ]

@@ -257,9 +257,11 @@ def _config(name: str, hardware: tuple[tuple[str, Scalar], ...]) -> Any:
 def compile_group(point: Point) -> tuple[Any, ...]:
     """Points with equal groups compile to the same program (the local runner sends them to
     one worker, whose compile cache then hits)."""
+    from accelsim.errors import ConfigError
+
     try:
         config = _config(point.config, point.hardware)
-    except Exception:  # a bad config fails in the worker, where its error is stored
+    except ConfigError:  # a bad config fails in the worker, where its error is stored
         return ("unconfigurable", point.key)
     return (point.workload, tuple(compile_flags(point.options, config)))
 

@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ from accelsim.dse.time_limit import (
     time_limit,
     timeout_message,
 )
-from accelsim.errors import ConfigError
+from accelsim.errors import PROGRAMMING_ERRORS, ConfigError
 
 __all__ = ["EvalFn", "SweepSummary", "connect", "default_mp_context", "local_outcomes", "run_point",
            "run_sweep"]
@@ -74,13 +75,25 @@ def run_point(evaluate: EvalFn, point: Point, time_limit_s: float | None = None)
         figures, status, error = {}, STATUS_TIMEOUT, timeout_message(time_limit_s or 0.0)
     except InfeasiblePoint as exc:  # decided before simulating: a result, not a failure
         figures, status, error = {}, STATUS_INFEASIBLE, str(exc)[:MAX_ERROR_CHARS]
-    except Exception as exc:  # a failing point must never stop the sweep
+    except Exception as exc:
+        # A worker boundary around the user's evaluator: any failure of one point is stored
+        # with it and never stops the sweep (re-raised here, it would kill the worker and turn
+        # into an anonymous "worker died"). A programming error (PROGRAMMING_ERRORS) is stored
+        # with the file and line that raised it, so the bug is found from the row.
         figures, status = {}, STATUS_ERROR
-        error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+        error = f"{type(exc).__name__}: {exc}{_raised_at(exc)}"[:MAX_ERROR_CHARS]
     return Outcome(point=point, status=status, figures=figures, error=error,
                    accelsim_version=__version__, wall_s=time.perf_counter() - start,
                    cpu_s=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}",
                    timing_model=TIMING_MODEL_VERSION)
+
+
+def _raised_at(exc: Exception) -> str:
+    """For a programming error, ` (raised at FILE:LINE)` of the innermost frame; else ''."""
+    if not isinstance(exc, PROGRAMMING_ERRORS) or exc.__traceback__ is None:
+        return ""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f" (raised at {frame.filename}:{frame.lineno})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,7 +226,11 @@ def dask_outcomes(evaluate: EvalFn, points: Sequence[Point], client: Any, window
             yield from fut.result(timeout=time_limit_s + DASK_GRACE_S)
         except TimeoutError:
             yield _dask_timeout(p, time_limit_s)
-        except Exception as exc:  # infrastructure failure (e.g. KilledWorker), not the sweep's
+        except PROGRAMMING_ERRORS:  # run_points stores every failure of a point: a bug of ours
+            raise
+        except Exception as exc:
+            # Dask's infrastructure failures (KilledWorker, CancelledError, a closed comm) have
+            # no common base class: the point is stored as crashed, the sweep goes on.
             yield crashed(p, f"dask: {type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS])
         finally:
             fut.release()

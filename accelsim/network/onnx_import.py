@@ -22,10 +22,12 @@ from compiler.diagnostics import Location
 
 def read_onnx(path: str, choice: str = "auto", shapes: dict[str, tuple[int, ...]] | None = None) -> Network:
     import onnx
+    from google.protobuf import json_format, message, text_format
 
     try:
         model = onnx.load(path)
-    except Exception as exc:  # a protobuf that does not parse
+    except (OSError, ValueError, message.Error, json_format.Error, text_format.Error) as exc:
+        # a file that cannot be read, or a protobuf (binary, JSON or text) that does not parse
         raise NetworkError(f"cannot read the ONNX model: {exc}", Location(path, 0, 0)) from None
     return import_model(model, path, choice, shapes)
 

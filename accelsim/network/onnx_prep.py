@@ -46,6 +46,16 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
 
 
+def _onnx_tool_errors() -> tuple[type[Exception], ...]:
+    """What onnx's C++ tools (version converter, shape inference) raise on a model they cannot
+    handle: their own error classes, the checker's, and RuntimeError for a failed C++
+    assertion (e.g. the converter meeting an op it has no schema for)."""
+    from onnx import checker, shape_inference, version_converter
+
+    return (checker.ValidationError, shape_inference.InferenceError,
+            version_converter.ConvertError, RuntimeError)
+
+
 def _err(path: str, message: str) -> NetworkError:
     return NetworkError(message, Location(path, 0, 0))
 
@@ -81,7 +91,7 @@ def prepare(model: Any, path: str, shapes: dict[str, tuple[int, ...]] | None = N
         try:
             model = version_converter.convert_version(model, TARGET_OPSET)
             opset = TARGET_OPSET
-        except Exception as exc:  # no adapter for one of its ops: keep its own opset
+        except _onnx_tool_errors() as exc:  # no adapter for one of its ops: keep its own opset
             reason = str(exc).splitlines()[0][:160]
             if opset < MIN_OPSET:
                 raise _err(path, f"opset {opset}: the version converter cannot bring it to opset "
@@ -153,7 +163,7 @@ def _infer(model: Any, nodes: list[Any], constants: dict[str, np.ndarray], path:
     m.ir_version = max(int(model.ir_version), 7)  # initializers need not be inputs
     try:
         inferred = shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
-    except Exception as exc:
+    except _onnx_tool_errors() as exc:
         raise _err(path, f"ONNX shape inference failed: {str(exc).splitlines()[0][:300]}") from None
     shapes: dict[str, tuple[int, ...]] = {}
     types: dict[str, int] = {}
@@ -210,16 +220,21 @@ def _evaluate(node: Any, constants: dict[str, np.ndarray], opset: int, path: str
     from onnx import helper
     from onnx.reference import ReferenceEvaluator
 
+    feeds = {n: constants[n] for n in node.input if n}
+    inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+              for n, v in feeds.items()]
+    outputs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
+    graph = helper.make_graph([node], "fold", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     try:
-        feeds = {n: constants[n] for n in node.input if n}
-        inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
-                  for n, v in feeds.items()]
-        outputs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
-        graph = helper.make_graph([node], "fold", inputs, outputs)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         values = ReferenceEvaluator(model).run(None, feeds)
     except Exception:
-        return None  # left to the lowering, which names what it cannot do
+        # onnx.reference's op implementations are the onnx package's numpy code, a plug-in as
+        # seen from here: on an input they do not support they raise whatever numpy raises
+        # (ValueError, TypeError, IndexError, KeyError, NotImplementedError, RuntimeError), with
+        # no common base. A fold refused is no error: the node is left to the lowering, which
+        # names what it cannot do. Only this call is guarded; building the model is not.
+        return None
     out = []
     it = iter(values)
     for n in node.output:

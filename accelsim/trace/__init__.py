@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from accelsim.trace.summary import TraceSummary
     from accelsim.trace.tally import UnitTally
 
-__all__ = ["Trace", "TraceRecord", "intersection_length", "union_length"]
+__all__ = ["Trace", "TraceRecord", "union_length"]
 
 
 @dataclass(slots=True)
@@ -110,31 +110,3 @@ def union_length(intervals: Any) -> int:
     if cur_e is not None:
         total += cur_e - cur_s  # type: ignore[operator]
     return total
-
-
-def intersection_length(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
-    """Cycles covered by both interval unions (for DMA/compute overlap)."""
-    ma, mb = _merge(a), _merge(b)
-    i = j = 0
-    total = 0
-    while i < len(ma) and j < len(mb):
-        s = max(ma[i][0], mb[j][0])
-        e = min(ma[i][1], mb[j][1])
-        if e > s:
-            total += e - s
-        if ma[i][1] < mb[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def _merge(iv: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(iv):
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out

@@ -42,11 +42,6 @@ def module_diff(a: ModuleOp, b: ModuleOp, compare_locs: bool = False,
     return _Compare(compare_locs, semantic_maps).op(a, b, "module")
 
 
-def modules_equivalent(a: ModuleOp, b: ModuleOp, compare_locs: bool = False,
-                       semantic_maps: bool = False) -> bool:
-    return module_diff(a, b, compare_locs, semantic_maps) is None
-
-
 _rng = random.Random(1234)
 _SAMPLES = [tuple(_rng.randint(-60, 60) for _ in range(16)) for _ in range(96)]
 

@@ -122,8 +122,4 @@ def lower_node(node: Any, shapes: dict[str, tuple[int, ...]], consts: dict[str, 
     return Layer(ctx.name, op, kind, tuple(ctx.kernels), where, macs=ctx.macs, views=tuple(ctx.views))
 
 
-def supported_ops() -> list[str]:
-    return sorted([*LOWER, *VIEWS, "Softmax", "LogSoftmax", "Constant", "Shape", "Size"])
-
-
-__all__ = ["LOWER", "VIEWS", "Unsupported", "fuse_qdq", "lower_node", "supported_ops"]
+__all__ = ["LOWER", "VIEWS", "Unsupported", "fuse_qdq", "lower_node"]

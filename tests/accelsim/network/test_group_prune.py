@@ -90,6 +90,11 @@ def test_auto_never_worse_than_layer_by_layer_with_a_banded_candidate() -> None:
     t = auto.totals()
     assert t["cycles"] <= lbl["cycles"] and t["dram_bytes"] <= lbl["dram_bytes"]
     assert auto.meta["schedule_requested"] == "auto"
+    if auto.schedule == "fused":   # a kept banded group says whether its weights stayed on chip
+        groups = auto.network_figures["fused_groups"]
+        assert groups and all("weights_onchip" in g for g in groups)
+        rows = [r for r in auto.to_dict()["layers"] if r.get("fused_group")]
+        assert all("weights_onchip" in r for r in rows)
 
 
 def test_weights_held_on_chip_read_once_same_outputs_race_free() -> None:
@@ -118,7 +123,7 @@ def test_weights_held_on_chip_read_once_same_outputs_race_free() -> None:
             gp = fused.program_of_group(plan, g)
             assert first_race(gp.compiled) is None
             est = compile_cache.estimated(gp.compiled, plan.config, "group")
-            func = fused._entry(gp.source)
+            func = fused.entry_func(gp.source)
             rng = np.random.default_rng(1)
             arrays = {label: rng.standard_normal(tuple(a.type.shape)).astype(np.float32)
                       for a, label in zip(func.args, func.arg_names())}
