@@ -207,11 +207,12 @@ def _variant(module: ModuleOp, config: HardwareConfig, func: str | None, fuse: b
 
 def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | None,
                         c: _Compiled) -> _Compiled:
-    """`c`, or `c` without `affine-copy-stream` where that pass split a nest and the
-    analytic estimate is not higher without it (splitting adds kernel calls: on a small
-    kernel they cost more than the overlap gains), or with fewer pieces
-    (`pipeline.STREAM_CHUNKS`) where the estimate is lower with them."""
-    from accelsim.compile.pipeline import STREAM, STREAM_CHUNKS
+    """`c`, `c` without `affine-copy-stream`, `c` with fewer pieces
+    (`pipeline.STREAM_CHUNKS`) or with pieces aligned to the matrix unit's rows
+    (`pipeline.stream_alignments`), where that pass split a nest: the fewest cycles by the
+    analytic estimate (splitting adds kernel calls: on a small kernel they cost more than
+    the overlap gains; a tie keeps the unsplit program)."""
+    from accelsim.compile.pipeline import STREAM, STREAM_CHUNKS, stream_alignments
 
     if not c.pipeline.copy_stream or config.clusters > 1 or len(config.memory_chain()) > 2:
         return c
@@ -221,14 +222,16 @@ def _streamed_if_faster(module: ModuleOp, config: HardwareConfig, func: str | No
     plain = _compiled(module, _Compiled(c.pipeline.replace(copy_stream=False), None, (), c.searched))
     assert c.compiled is not None and plain.compiled is not None
     best, cycles = c, estimated(c.compiled, config, func).cycles
-    for n in STREAM_CHUNKS:
-        if n == c.pipeline.stream_chunks:
-            continue
-        fewer = _compiled(module, _Compiled(c.pipeline.replace(stream_chunks=n), None, (), c.searched))
-        assert fewer.compiled is not None
-        k = estimated(fewer.compiled, config, func).cycles
+    others = [c.pipeline.replace(stream_chunks=n) for n in STREAM_CHUNKS
+              if n != c.pipeline.stream_chunks]
+    others += [c.pipeline.replace(stream_align=a) for a in stream_alignments(config)
+               if a != c.pipeline.stream_align]
+    for pipe in others:
+        cand = _compiled(module, _Compiled(pipe, None, (), c.searched))
+        assert cand.compiled is not None
+        k = estimated(cand.compiled, config, func).cycles
         if k < cycles:
-            best, cycles = fewer, k
+            best, cycles = cand, k
     if estimated(plain.compiled, config, func).cycles <= cycles:
         return plain
     return best

@@ -54,6 +54,14 @@ ROUND_TRIP = "affine-dma-forward"
 INTERCHANGE = "affine-loop-interchange"
 
 
+def stream_alignments(config: HardwareConfig) -> tuple[int, ...]:
+    """The piece alignments `affine-copy-stream` is tried with on `config`: equal pieces,
+    and on a matrix unit pieces of whole multiples of its rows (a piece of fewer rows than
+    the array leaves rows of it idle; which is faster is the estimate's call)."""
+    rows = config.compute.rows if config.compute.kind == "matrix" else 1
+    return (1, rows) if rows > 1 else (1,)
+
+
 def copy_share_kib(sram_kib: int, stages: int) -> int:
     """The fast memory (KiB) the copies of one set of tiles get with `stages` buffers each."""
     return max(1, sram_kib // max(1, stages))
@@ -136,6 +144,9 @@ class AcceleratorPipeline:
     # moves fewer bytes, a descriptor counted as the bytes a DRAM channel moves during its
     # setup (`for_config`; 0: whole rows always)
     stream_descriptor_bytes: int = 0
+    # its `align`: pieces a multiple of this many outer iterations (1: equal pieces); the
+    # accelerator tries the matrix unit's rows too (`stream_alignments`)
+    stream_align: int = 1
     inner: tuple[InnerLevel, ...] = ()           # the levels below the first (hierarchies > 2)
     copy_depth: int = 0                          # copies at this loop depth (an explicit mapping's tiles)
     hoist_read_copies: bool = True               # false: read-only copies stay at copy_depth
@@ -272,7 +283,8 @@ class AcceleratorPipeline:
                 out.append((STREAM, f"fast-mem-space={self.fast_space}"
                                     + (f" chunks={self.stream_chunks}" if self.stream_chunks != 8 else "")
                                     + (f" descriptor-bytes={self.stream_descriptor_bytes}"
-                                       if self.stream_descriptor_bytes else "")))
+                                       if self.stream_descriptor_bytes else "")
+                                    + (f" align={self.stream_align}" if self.stream_align > 1 else "")))
         if self.scalar_replace:
             out.append((SCALAR, ""))
         if self.copies and self.wait_sink:

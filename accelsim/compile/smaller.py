@@ -110,7 +110,7 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
     output is verified once, after all its passes; the estimates after the first stop once
     past the best (`limit`)."""
     from accelsim.compile.clone import clone_module
-    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM, STREAM_CHUNKS
+    from accelsim.compile.pipeline import FUSE, PC_FUSE, STREAM, STREAM_CHUNKS, stream_alignments
     from accelsim.estimate.analytic import estimate
     from accelsim.estimate.state import OverLimit
     from compiler.ir.verifier import verify
@@ -145,12 +145,13 @@ def best_compiled(module: O.ModuleOp, config: HardwareConfig, func: str | None,
             if i == 0:
                 raise
             continue
-        if pipe.copy_stream and pipe.stream_chunks == STREAM_CHUNKS[0] \
+        if pipe.copy_stream and pipe.stream_chunks == STREAM_CHUNKS[0] and pipe.stream_align == 1 \
                 and any(r.pass_name == STREAM for r in pm.remarks):
-            # streaming splits nests (more kernel calls): weighed against not streaming and
-            # against fewer pieces
+            # streaming splits nests (more kernel calls): weighed against not streaming,
+            # against fewer pieces and against pieces of the matrix unit's rows
             todo[:0] = [(i, pipe.replace(copy_stream=False)),
-                        *((i, pipe.replace(stream_chunks=n)) for n in STREAM_CHUNKS[1:])]
+                        *((i, pipe.replace(stream_chunks=n)) for n in STREAM_CHUNKS[1:]),
+                        *((i, pipe.replace(stream_align=a)) for a in stream_alignments(config) if a > 1)]
         try:
             cycles = estimate(mod, config, func=func,
                               limit=None if best is None else best[0]).cycles

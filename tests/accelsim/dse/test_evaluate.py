@@ -23,8 +23,9 @@ def test_untiled_gemm_moves_each_array_once():
     assert f["dram_bytes"] == 4 * n
     assert f["macs"] == 32 ** 3
     assert f["sram_peak_bytes"] == 3 * n
-    # one nest: one call, or affine-copy-stream's pieces (8) where the estimate keeps them
-    assert f["kernel_calls"] in (1, 8)
+    # one nest: one call, or affine-copy-stream's pieces where the estimate keeps them (8
+    # equal ones, or 32 rows in pieces of the 16-row array's rows: 2)
+    assert f["kernel_calls"] in (1, 2, 8)
     assert f["cycles"] >= f["roofline_cycles"] > 0
     assert f["roofline_ratio"] == pytest.approx(f["cycles"] / f["roofline_cycles"])
     assert 0 < f["compute_utilization"] <= 1 and 0 < f["dma_utilization"] <= 1

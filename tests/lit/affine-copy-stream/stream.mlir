@@ -69,9 +69,11 @@ func.func @all_rows_first(%a: memref<8x8xf32>) {
 // Two whole-buffer copies around one nest (a vector and the triangle's rows): both stream
 // around the same two pieces (the nest is split once), each chunk waited for before its piece.
 // CHECK-LABEL: func.func @two_buffers
+// The copy-ins are issued in the order they are waited for: both first chunks, then both
+// second ones.
 // CHECK: affine.dma_start %v[0], %vf[0], %{{.*}}[0], %[[C4:[0-9a-z_]+]] :
-// CHECK: affine.dma_start %v[4], %vf[4], %{{.*}}[0], %[[C4]] :
 // CHECK: affine.dma_start %a[0, 0], %af[0, 0], %{{.*}}[0], %[[C32:[0-9a-z_]+]] :
+// CHECK: affine.dma_start %v[4], %vf[4], %{{.*}}[0], %[[C4]] :
 // CHECK: affine.dma_start %a[4, 0], %af[4, 0], %{{.*}}[0], %[[C32]] :
 // CHECK: affine.dma_wait
 // CHECK: affine.dma_wait
