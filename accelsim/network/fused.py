@@ -59,6 +59,7 @@ from accelsim.network.results import LayerResult, NetworkResult, layer_figures
 
 if TYPE_CHECKING:
     from accelsim.config import HardwareConfig
+    from accelsim.network.group_memo import CandidateMemo
     from compiler.ir.ops import ModuleOp
 
 # an intermediate stays on chip when it takes at most this share of the fast level, and the
@@ -132,7 +133,10 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
     kept. When none is, the chunked groups from that layer (`accelsim.network.chunked`: a
     feed-forward or attention chain cut along its hidden dimension or heads), widest chunk
     first, under the same test."""
+    from accelsim.network.group_memo import new_memo
+
     layers = plan.network.layers
+    memo = new_memo()   # a structurally identical candidate evaluated once (`group_memo`)
     kept: list[GroupRun] = []
     saved = 0   # cycles the kept groups take fewer than layer-by-layer on their layers
     i = 0
@@ -151,12 +155,12 @@ def choose_groups(plan: _Plan, base: NetworkResult) -> list[GroupRun]:
         tries = list(dict.fromkeys([*lasts[-1:], *lasts[len(lasts) // 2: len(lasts) // 2 + 1],
                                     *lasts[:1]]))
         for cand in tries:
-            best = _pays(plan, _group(plan, i, cand), base)
+            best = _pays(plan, _group(plan, i, cand), base, memo=memo)
             if best is not None:
                 break
         if best is None:   # a feed-forward or attention chain cut into chunks: it may spend
             for chunked in _chunked(plan, i):   # the cycles the groups before it saved
-                best = _pays(plan, chunked, base, slack=max(0, saved))
+                best = _pays(plan, chunked, base, slack=max(0, saved), memo=memo)
                 if best is not None:
                     break
         if best is not None:
@@ -265,12 +269,13 @@ def _banded(plan: _Plan, ks: list[int]) -> Group | None:
     return None if h is None else replace(group, band_rows=h)
 
 
-def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> GroupRun | None:
+def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0,
+          memo: CandidateMemo | None = None) -> GroupRun | None:
     """The group's analytic run when it is no slower than layer-by-layer's estimate of its
     layers (plus `slack` cycles) and moves fewer DRAM bytes; else None (also when a kernel
     does not compile with the capacity its residents leave). A banded group is tried with its
     weights held on chip first (where any fit, `depthfirst.stationary`), then streamed by
-    every band."""
+    every band. `memo`: evaluations of structurally identical candidates (`group_memo`)."""
     from compiler.diagnostics import AccelsimError
 
     if not group.onchip:
@@ -280,15 +285,25 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0) -> Gro
     dram = sum(int(f["dram_bytes"] or 0) for f in rows)
     if not group.band_rows:
         try:
-            return _run_if_pays(plan, group, cycles, dram, slack)
+            return _run_if_pays(plan, group, cycles, dram, slack, memo)
         except AccelsimError:
             return None
     if _at_peak(plan, group, cycles):
         return None
+    if memo is not None:   # a repeat: the variants, floors and runs of its first evaluation
+        return memo.banded(plan, group, cycles, dram, lambda: _pays_banded(plan, group, dram, cycles, memo))
+    return _pays_banded(plan, group, dram, cycles, None)
+
+
+def _pays_banded(plan: _Plan, group: Group, dram: int, cycles: int,
+                 memo: CandidateMemo | None) -> GroupRun | None:
+    """`_pays` of a banded group: its variants in order, each refused by its floor or run."""
+    from compiler.diagnostics import AccelsimError
+
     for variant in _variants(plan, group):
         try:
             if not _floor_loses(plan, variant, dram):
-                run = _run_if_pays(plan, variant, cycles, dram)
+                run = _run_if_pays(plan, variant, cycles, dram, memo=memo)
                 if run is not None:
                     return run
         except AccelsimError:
@@ -314,19 +329,33 @@ def _variants(plan: _Plan, group: Group) -> list[Group]:
 
 
 def _run_if_pays(plan: _Plan, group: Group, cycles: int, dram: int,
-                 slack: int = 0) -> GroupRun | None:
+                 slack: int = 0, memo: CandidateMemo | None = None) -> GroupRun | None:
+    """The group's analytic run when it pays (`_pays`); its estimate and run taken from
+    `memo` when a structurally identical candidate was evaluated before (an error too)."""
     from accelsim.compile import compile_cache
+    from accelsim.network.group_memo import Evaluation
+    from compiler.diagnostics import AccelsimError
 
+    ev = Evaluation() if memo is None else memo.evaluation(plan, group)
+    if ev.error is not None:
+        raise ev.error
     try:
         # the compiled program's estimate first: a group that does not pay is refused before
         # its race proof and the compulsory traffic of its source (only an output is proven)
-        plan.programs[group] = program_of_group(plan, group)
-        est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
-        if est.cycles > cycles + slack or est.dram_bytes >= dram:
+        if ev.estimate is None:
+            plan.programs[group] = program_of_group(plan, group)
+            est = compile_cache.estimated(plan.programs[group].compiled, plan.config, "group")
+            ev.estimate = (int(est.cycles), int(est.dram_bytes))
+        if ev.estimate[0] > cycles + slack or ev.estimate[1] >= dram:
             return None
-        run = run_group(plan, group, "analytic")
+        if ev.run is None:
+            ev.run = run_group(plan, group, "analytic")
+    except AccelsimError as e:
+        ev.error = e
+        raise
     finally:
         plan.programs.pop(group, None)
+    run = ev.run if ev.run.group == group else replace(ev.run, group=group)
     ok = run.figures["cycles"] <= cycles + slack and int(run.figures.get("dram_bytes") or 0) < dram
     return run if ok else None
 

@@ -25,9 +25,14 @@ consumer starting a chunk as soon as the chunks of its input it needs are ready.
 4. groups of a segment run concurrently, each on its share of DRAM and the interconnect, which
    is what each layer's time was measured on.
 
-The choice is a dynamic program over segment boundaries; a segment's group sizes come from a
-greedy that gives the bottleneck layer (the most cycles on its current group) the next larger
-group while the clusters last, keeping the best timing seen.
+A pipeline's layers form *stages*: consecutive layers on one group, which interleaves their
+chunks (of the stage's next chunks, the one that can begin first), so a light layer (a ReLU,
+an add) need not hold a group of its own. The choice is a dynamic program over segment
+boundaries; in a segment two partitions into stages are timed (a layer a stage; a layer with
+less work than one cluster's fair share of the segment's joined to the stage before it), and
+a partition's group sizes come from a greedy that gives the bottleneck stage (the most cycles
+on its current group) the next larger group while the clusters last, keeping the best timing
+seen.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 CHUNKS = 32          # at most this many row chunks per layer (the recurrence's resolution)
 MAX_SEGMENT = 16     # at most this many layers pipelined in one segment
@@ -174,10 +180,11 @@ def plan(durations: Mapping[int, Sequence[float]], rows: Sequence[RowModel],
     t0 = 0
     for a, b, groups in segs:
         starts, ends = _timing(a, b, groups, durations, rows, out_bytes, producers, handoff, t0)
-        first = 0
+        first, size = 0, 0
         for i, k in enumerate(groups):
-            placements.append(Placement(a + i, first, k, round(starts[i]), round(ends[i])))
-            first += k
+            if k:   # a new group after the last one (0: the layer before's group, again)
+                first, size = first + size, k
+            placements.append(Placement(a + i, first, size, round(starts[i]), round(ends[i])))
         t0 = max(round(e) for e in ends)
     return Plan(tuple(placements), tuple((a, b) for a, b, _ in segs))
 
@@ -186,77 +193,176 @@ def _segment(a: int, b: int, durations: Mapping[int, Sequence[float]], sizes: Se
              rows: Sequence[RowModel], out_bytes: Sequence[float],
              producers: Sequence[int | None], clusters: int,
              handoff: Handoff) -> tuple[float, tuple[int, ...]]:
-    """(cycles, group size per layer) of layers [a, b) as one segment."""
+    """(cycles, group size per layer; 0: the layer before's group) of layers [a, b) as one
+    segment. Its layers form *stages*, runs of consecutive layers on one group (chunks
+    interleaved, `_timing`): two partitions are timed, every layer a stage of its own, and
+    every layer with less work (cycles on the smallest group) than one cluster's fair share
+    of the segment's (its total / clusters) in the stage of the layer before it; each
+    partition's group sizes come from `_sizes`, and the faster wins."""
     m = b - a
     if m == 1:  # one layer: the group it runs fastest on (the whole machine unless slower)
         k = min(sizes, key=lambda s: (durations[s][a], -s))
         return durations[k][a], (k,)
-    if m > clusters:
+
+    stages = [(i, i + 1) for i in range(m)]
+    best, best_groups = _sizes(a, stages, durations, sizes, rows, out_bytes, producers, clusters,
+                               handoff)
+    # the other partition: a layer with less work than one cluster's fair share of the
+    # segment's joins the stage before it (its group interleaves the two layers' chunks)
+    work = [durations[sizes[0]][a + i] for i in range(m)]
+    share = sum(work) / clusters
+    merged: list[tuple[int, int]] = []
+    for i in range(m):
+        if merged and work[i] < share:
+            merged[-1] = (merged[-1][0], i + 1)
+        else:
+            merged.append((i, i + 1))
+    if 1 < len(merged) < m:
+        span, groups = _sizes(a, merged, durations, sizes, rows, out_bytes, producers, clusters,
+                              handoff)
+        if span < best:
+            best, best_groups = span, groups
+    return best, best_groups
+
+
+def _sizes(a: int, stages: Sequence[tuple[int, int]], durations: Mapping[int, Sequence[float]],
+           sizes: Sequence[int], rows: Sequence[RowModel], out_bytes: Sequence[float],
+           producers: Sequence[int | None], clusters: int,
+           handoff: Handoff) -> tuple[float, tuple[int, ...]]:
+    """(cycles, group per layer) of one partition of a segment into stages (offsets from `a`):
+    a greedy that gives the bottleneck stage (the most cycles on its current group) the next
+    larger group while the clusters last, keeping the best timing seen."""
+    m = len(stages)
+    if m > clusters or sizes[0] * m > clusters:
         return float("inf"), ()
-    groups = [sizes[0]] * m
-    if sum(groups) > clusters:
-        return float("inf"), ()
+    b = a + stages[-1][1]
+    ks = [sizes[0]] * m
+
+    def per_layer(gs: Sequence[int]) -> tuple[int, ...]:
+        return tuple(k if i == lo else 0 for (lo, hi), k in zip(stages, gs, strict=True)
+                     for i in range(lo, hi))
+
+    def cycles(j: int) -> float:
+        return sum(durations[ks[j]][a + i] for i in range(*stages[j]))
 
     def span(gs: Sequence[int]) -> float:
-        _, ends = _timing(a, b, gs, durations, rows, out_bytes, producers, handoff, 0.0)
+        _, ends = _timing(a, b, per_layer(gs), durations, rows, out_bytes, producers, handoff,
+                          0.0)
         return max(ends)
 
-    best, best_groups = span(groups), tuple(groups)
+    best, best_groups = span(ks), per_layer(ks)
     tried: set[int] = set()
     while True:
-        # the bottleneck among the layers that can still grow
-        order = sorted(range(m), key=lambda i: -durations[groups[i]][a + i])
+        order = sorted(range(m), key=lambda j: -cycles(j))
         grown = False
-        for i in order:
-            if i in tried:
+        for j in order:
+            if j in tried:
                 continue
-            bigger = [s for s in sizes if s > groups[i] and sum(groups) - groups[i] + s <= clusters]
+            bigger = [s for s in sizes if s > ks[j] and sum(ks) - ks[j] + s <= clusters]
             if not bigger:
-                tried.add(i)
+                tried.add(j)
                 continue
-            groups[i] = bigger[0]
+            ks[j] = bigger[0]
             grown = True
             break
         if not grown:
             break
-        s = span(groups)
+        s = span(ks)
         if s < best:
-            best, best_groups = s, tuple(groups)
+            best, best_groups = s, per_layer(ks)
     return best, best_groups
 
 
 def _timing(a: int, b: int, groups: Sequence[int], durations: Mapping[int, Sequence[float]],
             rows: Sequence[RowModel], out_bytes: Sequence[float], producers: Sequence[int | None],
             handoff: Handoff, t0: float) -> tuple[list[float], list[float]]:
-    """Start and end of each layer of the segment [a, b) started at `t0`: the chunk recurrence
-    finish(r) = max(finish(r - 1), ready(need(r))) + cycles / chunks."""
+    """Start and end of each layer of the segment [a, b) started at `t0` (`groups[i]`: layer
+    a + i's group size, 0: the group of the layer before): the chunk recurrence
+    finish(r) = max(group free, ready(need(r))) + cycles / chunks, a chunk handed to another
+    group after `handoff`, to its own group at once. A group of several layers runs, of their
+    next chunks, the one that can begin first (the later layer on a tie)."""
     done: dict[int, list[float]] = {}   # layer -> finish time of each output chunk
-    starts: list[float] = []
-    ends: list[float] = []
-    for i in range(a, b):
+    starts: list[float] = [t0] * (b - a)
+    ends: list[float] = [t0] * (b - a)
+    i = a
+    while i < b:
+        j = i + 1
+        while j < b and groups[j - a] == 0:
+            j += 1
         k = groups[i - a]
-        d = durations[k][i]
-        need = rows[i].need
-        per = d / len(need)
-        p = producers[i]
-        src = done.get(p) if p is not None else None
-        finish: list[float] = []
-        t = t0
-        first_start = None
-        for f in need:
-            ready = t0
-            if src is not None:
-                c = min(len(src) - 1, max(0, _ceil_frac(f, len(src)) - 1))
-                ready = src[c] + handoff.cycles(out_bytes[p] / len(src), k)  # type: ignore[index]
-            begin = max(t, ready)
-            if first_start is None:
-                first_start = begin
-            t = begin + per
-            finish.append(t)
-        done[i] = finish
-        starts.append(first_start if first_start is not None else t0)
-        ends.append(finish[-1])
+        if j == i + 1:  # a layer alone on its group: its chunks in order
+            starts[i - a], ends[i - a] = _alone(i, k, durations, rows, out_bytes, producers,
+                                                handoff, t0, done)
+            i = j
+            continue
+        stage = range(i, j)
+        nxt = {x: 0 for x in stage}
+        for x in stage:
+            done[x] = []
+        clock = t0
+        while True:
+            pick, pick_begin = None, float("inf")
+            for x in stage:
+                need = rows[x].need
+                r = nxt[x]
+                if r >= len(need):
+                    continue
+                ready = t0
+                p = producers[x]
+                src = done.get(p) if p is not None else None
+                if src is not None or (p is not None and p in stage):
+                    n = len(rows[p].need)  # type: ignore[index]
+                    c = _chunks_of(need, n)[r]
+                    if c >= len(src):  # type: ignore[arg-type]
+                        continue       # a layer of this group has not made it yet
+                    ready = src[c]  # type: ignore[index]
+                    if p not in stage:
+                        ready += handoff.cycles(out_bytes[p] / n, k)  # type: ignore[index]
+                begin = max(clock, ready)
+                if begin <= pick_begin:   # a tie: the later layer (keeps the stream flowing)
+                    pick, pick_begin = x, begin
+            if pick is None:
+                break
+            if nxt[pick] == 0:
+                starts[pick - a] = pick_begin
+            clock = pick_begin + durations[k][pick] / len(rows[pick].need)
+            done[pick].append(clock)
+            nxt[pick] += 1
+            ends[pick - a] = clock
+        i = j
     return starts, ends
+
+
+def _alone(i: int, k: int, durations: Mapping[int, Sequence[float]], rows: Sequence[RowModel],
+           out_bytes: Sequence[float], producers: Sequence[int | None], handoff: Handoff,
+           t0: float, done: dict[int, list[float]]) -> tuple[float, float]:
+    """`_timing` of a layer that has its group to itself: (start, end); its chunks' finish
+    times into `done`."""
+    need = rows[i].need
+    per = durations[k][i] / len(need)
+    p = producers[i]
+    src = done.get(p) if p is not None else None
+    lag = handoff.cycles(out_bytes[p] / len(src), k) if src else 0.0  # type: ignore[index]
+    finish: list[float] = []
+    t, first = t0, None
+    cs = _chunks_of(need, len(src)) if src else ()
+    for r in range(len(need)):
+        begin = t
+        if src:
+            begin = max(t, src[cs[r]] + lag)
+        if first is None:
+            first = begin
+        t = begin + per
+        finish.append(t)
+    done[i] = finish
+    return (t0 if first is None else first), t
+
+
+@lru_cache(maxsize=4096)
+def _chunks_of(need: tuple[float, ...], n: int) -> tuple[int, ...]:
+    """For each chunk of a consumer with fractions `need`, the last of a producer's n chunks it
+    needs."""
+    return tuple(min(n - 1, max(0, _ceil_frac(f, n) - 1)) for f in need)
 
 
 def _ceil_frac(f: float, n: int) -> int:

@@ -154,7 +154,12 @@ class NetworkResult:
         peaks = [r.figures.get("peak_macs_per_cycle") for r in self.layers if r.figures["macs"]]
         peak = max(peaks) if peaks and all(isinstance(p, int) for p in peaks) else None
         peak = self.network_figures.get("peak_macs_per_cycle", peak)  # (the whole machine's)
+        t["peak_macs_per_cycle"] = peak
         t["mac_utilization"] = mac_utilization(t["macs"], t["cycles"], peak)
+        # no schedule beats every MAC on every array of the machine every cycle
+        t["mac_bound_cycles"] = mac_bound_cycles(t["macs"], peak)
+        t["mac_bound_ratio"] = (t["cycles"] / t["mac_bound_cycles"] if t["mac_bound_cycles"]
+                                else None)
         t.update(self.bound_figures(t))
         return t
 
@@ -292,6 +297,10 @@ class NetworkResult:
                            f"{f['onchip_links']} intermediate(s) on chip{bands}, {f['dram_links']} through "
                            f"DRAM; DRAM {_int(f['dram_bytes'])} B ({_int(f['dram_bytes_saved'])} B "
                            f"saved), on-chip peak {_int(f['onchip_peak_bytes'])} B")
+        if t.get("mac_bound_cycles"):
+            out.append(f"MAC bound: {t['mac_bound_cycles']:,} cycles ({int(t['macs']):,} MACs / "
+                       f"{t['peak_macs_per_cycle']:,} MACs a cycle, every array of the machine "
+                       f"busy every cycle); this schedule {t['mac_bound_ratio']:.2f}x of it")
         if t.get("honest_bound_bytes") is not None:
             ratio = t.get("honest_bytes_ratio")
             cyc = t.get("honest_bound_cycles")
@@ -301,6 +310,14 @@ class NetworkResult:
                        + " (every weight read once, the input once, the output written once, "
                          "plus forced spills)")
         return out
+
+
+def mac_bound_cycles(macs: Any, peak: Any) -> int | None:
+    """The cycles no schedule beats: ceil(MACs / the machine's peak MACs a cycle) (on a
+    machine of C clusters: C x one array's MACs a cycle); None where one is unknown or no MAC."""
+    if not macs or not peak:
+        return None
+    return -(-int(macs) // int(peak))
 
 
 def mac_utilization(macs: Any, cycles: Any, peak: Any) -> float | None:

@@ -52,6 +52,7 @@ from compiler.transforms.pipeline.dma_pairs import (
     copies_out,
     dma_dependence,
     dma_unit,
+    dma_write_overlap,
     shared_buffers,
     tags_match,
     unit_direction,
@@ -292,6 +293,7 @@ class AffinePipelineDataTransferPass(Pass):
         body = loop.body.ops
         waits = [op for op in body if dma_unit(op)[0] == "wait" and id(op) not in self._generated]
         incoming = [op for op in body if unit_direction(op) == "in"]
+        outgoing = [op for op in body if unit_direction(op) == "out"]
         pairs: list[DmaPair] = []
         for op in body:
             if unit_direction(op) != "out" or id(op) in self._generated:
@@ -314,6 +316,12 @@ class AffinePipelineDataTransferPass(Pass):
                 which = "fast buffer" if escapes(first.src, loop, func) else "tag"
                 name = _name(first.src if which == "fast buffer" else first.tag)
                 self.remark(op.loc, f"copy-out not pipelined: its {which} {name} {why}")
+                continue
+            writer = next((o for o in outgoing if self._overlaps(op, o, loop)), None)
+            if writer is not None:
+                self.remark(op.loc, f"copy-out not pipelined: the DMA at {writer.loc} writes "
+                                    f"elements of {_name(first.dst)} it writes, later in the loop, "
+                                    "so its write-back must finish within the iteration")
                 continue
             if opts.level_only and read_by_other_dma(loop, first.dst, op, opts.fast_mem_space):
                 self.remark(op.loc, f"copy-out not pipelined: {_name(first.dst)} (the level above) is "
@@ -341,6 +349,16 @@ class AffinePipelineDataTransferPass(Pass):
         if hit is None:
             hit = self._conflicts[key] = self._conflict(out, inc, loop)
         return hit
+
+    def _overlaps(self, out: Operation, other: Operation, loop: AffineForOp) -> bool:
+        """Does the outgoing DMA write what an outgoing one (maybe itself) writes later in
+        the loop (`dma_write_overlap`; unknown: yes)?"""
+        o0, x0 = dma_unit(out)[1][0], dma_unit(other)[1][0]
+        assert isinstance(o0, AffineDmaStartOp) and isinstance(x0, AffineDmaStartOp)
+        if o0.dst is not x0.dst:
+            return False
+        hit = dma_write_overlap(out, other, loop)
+        return True if hit is None else hit
 
     def _conflict(self, out: Operation, inc: Operation, loop: AffineForOp) -> bool:
         o0, i0 = dma_unit(out)[1][0], dma_unit(inc)[1][0]

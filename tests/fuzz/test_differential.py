@@ -78,8 +78,10 @@ def test_random_programs_agree(seed: int) -> None:
 # proof counts every element a DMA moves; the compiler falls back to exact-copy-in), a sparse
 # write's point-wise copy-out of a copy hoisted over a loop replaying the range inside it, its
 # IVs out of scope (1745), a level-2 range holding the level-1 copy-out DMA (2022: its
-# buffer rewritten, the level-2 copy-out placed after the level-1 dealloc)
-@pytest.mark.parametrize("seed", [1091, 1115, 1080, 1167, 1335, 1670, 1745, 2022])
+# buffer rewritten, the level-2 copy-out placed after the level-1 dealloc), a pipelined
+# write-back of the same row every iteration left in flight into the next (2547: two DMAs
+# writing one element in no order)
+@pytest.mark.parametrize("seed", [1091, 1115, 1080, 1167, 1335, 1670, 1745, 2022, 2547])
 def test_random_programs_that_found_bugs_agree(seed: int) -> None:
     why = run_one(seed)
     assert why is None, why

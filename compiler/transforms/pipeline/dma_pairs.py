@@ -129,22 +129,48 @@ def dma_dependence(out: Operation, inc: Operation, loop: AffineForOp) -> bool | 
     DMA's reads in a later one (a dependence carried by `loop`, which the skew would reorder).
     Dependences through the fast buffer do not count: multi-buffering removes them. None when
     the analysis cannot model a transferred range exactly."""
+    from compiler.analysis import loop_depth
+
+    return _slow_dependence(out, inc, "src", (loop_depth(loop),))
+
+
+def dma_write_overlap(out: Operation, other: Operation, loop: AffineForOp) -> bool | None:
+    """Whether the outgoing DMA writes an element of the slow memref that the outgoing DMA
+    `other` (maybe `out` itself) writes in a later iteration of `loop`, or later in the same
+    iteration (`other` after `out` in the body): a write-back left in flight across the
+    iteration (`pipeline-copy-out`) would still run when the other starts, two DMAs writing
+    one element in no order. None when the analysis cannot model a transferred range."""
+    from compiler.analysis import loop_depth
+
+    depth = loop_depth(loop)
+    body = loop.body.ops
+    later = other is not out and body.index(other) > body.index(out)
+    return _slow_dependence(out, other, "dst", (depth, depth + 1) if later else (depth,))
+
+
+def _slow_dependence(out: Operation, second: Operation, side: str, depths: Sequence[int]
+                     ) -> bool | None:
+    """A dependence at one of `depths` from the slow side (dst) of the DMA unit `out` to the
+    `side` of the DMA unit `second`, on that side's memref."""
     import islpy as isl
 
-    from compiler.analysis import dependence_list, loop_depth
+    from compiler.analysis import dependence_list
     from compiler.analysis.access import is_exact_side
     from compiler.analysis.isl_bridge import AnalysisError
 
-    depth = loop_depth(loop)
     try:
         for o in dma_unit(out)[1]:
-            for i in dma_unit(inc)[1]:
+            for i in dma_unit(second)[1]:
                 assert isinstance(o, AffineDmaStartOp) and isinstance(i, AffineDmaStartOp)
-                if not (is_exact_side(o, "dst") and is_exact_side(i, "src")):
+                if not (is_exact_side(o, "dst") and is_exact_side(i, side)):
                     return None
-                for dep in dependence_list(o, i, depth):
-                    if dep.memref is i.src:
-                        return True
+                target = i.src if side == "src" else i.dst
+                if o.dst is not target:
+                    continue
+                for depth in depths:
+                    for dep in dependence_list(o, i, depth):
+                        if dep.memref is target:
+                            return True
     except (AnalysisError, isl.Error):  # the analysis does not model this access: conservative
         return None
     return False

@@ -86,3 +86,20 @@ def test_cluster_span() -> None:
     for bad in ("", "a-b", "4-2", "1-"):
         with pytest.raises(ValueError, match="cluster assignment"):
             cluster_span(bad)
+
+
+def test_a_light_layer_shares_its_producers_group_so_a_pipeline_fits() -> None:
+    """Four clusters, five layers (heavy, light, heavy, light, heavy; 5 stages do not fit). A
+    light layer (less work than one cluster's fair share, 320 / 4) joins its producer's group,
+    which interleaves their chunks (the consumer's on a tie): A B on 0-1 (A's chunks 20, B's 2:
+    A 0-20, B 20-22, A 22-42, ... A 66-86, B 86-88), C D on 2-3 streaming B's chunks (C 22-42,
+    D 42-44, C 44-64, D 64-66, C 66-86, D 86-88, C 88-108, D 108-110), then E alone on all
+    four: 110 + 70 = 180, against 70 + 7 + 70 + 7 + 70 = 224 data-parallel."""
+    rows = [RowModel.elementwise(4)] * 5
+    durations = {1: [100.0, 10.0, 100.0, 10.0, 100.0], 2: [80.0, 8.0, 80.0, 8.0, 80.0],
+                 4: [70.0, 7.0, 70.0, 7.0, 70.0]}
+    p = plan(durations, rows, [0.0] * 5, [None, 0, 1, 2, 3], 4, FREE)
+    assert p.segments == ((0, 4), (4, 5)) and p.pipelined_layers == 4
+    assert [(q.clusters, q.start, q.end) for q in p.placements] == [
+        ("0-1", 0, 86), ("0-1", 20, 88), ("2-3", 22, 108), ("2-3", 42, 110), ("0-3", 110, 180)]
+    assert p.cycles == 180 < sum(durations[4])

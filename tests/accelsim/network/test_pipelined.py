@@ -105,6 +105,11 @@ def test_a_run_on_cluster4_overlaps_layers_on_disjoint_groups(tiny) -> None:  # 
     assert r.meta["pipelined_layers"] >= 2
     assert any(b["start_cycle"] < a["end_cycle"] for a, b in itertools.pairwise(rows))
     assert t["mac_utilization"] <= 1.0
+    # the MAC bound: the network's MACs on all four clusters' arrays at once
+    cfg = load_config("cluster4")
+    peak = 4 * cfg.compute.macs_per_cycle
+    assert t["mac_bound_cycles"] == -(-t["macs"] // peak) <= t["cycles"]
+    assert r.to_dict()["mac_bound_cycles"] == t["mac_bound_cycles"] and "MAC bound:" in r.table()
 
 
 def test_perfetto_has_a_track_per_cluster_with_the_layers_on_it(tiny) -> None:  # type: ignore[no-untyped-def]

@@ -60,3 +60,27 @@ def test_views_of_one_result_agree() -> None:
     slices = [e for e in network_trace(r)["traceEvents"] if e["ph"] == "X" and e["cat"] == "layer"]
     assert [(e["ts"], e["dur"]) for e in slices] == [(0.0, 0.2), (0.2, 0.0), (0.2, 0.05)]  # us at 2 GHz
     assert "a " in r.table() and "500" in r.table().replace(",", "")
+
+
+def test_mac_bound_is_the_macs_over_every_array_of_the_machine() -> None:
+    """The MAC bound in closed form: ceil(MACs / (clusters x one array's MACs a cycle)), the
+    schedule's cycles against it, in the totals, the JSON and the text."""
+    from accelsim.config import load_config
+
+    cfg = load_config("cluster16")
+    peak = cfg.clusters * cfg.compute.macs_per_cycle
+    macs = 3 * peak * 1000 + 7                      # not a multiple: the bound rounds up
+    fig = {**_fig(5000, 4000, "compute", 4000), "macs": macs, "peak_macs_per_cycle": peak}
+    net = Network("n", "t", (Layer("g", "gemm", "matmul", (Kernel("gemm:M=2,N=4,K=9"),), "t:1",
+                                   macs=macs),))
+    r = NetworkResult.build(net, {"gemm:M=2,N=4,K=9": fig}, "cluster16", "analytic", 1.0, {})
+    t = r.totals()
+    assert t["mac_bound_cycles"] == 3001 and t["peak_macs_per_cycle"] == 16 * 256 == peak
+    assert t["mac_bound_ratio"] == pytest.approx(5000 / 3001)
+    assert r.to_dict()["mac_bound_cycles"] == 3001
+    assert "MAC bound: 3,001 cycles" in r.table() and "1.67x of it" in r.table()
+    # no MAC (a vector-only network): no bound, no line
+    net0, figs0 = _net()
+    figs0 = {k: {**v, "macs": 0} for k, v in figs0.items()}
+    r0 = NetworkResult.build(net0, figs0, "default", "event", 1.0, {})
+    assert r0.totals()["mac_bound_cycles"] is None and "MAC bound" not in r0.table()
