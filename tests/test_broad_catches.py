@@ -16,7 +16,6 @@ ALLOWED = {
     "accelsim/dse/runners.py": 2,  # the worker around the user's evaluator; Dask's infrastructure
     "accelsim/network/onnx_prep.py": 1,  # onnx.reference's op code during constant folding
     "accelsim/network/onnx_suite.py": 1,  # the backend suite counts any other exception as a crash
-    "compiler/transforms/affine_copy_stream.py": 2,  # being rewritten (issue 28): to be narrowed
 }
 BROAD = {"Exception", "BaseException"}
 

@@ -290,6 +290,16 @@ def _pays(plan: _Plan, group: Group, base: NetworkResult, slack: int = 0,
             return None
     if _at_peak(plan, group, cycles):
         return None
+    if memo is not None:   # a repeat: the variants, floors and runs of its first evaluation
+        return memo.banded(plan, group, cycles, dram, lambda: _pays_banded(plan, group, dram, cycles, memo))
+    return _pays_banded(plan, group, dram, cycles, None)
+
+
+def _pays_banded(plan: _Plan, group: Group, dram: int, cycles: int,
+                 memo: CandidateMemo | None) -> GroupRun | None:
+    """`_pays` of a banded group: its variants in order, each refused by its floor or run."""
+    from compiler.diagnostics import AccelsimError
+
     for variant in _variants(plan, group):
         try:
             if not _floor_loses(plan, variant, dram):

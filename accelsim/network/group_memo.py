@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from accelsim.network.group_model import Group, _Plan
     from accelsim.network.links import Link
     from compiler.diagnostics import AccelsimError
@@ -92,7 +94,26 @@ class CandidateMemo:
 
     def __init__(self) -> None:
         self.entries: dict[tuple[Any, ...], Evaluation] = {}
+        self.decisions: dict[tuple[Any, ...], Any] = {}
         self.hits = 0
+
+    def banded(self, plan: _Plan, group: Group, cycles: int, dram: int,
+               decide: Callable[[], Any]) -> Any:
+        """A banded candidate's decision against layer-by-layer's `cycles` and `dram` on its
+        layers (`fused._pays`: its variants, their floors and runs; no slack), `decide()` for
+        the first of its structure; the run (if any) given back as `group`'s own variant."""
+        from dataclasses import replace
+
+        key = ("banded", candidate_key(plan, group), cycles, dram)
+        if key in self.decisions:
+            self.hits += 1
+        else:
+            self.decisions[key] = decide()
+        run = self.decisions[key]
+        if run is None:
+            return None
+        own = replace(group, band_rows=run.group.band_rows, weights_onchip=run.group.weights_onchip)
+        return run if run.group == own else replace(run, group=own)
 
     def evaluation(self, plan: _Plan, group: Group) -> Evaluation:
         """The (shared, possibly still empty) evaluation of `group`'s structure."""

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from compiler.analysis.isl_bridge import AnalysisError
 from compiler.ir.affine_expr import Const
 from compiler.ir.affine_map import AffineMap
 from compiler.ir.core import Block, Operation, Value
@@ -322,7 +323,7 @@ class AffineCopyStreamPass(Pass):
                     continue
                 # { M[a0, a1] }: the elements of the buffer the op reaches
                 reach = region.exact if reach is None else reach.union(region.exact)
-        except Exception:  # an access the polyhedral model does not cover
+        except (AnalysisError, isl.Error, ValueError):  # an access isl does not model
             return none
         if reach is None or reach.n_param() > 0:
             return none
@@ -583,7 +584,7 @@ def _split_inner(nest: AffineForOp, depth: int, block: Block
         # walked down its columns: gesummv's A, B)
         if _strided(next(o for o in placed.body.ops if isinstance(o, AffineForOp))) > before:
             return None
-    except Exception:  # a shape the polyhedral model or the rebuild does not cover
+    except (AnalysisError, isl.Error, ValueError, StopIteration):  # a shape isl or the rebuild refuses
         return None
     finally:
         if placed.parent_block is block:
@@ -726,7 +727,7 @@ def _rows(piece: AffineForOp, buf: Value, block: Block, anchor: AffineForOp
     block.insert_before(anchor, piece)
     try:
         region = memref_regions([piece]).get(buf)
-    except Exception:  # an access the polyhedral model does not cover
+    except (AnalysisError, isl.Error, ValueError):  # an access isl does not model
         return None
     finally:
         piece.detach()

@@ -107,15 +107,19 @@ def _as_min(proj: isl.Set, hi: isl.PwAff, box: isl.Set, d: int, names: dict
                 continue
             if aff.dim(isl.dim_type.div) == 0:
                 cands.append(aff)
-    low: isl.PwAff | None = None
+    # every candidate is >= hi: their min equals hi where, at each parameter value, one of
+    # them does (a union of the candidates' equality sets, not a min of pieces that doubles
+    # with each candidate: seconds of isl on a tile of a tile)
+    cover: isl.Set | None = None
     valid: list[isl.Aff] = []
     for a in _distinct(cands):
         pa = isl.PwAff.from_aff(_params_only(a)).intersect_domain(dom)
         if not hi.le_set(pa).is_equal(dom):
             continue                     # not an upper bound for every parameter value
         valid.append(a)
-        low = pa if low is None else low.min(pa)
-    if low is None or not low.eq_set(hi).is_equal(dom):
+        eq = pa.eq_set(hi)
+        cover = eq if cover is None else cover.union(eq)
+    if cover is None or not dom.is_subset(cover):
         return ()
     try:
         return tuple(aff_to_index_expr(_params_only(a), names) + 1 for a in valid)
