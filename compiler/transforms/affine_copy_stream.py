@@ -43,6 +43,7 @@ issue order: ludcmp's `b`, which the first piece needs, queued behind all of A's
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -203,18 +204,11 @@ class AffineCopyStreamPass(Pass):
         """A whole-buffer copy-out with no copy-in streamed by rows around the last nest
         writing its buffer: after each piece, the rows no later piece writes leave."""
         buf, dst = out.src, out.dst
-        bt, st = buf.type, dst.type
-        if out.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
-                or not isinstance(st, MemRefType) or not bt.has_static_shape \
-                or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
+        bt = buf.type
+        row0 = _whole_rows(block, out, buf, out.dst, (out.src_map, out.src_indices),
+                           (out.dst_map, out.dst_indices))
+        if row0 is None:
             return False
-        if out.src_indices or out.dst_indices or not out.dst_map.is_constant \
-                or any(r.value != 0 for r in out.src_map.results) \
-                or any(r.value != 0 for r in out.dst_map.results[1:]):
-            return False
-        if _const(out.num_elements) != math.prod(bt.shape):
-            return False
-        row0 = out.dst_map.results[0].value
         users = [o for o in block.ops if o is not out and _uses(o, buf)]
         tag_users = [o for o in block.ops if _uses(o, out.tag)]
         waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
@@ -447,21 +441,33 @@ class _Plan:
     written_later: bool = False
 
 
-def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
-    buf, src = start.dst, start.src
-    bt, st = buf.type, src.type
-    if start.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
+def _whole_rows(block: Block, dma: AffineDmaStartOp, buf: Value, full: Value,
+                fast: tuple[AffineMap, Sequence[Value]], dram: tuple[AffineMap, Sequence[Value]]
+                ) -> int | None:
+    """The first row of `full` where `dma` moves the whole of `buf` (allocated in `block`, of
+    `full`'s row shape) as consecutive rows, unstrided, at constant indices; else None."""
+    bt, st = buf.type, full.type
+    if dma.is_strided or _alloc_in(block, buf) is None or not isinstance(bt, MemRefType) \
             or not isinstance(st, MemRefType) or not bt.has_static_shape \
             or not st.has_static_shape or bt.rank < 1 or tuple(bt.shape[1:]) != tuple(st.shape[1:]):
         return None
-    if start.src_indices or start.dst_indices or not start.src_map.is_constant \
-            or any(r.value != 0 for r in start.dst_map.results) \
-            or any(r.value != 0 for r in start.src_map.results[1:]):
+    (fast_map, fast_idx), (dram_map, dram_idx) = fast, dram
+    if fast_idx or dram_idx or not dram_map.is_constant \
+            or any(r.value != 0 for r in fast_map.results) \
+            or any(r.value != 0 for r in dram_map.results[1:]):
         return None
-    n = _const(start.num_elements)
-    if n != math.prod(bt.shape):
+    if _const(dma.num_elements) != math.prod(bt.shape):
         return None
-    row0 = start.src_map.results[0].value
+    return dram_map.results[0].value
+
+
+def _plan(block: Block, start: AffineDmaStartOp) -> _Plan | None:
+    buf, src = start.dst, start.src
+    row0 = _whole_rows(block, start, buf, src, (start.dst_map, start.dst_indices),
+                       (start.src_map, start.src_indices))
+    if row0 is None:
+        return None
+    n = math.prod(buf.type.shape)  # type: ignore[attr-defined]
     users = [o for o in block.ops if o is not start and _uses(o, buf)]
     tag_users = [o for o in block.ops if _uses(o, start.tag)]
     waits = [o for o in tag_users if isinstance(o, AffineDmaWaitOp)]
