@@ -516,11 +516,18 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
     elementwise (in place) and row-wise kernels, the down gemm into the group's output (its
     chunk's window; across chunks it accumulates)."""
     from accelsim.network.band_copies import copy_rows
-    from accelsim.network.group_model import GroupProgram, _unique, entry_func, zero_fill
+    from accelsim.network.group_model import (
+        GroupProgram,
+        _unique,
+        entry_func,
+        inline_entry,
+        renamed_clone,
+        zero_fill,
+    )
     from compiler.ir.affine_map import AffineMap
     from compiler.ir.ops import ModuleOp
     from compiler.ir.ops.affine import AffineForOp, AffineYieldOp
-    from compiler.ir.ops.func import CallOp, FuncOp, ReturnOp
+    from compiler.ir.ops.func import FuncOp, ReturnOp
     from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import ELEMENT_TYPES, FunctionType, MemRefType
 
@@ -578,23 +585,12 @@ def chunked_modules(plan: _Plan, group: Group) -> GroupProgram:
                         continue
                     if f.sym_name not in renames:
                         renames[f.sym_name] = f"k{n}_{f.sym_name}"
-                        g = f.clone()
-                        g.sym_name = renames[f.sym_name]
-                        for o in g.walk():
-                            if isinstance(o, CallOp) and o.callee in renames:
-                                o.callee = renames[o.callee]
-                        mod.body.append(g)
+                        mod.body.append(renamed_clone(f, renames))
                 mapping: dict[Any, Any] = {}
                 for a, name in zip(entry.args, entry.arg_names()):
                     kind, ref = pc.wiring[name]
                     mapping[a] = fn.args[ref] if kind == "arg" else bufs[ref]
-                for op in entry.body.ops:
-                    if isinstance(op, ReturnOp):
-                        continue
-                    new = body.append(op.clone(mapping))
-                    for o in new.walk():
-                        if isinstance(o, CallOp) and o.callee in renames:
-                            o.callee = renames[o.callee]
+                inline_entry(entry, body, mapping, renames)
             if nest is not None:
                 nest.body.append(AffineYieldOp())
         if y_on:   # and back once, after the last

@@ -800,7 +800,7 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
           compiled: bool, tag_space: int, helpers: dict[int, dict[str, str]]) -> None:
     """Append kernel `bk` of band `b` to `fn`: the overlap of its windows moved up and their
     new rows read (DMA) or zeroed, the kernel, its output band copied out (the last kernel)."""
-    from compiler.ir.ops.func import CallOp, ReturnOp
+    from accelsim.network.group_model import inline_entry
     from compiler.ir.ops.memref import AllocOp, DeallocOp
 
     entry = _entry_func(module, bk.func_name)
@@ -851,13 +851,7 @@ def _emit(fn: Any, body: Any, mod: Any, bk: BandKernel, n: int, count: int, modu
         elif hi - lo > keep:
             copy_rows(fn, body, fn.args[labels[(n, name)]], lo + keep, buf, keep, hi - lo - keep,
                   compiled, tag_space, True, bk.axes[name])
-    for op in entry.body.ops:
-        if isinstance(op, ReturnOp):
-            continue
-        new = body.append(op.clone(mapping))
-        for o in new.walk():
-            if isinstance(o, CallOp) and o.callee in renames:
-                o.callee = renames[o.callee]
+    inline_entry(entry, body, mapping, renames)
     if not last:
         return
     out = mapping[entry.args[entry.arg_names().index(bk.out)]]

@@ -51,6 +51,8 @@ from accelsim.network.group_model import (
     _retype,
     _unique,
     entry_func,
+    inline_entry,
+    renamed_clone,
     zero_fill,
 )
 from accelsim.network.links import Link, flat_kernels, kernel_args, links
@@ -543,7 +545,7 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
     """One module: `@group` runs each kernel's entry function body in order, wired by
     `wiring`; each module's other functions kept under a prefixed name."""
     from compiler.ir.ops import ModuleOp
-    from compiler.ir.ops.func import CallOp, FuncOp, ReturnOp
+    from compiler.ir.ops.func import FuncOp, ReturnOp
     from compiler.ir.ops.memref import AllocOp, DeallocOp
     from compiler.ir.types import FunctionType
 
@@ -569,21 +571,10 @@ def _stitch(modules: Sequence[ModuleOp], wiring: _Wiring) -> ModuleOp:
         for a, name in zip(entry.args, entry.arg_names()):
             kind, ref = wiring.sources[n][name]
             mapping[a] = group.args[ref] if kind == "arg" else values[ref]
-        for op in entry.body.ops:
-            if isinstance(op, ReturnOp):
-                continue
-            new = group.body.append(op.clone(mapping))
-            for o in new.walk():
-                if isinstance(o, CallOp) and o.callee in renames:
-                    o.callee = renames[o.callee]
+        inline_entry(entry, group.body, mapping, renames)
         for f in module.funcs:
             if f is not entry:
-                g = f.clone()
-                g.sym_name = renames[f.sym_name]
-                for o in g.walk():
-                    if isinstance(o, CallOp) and o.callee in renames:
-                        o.callee = renames[o.callee]
-                out.body.append(g)
+                out.body.append(renamed_clone(f, renames))
         for v in frees.get(n, ()):
             group.body.append(DeallocOp(v))
     group.body.append(ReturnOp())

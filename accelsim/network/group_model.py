@@ -213,3 +213,29 @@ def entry_func(module: Any) -> Any:
     """The module's entry: its one defined function, or the public one."""
     funcs = [f for f in module.funcs if not f.is_declaration]
     return funcs[0] if len(funcs) == 1 else next(f for f in funcs if not f.private)
+
+
+def inline_entry(entry: Any, body: Any, mapping: dict[Any, Any], renames: dict[str, str]) -> None:
+    """Append `entry`'s body but its return to `body`, its values mapped by `mapping` and its
+    calls to the module's other functions renamed by `renames`."""
+    from compiler.ir.ops.func import ReturnOp
+
+    for op in entry.body.ops:
+        if not isinstance(op, ReturnOp):
+            _rename_calls(body.append(op.clone(mapping)), renames)
+
+
+def renamed_clone(func: Any, renames: dict[str, str]) -> Any:
+    """A copy of `func` under its name in `renames`, its calls renamed likewise."""
+    g = func.clone()
+    g.sym_name = renames[func.sym_name]
+    _rename_calls(g, renames)
+    return g
+
+
+def _rename_calls(op: Any, renames: dict[str, str]) -> None:
+    from compiler.ir.ops.func import CallOp
+
+    for o in op.walk():
+        if isinstance(o, CallOp) and o.callee in renames:
+            o.callee = renames[o.callee]
