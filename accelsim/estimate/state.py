@@ -267,15 +267,7 @@ class ClosedFormMachine:
             now, front = self.t, self.front
         pending, loads = self.pending, self.loads
         if self.due <= front:  # processed completions leave the loads
-            due = ALL
-            for e, p in enumerate(pending):
-                if p:
-                    if p[0] <= front:
-                        del p[:bisect_right(p, front)]
-                        loads[e] = len(p)
-                    if p and p[0] < due:
-                        due = p[0]
-            self.due = due
+            self.due = _retire(pending, loads, front)
         e, at, _, done = self._accept(now, loads, self.busy, self.recent, self.queued, T,
                                       dram_bytes, port,
                                       self._reserve_w if write else self._reserve, None)
@@ -294,16 +286,8 @@ class ClosedFormMachine:
         """Completions processed by `front` leave their engines' loads (every link's)."""
         if self.due > front:
             return
-        due = ALL
-        for pending, loads in ((self.pending, self.loads), *((L.pending, L.loads) for L in self.lk)):
-            for e, p in enumerate(pending):
-                if p:
-                    if p[0] <= front:
-                        del p[:bisect_right(p, front)]
-                        loads[e] = len(p)
-                    if p and p[0] < due:
-                        due = p[0]
-        self.due = due
+        self.due = min(_retire(pending, loads, front) for pending, loads in
+                       ((self.pending, self.loads), *((L.pending, L.loads) for L in self.lk)))
 
     def _hops(self, dram_bytes: int, hops: tuple[Hop, ...], tag: Tag) -> None:
         """Issue one descriptor of several hops: each on its link's engines and its parent's
@@ -363,14 +347,7 @@ class ClosedFormMachine:
             else:
                 now = t
             if due <= front:  # processed completions leave the loads
-                due = ALL
-                for e, p in enumerate(pending):
-                    if p:
-                        if p[0] <= front:
-                            del p[:bisect_right(p, front)]
-                            loads[e] = len(p)
-                        if p and p[0] < due:
-                            due = p[0]
+                due = _retire(pending, loads, front)
             e, at, _, done = accept(now, loads, busy, recent, queued, T, dram_bytes, port, reserve, None)
             if at > now:  # stalled on a full queue until `at`: all due by then are processed
                 front = (at << SHIFT) + ops - 1
@@ -609,3 +586,17 @@ def _recent(future: tuple[tuple[int, int], ...], t: int, m: int) -> deque[int]:
     for pos, rel in future:
         x[-pos] = t + rel
     return deque(x, m)
+
+
+def _retire(pending: list[list[int]], loads: list[int], front: int) -> int:
+    """Completions processed by `front` leave their engines' `pending` lists and `loads`;
+    the earliest completion still pending (ALL: none)."""
+    due = ALL
+    for e, p in enumerate(pending):
+        if p:
+            if p[0] <= front:
+                del p[:bisect_right(p, front)]
+                loads[e] = len(p)
+            if p and p[0] < due:
+                due = p[0]
+    return due
