@@ -43,7 +43,7 @@ issue order: ludcmp's `b`, which the first piece needs, queued behind all of A's
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -261,15 +261,7 @@ class AffineCopyStreamPass(Pass):
             block.insert_before(nest, piece)
         nest.erase()
         rank, rowlen = bt.rank, math.prod(bt.shape[1:])
-        consts: dict[int, Value] = {}
-        top = block.ops[0]
-
-        def const(v: int) -> Value:
-            if v not in consts:
-                c = ConstantOp(v, INDEX)
-                block.insert_before(top, c)
-                consts[v] = c.result
-            return consts[v]
+        const = _index_constants(block)
 
         out_waits = []
         for p, piece in enumerate(pieces):
@@ -352,15 +344,7 @@ class AffineCopyStreamPass(Pass):
         rank = buf.type.rank  # type: ignore[attr-defined]
         rowlen = math.prod(buf.type.shape[1:])  # type: ignore[attr-defined]
         tag_t = start.tag.type
-        consts: dict[int, Value] = {}
-        first = block.ops[0]
-
-        def const(v: int) -> Value:
-            if v not in consts:
-                c = ConstantOp(v, INDEX)
-                block.insert_before(first, c)
-                consts[v] = c.result
-            return consts[v]
+        const = _index_constants(block)
 
         def dma(s: Value, s_row: int, d: Value, d_row: int, rows: tuple[int, int], anchor: Operation,
                 after: bool) -> tuple[AffineDmaStartOp, Value]:
@@ -439,6 +423,22 @@ class _Plan:
     readers: tuple[AffineForOp, ...] = ()   # later nests that only read the buffer
     # a later nest writes the buffer: its copy-out (if any) stays whole where it is
     written_later: bool = False
+
+
+def _index_constants(block: Block) -> Callable[[int], Value]:
+    """An index constant of a value, made once at the top of `block` (before its first op
+    now) and reused."""
+    consts: dict[int, Value] = {}
+    first = block.ops[0]
+
+    def const(v: int) -> Value:
+        if v not in consts:
+            c = ConstantOp(v, INDEX)
+            block.insert_before(first, c)
+            consts[v] = c.result
+        return consts[v]
+
+    return const
 
 
 def _whole_rows(block: Block, dma: AffineDmaStartOp, buf: Value, full: Value,
